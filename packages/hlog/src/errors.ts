@@ -1,0 +1,23 @@
+import { StrataError, type StrataErrorCode, type StrataErrorDetails } from '@strata/io';
+
+/**
+ * Codes the hybrid log adds to @strata/io's:
+ * - ERR_INVALID_ARGUMENT: bad option or operand (key too long, bad TTL...)
+ * - ERR_STORE_CLOSED: operation after close()
+ * - ERR_CORRUPT: a page, record or checkpoint failed validation
+ * - ERR_NOT_INTEGER: INCR on a value that is not a 64-bit integer, or overflow
+ * - ERR_VALUE_TOO_LARGE: value over the 512 MiB limit
+ */
+export type HlogErrorCode =
+  | 'ERR_INVALID_ARGUMENT'
+  | 'ERR_STORE_CLOSED'
+  | 'ERR_CORRUPT'
+  | 'ERR_NOT_INTEGER'
+  | 'ERR_VALUE_TOO_LARGE'
+  | StrataErrorCode;
+
+export class HlogError extends StrataError {
+  constructor(code: HlogErrorCode, message: string, details?: StrataErrorDetails) {
+    super(code, message, details);
+  }
+}

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { HashIndex } from './hash-index.js';
+import { hashKey } from './key-hash.js';
+
+function keyHash(i: number): number {
+  const b = Buffer.alloc(16);
+  b.writeUInt32LE(i, 0);
+  b.writeUInt32LE(i * 7 + 1, 8);
+  return hashKey(b);
+}
+
+describe('hash index', () => {
+  it('finds, replaces, compare-and-sets and removes entries', () => {
+    const idx = new HashIndex({ initialBuckets: 16 });
+    const h = keyHash(1);
+    expect(idx.find(h)).toBe(0);
+    idx.upsert(h, 64);
+    expect(idx.find(h)).toBe(64);
+    expect(idx.compareAndSet(h, 65, 128)).toBe(false);
+    expect(idx.compareAndSet(h, 64, 2 ** 47 + 8)).toBe(true);
+    expect(idx.find(h)).toBe(2 ** 47 + 8);
+    expect(idx.compareAndSet(keyHash(2), 0, 72)).toBe(true);
+    expect(idx.size).toBe(2);
+    expect(idx.remove(h, 64)).toBe(false);
+    expect(idx.remove(h, 2 ** 47 + 8)).toBe(true);
+    expect(idx.find(h)).toBe(0);
+    expect(idx.size).toBe(1);
+  });
+
+  it('grows online by splitting buckets and keeps every entry', () => {
+    const idx = new HashIndex({ initialBuckets: 16 });
+    const model = new Map<number, number>();
+    const n = 60_000;
+    for (let i = 1; i <= n; i++) {
+      const h = keyHash(i);
+      const a = i * 8 + 32;
+      idx.upsert(h, a);
+      // Tag-sharing keys share an entry: the newest address wins.
+      const key = idx.bucketOf(h) * 65536 + idx.tagOf(h);
+      model.set(key, a);
+    }
+    const st = idx.stats();
+    expect(st.buckets).toBeGreaterThan(n / 6);
+    expect(st.entries).toBeGreaterThan(n * 0.9);
+    let missing = 0;
+    for (let i = 1; i <= n; i++) {
+      const a = idx.find(keyHash(i));
+      if (a === 0) missing++;
+    }
+    expect(missing).toBe(0);
+    // Each key's entry is the newest address among keys sharing its tag.
+    for (let i = 1; i <= n; i += 97) {
+      expect(idx.find(keyHash(i))).toBeGreaterThanOrEqual(i * 8 + 32);
+    }
+    expect(st.overflowRate).toBeLessThan(0.5);
+  });
+
+  it('stays under 16 bytes per entry at scale', () => {
+    const idx = new HashIndex({ initialBuckets: 1 << 12 });
+    const n = 400_000;
+    for (let i = 1; i <= n; i++) idx.upsert(keyHash(i), i * 8 + 32);
+    const st = idx.stats();
+    expect(st.bytes / st.entries).toBeLessThanOrEqual(16);
+  });
+
+  it('visits every entry and round-trips through a snapshot', () => {
+    const idx = new HashIndex({ initialBuckets: 16 });
+    for (let i = 1; i <= 5000; i++) idx.upsert(keyHash(i), i * 8 + 32);
+    const seen = new Set<number>();
+    let cursor = 0;
+    do {
+      cursor = idx.visitBuckets(cursor, 100, (a) => seen.add(a));
+    } while (cursor !== 0);
+    expect(seen.size).toBe(idx.size);
+    const parts = idx.snapshot();
+    const bytes = Buffer.concat(parts);
+    const copy = HashIndex.fromSnapshot(bytes);
+    expect(copy.size).toBe(idx.size);
+    for (let i = 1; i <= 5000; i++) expect(copy.find(keyHash(i))).toBe(idx.find(keyHash(i)));
+    copy.upsert(keyHash(9999), 8);
+    expect(copy.find(keyHash(9999))).toBe(8);
+    expect(() => HashIndex.fromSnapshot(bytes.subarray(0, 100))).toThrow(/corrupt/);
+  });
+});

@@ -1,0 +1,435 @@
+import { HlogError } from './errors.js';
+
+/**
+ * The hash index: buckets in typed arrays, each entry a 16-bit tag plus a
+ * 48-bit log address (8 bytes). A bucket is 64 bytes: 7 entries and the id
+ * of an overflow bucket. The entry points at the newest record whose key has
+ * that (bucket, tag) (overflow buckets are 32 bytes: 3 entries and a link); older versions and keys that share the tag chain
+ * through the records' previous-address field, so lookups compare keys.
+ *
+ * Growth is linear hashing: once entries exceed `maxLoad` per primary bucket,
+ * one bucket is split per insert (bucket s into s and s + 2^level). That is
+ * O(1) work per insert, so growing past millions of keys never pauses.
+ * Splitting needs one more hash bit per entry without reading any record:
+ * the tag holds the hash bits right above the initial bucket bits, so the bit
+ * that decides a split is in the tag. Tags therefore discriminate a little
+ * less as the table grows (16 - doublings bits), which only lengthens chains.
+ *
+ * Entry words: lo = address bits 0..31; hi = address bits 32..47 | tag << 16.
+ * Address 0 is never a record (page headers sit there), so 0 = empty.
+ */
+
+const SLOTS = 7;
+const BUCKET_WORDS = 16;
+const OVERFLOW_WORD = 14;
+/** Overflow buckets are half size: most hold only one or two spilled entries. */
+const OSLOTS = 3;
+const OBUCKET_WORDS = 8;
+const OOVERFLOW_WORD = 6;
+const CHUNK_BITS = 12;
+const CHUNK_BUCKETS = 1 << CHUNK_BITS;
+const CHUNK_MASK = CHUNK_BUCKETS - 1;
+const CHUNK_WORDS = CHUNK_BUCKETS * BUCKET_WORDS;
+const OCHUNK_WORDS = CHUNK_BUCKETS * OBUCKET_WORDS;
+const TWO_32 = 2 ** 32;
+const MAX_LEVEL = 29;
+const SNAPSHOT_MAGIC = 0x58444948; // 'HIDX'
+
+export interface HashIndexOptions {
+  /** Initial primary buckets, a power of two (>= 16). Default 65536 (4 MiB). */
+  initialBuckets?: number;
+  /** Entries per primary bucket before one is split. Default 5.5. */
+  maxLoad?: number;
+}
+
+export interface HashIndexStats {
+  /** Index entries (distinct bucket+tag pairs, about the number of keys). */
+  entries: number;
+  /** Primary buckets. */
+  buckets: number;
+  overflowBuckets: number;
+  /** Overflow buckets per primary bucket. */
+  overflowRate: number;
+  /** Bytes held by the index's typed arrays. */
+  bytes: number;
+  level: number;
+}
+
+export class HashIndex {
+  private readonly baseBits: number;
+  private readonly tagDivisor: number;
+  private readonly maxLoad: number;
+  private readonly maxLevel: number;
+  private level: number;
+  private split = 0;
+  private bucketCount: number;
+  private readonly primary: Uint32Array[] = [];
+  private readonly overflow: Uint32Array[] = [];
+  /** Overflow ids handed out so far; id 0 means "none". */
+  private overflowHigh = 0;
+  private readonly freeOverflow: number[] = [];
+  private entryCount = 0;
+
+  constructor(options: HashIndexOptions = {}) {
+    const initial = options.initialBuckets ?? 1 << 16;
+    if (!Number.isInteger(initial) || initial < 16 || (initial & (initial - 1)) !== 0) {
+      throw new HlogError('ERR_INVALID_ARGUMENT', 'initialBuckets must be a power of two >= 16');
+    }
+    if (initial > 1 << MAX_LEVEL) {
+      throw new HlogError('ERR_INVALID_ARGUMENT', `initialBuckets must be <= 2^${MAX_LEVEL}`);
+    }
+    this.baseBits = Math.log2(initial);
+    this.tagDivisor = 2 ** this.baseBits;
+    this.maxLoad = options.maxLoad ?? 5.5;
+    this.maxLevel = Math.min(this.baseBits + 16, MAX_LEVEL);
+    this.level = this.baseBits;
+    this.bucketCount = initial;
+    for (let b = 0; b < initial; b += CHUNK_BUCKETS)
+      this.primary.push(new Uint32Array(CHUNK_WORDS));
+  }
+
+  /** The 16-bit tag of a 48-bit hash. */
+  tagOf(hash: number): number {
+    return Math.floor(hash / this.tagDivisor) & 0xffff;
+  }
+
+  bucketOf(hash: number): number {
+    const lo = hash >>> 0;
+    let b = lo & ((1 << this.level) - 1);
+    if (b < this.split) b = lo & ((1 << (this.level + 1)) - 1);
+    return b;
+  }
+
+  /** Address of the entry for `hash`, or 0 when there is none. */
+  find(hash: number): number {
+    const tag = this.tagOf(hash);
+    const b = this.bucketOf(hash);
+    let arr = this.primary[b >>> CHUNK_BITS]!;
+    let w = (b & CHUNK_MASK) * BUCKET_WORDS;
+    let slots = SLOTS;
+    let link = OVERFLOW_WORD;
+    for (;;) {
+      for (let j = 0; j < slots; j++) {
+        const hi = arr[w + 2 * j + 1]!;
+        if (hi >>> 16 === tag) {
+          const lo = arr[w + 2 * j]!;
+          const high = hi & 0xffff;
+          if ((lo | high) !== 0) return lo + high * TWO_32;
+        }
+      }
+      const next = arr[w + link]!;
+      if (next === 0) return 0;
+      arr = this.overflow[next >>> CHUNK_BITS]!;
+      w = (next & CHUNK_MASK) * OBUCKET_WORDS;
+      slots = OSLOTS;
+      link = OOVERFLOW_WORD;
+    }
+  }
+
+  /** Points the entry for `hash` at `address`, creating it if needed. */
+  upsert(hash: number, address: number): void {
+    this.compareAndSet(hash, -1, address);
+  }
+
+  /**
+   * Sets the entry for `hash` to `address` if it currently holds `expected`
+   * (0 = no entry; -1 = anything). Returns whether it did.
+   */
+  compareAndSet(hash: number, expected: number, address: number): boolean {
+    const tag = this.tagOf(hash);
+    const b = this.bucketOf(hash);
+    let arr = this.primary[b >>> CHUNK_BITS]!;
+    let w = (b & CHUNK_MASK) * BUCKET_WORDS;
+    let freeArr: Uint32Array | undefined;
+    let freeW = 0;
+    let slots = SLOTS;
+    let link = OVERFLOW_WORD;
+    for (;;) {
+      for (let j = 0; j < slots; j++) {
+        const at = w + 2 * j;
+        const hi = arr[at + 1]!;
+        const lo = arr[at]!;
+        const high = hi & 0xffff;
+        if ((lo | high) === 0) {
+          if (freeArr === undefined) {
+            freeArr = arr;
+            freeW = at;
+          }
+          continue;
+        }
+        if (hi >>> 16 === tag) {
+          if (expected !== -1 && lo + high * TWO_32 !== expected) return false;
+          if (address === 0) {
+            arr[at] = 0;
+            arr[at + 1] = 0;
+            this.entryCount--;
+          } else {
+            arr[at] = address >>> 0;
+            arr[at + 1] = ((tag << 16) | ((address / TWO_32) & 0xffff)) >>> 0;
+          }
+          return true;
+        }
+      }
+      const next = arr[w + link]!;
+      if (next === 0) break;
+      arr = this.overflow[next >>> CHUNK_BITS]!;
+      w = (next & CHUNK_MASK) * OBUCKET_WORDS;
+      slots = OSLOTS;
+      link = OOVERFLOW_WORD;
+    }
+    if (expected > 0) return false;
+    if (address === 0) return expected === 0 || expected === -1;
+    const hi = ((tag << 16) | ((address / TWO_32) & 0xffff)) >>> 0;
+    if (freeArr !== undefined) {
+      freeArr[freeW] = address >>> 0;
+      freeArr[freeW + 1] = hi;
+    } else {
+      const id = this.allocOverflow();
+      arr[w + link] = id;
+      const oa = this.overflow[id >>> CHUNK_BITS]!;
+      const ow = (id & CHUNK_MASK) * OBUCKET_WORDS;
+      oa[ow] = address >>> 0;
+      oa[ow + 1] = hi;
+    }
+    this.entryCount++;
+    if (this.entryCount > this.maxLoad * this.bucketCount && this.level < this.maxLevel) {
+      this.splitOne();
+    }
+    return true;
+  }
+
+  /** Removes the entry for `hash` if it holds `expected`. */
+  remove(hash: number, expected: number): boolean {
+    if (expected <= 0) return false;
+    return this.compareAndSet(hash, expected, 0);
+  }
+
+  get size(): number {
+    return this.entryCount;
+  }
+
+  /** Number of primary buckets: the range of `visitBuckets` cursors. */
+  get buckets(): number {
+    return this.bucketCount;
+  }
+
+  /**
+   * Calls `visit` with the address of every entry in primary buckets
+   * [from, from + count) and their overflow buckets; returns the next cursor
+   * (0 after the last bucket). Entries must not be removed by `visit`.
+   */
+  visitBuckets(from: number, count: number, visit: (address: number) => void): number {
+    const end = Math.min(this.bucketCount, from + count);
+    for (let b = from; b < end; b++) {
+      let arr = this.primary[b >>> CHUNK_BITS]!;
+      let w = (b & CHUNK_MASK) * BUCKET_WORDS;
+      let slots = SLOTS;
+      let link = OVERFLOW_WORD;
+      for (;;) {
+        for (let j = 0; j < slots; j++) {
+          const lo = arr[w + 2 * j]!;
+          const high = arr[w + 2 * j + 1]! & 0xffff;
+          if ((lo | high) !== 0) visit(lo + high * TWO_32);
+        }
+        const next = arr[w + link]!;
+        if (next === 0) break;
+        arr = this.overflow[next >>> CHUNK_BITS]!;
+        w = (next & CHUNK_MASK) * OBUCKET_WORDS;
+        slots = OSLOTS;
+        link = OOVERFLOW_WORD;
+      }
+    }
+    return end >= this.bucketCount ? 0 : end;
+  }
+
+  stats(): HashIndexStats {
+    const overflowBuckets = this.overflowHigh - this.freeOverflow.length;
+    return {
+      entries: this.entryCount,
+      buckets: this.bucketCount,
+      overflowBuckets,
+      overflowRate: overflowBuckets / this.bucketCount,
+      bytes: (this.primary.length * CHUNK_WORDS + this.overflow.length * OCHUNK_WORDS) * 4,
+      level: this.level,
+    };
+  }
+
+  private allocOverflow(): number {
+    const reused = this.freeOverflow.pop();
+    if (reused !== undefined) return reused;
+    const id = ++this.overflowHigh;
+    while (this.overflow.length <= id >>> CHUNK_BITS) {
+      this.overflow.push(new Uint32Array(OCHUNK_WORDS));
+    }
+    return id;
+  }
+
+  private freeOverflowBucket(id: number): void {
+    this.overflow[id >>> CHUNK_BITS]!.fill(
+      0,
+      (id & CHUNK_MASK) * OBUCKET_WORDS,
+      (id & CHUNK_MASK) * OBUCKET_WORDS + OBUCKET_WORDS,
+    );
+    this.freeOverflow.push(id);
+  }
+
+  /** Splits bucket `split` into itself and `split + 2^level`. */
+  private splitOne(): void {
+    const s = this.split;
+    const target = s + (1 << this.level);
+    while (this.primary.length <= target >>> CHUNK_BITS) {
+      this.primary.push(new Uint32Array(CHUNK_WORDS));
+    }
+    const bit = this.level - this.baseBits;
+    let arr = this.primary[s >>> CHUNK_BITS]!;
+    let w = (s & CHUNK_MASK) * BUCKET_WORDS;
+    let slots = SLOTS;
+    let link = OVERFLOW_WORD;
+    for (;;) {
+      for (let j = 0; j < slots; j++) {
+        const at = w + 2 * j;
+        const lo = arr[at]!;
+        const hi = arr[at + 1]!;
+        if ((lo | (hi & 0xffff)) === 0) continue;
+        if (((hi >>> 16) >>> bit) & 1) {
+          this.appendRaw(target, lo, hi);
+          arr[at] = 0;
+          arr[at + 1] = 0;
+        }
+      }
+      const next = arr[w + link]!;
+      if (next === 0) break;
+      arr = this.overflow[next >>> CHUNK_BITS]!;
+      w = (next & CHUNK_MASK) * OBUCKET_WORDS;
+      slots = OSLOTS;
+      link = OOVERFLOW_WORD;
+    }
+    this.compactChain(s);
+    this.bucketCount++;
+    this.split++;
+    if (this.split === 1 << this.level) {
+      this.level++;
+      this.split = 0;
+    }
+  }
+
+  /** Adds an entry to a bucket's chain (no tag check: used while splitting). */
+  private appendRaw(b: number, lo: number, hi: number): void {
+    let arr = this.primary[b >>> CHUNK_BITS]!;
+    let w = (b & CHUNK_MASK) * BUCKET_WORDS;
+    let slots = SLOTS;
+    let link = OVERFLOW_WORD;
+    for (;;) {
+      for (let j = 0; j < slots; j++) {
+        const at = w + 2 * j;
+        if ((arr[at]! | (arr[at + 1]! & 0xffff)) === 0) {
+          arr[at] = lo;
+          arr[at + 1] = hi;
+          return;
+        }
+      }
+      const next = arr[w + link]!;
+      if (next === 0) {
+        const id = this.allocOverflow();
+        arr[w + link] = id;
+        const oa = this.overflow[id >>> CHUNK_BITS]!;
+        const ow = (id & CHUNK_MASK) * OBUCKET_WORDS;
+        oa[ow] = lo;
+        oa[ow + 1] = hi;
+        return;
+      }
+      arr = this.overflow[next >>> CHUNK_BITS]!;
+      w = (next & CHUNK_MASK) * OBUCKET_WORDS;
+      slots = OSLOTS;
+      link = OOVERFLOW_WORD;
+    }
+  }
+
+  /** Unlinks overflow buckets of `b`'s chain that became empty. */
+  private compactChain(b: number): void {
+    let arr = this.primary[b >>> CHUNK_BITS]!;
+    let w = (b & CHUNK_MASK) * BUCKET_WORDS;
+    let link = OVERFLOW_WORD;
+    for (;;) {
+      const next = arr[w + link]!;
+      if (next === 0) return;
+      const na = this.overflow[next >>> CHUNK_BITS]!;
+      const nw = (next & CHUNK_MASK) * OBUCKET_WORDS;
+      let empty = true;
+      for (let j = 0; j < OSLOTS && empty; j++) {
+        if ((na[nw + 2 * j]! | (na[nw + 2 * j + 1]! & 0xffff)) !== 0) empty = false;
+      }
+      if (empty) {
+        arr[w + link] = na[nw + OOVERFLOW_WORD]!;
+        this.freeOverflowBucket(next);
+      } else {
+        arr = na;
+        w = nw;
+        link = OOVERFLOW_WORD;
+      }
+    }
+  }
+
+  /** A copy of the index as bytes (taken synchronously; write it at leisure). */
+  snapshot(): Uint8Array[] {
+    const header = new Uint32Array(10 + this.freeOverflow.length);
+    header[0] = SNAPSHOT_MAGIC;
+    header[1] = this.baseBits;
+    header[2] = this.level;
+    header[3] = this.split;
+    header[4] = this.bucketCount;
+    header[5] = this.overflowHigh;
+    header[6] = this.entryCount;
+    header[7] = this.freeOverflow.length;
+    header[8] = Math.round(this.maxLoad * 1000);
+    header[9] = this.primary.length;
+    header.set(this.freeOverflow, 10);
+    const parts: Uint8Array[] = [new Uint8Array(header.buffer)];
+    const lenPrefix = new Uint32Array([this.overflow.length]);
+    for (const c of this.primary) parts.push(new Uint8Array(c.slice().buffer));
+    parts.push(new Uint8Array(lenPrefix.buffer));
+    for (const c of this.overflow) parts.push(new Uint8Array(c.slice().buffer));
+    return parts;
+  }
+
+  /** Rebuilds an index from `snapshot()` bytes; throws ERR_CORRUPT on garbage. */
+  static fromSnapshot(bytes: Uint8Array): HashIndex {
+    const corrupt = (why: string): HlogError =>
+      new HlogError('ERR_CORRUPT', `index snapshot is corrupt: ${why}`);
+    if (bytes.byteLength < 40) throw corrupt('too short');
+    const copy = new Uint8Array(bytes.byteLength);
+    copy.set(bytes);
+    const words = new Uint32Array(copy.buffer, 0, copy.byteLength >>> 2);
+    if (words[0] !== SNAPSHOT_MAGIC) throw corrupt('bad magic');
+    const baseBits = words[1]!;
+    const freeCount = words[7]!;
+    const primaryChunks = words[9]!;
+    if (baseBits < 4 || baseBits > MAX_LEVEL) throw corrupt('bad base bits');
+    const index = new HashIndex({ initialBuckets: 1 << baseBits, maxLoad: words[8]! / 1000 });
+    index.level = words[2]!;
+    index.split = words[3]!;
+    index.bucketCount = words[4]!;
+    index.overflowHigh = words[5]!;
+    index.entryCount = words[6]!;
+    let at = 10;
+    for (let i = 0; i < freeCount; i++) index.freeOverflow.push(words[at++]!);
+    index.primary.length = 0;
+    const need = (n: number): void => {
+      if (at + n > words.length) throw corrupt('truncated');
+    };
+    for (let i = 0; i < primaryChunks; i++) {
+      need(CHUNK_WORDS);
+      index.primary.push(words.slice(at, at + CHUNK_WORDS));
+      at += CHUNK_WORDS;
+    }
+    need(1);
+    const overflowChunks = words[at++]!;
+    for (let i = 0; i < overflowChunks; i++) {
+      need(OCHUNK_WORDS);
+      index.overflow.push(words.slice(at, at + OCHUNK_WORDS));
+      at += OCHUNK_WORDS;
+    }
+    if (index.primary.length * CHUNK_BUCKETS < index.bucketCount) throw corrupt('bucket count');
+    return index;
+  }
+}

@@ -1,0 +1,237 @@
+/**
+ * Record layout on raw bytes. A record starts 8-byte aligned and never spans
+ * a page:
+ *
+ * ```
+ * +0  u32  previous address, low 32 bits
+ * +4  u16  previous address, high 16 bits (addresses are < 2^48)
+ * +6  u8   flags (RecordFlag)
+ * +7  u8   type (RecordType: 0 = string; room for collections)
+ * +8  u32  key length
+ * +12 u32  value length (for an OVERFLOW record: the blob's length)
+ * +16 f64  expiry, ms since the epoch (only with HAS_EXPIRY; 0 = none)
+ *     ...  key bytes, then value bytes (OVERFLOW: an f64 blob address)
+ *     pad  to 8 bytes; with FILLER, a u32 at that point holds the slot size
+ * ```
+ *
+ * The slot (bytes the record owns in the log) is the used size rounded to 8,
+ * unless the value shrank in place: then FILLER records the original slot
+ * size so that a log walk still finds the next record and a later in-place
+ * update may grow back into the slack.
+ *
+ * All accessors take a `RecordSpace` (byte, u32 and f64 views of one
+ * ArrayBuffer starting at byte 0), so header fields are read as aligned typed
+ * array loads with no allocation.
+ */
+
+export const RECORD_HEADER_SIZE = 16;
+export const EXPIRY_SIZE = 8;
+export const OVERFLOW_POINTER_SIZE = 8;
+
+export const RecordFlag = {
+  /** Set on every record ever written: a zero header is never a record. */
+  VALID: 1,
+  TOMBSTONE: 2,
+  /** Abandoned record: skipped by lookups and log walks alike. */
+  INVALID: 4,
+  HAS_EXPIRY: 8,
+  FILLER: 16,
+  /** Value lives in a blob (oversize pages); the inline value is its address. */
+  OVERFLOW: 32,
+} as const;
+
+/** Value types. Only strings exist yet; collections get the next numbers. */
+export const RecordType = {
+  STRING: 0,
+} as const;
+
+/** Typed views over one ArrayBuffer, all starting at byte 0. */
+export interface RecordSpace {
+  readonly bytes: Buffer;
+  readonly u32: Uint32Array;
+  readonly f64: Float64Array;
+}
+
+export function createRecordSpace(size: number): RecordSpace {
+  const ab = new ArrayBuffer(size);
+  return spaceOver(ab);
+}
+
+export function spaceOver(ab: ArrayBuffer): RecordSpace {
+  return {
+    bytes: Buffer.from(ab),
+    u32: new Uint32Array(ab, 0, ab.byteLength >>> 2),
+    f64: new Float64Array(ab, 0, ab.byteLength >>> 3),
+  };
+}
+
+export function align8(n: number): number {
+  return (n + 7) & ~7;
+}
+
+const TWO_32 = 2 ** 32;
+
+/** Bytes a new record needs in the log. */
+export function recordSize(
+  keyLength: number,
+  valueLength: number,
+  hasExpiry: boolean,
+  overflow = false,
+): number {
+  return align8(
+    RECORD_HEADER_SIZE +
+      (hasExpiry ? EXPIRY_SIZE : 0) +
+      keyLength +
+      (overflow ? OVERFLOW_POINTER_SIZE : valueLength),
+  );
+}
+
+/**
+ * Writes a record header (and expiry) at `off`; the caller copies key and
+ * value to `keyOffsetOf`/`valueOffsetOf`. `slot` is the allocated size.
+ */
+export function writeHeader(
+  s: RecordSpace,
+  off: number,
+  previous: number,
+  flags: number,
+  type: number,
+  keyLength: number,
+  valueLength: number,
+  expiresAt: number,
+  slot: number,
+): void {
+  const w = off >>> 2;
+  const hasExpiry = (flags & RecordFlag.HAS_EXPIRY) !== 0;
+  s.u32[w] = previous >>> 0;
+  s.u32[w + 1] =
+    ((previous / TWO_32) & 0xffff) | ((flags | RecordFlag.VALID) << 16) | ((type & 0xff) << 24);
+  s.u32[w + 2] = keyLength;
+  s.u32[w + 3] = valueLength;
+  if (hasExpiry) s.f64[(off + RECORD_HEADER_SIZE) >>> 3] = expiresAt;
+  setSlot(s, off, slot);
+}
+
+/** Records the slot size, using FILLER only when padding cannot imply it. */
+function setSlot(s: RecordSpace, off: number, slot: number): void {
+  const used = align8(usedSize(s, off));
+  const w = off >>> 2;
+  if (used === slot) {
+    s.u32[w + 1] = (s.u32[w + 1]! & ~(RecordFlag.FILLER << 16)) >>> 0;
+  } else {
+    s.u32[w + 1] = (s.u32[w + 1]! | (RecordFlag.FILLER << 16)) >>> 0;
+    s.u32[(off + used) >>> 2] = slot;
+  }
+}
+
+export function previousAddress(s: RecordSpace, off: number): number {
+  const w = off >>> 2;
+  return s.u32[w]! + (s.u32[w + 1]! & 0xffff) * TWO_32;
+}
+
+export function setPreviousAddress(s: RecordSpace, off: number, previous: number): void {
+  const w = off >>> 2;
+  s.u32[w] = previous >>> 0;
+  s.u32[w + 1] = ((s.u32[w + 1]! & 0xffff0000) | ((previous / TWO_32) & 0xffff)) >>> 0;
+}
+
+export function flagsOf(s: RecordSpace, off: number): number {
+  return (s.u32[(off >>> 2) + 1]! >>> 16) & 0xff;
+}
+
+export function setFlag(s: RecordSpace, off: number, flag: number): void {
+  const w = (off >>> 2) + 1;
+  s.u32[w] = (s.u32[w]! | (flag << 16)) >>> 0;
+}
+
+export function typeOf(s: RecordSpace, off: number): number {
+  return s.u32[(off >>> 2) + 1]! >>> 24;
+}
+
+export function keyLengthOf(s: RecordSpace, off: number): number {
+  return s.u32[(off >>> 2) + 2]!;
+}
+
+export function valueLengthOf(s: RecordSpace, off: number): number {
+  return s.u32[(off >>> 2) + 3]!;
+}
+
+export function setValueLength(s: RecordSpace, off: number, valueLength: number): void {
+  s.u32[(off >>> 2) + 3] = valueLength;
+}
+
+export function hasExpiry(s: RecordSpace, off: number): boolean {
+  return (flagsOf(s, off) & RecordFlag.HAS_EXPIRY) !== 0;
+}
+
+/** Expiry in ms since the epoch; 0 when the record has none. */
+export function expiresAtOf(s: RecordSpace, off: number): number {
+  return hasExpiry(s, off) ? s.f64[(off + RECORD_HEADER_SIZE) >>> 3]! : 0;
+}
+
+/** Only for records with HAS_EXPIRY. */
+export function setExpiresAt(s: RecordSpace, off: number, expiresAt: number): void {
+  s.f64[(off + RECORD_HEADER_SIZE) >>> 3] = expiresAt;
+}
+
+export function keyOffsetOf(s: RecordSpace, off: number): number {
+  return off + RECORD_HEADER_SIZE + (hasExpiry(s, off) ? EXPIRY_SIZE : 0);
+}
+
+export function valueOffsetOf(s: RecordSpace, off: number): number {
+  return keyOffsetOf(s, off) + keyLengthOf(s, off);
+}
+
+/** Bytes of the record in use (header, expiry, key, inline value). */
+export function usedSize(s: RecordSpace, off: number): number {
+  const flags = flagsOf(s, off);
+  const inlineValue =
+    (flags & RecordFlag.OVERFLOW) !== 0 ? OVERFLOW_POINTER_SIZE : valueLengthOf(s, off);
+  return (
+    RECORD_HEADER_SIZE +
+    ((flags & RecordFlag.HAS_EXPIRY) !== 0 ? EXPIRY_SIZE : 0) +
+    keyLengthOf(s, off) +
+    inlineValue
+  );
+}
+
+/** Bytes the record owns in the log: the distance to the next record. */
+export function slotSize(s: RecordSpace, off: number): number {
+  const used = align8(usedSize(s, off));
+  if ((flagsOf(s, off) & RecordFlag.FILLER) === 0) return used;
+  return s.u32[(off + used) >>> 2]!;
+}
+
+/** Value capacity of the slot for an in-place update (inline values only). */
+export function valueCapacity(s: RecordSpace, off: number): number {
+  return slotSize(s, off) - (valueOffsetOf(s, off) - off);
+}
+
+/**
+ * Changes the value length in place, keeping the slot; the caller checked
+ * `newLength <= valueCapacity` and writes the bytes.
+ */
+export function resizeValueInPlace(s: RecordSpace, off: number, newLength: number): void {
+  const slot = slotSize(s, off);
+  setValueLength(s, off, newLength);
+  setSlot(s, off, slot);
+}
+
+/** Key bytes at `keyOff` in `bytes` equal `key`? No allocation. */
+export function keyEquals(
+  bytes: Uint8Array,
+  keyOff: number,
+  keyLength: number,
+  key: Uint8Array,
+): boolean {
+  if (keyLength !== key.length) return false;
+  if (keyLength > 32) {
+    return (
+      Buffer.prototype.compare.call(key, bytes, keyOff, keyOff + keyLength, 0, keyLength) === 0
+    );
+  }
+  for (let i = 0; i < keyLength; i++) {
+    if (bytes[keyOff + i] !== key[i]) return false;
+  }
+  return true;
+}
