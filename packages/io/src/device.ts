@@ -9,11 +9,18 @@ import type { DeviceStatsSnapshot } from './device-stats.js';
  * - `read` fills `into` from `address` and resolves with the bytes read; it
  *   reads fewer only at the end of the device (`endAddress`). Holes read as 0.
  * - `write` stores all of `from` at `address` or rejects.
- * - `read` below `beginAddress` (truncated) rejects with ERR_OUT_OF_RANGE.
+ * - `read` or `write` below `beginAddress` (truncated) rejects with ERR_OUT_OF_RANGE,
+ *   as does an IO reaching past 2^48 or a negative address.
+ * - A misaligned address or length (when `alignment > 1`) rejects with ERR_INVALID_ARGUMENT.
  * - `truncateUntil(a)` drops every whole segment below `a`; `beginAddress`
- *   becomes the start of the segment holding `a`.
+ *   becomes the start of the segment holding `a` (no-op if that is not above
+ *   `beginAddress`); `endAddress` is raised to `beginAddress` if it was below.
  * - Operations beyond `maxInFlight` wait in a FIFO queue; none fails for being busy.
- * - After `close()`, every operation rejects with ERR_DEVICE_CLOSED.
+ * - After `close()`, every operation rejects with ERR_DEVICE_CLOSED. Operations
+ *   already in flight complete; queued ones reject with ERR_DEVICE_CLOSED;
+ *   `close()` resolves once the in-flight ones are done. Closing twice is fine.
+ * - Other failures reject with a `StrataError` (an OS failure is an `IoError`
+ *   with `osCode`, `address` and `segment`).
  * - Buffers passed in belong to the caller again once the promise settles.
  */
 export interface Device {
@@ -21,6 +28,8 @@ export interface Device {
   readonly segmentSize: ByteCount;
   /** Required alignment of addresses and lengths (1 = none). */
   readonly alignment: ByteCount;
+  /** Operations issued to the backing store at once; more wait in a FIFO queue. */
+  readonly maxInFlight: number;
   /** First readable address: data below it was truncated away. */
   readonly beginAddress: Address;
   /** One past the highest byte ever written (the device's end). */

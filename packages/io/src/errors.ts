@@ -73,3 +73,17 @@ export class InjectedFaultError extends StrataError {
 export function isStrataError(e: unknown, code?: StrataErrorCode): e is StrataError {
   return e instanceof StrataError && (code === undefined || e.code === code);
 }
+
+/**
+ * A write that persisted only a prefix and then failed (injected by the
+ * fault device): bytes `[address, address + bytesPersisted)` hold the new
+ * data, the rest of the range is unchanged.
+ */
+export class TornWriteError extends InjectedFaultError {
+  readonly bytesPersisted: number;
+
+  constructor(message: string, details: StrataErrorDetails, bytesPersisted: number) {
+    super(message, details, 'ERR_TORN_WRITE');
+    this.bytesPersisted = bytesPersisted;
+  }
+}

@@ -1,0 +1,23 @@
+import { describe, it } from 'vitest';
+import { MemoryDevice } from './memory-device.js';
+import { MemoryVolume } from './memory-volume.js';
+import { runDeviceConformance } from './testing/index.js';
+
+let volume = new MemoryVolume();
+
+runDeviceConformance({ describe, it }, 'MemoryDevice conformance', {
+  async create(geometry) {
+    volume = new MemoryVolume();
+    return new MemoryDevice({ ...geometry, volume });
+  },
+  async reopen(geometry) {
+    return new MemoryDevice({ ...geometry, volume });
+  },
+  async destroy() {
+    volume.clear();
+  },
+});
+
+runDeviceConformance({ describe, it }, 'MemoryDevice conformance (private volume, no reopen)', {
+  create: async (geometry) => new MemoryDevice(geometry),
+});
