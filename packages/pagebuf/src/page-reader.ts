@@ -255,7 +255,7 @@ export class PageReader implements AsyncIterableIterator<Frame, undefined> {
   async #advance(): Promise<IteratorResult<Frame, undefined>> {
     this.#releaseCurrent();
     this.#fill();
-    if (this.#inFlight === 0) return DONE;
+    if (this.#inFlight === 0) return this.#ended();
 
     const slot = this.#slots[this.#head]!;
     if (slot.state === 'reading') await slot.settled;
@@ -290,12 +290,20 @@ export class PageReader implements AsyncIterableIterator<Frame, undefined> {
     }
     if (slot.validEnd <= slot.address) {
       this.#releaseSlot(slot);
-      return DONE;
+      return this.#ended();
     }
     slot.fillFrame(this.#sequence++);
     this.#bytesYielded += slot.validEnd - slot.address;
     this.#current = slot;
     return slot.result;
+  }
+
+  /** End of the stream (the reader stays open for `seek`). */
+  #ended(): IteratorResult<Frame, undefined> {
+    // Adaptive frames can be megabytes: hand them back rather than hold them
+    // for a seek that may never come. Fixed frames are kept for reuse.
+    if (this.#policy !== undefined) this.#pool.trim();
+    return DONE;
   }
 
   async #seek(address: Address, end: Address): Promise<void> {
