@@ -144,6 +144,11 @@ export function setFlag(s: RecordSpace, off: number, flag: number): void {
   s.u32[w] = (s.u32[w]! | (flag << 16)) >>> 0;
 }
 
+export function clearFlag(s: RecordSpace, off: number, flag: number): void {
+  const w = (off >>> 2) + 1;
+  s.u32[w] = (s.u32[w]! & ~(flag << 16)) >>> 0;
+}
+
 export function typeOf(s: RecordSpace, off: number): number {
   return s.u32[(off >>> 2) + 1]! >>> 24;
 }

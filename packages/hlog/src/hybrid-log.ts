@@ -1,0 +1,371 @@
+import type { Device } from '@strata/io';
+import { HlogError } from './errors.js';
+import {
+  blobChecksum,
+  PAGE_HEADER_SIZE,
+  PageFlag,
+  sealPageChecksum,
+  writePageHeader,
+} from './page-header.js';
+import { createRecordSpace, type RecordSpace } from './record-layout.js';
+
+/**
+ * The hybrid log: one logical address space, low to high
+ * `begin <= head <= readOnly <= tail`, plus `flushedUntil`.
+ *
+ * - `[readOnly, tail)` mutable, in memory (updates in place);
+ * - `[head, readOnly)` read-only, in memory (updates copy to the tail);
+ * - `[begin, head)` on the device only.
+ *
+ * Memory is a ring of `memory / pageSize` frames; page p lives in frame
+ * p mod frames, so an address maps to its ring offset with one `%`.
+ * Opening a page at the tail is O(1): seal the previous page's header, move
+ * `readOnly` by whole pages, and hand the newly read-only pages to a flush
+ * worker that runs off the caller's stack (setImmediate) to checksum and
+ * write them. `head` moves only over flushed pages, and only when a frame is
+ * needed again; when the frame is still being flushed, allocation fails and
+ * the caller waits for `waitForProgress()` (backpressure: never overwrite).
+ *
+ * Blobs (values too large for a page) take whole pages at the tail with no
+ * frame: they are written straight from the caller's buffer.
+ */
+
+export interface HybridLogOptions {
+  device: Device;
+  /** Bytes of page frames; a multiple of `pageSize`, at least 2 pages. */
+  memory: number;
+  pageSize: number;
+  /** Share of the frames that stays mutable (at least one page, at most all but one). */
+  mutableFraction: number;
+  /** Session number written into every page header. */
+  epoch: number;
+  /** First page to write (page aligned): where recovery found the log's end. */
+  tailAddress?: number;
+  /** Lowest live address (page aligned), default `tailAddress`. */
+  beginAddress?: number;
+}
+
+export interface HybridLogStats {
+  begin: number;
+  head: number;
+  readOnly: number;
+  tail: number;
+  flushedUntil: number;
+  pageSize: number;
+  frames: number;
+  /** Bytes of page frames: the log's whole memory, fixed at open. */
+  memoryBytes: number;
+  pagesFlushed: number;
+  blobsWritten: number;
+  allocationWaits: number;
+}
+
+interface FlushRange {
+  start: number;
+  end: number;
+  done: boolean;
+}
+
+export class HybridLog {
+  readonly device: Device;
+  readonly pageSize: number;
+  readonly frameCount: number;
+  readonly ringBytes: number;
+  readonly ring: RecordSpace;
+  readonly epoch: number;
+  begin: number;
+  head: number;
+  readOnly: number;
+  tail: number;
+  flushedUntil: number;
+  /** Set when a flush failed: the log accepts no more writes. */
+  failure: Error | undefined;
+
+  private tailPage: number;
+  private tailPageEnd: number;
+  private tailIsBlob = false;
+  private flushIssuedUntil: number;
+  private readonly framePage: Float64Array;
+  private readonly mutablePages: number;
+  private readonly inflight: FlushRange[] = [];
+  private waiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
+  private flushScheduled = false;
+  private pagesFlushed = 0;
+  private blobsWritten = 0;
+  allocationWaits = 0;
+
+  constructor(options: HybridLogOptions) {
+    const { device, memory, pageSize } = options;
+    if (!Number.isInteger(pageSize) || pageSize < 512 || (pageSize & (pageSize - 1)) !== 0) {
+      throw new HlogError('ERR_INVALID_ARGUMENT', 'pageSize must be a power of two >= 512');
+    }
+    if (memory % pageSize !== 0 || memory / pageSize < 2) {
+      throw new HlogError(
+        'ERR_INVALID_ARGUMENT',
+        'memory must be a multiple of pageSize, >= 2 pages',
+      );
+    }
+    if (device.segmentSize % pageSize !== 0) {
+      throw new HlogError('ERR_INVALID_ARGUMENT', 'segmentSize must be a multiple of pageSize');
+    }
+    if (pageSize % device.alignment !== 0) {
+      throw new HlogError(
+        'ERR_INVALID_ARGUMENT',
+        'pageSize must be a multiple of the device alignment',
+      );
+    }
+    this.device = device;
+    this.pageSize = pageSize;
+    this.frameCount = memory / pageSize;
+    this.ringBytes = memory;
+    this.ring = createRecordSpace(memory);
+    this.epoch = options.epoch;
+    this.framePage = new Float64Array(this.frameCount).fill(-1);
+    this.mutablePages = Math.max(
+      1,
+      Math.min(this.frameCount - 1, Math.floor(this.frameCount * options.mutableFraction)),
+    );
+    const start = options.tailAddress ?? 0;
+    if (start % pageSize !== 0)
+      throw new HlogError('ERR_INVALID_ARGUMENT', 'tail not page aligned');
+    this.begin = Math.min(options.beginAddress ?? start, start);
+    this.head = start;
+    this.readOnly = start;
+    this.flushedUntil = start;
+    this.flushIssuedUntil = start;
+    this.tailPage = start / pageSize;
+    this.framePage[this.tailPage % this.frameCount] = this.tailPage;
+    this.tail = start + PAGE_HEADER_SIZE;
+    this.tailPageEnd = start + pageSize;
+  }
+
+  /** Offset of an in-memory address (`head <= address < tail`) in `ring`. */
+  offsetOf(address: number): number {
+    return address % this.ringBytes;
+  }
+
+  /** Start of the page holding the tail. */
+  get tailPageStart(): number {
+    return this.tailPageEnd - this.pageSize;
+  }
+
+  /** Largest record that fits a page. */
+  get maxRecordSize(): number {
+    return this.pageSize - PAGE_HEADER_SIZE;
+  }
+
+  /**
+   * Reserves `size` bytes (8-aligned, <= maxRecordSize) at the tail and
+   * returns their address, or 0 when a frame is still being flushed: wait
+   * for `waitForProgress()` and try again.
+   */
+  allocate(size: number): number {
+    if (this.tail + size > this.tailPageEnd && !this.openNextPage()) {
+      this.allocationWaits++;
+      return 0;
+    }
+    const address = this.tail;
+    this.tail += size;
+    return address;
+  }
+
+  private openNextPage(): boolean {
+    if (this.failure !== undefined) return false;
+    const next = this.tailPage + 1;
+    const needHead = (next - this.frameCount + 1) * this.pageSize;
+    if (needHead > this.head) {
+      if (this.flushedUntil < needHead) {
+        // After a blob the pages before it may not be read-only yet.
+        this.shiftReadOnly(needHead);
+        return false;
+      }
+      this.head = needHead;
+      if (this.begin > this.head) this.head = this.begin;
+    }
+    if (!this.tailIsBlob) this.sealTailPage();
+    this.tailIsBlob = false;
+    this.tailPage = next;
+    const start = next * this.pageSize;
+    this.framePage[next % this.frameCount] = next;
+    this.tail = start + PAGE_HEADER_SIZE;
+    this.tailPageEnd = start + this.pageSize;
+    this.shiftReadOnly((next + 1 - this.mutablePages) * this.pageSize);
+    return true;
+  }
+
+  private sealTailPage(): void {
+    const start = this.tailPageStart;
+    writePageHeader(this.ring.bytes, this.offsetOf(start), this.tail - start, 0, start, this.epoch);
+  }
+
+  /** Makes everything below `address` (page aligned) read-only and queues its flush. */
+  shiftReadOnly(address: number): void {
+    const limit = Math.min(address, this.tailPageStart);
+    if (limit <= this.readOnly) return;
+    this.readOnly = limit;
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => this.runFlushes());
+    }
+  }
+
+  /** Checksums and writes the pages that became read-only (flush worker). */
+  private runFlushes(): void {
+    this.flushScheduled = false;
+    const P = this.pageSize;
+    while (this.flushIssuedUntil < this.readOnly) {
+      const p = this.flushIssuedUntil / P;
+      if (this.framePage[p % this.frameCount] === p) this.issuePageWrite(p);
+      this.flushIssuedUntil += P;
+    }
+  }
+
+  private issuePageWrite(p: number): void {
+    const off = (p % this.frameCount) * this.pageSize;
+    const bytes = this.ring.bytes;
+    sealPageChecksum(bytes, off);
+    const used = bytes.readUInt32LE(off + 8);
+    const a = this.device.alignment;
+    const len = Math.min(this.pageSize, Math.ceil(used / a) * a);
+    const range = this.track(p * this.pageSize, (p + 1) * this.pageSize);
+    this.device.write(p * this.pageSize, bytes.subarray(off, off + len)).then(
+      () => {
+        this.pagesFlushed++;
+        this.complete(range);
+      },
+      (e: unknown) => this.fail(e),
+    );
+  }
+
+  /**
+   * Reserves whole pages at the tail for a blob of `value.length` bytes and
+   * writes it; resolves with its address once it is on the device. The
+   * caller keeps `value` unchanged until then. Returns null when a frame is
+   * still being flushed (wait and retry), like `allocate`.
+   */
+  writeBlob(value: Uint8Array): Promise<number> | null {
+    if (this.failure !== undefined) return null;
+    if (this.device.alignment > 1) {
+      throw new HlogError('ERR_INVALID_ARGUMENT', 'large values need a device with alignment 1');
+    }
+    const P = this.pageSize;
+    const total = PAGE_HEADER_SIZE + value.length;
+    const pages = Math.ceil(total / P);
+    if (!this.tailIsBlob) this.sealTailPage();
+    const start = this.tailPageEnd;
+    this.tailIsBlob = true;
+    this.tailPage = start / P + pages - 1;
+    this.tailPageEnd = start + pages * P;
+    this.tail = this.tailPageEnd;
+    const header = Buffer.alloc(PAGE_HEADER_SIZE);
+    writePageHeader(header, 0, total, PageFlag.BLOB, start, this.epoch);
+    header.writeUInt32LE(blobChecksum(header, value), 4);
+    const range = this.track(start, start + pages * P);
+    this.blobsWritten++;
+    return Promise.all([
+      this.device.write(start + PAGE_HEADER_SIZE, value),
+      this.device.write(start, header),
+    ]).then(
+      () => {
+        this.complete(range);
+        return start;
+      },
+      (e: unknown) => {
+        this.fail(e);
+        throw e;
+      },
+    );
+  }
+
+  private track(start: number, end: number): FlushRange {
+    const range = { start, end, done: false };
+    let i = this.inflight.length;
+    while (i > 0 && this.inflight[i - 1]!.start > start) i--;
+    this.inflight.splice(i, 0, range);
+    return range;
+  }
+
+  private complete(range: FlushRange): void {
+    range.done = true;
+    let moved = false;
+    for (;;) {
+      const first = this.inflight[0];
+      if (first === undefined || !first.done || first.start !== this.flushedUntil) break;
+      this.flushedUntil = first.end;
+      this.inflight.shift();
+      moved = true;
+    }
+    if (moved) this.wake();
+  }
+
+  private fail(e: unknown): void {
+    this.failure ??= e instanceof Error ? e : new HlogError('ERR_IO', String(e));
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w.reject(this.failure);
+  }
+
+  private wake(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w.resolve();
+  }
+
+  /** Resolves when the flush front moves (or rejects if flushing failed). */
+  waitForProgress(): Promise<void> {
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+  }
+
+  /** Waits until everything below `address` is on the device. */
+  async waitFlushed(address: number): Promise<void> {
+    while (this.flushedUntil < address) await this.waitForProgress();
+  }
+
+  /**
+   * Fold-over: seals the tail page, makes everything before the new tail
+   * page read-only and flushed, and returns that page's address. Records
+   * below it never change again, which is what a checkpoint captures.
+   */
+  async sealAndFlush(): Promise<number> {
+    if (this.tail > this.tailPageStart + PAGE_HEADER_SIZE || this.tailIsBlob) {
+      while (!this.openNextPage()) await this.waitForProgress();
+    }
+    const point = this.tailPageStart;
+    this.shiftReadOnly(point);
+    await this.waitFlushed(point);
+    return point;
+  }
+
+  /** Drops everything below `address` (segment aligned, flushed). */
+  async truncateUntil(address: number): Promise<void> {
+    if (address <= this.begin) return;
+    if (address > this.flushedUntil) {
+      throw new HlogError('ERR_INVALID_ARGUMENT', 'cannot truncate unflushed log');
+    }
+    this.begin = address;
+    if (this.head < address) this.head = address;
+    await this.device.truncateUntil(address);
+  }
+
+  /** Is `address` (a page start) a blob page, i.e. in memory but frameless? */
+  isFramedPage(page: number): boolean {
+    return this.framePage[page % this.frameCount] === page;
+  }
+
+  stats(): HybridLogStats {
+    return {
+      begin: this.begin,
+      head: this.head,
+      readOnly: this.readOnly,
+      tail: this.tail,
+      flushedUntil: this.flushedUntil,
+      pageSize: this.pageSize,
+      frames: this.frameCount,
+      memoryBytes: this.ringBytes,
+      pagesFlushed: this.pagesFlushed,
+      blobsWritten: this.blobsWritten,
+      allocationWaits: this.allocationWaits,
+    };
+  }
+}

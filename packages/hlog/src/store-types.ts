@@ -1,0 +1,105 @@
+/**
+ * Result types of the store. The synchronous core returns *views*: objects
+ * the store reuses, valid until its next call, whose bytes point into the
+ * log (no copy, no allocation). Only when the device is needed does a view
+ * carry `status: 'pending'` and a promise of a *result* (owned copies). The
+ * async facade always resolves to results.
+ */
+
+export interface ValueView {
+  bytes: Buffer;
+  offset: number;
+  length: number;
+}
+
+export interface PendingView<T> {
+  readonly status: 'pending';
+  readonly pending: Promise<T>;
+}
+
+// ---- read ------------------------------------------------------------------
+
+export interface FoundView extends ValueView {
+  readonly status: 'found';
+  /** ms since the epoch; 0 = no expiry. */
+  expiresAt: number;
+}
+
+export interface NotFoundView {
+  readonly status: 'notFound';
+}
+
+export type ReadView = FoundView | NotFoundView | PendingView<ReadResult>;
+
+export type ReadResult =
+  | { status: 'found'; value: Buffer; expiresAt: number }
+  | { status: 'notFound' };
+
+// ---- upsert ----------------------------------------------------------------
+
+/** Flags of `upsert` / options of `set`, as Redis SET has them. */
+export const SetFlag = {
+  /** Only if the key does not exist. */
+  NX: 1,
+  /** Only if the key exists. */
+  XX: 2,
+  /** Return the old value. */
+  GET: 4,
+  /** Keep the existing expiry. */
+  KEEP_TTL: 8,
+} as const;
+
+export interface WrittenView {
+  readonly status: 'ok';
+  /** With SetFlag.GET: the previous value, or null if there was none. */
+  old: ValueView | null;
+}
+
+export interface NotSetView {
+  readonly status: 'notSet';
+  old: ValueView | null;
+}
+
+export type UpsertView = WrittenView | NotSetView | PendingView<SetResult>;
+
+export type SetResult = { status: 'ok' | 'notSet'; old: Buffer | null };
+
+export interface SetOptions {
+  /** Time to live in ms (PX). */
+  ttlMs?: number;
+  /** Absolute expiry in ms since the epoch (PXAT). */
+  expiresAt?: number;
+  nx?: boolean;
+  xx?: boolean;
+  /** Return the old value (SET ... GET). */
+  get?: boolean;
+  keepTtl?: boolean;
+}
+
+// ---- delete ----------------------------------------------------------------
+
+export type DeleteView = { readonly status: 'deleted' } | NotFoundView | PendingView<DeleteResult>;
+export type DeleteResult = { status: 'deleted' } | { status: 'notFound' };
+
+// ---- read-modify-write -----------------------------------------------------
+
+export interface UpdatedView extends ValueView {
+  readonly status: 'ok';
+  /** The key did not exist and was created. */
+  created: boolean;
+}
+
+export type RmwView = UpdatedView | NotFoundView | PendingView<RmwResult>;
+
+export type RmwResult = { status: 'ok'; created: boolean; value: Buffer } | { status: 'notFound' };
+
+// ---- expiry ----------------------------------------------------------------
+
+/** `notSet`: persist on a key without expiry. */
+export type ExpiryView =
+  | { readonly status: 'ok' }
+  | { readonly status: 'notSet' }
+  | NotFoundView
+  | PendingView<ExpiryResult>;
+
+export type ExpiryResult = { status: 'ok' } | { status: 'notSet' } | { status: 'notFound' };
