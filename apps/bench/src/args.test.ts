@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { parseCli, UsageError } from './args.js';
+
+describe('parseCli', () => {
+  it('parses list and help', () => {
+    expect(parseCli(['list'])).toEqual({ kind: 'list' });
+    expect(parseCli(['--help'])).toEqual({ kind: 'help' });
+    expect(parseCli(['-h'])).toEqual({ kind: 'help' });
+    expect(parseCli(['io-seq-read', '--help'])).toEqual({ kind: 'help' });
+  });
+
+  it('parses one scenario with options', () => {
+    expect(parseCli(['io-seq-read', '--json', 'out.json', '--ci', '--runs', '5'])).toEqual({
+      kind: 'run',
+      scenarios: ['io-seq-read'],
+      ci: true,
+      runs: 5,
+      json: 'out.json',
+      warm: false,
+    });
+    expect(parseCli(['x', '--warmup', '0', '--dir', '/data', '--warm'])).toMatchObject({
+      scenarios: ['x'],
+      ci: false,
+      warmup: 0,
+      dir: '/data',
+      warm: true,
+    });
+  });
+
+  it('runs every scenario with --ci alone', () => {
+    expect(parseCli(['--ci', '--out', '/tmp/r'])).toEqual({
+      kind: 'run',
+      scenarios: 'all',
+      ci: true,
+      out: '/tmp/r',
+      warm: false,
+    });
+  });
+
+  it('rejects bad usage with a UsageError', () => {
+    expect(() => parseCli([])).toThrow(/no scenario given/);
+    expect(() => parseCli(['a', 'b'])).toThrow(/one scenario at a time/);
+    expect(() => parseCli(['list', 'x'])).toThrow(/list takes no arguments/);
+    expect(() => parseCli(['--ci', '--json', 'f.json'])).toThrow(/--out DIR/);
+    expect(() => parseCli(['x', '--runs', '0'])).toThrow(/--runs must be an integer >= 1/);
+    expect(() => parseCli(['x', '--runs', 'many'])).toThrow(/--runs/);
+    expect(() => parseCli(['x', '--warmup', '-1'])).toThrow(UsageError);
+    expect(() => parseCli(['x', '--bogus'])).toThrow(UsageError);
+    expect(() => parseCli(['x', '--json'])).toThrow(UsageError);
+  });
+});

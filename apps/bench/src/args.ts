@@ -1,0 +1,121 @@
+import { parseArgs } from 'node:util';
+
+export type Command =
+  | { kind: 'help' }
+  | { kind: 'list' }
+  | {
+      kind: 'run';
+      /** Scenario names, or `all` for every registered scenario (`--ci` alone). */
+      scenarios: string[] | 'all';
+      ci: boolean;
+      runs?: number;
+      warmup?: number;
+      /** Write the JSON report to this file (one scenario only). */
+      json?: string;
+      /** Write `<out>/<scenario>.json` for every scenario run. */
+      out?: string;
+      /** Parent directory for data files (default: the OS temp dir). */
+      dir?: string;
+      /** Never drop the page cache. */
+      warm: boolean;
+    };
+
+/** A command-line mistake: printed with the usage hint, exit code 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export const USAGE = `strata-bench - Strata's benchmark scenarios
+
+Usage:
+  strata-bench list                      list the scenarios
+  strata-bench <scenario> [options]      run one scenario at full size
+  strata-bench --ci [--out DIR]          run every scenario at CI size
+
+Options:
+  --ci            small sizes and few runs (the whole CI mode stays under 2 minutes)
+  --runs N        measured runs per variant (default 3, --ci 2)
+  --warmup N      warm-up rounds before measuring (default 1)
+  --json FILE     write the JSON report of one scenario to FILE
+  --out DIR       write DIR/<scenario>.json for every scenario run
+  --dir DIR       where data files go (default: the OS temp dir); removed afterwards
+  --warm          do not drop the page cache between runs
+  -h, --help      this help
+
+Variants run interleaved (A B C A B C ...) after the warm-up; the table shows
+median, min and max per variant and the ratios between variants, computed run
+by run. Scenarios that read from disk drop the page cache before every run
+when running as root (Linux); otherwise the output says the cache was warm.
+Progress goes to stderr, the table to stdout.
+
+Exit codes: 0 ok, 1 a scenario failed, 2 usage error or unknown scenario.
+`;
+
+function integer(name: string, text: string | undefined, min: number): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n) || n < min) {
+    throw new UsageError(`--${name} must be an integer >= ${min}, got '${text}'`);
+  }
+  return n;
+}
+
+/** Parses `strata-bench` arguments (without `node` and the script). */
+export function parseCli(argv: readonly string[]): Command {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { kind: 'help' };
+
+  const [first, ...rest] = positionals;
+  if (first === 'list') {
+    if (rest.length > 0) throw new UsageError(`list takes no arguments, got '${rest.join(' ')}'`);
+    return { kind: 'list' };
+  }
+  if (rest.length > 0) {
+    throw new UsageError(`one scenario at a time, got '${positionals.join(' ')}'`);
+  }
+  const ci = values.ci ?? false;
+  if (first === undefined && !ci) {
+    throw new UsageError('no scenario given (strata-bench list shows them; --ci runs them all)');
+  }
+  if (first === undefined && values.json !== undefined) {
+    throw new UsageError('--json writes one scenario; use --out DIR with --ci');
+  }
+  const command: Command = {
+    kind: 'run',
+    scenarios: first === undefined ? 'all' : [first],
+    ci,
+    warm: values.warm ?? false,
+  };
+  const runs = integer('runs', values.runs, 1);
+  const warmup = integer('warmup', values.warmup, 0);
+  if (runs !== undefined) command.runs = runs;
+  if (warmup !== undefined) command.warmup = warmup;
+  if (values.json !== undefined) command.json = values.json;
+  if (values.out !== undefined) command.out = values.out;
+  if (values.dir !== undefined) command.dir = values.dir;
+  return command;
+}
+
+function parse(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      ci: { type: 'boolean' },
+      runs: { type: 'string' },
+      warmup: { type: 'string' },
+      json: { type: 'string' },
+      out: { type: 'string' },
+      dir: { type: 'string' },
+      warm: { type: 'boolean' },
+    },
+  });
+}

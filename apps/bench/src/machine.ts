@@ -1,0 +1,29 @@
+import os from 'node:os';
+
+/** The machine a report was measured on, as in the JSON report's `machine`. */
+export interface MachineInfo {
+  /** Logical CPUs. */
+  cpus: number;
+  cpuModel: string;
+  /** Node version, e.g. `v20.19.0`. */
+  node: string;
+  /** Total memory in bytes. */
+  totalMemory: number;
+  platform: string;
+  arch: string;
+  /** Kernel release. */
+  release: string;
+}
+
+export function machineInfo(): MachineInfo {
+  const cpus = os.cpus();
+  return {
+    cpus: cpus.length,
+    cpuModel: cpus[0]?.model.trim() ?? 'unknown',
+    node: process.version,
+    totalMemory: os.totalmem(),
+    platform: process.platform,
+    arch: process.arch,
+    release: os.release(),
+  };
+}

@@ -1,0 +1,252 @@
+import { existsSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import type { MachineInfo } from './machine.js';
+import { reportToJson } from './report.js';
+import { resolveScenario, runScenario } from './runner.js';
+import { defineScenario, higher, lower } from './scenario.js';
+
+const machine: MachineInfo = {
+  cpus: 2,
+  cpuModel: 'test cpu',
+  node: 'v20.0.0',
+  totalMemory: 1 << 30,
+  platform: 'linux',
+  arch: 'x64',
+  release: 'test',
+};
+const quiet = { log: () => {}, machine, dropCachesImpl: async () => true };
+
+/** A scenario whose run returns scripted values and records the call order. */
+function scripted(values: Record<string, number[]>, extra: { readsDisk?: boolean } = {}) {
+  const calls: string[] = [];
+  const cursor: Record<string, number> = {};
+  const scenario = defineScenario({
+    name: 'fake',
+    description: 'a fake scenario',
+    params: { full: { n: 100 }, ci: { n: 10 } },
+    variants: [higher('a', 'ops/s'), higher('b', 'ops/s'), lower('c', 'ms')],
+    ratios: ['a/b', 'c/a'],
+    ...extra,
+    setup: () => {
+      calls.push('setup');
+      return { opened: true };
+    },
+    run(variant, ctx) {
+      calls.push(`${variant.name}${ctx.warmup ? 'w' : ctx.run}`);
+      expect(ctx.state.opened).toBe(true);
+      expect(existsSync(ctx.dir)).toBe(true);
+      if (ctx.warmup) return 1;
+      const i = cursor[variant.name] ?? 0;
+      cursor[variant.name] = i + 1;
+      return values[variant.name]![i]!;
+    },
+    metrics: (results) => ({ total: results.median('a') + results.median('b') }),
+    teardown: () => {
+      calls.push('teardown');
+    },
+  });
+  return { scenario, calls };
+}
+
+describe('runScenario', () => {
+  const values = { a: [10, 30, 20], b: [10, 10, 40], c: [1, 2, 3] };
+
+  it('runs setup, warm-up, interleaved runs, teardown', async () => {
+    const { scenario, calls } = scripted(values);
+    await runScenario(scenario, { ...quiet, runs: 3, warmup: 1 });
+    expect(calls).toEqual([
+      'setup',
+      ...['aw', 'bw', 'cw'],
+      ...['a0', 'b0', 'c0'],
+      ...['a1', 'b1', 'c1'],
+      ...['a2', 'b2', 'c2'],
+      'teardown',
+    ]);
+  });
+
+  it('summarizes variants and computes ratios run by run', async () => {
+    const { scenario } = scripted(values);
+    const { report } = await runScenario(scenario, { ...quiet, runs: 3, warmup: 1 });
+    expect(report.variants).toEqual([
+      { name: 'a', unit: 'ops/s', median: 20, min: 10, max: 30 },
+      { name: 'b', unit: 'ops/s', median: 10, min: 10, max: 40 },
+      { name: 'c', unit: 'ms', median: 2, min: 1, max: 3 },
+    ]);
+    // a/b per run: 1, 3, 0.5; c/a per run: 0.1, 2/30, 0.15
+    expect(report.ratios[0]).toEqual({ name: 'a/b', median: 1, min: 0.5, max: 3 });
+    expect(report.ratios[1]!.name).toBe('c/a');
+    expect(report.ratios[1]!.median).toBeCloseTo(0.1);
+    expect(report.metrics).toEqual({ total: 30 });
+  });
+
+  it('writes exactly the agreed JSON shape', async () => {
+    const { scenario } = scripted(values);
+    const { report } = await runScenario(scenario, { ...quiet, runs: 3, warmup: 0 });
+    const json = JSON.parse(reportToJson(report));
+    expect(Object.keys(json)).toEqual([
+      'scenario',
+      'params',
+      'machine',
+      'variants',
+      'ratios',
+      'metrics',
+    ]);
+    expect(json.scenario).toBe('fake');
+    expect(json.params).toEqual({ n: 100, ci: false, runs: 3, warmup: 0, cache: 'warm' });
+    expect(json.machine.cpus).toBe(2);
+    expect(json.machine.node).toBe('v20.0.0');
+    for (const v of json.variants) {
+      expect(Object.keys(v)).toEqual(['name', 'unit', 'median', 'min', 'max']);
+    }
+    for (const r of json.ratios) expect(Object.keys(r)).toEqual(['name', 'median', 'min', 'max']);
+    expect(typeof json.metrics.total).toBe('number');
+  });
+
+  it('uses the ci parameters, runs and warm-up with ci', async () => {
+    const seen: number[] = [];
+    const scenario = defineScenario({
+      name: 'sizes',
+      description: '',
+      params: { full: { n: 1000 }, ci: { n: 5 } },
+      variants: [higher('x', 'ops/s')],
+      run: (_v, ctx) => {
+        seen.push(ctx.params.n);
+        return 1;
+      },
+    });
+    const { report } = await runScenario(scenario, { ...quiet, ci: true });
+    expect(seen).toEqual([5, 5, 5]); // 1 warm-up + 2 runs by default at ci size
+    expect(report.params).toMatchObject({ n: 5, ci: true, runs: 2, warmup: 1 });
+  });
+
+  it('drops the page cache before every call when the scenario reads disk', async () => {
+    let drops = 0;
+    const { scenario } = scripted(values, { readsDisk: true });
+    const { report, notes } = await runScenario(scenario, {
+      ...quiet,
+      runs: 3,
+      warmup: 1,
+      dropCachesImpl: async () => {
+        drops++;
+        return true;
+      },
+    });
+    expect(drops).toBe(12);
+    expect(report.params.cache).toBe('dropped');
+    expect(notes).toEqual([]);
+  });
+
+  it('says the cache was warm when it cannot drop it', async () => {
+    const { scenario } = scripted(values, { readsDisk: true });
+    const { report, notes } = await runScenario(scenario, {
+      ...quiet,
+      runs: 3,
+      dropCachesImpl: async () => false,
+    });
+    expect(report.params.cache).toBe('warm');
+    expect(notes.join(' ')).toMatch(/cache was warm/);
+  });
+
+  it('never drops the cache for a scenario that does not read disk', async () => {
+    let drops = 0;
+    const { scenario } = scripted(values);
+    await runScenario(scenario, {
+      ...quiet,
+      runs: 3,
+      dropCachesImpl: async () => {
+        drops++;
+        return true;
+      },
+    });
+    expect(drops).toBe(0);
+  });
+
+  it('turns samples into per-variant median metrics and hands them to metrics()', async () => {
+    let seen: number[] = [];
+    const scenario = defineScenario({
+      name: 'samples',
+      description: '',
+      params: { full: {}, ci: {} },
+      variants: [higher('x', 'ops/s')],
+      run: (_v, ctx) => ({ value: 1, samples: { rss_mib: 10 + ctx.run } }),
+      metrics: (results) => {
+        seen = results.samples('x', 'rss_mib');
+        return {};
+      },
+    });
+    const { report } = await runScenario(scenario, { ...quiet, runs: 3, warmup: 1 });
+    expect(seen).toEqual([10, 11, 12]);
+    expect(report.metrics).toEqual({ 'x.rss_mib': 11 });
+  });
+
+  it('tears down and removes the temp dir when a run fails', async () => {
+    let dir = '';
+    let tornDown = false;
+    const scenario = defineScenario({
+      name: 'boom',
+      description: '',
+      params: { full: {}, ci: {} },
+      variants: [higher('x', 'ops/s')],
+      setup: (ctx) => {
+        dir = ctx.dir;
+      },
+      run: () => {
+        throw new Error('disk on fire');
+      },
+      teardown: () => {
+        tornDown = true;
+      },
+    });
+    await expect(runScenario(scenario, quiet)).rejects.toThrow('disk on fire');
+    expect(tornDown).toBe(true);
+    expect(dir).not.toBe('');
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('rejects a run that returns a non-finite number', async () => {
+    const scenario = defineScenario({
+      name: 'nan',
+      description: '',
+      params: { full: {}, ci: {} },
+      variants: [higher('x', 'ops/s')],
+      run: () => Number.NaN,
+    });
+    await expect(runScenario(scenario, quiet)).rejects.toThrow(/not a finite number/);
+  });
+});
+
+describe('resolveScenario', () => {
+  const base = {
+    name: 's',
+    description: '',
+    params: { full: { sizes: [1, 2] }, ci: { sizes: [1] } },
+    run: () => 1,
+  };
+
+  it('derives variants and ratios from the parameters', () => {
+    const scenario = defineScenario({
+      ...base,
+      variants: (p) => p.sizes.map((s) => higher(`v${s}`, 'x')),
+      ratios: (p) => (p.sizes.length > 1 ? ['v2/v1'] : []),
+    });
+    expect(resolveScenario(scenario, { sizes: [1, 2] })).toEqual({
+      variants: [higher('v1', 'x'), higher('v2', 'x')],
+      ratios: ['v2/v1'],
+    });
+    expect(resolveScenario(scenario, { sizes: [1] }).ratios).toEqual([]);
+  });
+
+  it('rejects duplicate variants, a / in a name, and ratios of unknown variants', () => {
+    const dup = defineScenario({ ...base, variants: [higher('a', 'x'), higher('a', 'x')] });
+    expect(() => resolveScenario(dup, {})).toThrow(/duplicate variant 'a'/);
+    const slash = defineScenario({ ...base, variants: [higher('a/b', 'x')] });
+    expect(() => resolveScenario(slash, {})).toThrow(/no '\/'/);
+    const ratio = defineScenario({ ...base, variants: [higher('a', 'x')], ratios: ['a/zz'] });
+    expect(() => resolveScenario(ratio, {})).toThrow(/unknown variant 'zz'/);
+  });
+
+  it('rejects parameters named like the harness ones', () => {
+    const clash = defineScenario({ ...base, variants: [higher('a', 'x')] });
+    expect(() => resolveScenario(clash, { runs: 5 })).toThrow(/reserved/);
+  });
+});

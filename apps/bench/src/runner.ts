@@ -1,0 +1,259 @@
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { formatNumber } from './format.js';
+import { type MachineInfo, machineInfo } from './machine.js';
+import { dropPageCache } from './page-cache.js';
+import { computeRatios, parseRatio } from './ratios.js';
+import type { BenchReport } from './report.js';
+import type {
+  AnyScenario,
+  Measurement,
+  Params,
+  RunContext,
+  ScenarioContext,
+  ScenarioResults,
+  StateContext,
+  Variant,
+  VariantResult,
+} from './scenario.js';
+import { schedule } from './schedule.js';
+import { summarize } from './stats.js';
+
+export const DEFAULT_RUNS = { full: 3, ci: 2 } as const;
+export const DEFAULT_WARMUP = { full: 1, ci: 1 } as const;
+
+/** Keys the harness adds to `params` in the report; scenarios must not use them. */
+export const RESERVED_PARAMS = ['ci', 'runs', 'warmup', 'cache'] as const;
+
+export interface RunOptions {
+  /** Run at `--ci` size. */
+  ci?: boolean;
+  /** Parameters merged over the chosen size's (tests run scenarios tiny). */
+  params?: Params;
+  /** Measured runs per variant (overrides the scenario's default). */
+  runs?: number;
+  /** Warm-up rounds (overrides the scenario's default). */
+  warmup?: number;
+  /** Parent of the scenario's temporary directory; default `os.tmpdir()`. */
+  dir?: string;
+  /** Set false to never drop the page cache (`--warm`). */
+  dropCaches?: boolean;
+  /** How to drop the page cache; default `dropPageCache` (tests inject a fake). */
+  dropCachesImpl?: () => Promise<boolean>;
+  /** Progress lines; default stderr. */
+  log?: (line: string) => void;
+  machine?: MachineInfo;
+}
+
+export interface RunOutcome {
+  report: BenchReport;
+  /** Lines worth printing under the header, e.g. that the cache was warm. */
+  notes: string[];
+}
+
+/** Resolved variants and ratios, checked against each other. */
+export function resolveScenario(
+  scenario: AnyScenario,
+  params: Params,
+): { variants: Variant[]; ratios: string[] } {
+  for (const key of RESERVED_PARAMS) {
+    if (key in params) {
+      throw new Error(`scenario ${scenario.name}: parameter '${key}' is reserved for the harness`);
+    }
+  }
+  const variants = [
+    ...(typeof scenario.variants === 'function' ? scenario.variants(params) : scenario.variants),
+  ];
+  if (variants.length === 0) throw new Error(`scenario ${scenario.name} declares no variants`);
+  const names = new Set<string>();
+  for (const v of variants) {
+    if (!v.name || v.name.includes('/')) {
+      throw new Error(
+        `scenario ${scenario.name}: variant name '${v.name}' must be non-empty, no '/'`,
+      );
+    }
+    if (names.has(v.name)) {
+      throw new Error(`scenario ${scenario.name}: duplicate variant '${v.name}'`);
+    }
+    names.add(v.name);
+  }
+  const ratios = [
+    ...(typeof scenario.ratios === 'function' ? scenario.ratios(params) : (scenario.ratios ?? [])),
+  ];
+  for (const ratio of ratios) {
+    const { a, b } = parseRatio(ratio);
+    for (const n of [a, b]) {
+      if (!names.has(n)) {
+        throw new Error(`scenario ${scenario.name}: ratio '${ratio}' names unknown variant '${n}'`);
+      }
+    }
+  }
+  return { variants, ratios };
+}
+
+function toMeasurement(result: number | Measurement): Measurement {
+  return typeof result === 'number' ? { value: result } : result;
+}
+
+function makeResults(variants: readonly VariantResult[]): ScenarioResults {
+  const byName = new Map(variants.map((v) => [v.variant.name, v]));
+  const get = (name: string): VariantResult => {
+    const v = byName.get(name);
+    if (!v) throw new Error(`no variant '${name}' in the results`);
+    return v;
+  };
+  return {
+    variants,
+    get,
+    median: (name) => get(name).median,
+    samples: (name, key) => get(name).samples[key] ?? [],
+  };
+}
+
+/**
+ * Runs a scenario: setup, warm-up rounds, then `runs` rounds with the
+ * variants interleaved (A B C A B C ...), dropping the page cache before
+ * every call when the scenario reads from disk; then metrics, teardown, and
+ * removal of the temporary directory (also when a run fails).
+ */
+export async function runScenario(
+  scenario: AnyScenario,
+  options: RunOptions = {},
+): Promise<RunOutcome> {
+  const ci = options.ci ?? false;
+  const size = ci ? 'ci' : 'full';
+  const params: Params = { ...scenario.params[size], ...options.params };
+  const { variants, ratios } = resolveScenario(scenario, params);
+  const runs = options.runs ?? scenario.runs?.[size] ?? DEFAULT_RUNS[size];
+  const warmup = options.warmup ?? scenario.warmup?.[size] ?? DEFAULT_WARMUP[size];
+  const steps = schedule(variants, runs, warmup);
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const dropImpl = options.dropCachesImpl ?? dropPageCache;
+  const mayDrop = options.dropCaches ?? true;
+
+  let drops = 0;
+  let dropFailures = 0;
+  const dropCaches = async (): Promise<boolean> => {
+    drops++;
+    const ok = mayDrop && (await dropImpl());
+    if (!ok) dropFailures++;
+    return ok;
+  };
+
+  const parent = options.dir ?? os.tmpdir();
+  await mkdir(parent, { recursive: true });
+  const dir = await mkdtemp(path.join(parent, `strata-bench-${scenario.name}-`));
+  const prefix = `[${scenario.name}]`;
+  const base: ScenarioContext<Params> = {
+    params,
+    ci,
+    dir,
+    dropCaches,
+    log: (message) => log(`${prefix} ${message}`),
+  };
+
+  const values = new Map<string, number[]>(variants.map((v) => [v.name, []]));
+  const samples = new Map<string, Record<string, number[]>>(variants.map((v) => [v.name, {}]));
+  const started = performance.now();
+  let stateCtx: StateContext<Params, unknown> | undefined;
+
+  const measure = async (): Promise<RunOutcome> => {
+    log(
+      `${prefix} ${size} size, ${variants.length} variants x ${runs} runs` +
+        `${warmup > 0 ? ` after ${warmup} warm-up round${warmup > 1 ? 's' : ''}` : ''}`,
+    );
+    log(`${prefix} setup`);
+    const state = scenario.setup ? await scenario.setup(base) : undefined;
+    const withState: StateContext<Params, unknown> = { ...base, state };
+    stateCtx = withState;
+
+    let index = 0;
+    for (const step of steps) {
+      index++;
+      if (scenario.readsDisk) await dropCaches();
+      const ctx: RunContext<Params, unknown> = { ...withState, run: step.run, warmup: step.warmup };
+      const m = toMeasurement(await scenario.run(step.variant, ctx));
+      if (typeof m.value !== 'number' || !Number.isFinite(m.value)) {
+        throw new Error(
+          `scenario ${scenario.name}: variant ${step.variant.name} returned ${String(m.value)}, not a finite number`,
+        );
+      }
+      const label = step.warmup ? 'warm-up' : `run ${step.run + 1}/${runs}`;
+      log(
+        `${prefix} [${index}/${steps.length}] ${label} ${step.variant.name}: ` +
+          `${formatNumber(m.value)} ${step.variant.unit}`,
+      );
+      if (step.warmup) continue;
+      values.get(step.variant.name)!.push(m.value);
+      const bag = samples.get(step.variant.name)!;
+      for (const [key, sample] of Object.entries(m.samples ?? {})) {
+        const list = bag[key] ?? [];
+        list.push(sample);
+        bag[key] = list;
+      }
+    }
+
+    const variantResults: VariantResult[] = variants.map((variant) => {
+      const vs = values.get(variant.name)!;
+      return { variant, values: vs, samples: samples.get(variant.name)!, ...summarize(vs) };
+    });
+    const metrics: Record<string, number> = {};
+    for (const v of variantResults) {
+      for (const [key, list] of Object.entries(v.samples)) {
+        metrics[`${v.variant.name}.${key}`] = summarize(list).median;
+      }
+    }
+    if (scenario.metrics) {
+      Object.assign(metrics, await scenario.metrics(makeResults(variantResults), withState));
+    }
+
+    const cache = drops > 0 && dropFailures === 0 ? 'dropped' : 'warm';
+    const notes: string[] = [];
+    if (scenario.readsDisk && cache === 'warm') {
+      notes.push(
+        mayDrop
+          ? 'page cache was warm: dropping it needs root on Linux; disk reads may be flattered'
+          : 'page cache was warm (--warm); disk reads may be flattered',
+      );
+    }
+    const report: BenchReport = {
+      scenario: scenario.name,
+      params: { ...params, ci, runs, warmup, cache },
+      machine: options.machine ?? machineInfo(),
+      variants: variantResults.map((v) => ({
+        name: v.variant.name,
+        unit: v.variant.unit,
+        median: v.median,
+        min: v.min,
+        max: v.max,
+      })),
+      ratios: computeRatios(ratios, values),
+      metrics,
+    };
+    log(`${prefix} done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    return { report, notes };
+  };
+
+  /** Teardown (if setup got through), then remove the temp dir, whatever happened. */
+  const cleanUp = async (): Promise<void> => {
+    try {
+      if (scenario.teardown && stateCtx) await scenario.teardown(stateCtx);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  };
+
+  let outcome: RunOutcome;
+  try {
+    outcome = await measure();
+  } catch (error) {
+    // Clean up, but do not let a teardown error hide the run's own failure.
+    await cleanUp().catch((teardownError: unknown) =>
+      log(`${prefix} teardown failed too: ${String(teardownError)}`),
+    );
+    throw error;
+  }
+  await cleanUp();
+  return outcome;
+}

@@ -1,0 +1,9 @@
+import type { AnyScenario } from '../scenario.js';
+import { ioSeqRead } from './io-seq-read.js';
+
+/**
+ * Every scenario, in the order `strata-bench list` and `--ci` use.
+ * To add one: write `scenarios/<name>.ts` exporting a `defineScenario(...)`
+ * and list it here.
+ */
+export const scenarios: readonly AnyScenario[] = [ioSeqRead];
