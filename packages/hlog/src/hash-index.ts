@@ -242,6 +242,42 @@ export class HashIndex {
     return end >= this.bucketCount ? 0 : end;
   }
 
+  /**
+   * Like `visitBuckets`, but removes every entry for which `remove(address)`
+   * returns true (entries are matched by address, no hash needed).
+   */
+  sweepBuckets(from: number, count: number, remove: (address: number) => boolean): number {
+    const end = Math.min(this.bucketCount, from + count);
+    for (let b = from; b < end; b++) {
+      let arr = this.primary[b >>> CHUNK_BITS]!;
+      let w = (b & CHUNK_MASK) * BUCKET_WORDS;
+      let slots = SLOTS;
+      let link = OVERFLOW_WORD;
+      let removed = false;
+      for (;;) {
+        for (let j = 0; j < slots; j++) {
+          const at = w + 2 * j;
+          const lo = arr[at]!;
+          const high = arr[at + 1]! & 0xffff;
+          if ((lo | high) !== 0 && remove(lo + high * TWO_32)) {
+            arr[at] = 0;
+            arr[at + 1] = 0;
+            this.entryCount--;
+            removed = true;
+          }
+        }
+        const next = arr[w + link]!;
+        if (next === 0) break;
+        arr = this.overflow[next >>> CHUNK_BITS]!;
+        w = (next & CHUNK_MASK) * OBUCKET_WORDS;
+        slots = OSLOTS;
+        link = OOVERFLOW_WORD;
+      }
+      if (removed) this.compactChain(b);
+    }
+    return end >= this.bucketCount ? 0 : end;
+  }
+
   stats(): HashIndexStats {
     const overflowBuckets = this.overflowHigh - this.freeOverflow.length;
     return {

@@ -212,6 +212,7 @@ export class HybridLog {
   /** Checksums and writes the pages that became read-only (flush worker). */
   private runFlushes(): void {
     this.flushScheduled = false;
+    if (this.failure !== undefined) return;
     const P = this.pageSize;
     while (this.flushIssuedUntil < this.readOnly) {
       const p = this.flushIssuedUntil / P;
@@ -311,6 +312,11 @@ export class HybridLog {
     for (const w of waiters) w.resolve();
   }
 
+  /** Stops all further flushing (simulated crash); waiters reject. */
+  halt(): void {
+    this.fail(new HlogError('ERR_STORE_CLOSED', 'log halted'));
+  }
+
   /** Resolves when the flush front moves (or rejects if flushing failed). */
   waitForProgress(): Promise<void> {
     if (this.failure !== undefined) return Promise.reject(this.failure);
@@ -323,16 +329,28 @@ export class HybridLog {
   }
 
   /**
-   * Fold-over: seals the tail page, makes everything before the new tail
-   * page read-only and flushed, and returns that page's address. Records
-   * below it never change again, which is what a checkpoint captures.
+   * Fold-over, synchronous part: seals the tail page (opening the next one)
+   * and makes everything below the new tail page read-only. Returns that
+   * page's address, or null when a frame must be flushed first (wait and
+   * retry). Records below the point never change again; once it is flushed
+   * it is what a checkpoint captures.
    */
-  async sealAndFlush(): Promise<number> {
+  sealTail(): number | null {
     if (this.tail > this.tailPageStart + PAGE_HEADER_SIZE || this.tailIsBlob) {
-      while (!this.openNextPage()) await this.waitForProgress();
+      if (!this.openNextPage()) return null;
     }
     const point = this.tailPageStart;
     this.shiftReadOnly(point);
+    return point;
+  }
+
+  /** Seals the tail and waits until everything below the returned point is flushed. */
+  async sealAndFlush(): Promise<number> {
+    let point = this.sealTail();
+    while (point === null) {
+      await this.waitForProgress();
+      point = this.sealTail();
+    }
     await this.waitFlushed(point);
     return point;
   }

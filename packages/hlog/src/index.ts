@@ -1,8 +1,24 @@
 // Public API of @strata/hlog: the hybrid log store.
+
+export {
+  type CheckpointMeta,
+  type CheckpointStore,
+  FileCheckpointStore,
+  MemoryCheckpointStore,
+} from './checkpoint-store.js';
 export { HlogError, type HlogErrorCode } from './errors.js';
 export { HashIndex, type HashIndexOptions, type HashIndexStats } from './hash-index.js';
+export {
+  type CompactionResult,
+  type Logger,
+  type RecoveryInfo,
+  Store,
+  type StoreOptions,
+  type StoreStats,
+} from './hlog-store.js';
 export { HybridLog, type HybridLogOptions, type HybridLogStats } from './hybrid-log.js';
 export { hashBytes, hashKey } from './key-hash.js';
+export { type LogScanOptions, type LogScanResult, scanLog } from './log-scan.js';
 export { RecordFlag, RecordType } from './record-layout.js';
 export {
   type AppendContext,

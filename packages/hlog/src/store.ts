@@ -113,6 +113,9 @@ class Hint {
   newBlobOld = 0;
   newBlobAddress = 0;
   newBlobValue: Buffer | null = null;
+  /** A record the caller already holds (compaction): no read needed for it. */
+  knownAddress = -1;
+  knownSpace: RecordSpace | null = null;
 }
 
 class MutableFound implements FoundView {
@@ -188,6 +191,7 @@ export class StoreCore {
     pending: 0,
     retries: 0,
     diskReads: 0,
+    expired: 0,
   };
 
   constructor(options: StoreCoreOptions, log?: HybridLog, index?: HashIndex) {
@@ -639,6 +643,105 @@ export class StoreCore {
     return this.appendRecord(key, h, 0, s.bytes, vo, valueLengthOf(s, off), 0, expiresAt);
   }
 
+  /**
+   * Compaction: copies the record at `address` (held in `known`) to the tail
+   * if it is still the newest version of its key and live; R_OK = copied.
+   */
+  private compactStep(key: Uint8Array, h: number, address: number, hint: Hint): number {
+    const st = this.locate(key, h, hint);
+    if (st === L_DISK) return R_NEED_DISK;
+    if (st === L_NONE || this.locAddress !== address || !this.locLive()) return R_NOT_FOUND;
+    const s = this.locSpace;
+    const off = this.locOff;
+    const flags = flagsOf(s, off);
+    const exp = expiresAtOf(s, off);
+    const len = valueLengthOf(s, off);
+    if ((flags & RecordFlag.OVERFLOW) !== 0) {
+      // The blob sits in the range being dropped: copy it too.
+      if (
+        hint.newBlobValue !== null &&
+        hint.newBlobEntry === this.entry &&
+        hint.newBlobOld === address
+      ) {
+        return this.appendRecord(
+          key,
+          h,
+          RecordFlag.OVERFLOW,
+          null,
+          0,
+          len,
+          hint.newBlobAddress,
+          exp,
+        );
+      }
+      if (!this.locValue(hint)) return R_NEED_BLOB_READ;
+      this.pendingBlob = this.vBytes;
+      this.pendingBlobOld = address;
+      return R_NEED_BLOB_WRITE;
+    }
+    return this.appendRecord(key, h, 0, s.bytes, valueOffsetOf(s, off), len, 0, exp);
+  }
+
+  /**
+   * Copies the record (a copy of it in `space` at offset 0, from `address`)
+   * to the tail if it is live; resolves true when copied.
+   */
+  protected copyIfLive(space: RecordSpace, address: number): Promise<boolean> | boolean {
+    const flags = flagsOf(space, 0);
+    if ((flags & (RecordFlag.INVALID | RecordFlag.TOMBSTONE)) !== 0) return false;
+    const exp = expiresAtOf(space, 0);
+    if (exp !== 0 && exp <= this.clock()) return false;
+    const ko = keyOffsetOf(space, 0);
+    const key = space.bytes.subarray(ko, ko + keyLengthOf(space, 0));
+    const h = hashKey(key);
+    const hint = new Hint();
+    hint.knownAddress = address;
+    hint.knownSpace = space;
+    const code = this.compactStep(key, h, address, hint);
+    if (code === R_OK) return true;
+    if (code === R_NOT_FOUND) return false;
+    return this.drive(
+      key,
+      code,
+      (hn) => this.compactStep(key, h, address, hn),
+      (c) => c === R_OK,
+      hint,
+    );
+  }
+
+  private expiryCursor = 0;
+
+  /**
+   * One slice of the active expiry cycle over `buckets` index buckets: an
+   * entry whose record is in memory, expired and alone on its chain is
+   * removed (and the record tombstoned when still mutable); entries left
+   * pointing below `begin` by compaction go too. Expired records elsewhere
+   * already read as missing; compaction drops them from the disk.
+   */
+  expireSlice(buckets = 256): number {
+    const log = this.log;
+    const s = this.ring;
+    const now = this.clock();
+    let removed = 0;
+    this.expiryCursor = this.index.sweepBuckets(this.expiryCursor, buckets, (a) => {
+      if (a < log.begin) return true;
+      if (a < log.head) return false;
+      const off = log.offsetOf(a);
+      const flags = flagsOf(s, off);
+      if ((flags & RecordFlag.HAS_EXPIRY) === 0 || (flags & RecordFlag.TOMBSTONE) !== 0)
+        return false;
+      const exp = s.f64[(off + 16) >>> 3]!;
+      if (exp === 0 || exp > now) return false;
+      const prev = previousAddress(s, off);
+      if (prev !== 0 && prev >= log.begin) return false;
+      if (a >= log.readOnly) setFlag(s, off, RecordFlag.TOMBSTONE);
+      removed++;
+      return true;
+    });
+    this.counters.expired += removed;
+    return removed;
+  }
+
   // ---- record writing ----------------------------------------------------------
 
   /**
@@ -740,8 +843,9 @@ export class StoreCore {
     first: number,
     step: (hint: Hint) => number,
     finish: (code: number) => T,
+    startHint?: Hint,
   ): Promise<T> {
-    const hint = new Hint();
+    const hint = startHint ?? new Hint();
     let code = first;
     for (let round = 0; ; round++) {
       if (round > MAX_RETRIES) {
@@ -807,7 +911,10 @@ export class StoreCore {
     let a = address;
     hint.found = false;
     while (a !== 0 && a >= this.log.begin) {
-      const space = await this.readRecord(a);
+      const space =
+        a === hint.knownAddress && hint.knownSpace !== null
+          ? hint.knownSpace
+          : await this.readRecord(a);
       if (
         (flagsOf(space, 0) & RecordFlag.INVALID) === 0 &&
         keyEquals(space.bytes, keyOffsetOf(space, 0), keyLengthOf(space, 0), key)

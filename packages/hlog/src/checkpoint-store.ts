@@ -1,0 +1,218 @@
+import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
+import { HlogError } from './errors.js';
+
+/**
+ * Where checkpoints live. A checkpoint is an index snapshot plus a small
+ * metadata record (address markers, epoch, checksums). `write` must make the
+ * checkpoint visible atomically and only once it is durable: a crash in the
+ * middle leaves earlier checkpoints as they were.
+ */
+export interface CheckpointStore {
+  /** Sequence numbers of visible checkpoints, any order. */
+  list(): Promise<number[]>;
+  write(seq: number, meta: CheckpointMeta, index: readonly Uint8Array[]): Promise<void>;
+  /** The checkpoint, or null when it is missing or fails its checksums. */
+  read(seq: number): Promise<{ meta: CheckpointMeta; index: Uint8Array } | null>;
+  remove(seq: number): Promise<void>;
+  /** Highest session epoch handed out (so pages of a new session sort after every old one). */
+  readEpoch(): Promise<number>;
+  writeEpoch(epoch: number): Promise<void>;
+}
+
+export interface CheckpointMeta {
+  version: 1;
+  seq: number;
+  epoch: number;
+  /** Lowest live address when it was taken. */
+  begin: number;
+  /** Fold-over point: the log below it is on the device and never changes. */
+  until: number;
+  pageSize: number;
+  indexBytes: number;
+  indexCrc: number;
+  createdAt: number;
+}
+
+function checksumParts(parts: readonly Uint8Array[]): { bytes: number; crc: number } {
+  let crc = 0;
+  let bytes = 0;
+  for (const p of parts) {
+    crc = crc32(p, crc);
+    bytes += p.byteLength;
+  }
+  return { bytes, crc };
+}
+
+/** Fills in `indexBytes` and `indexCrc`. */
+export function sealMeta(
+  meta: Omit<CheckpointMeta, 'indexBytes' | 'indexCrc'>,
+  index: readonly Uint8Array[],
+): CheckpointMeta {
+  const { bytes, crc } = checksumParts(index);
+  return { ...meta, indexBytes: bytes, indexCrc: crc };
+}
+
+function validMeta(meta: unknown, seq: number): meta is CheckpointMeta {
+  if (typeof meta !== 'object' || meta === null) return false;
+  const m = meta as Record<string, unknown>;
+  return (
+    m.version === 1 &&
+    m.seq === seq &&
+    ['epoch', 'begin', 'until', 'pageSize', 'indexBytes', 'indexCrc'].every(
+      (k) => typeof m[k] === 'number' && Number.isFinite(m[k]),
+    )
+  );
+}
+
+function verified(meta: CheckpointMeta, index: Uint8Array): boolean {
+  return index.byteLength === meta.indexBytes && crc32(index) === meta.indexCrc;
+}
+
+/** Checkpoints as files: `checkpoint.<seq>.index`, then `checkpoint.<seq>.meta` by rename. */
+export class FileCheckpointStore implements CheckpointStore {
+  readonly dir: string;
+
+  constructor(dir: string) {
+    this.dir = dir;
+  }
+
+  async list(): Promise<number[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.dir);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw e;
+    }
+    const seqs: number[] = [];
+    for (const n of names) {
+      const m = /^checkpoint\.(\d+)\.meta$/.exec(n);
+      if (m?.[1] !== undefined) seqs.push(Number(m[1]));
+    }
+    return seqs;
+  }
+
+  private path(seq: number, ext: string): string {
+    return join(this.dir, `checkpoint.${seq}.${ext}`);
+  }
+
+  async write(seq: number, meta: CheckpointMeta, index: readonly Uint8Array[]): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+    await writeDurably(this.path(seq, 'index'), index);
+    const tmp = this.path(seq, 'meta.tmp');
+    await writeDurably(tmp, [Buffer.from(JSON.stringify(meta))]);
+    await rename(tmp, this.path(seq, 'meta'));
+    await syncDir(this.dir);
+  }
+
+  async read(seq: number): Promise<{ meta: CheckpointMeta; index: Uint8Array } | null> {
+    try {
+      const meta: unknown = JSON.parse(await readFile(this.path(seq, 'meta'), 'utf8'));
+      if (!validMeta(meta, seq)) return null;
+      const index = await readFile(this.path(seq, 'index'));
+      return verified(meta, index) ? { meta, index } : null;
+    } catch {
+      return null;
+    }
+  }
+
+  async remove(seq: number): Promise<void> {
+    await rm(this.path(seq, 'meta'), { force: true });
+    await rm(this.path(seq, 'index'), { force: true });
+  }
+
+  async readEpoch(): Promise<number> {
+    try {
+      const n = Number((await readFile(join(this.dir, 'epoch'), 'utf8')).trim());
+      return Number.isSafeInteger(n) && n >= 0 ? n : 0;
+    } catch {
+      return 0;
+    }
+  }
+
+  async writeEpoch(epoch: number): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+    const tmp = join(this.dir, 'epoch.tmp');
+    await writeDurably(tmp, [Buffer.from(String(epoch))]);
+    await rename(tmp, join(this.dir, 'epoch'));
+    await syncDir(this.dir);
+  }
+}
+
+async function writeDurably(path: string, parts: readonly Uint8Array[]): Promise<void> {
+  const fh = await open(path, 'w');
+  try {
+    let pos = 0;
+    for (const p of parts) {
+      let done = 0;
+      while (done < p.byteLength) {
+        const { bytesWritten } = await fh.write(p, done, p.byteLength - done, pos + done);
+        done += bytesWritten;
+      }
+      pos += p.byteLength;
+    }
+    await fh.datasync();
+  } finally {
+    await fh.close();
+  }
+}
+
+async function syncDir(dir: string): Promise<void> {
+  let fh: Awaited<ReturnType<typeof open>> | undefined;
+  try {
+    fh = await open(dir, 'r');
+    await fh.sync();
+  } catch {
+    // Directory fsync is unsupported on some platforms; rename is still atomic.
+  } finally {
+    await fh?.close();
+  }
+}
+
+/**
+ * Checkpoints in memory, for stores on a MemoryDevice: hand the same object
+ * to the next `open` to simulate a restart. `failNextWriteAfterIndex`
+ * simulates a crash between writing the index and the metadata.
+ */
+export class MemoryCheckpointStore implements CheckpointStore {
+  private readonly entries = new Map<number, { meta: CheckpointMeta; index: Uint8Array }>();
+  private epoch = 0;
+  failNextWrite = false;
+
+  async list(): Promise<number[]> {
+    return [...this.entries.keys()];
+  }
+
+  async write(seq: number, meta: CheckpointMeta, index: readonly Uint8Array[]): Promise<void> {
+    if (this.failNextWrite) {
+      this.failNextWrite = false;
+      throw new HlogError('ERR_IO', 'simulated crash while writing a checkpoint');
+    }
+    this.entries.set(seq, { meta: { ...meta }, index: Buffer.concat(index) });
+  }
+
+  async read(seq: number): Promise<{ meta: CheckpointMeta; index: Uint8Array } | null> {
+    const e = this.entries.get(seq);
+    return e !== undefined && verified(e.meta, e.index) ? e : null;
+  }
+
+  async remove(seq: number): Promise<void> {
+    this.entries.delete(seq);
+  }
+
+  async readEpoch(): Promise<number> {
+    return this.epoch;
+  }
+
+  async writeEpoch(epoch: number): Promise<void> {
+    this.epoch = epoch;
+  }
+
+  /** Test hook: corrupt a stored index byte. */
+  corrupt(seq: number): void {
+    const e = this.entries.get(seq);
+    if (e !== undefined && e.index.byteLength > 0) e.index[e.index.byteLength >> 1]! ^= 0xff;
+  }
+}

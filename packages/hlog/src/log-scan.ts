@@ -1,0 +1,287 @@
+import { crc32 } from 'node:zlib';
+import type { Device } from '@strata/io';
+import { PageReader, type ReadMode, readMode } from '@strata/pagebuf';
+import { PAGE_HEADER_SIZE, PAGE_MAGIC, PageFlag } from './page-header.js';
+import {
+  createRecordSpace,
+  flagsOf,
+  RecordFlag,
+  type RecordSpace,
+  slotSize,
+} from './record-layout.js';
+
+/**
+ * Whole-log scan from the device: pages in order, each verified (magic,
+ * own address, epoch never going down, checksum) before its records are
+ * handed out. The scan ends at the device's end or at the first page that
+ * fails; `cutAt` then says where the valid log stops, so the caller writes
+ * over the bad page rather than ever serving it.
+ *
+ * Frames from pagebuf's reader (adaptive read-ahead by default) may end
+ * mid-page; a page is assembled into one page-sized buffer (with aligned
+ * u32/f64 views for the record accessors), which costs one memcpy per byte.
+ */
+
+export type RecordVisitor = (space: RecordSpace, offset: number, address: number) => void;
+
+export interface LogScanOptions {
+  device: Device;
+  pageSize: number;
+  /** Page-aligned start. */
+  from: number;
+  /** Default: the device's end. */
+  to?: number;
+  mode?: ReadMode;
+  /** Pages with a lower epoch are stale (from before a cut). */
+  minEpoch?: number;
+  onRecord: RecordVisitor;
+  /** Called between pages; a promise pauses the scan (back-pressure, yielding). */
+  onPage?: (address: number) => void | Promise<void>;
+}
+
+export interface LogScanResult {
+  /** First page address after the valid log: where writing resumes. */
+  end: number;
+  /** Set when a bad page stopped the scan before the device's end. */
+  cutAt: number | null;
+  reason: string | null;
+  pages: number;
+  records: number;
+  maxEpoch: number;
+  bytesRead: number;
+}
+
+const S_HEADER = 0;
+const S_PAGE = 1;
+const S_BLOB = 2;
+
+class PageScanner {
+  private readonly P: number;
+  private readonly page: RecordSpace;
+  private state = S_HEADER;
+  /** Start of the page (or blob) being assembled. */
+  pageStart: number;
+  private have = 0;
+  private need = PAGE_HEADER_SIZE;
+  private blobCrc = 0;
+  private blobExpected = 0;
+  private blobRemaining = 0;
+  private blobPages = 0;
+  epoch: number;
+  stopped = false;
+  reason: string | null = null;
+  pages = 0;
+  records = 0;
+
+  constructor(
+    P: number,
+    from: number,
+    minEpoch: number,
+    private readonly onRecord: RecordVisitor,
+  ) {
+    this.P = P;
+    this.page = createRecordSpace(P);
+    this.pageStart = from;
+    this.epoch = minEpoch;
+  }
+
+  /** Address of the next byte the scanner wants. */
+  get cursor(): number {
+    return this.state === S_BLOB
+      ? this.pageStart + PAGE_HEADER_SIZE + (this.blobExpected - this.blobRemaining)
+      : this.pageStart + this.have;
+  }
+
+  feed(buf: Uint8Array, off: number, address: number, length: number): void {
+    let a = address;
+    let o = off;
+    const end = address + length;
+    while (!this.stopped && a < end) {
+      const want = this.cursor;
+      if (want > a) {
+        // Skip bytes we do not need (a page's unused tail).
+        const skip = Math.min(want - a, end - a);
+        a += skip;
+        o += skip;
+        continue;
+      }
+      if (this.state === S_BLOB) {
+        const n = Math.min(this.blobRemaining, end - a);
+        this.blobCrc = crc32(buf.subarray(o, o + n), this.blobCrc);
+        this.blobRemaining -= n;
+        a += n;
+        o += n;
+        if (this.blobRemaining === 0) this.endBlob();
+        continue;
+      }
+      const n = Math.min(this.need - this.have, end - a);
+      this.page.bytes.set(buf.subarray(o, o + n), this.have);
+      this.have += n;
+      a += n;
+      o += n;
+      if (this.have === this.need) {
+        if (this.state === S_HEADER) this.onHeader();
+        else this.onPage();
+      }
+    }
+  }
+
+  private stop(reason: string): void {
+    this.stopped = true;
+    this.reason = reason;
+  }
+
+  private onHeader(): void {
+    const b = this.page.bytes;
+    if (b.readUInt32LE(0) !== PAGE_MAGIC) {
+      let zero = true;
+      for (let i = 0; i < PAGE_HEADER_SIZE; i++) if (b[i] !== 0) zero = false;
+      this.stop(zero ? 'empty page' : 'no page header');
+      return;
+    }
+    if (b.readDoubleLE(16) !== this.pageStart) {
+      this.stop('page address mismatch');
+      return;
+    }
+    const epoch = b.readUInt32LE(24);
+    if (epoch < this.epoch) {
+      this.stop(`stale page (epoch ${epoch} < ${this.epoch})`);
+      return;
+    }
+    const used = b.readUInt32LE(8);
+    const flags = b.readUInt32LE(12);
+    if ((flags & PageFlag.BLOB) !== 0) {
+      if (used < PAGE_HEADER_SIZE) {
+        this.stop('bad blob length');
+        return;
+      }
+      this.state = S_BLOB;
+      this.blobExpected = used - PAGE_HEADER_SIZE;
+      this.blobRemaining = this.blobExpected;
+      this.blobPages = Math.ceil(used / this.P);
+      this.blobCrc = crc32(b.subarray(8, PAGE_HEADER_SIZE));
+      this.pendingEpoch = epoch;
+      if (this.blobRemaining === 0) this.endBlob();
+      return;
+    }
+    if (used < PAGE_HEADER_SIZE || used > this.P) {
+      this.stop('bad page length');
+      return;
+    }
+    this.pendingEpoch = epoch;
+    this.state = S_PAGE;
+    this.need = used;
+    if (this.have === this.need) this.onPage();
+  }
+
+  private pendingEpoch = 0;
+
+  private endBlob(): void {
+    if (this.blobCrc !== this.page.bytes.readUInt32LE(4)) {
+      this.stop('blob checksum mismatch');
+      return;
+    }
+    this.epoch = this.pendingEpoch;
+    this.pages += this.blobPages;
+    this.next(this.pageStart + this.blobPages * this.P);
+  }
+
+  private onPage(): void {
+    const s = this.page;
+    const used = this.need;
+    if (crc32(s.bytes.subarray(8, used)) !== s.bytes.readUInt32LE(4)) {
+      this.stop('page checksum mismatch');
+      return;
+    }
+    // Structure first, so a page is applied whole or not at all.
+    let off = PAGE_HEADER_SIZE;
+    while (off < used) {
+      if ((flagsOf(s, off) & RecordFlag.VALID) === 0) {
+        this.stop('bad record');
+        return;
+      }
+      const size = slotSize(s, off);
+      if (size < 16 || size % 8 !== 0 || off + size > used) {
+        this.stop('bad record size');
+        return;
+      }
+      off += size;
+    }
+    off = PAGE_HEADER_SIZE;
+    while (off < used) {
+      const size = slotSize(s, off);
+      this.onRecord(s, off, this.pageStart + off);
+      this.records++;
+      off += size;
+    }
+    this.epoch = this.pendingEpoch;
+    this.pages++;
+    this.next(this.pageStart + this.P);
+  }
+
+  private next(address: number): void {
+    this.pageStart = address;
+    this.state = S_HEADER;
+    this.have = 0;
+    this.need = PAGE_HEADER_SIZE;
+  }
+
+  /** At the end of the stream: is a page half read? */
+  get midPage(): boolean {
+    return this.have > 0 || this.state !== S_HEADER;
+  }
+}
+
+/** Default read mode of whole-log work: adaptive read-ahead. */
+export function defaultScanMode(pageSize: number): ReadMode {
+  return readMode.adaptive({ minReadSize: Math.max(128 * 1024, pageSize) });
+}
+
+export async function scanLog(options: LogScanOptions): Promise<LogScanResult> {
+  const { device, pageSize: P, from } = options;
+  const to = options.to ?? device.endAddress;
+  const scanner = new PageScanner(P, from, options.minEpoch ?? 0, options.onRecord);
+  let bytesRead = 0;
+  if (to > from) {
+    const reader = new PageReader({
+      device,
+      start: from,
+      end: to,
+      pageSize: P,
+      mode: options.mode ?? defaultScanMode(P),
+    });
+    try {
+      let lastPage = -1;
+      for await (const frame of reader) {
+        bytesRead += frame.length;
+        scanner.feed(frame.buffer, frame.offset, frame.address, frame.length);
+        if (scanner.stopped) break;
+        if (options.onPage !== undefined && scanner.pageStart !== lastPage) {
+          lastPage = scanner.pageStart;
+          await options.onPage(scanner.pageStart);
+        }
+      }
+    } finally {
+      await reader.close();
+    }
+  }
+  let cutAt: number | null = null;
+  let reason = scanner.reason;
+  if (scanner.stopped) {
+    // An empty page (never written) at the very end is the normal end.
+    cutAt = reason === 'empty page' && scanner.pageStart + P >= to ? null : scanner.pageStart;
+    if (cutAt === null) reason = null;
+  } else if (scanner.midPage) {
+    cutAt = scanner.pageStart;
+    reason = 'page cut short by the end of the device';
+  }
+  return {
+    end: scanner.pageStart,
+    cutAt,
+    reason,
+    pages: scanner.pages,
+    records: scanner.records,
+    maxEpoch: scanner.epoch,
+    bytesRead,
+  };
+}
