@@ -1,2 +1,3 @@
-// Public API of this package. Filled in by its own issue; see README.md.
-export {};
+// Public API of this package. The protocol codec comes first; the command
+// table and the server class follow (see README.md).
+export * from './protocol/index.js';

@@ -1,2 +1,7 @@
-// Public API of this package. Filled in by its own issue; see README.md.
-export {};
+// Public API of this package; see README.md.
+export {
+  compileGlob,
+  GLOB_MAX_STAR_NESTING,
+  type GlobMatcher,
+  type GlobOptions,
+} from './glob-matcher.js';

@@ -1,0 +1,315 @@
+import { formatDouble } from './format-double.js';
+import type { RespVersion } from './limits.js';
+
+export interface ReplyWriterOptions {
+  /** The protocol the connection speaks; HELLO changes it later. Default 2. */
+  readonly protocol?: RespVersion;
+  /** Size of the first output buffer; it doubles when a batch needs more. Default 16 KiB. */
+  readonly initialCapacity?: number;
+}
+
+/** A reply the writer cannot encode (not an integer, a bad length...). */
+export class ReplyEncodingError extends Error {
+  readonly code = 'ERR_REPLY_ENCODING';
+
+  constructor(message: string) {
+    super(message);
+    this.name = 'ReplyEncodingError';
+  }
+}
+
+const CR = 0x0d;
+const LF = 0x0a;
+const SPACE = 0x20;
+
+/** Longest `<type><64-bit integer>\r\n` header. */
+const MAX_HEADER = 1 + 20 + 2;
+
+const DEFAULT_CAPACITY = 16 * 1024;
+
+/**
+ * Appends RESP2 or RESP3 replies for one connection into one output buffer,
+ * and hands out everything written since the last flush as a single chunk,
+ * so a batch of replies costs one socket write.
+ *
+ * Replies are written straight into a preallocated Buffer (numbers and
+ * headers digit by digit, strings with `buf.write`): a small reply allocates
+ * nothing. The buffer doubles when a batch outgrows it. A flushed chunk is a
+ * view of the buffer that is never written again, so it stays valid while the
+ * socket still holds it; writing goes on after it, in a fresh buffer once
+ * this one is full.
+ *
+ * The RESP3 types fall back in RESP2 the way Redis's addReply* do: map ->
+ * flat array of 2n, set and push -> array, null -> `$-1`, null array ->
+ * `*-1`, double, big number and verbatim -> bulk string, boolean -> 1 or 0.
+ */
+export class ReplyWriter {
+  /** The protocol replies are encoded for (set by HELLO). */
+  protocol: RespVersion;
+
+  private readonly initialCapacity: number;
+  private buf: Buffer;
+  /** Start of the bytes not yet flushed. */
+  private start = 0;
+  /** End of the bytes written. */
+  private pos = 0;
+
+  constructor(options: ReplyWriterOptions = {}) {
+    this.protocol = options.protocol ?? 2;
+    this.initialCapacity = Math.max(64, options.initialCapacity ?? DEFAULT_CAPACITY);
+    this.buf = Buffer.allocUnsafeSlow(this.initialCapacity);
+  }
+
+  /** Bytes written and not flushed yet (the client's output buffer size). */
+  get pendingBytes(): number {
+    return this.pos - this.start;
+  }
+
+  /**
+   * Everything written since the last flush, as one chunk for one socket
+   * write, or null when nothing is pending.
+   */
+  flush(): Buffer | null {
+    if (this.pos === this.start) return null;
+    const chunk = this.buf.subarray(this.start, this.pos);
+    this.start = this.pos;
+    return chunk;
+  }
+
+  /** Drop what was written since the last flush (the client is going away). */
+  discard(): void {
+    this.pos = this.start;
+  }
+
+  /** `+OK`: a status line. \r and \n become spaces so the reply stays one line. */
+  simple(text: string | Uint8Array): this {
+    this.byte(0x2b);
+    this.line(text);
+    return this;
+  }
+
+  /**
+   * `-ERR message`: `message` starts with the error code (`ERR`,
+   * `WRONGTYPE`...), without the `-`. \r and \n become spaces.
+   */
+  error(message: string | Uint8Array): this {
+    this.byte(0x2d);
+    this.line(message);
+    return this;
+  }
+
+  /** `:n`: a signed 64-bit integer (a safe integer number, or a bigint). */
+  integer(value: number | bigint): this {
+    this.header(0x3a, value);
+    return this;
+  }
+
+  /** `$len\r\n...\r\n`: binary-safe bytes, or a string as UTF-8. */
+  bulk(value: Uint8Array | string): this {
+    if (typeof value === 'string') {
+      const length = Buffer.byteLength(value);
+      this.header(0x24, length);
+      this.reserve(length + 2);
+      this.pos += this.buf.write(value, this.pos);
+    } else {
+      this.header(0x24, value.length);
+      this.reserve(value.length + 2);
+      this.buf.set(value, this.pos);
+      this.pos += value.length;
+    }
+    this.crlf();
+    return this;
+  }
+
+  /** The null reply: `$-1` in RESP2, `_` in RESP3. */
+  null(): this {
+    if (this.protocol === 3) this.ascii('_\r\n');
+    else this.ascii('$-1\r\n');
+    return this;
+  }
+
+  /** The null array (a timed-out blocking pop, an aborted EXEC): `*-1` in RESP2, `_` in RESP3. */
+  nullArray(): this {
+    if (this.protocol === 3) this.ascii('_\r\n');
+    else this.ascii('*-1\r\n');
+    return this;
+  }
+
+  /** `*n`: an array header; the caller writes the n elements. */
+  array(length: number): this {
+    this.header(0x2a, this.length(length));
+    return this;
+  }
+
+  /** `%n`: a map of n pairs; in RESP2 a flat array of 2n. The caller writes key, value, ... */
+  map(pairs: number): this {
+    if (this.protocol === 3) this.header(0x25, this.length(pairs));
+    else this.header(0x2a, this.length(pairs) * 2);
+    return this;
+  }
+
+  /** `~n`: a set of n elements; in RESP2 an array. */
+  set(length: number): this {
+    this.header(this.protocol === 3 ? 0x7e : 0x2a, this.length(length));
+    return this;
+  }
+
+  /** `>n`: an out-of-band push (pub/sub, invalidation); in RESP2 an array. */
+  push(length: number): this {
+    this.header(this.protocol === 3 ? 0x3e : 0x2a, this.length(length));
+    return this;
+  }
+
+  /** `,d`: a double, formatted as Redis does; in RESP2 a bulk string. */
+  double(value: number): this {
+    const text = formatDouble(value);
+    if (this.protocol === 3) {
+      this.byte(0x2c);
+      this.ascii(text);
+      this.crlf();
+    } else {
+      this.header(0x24, text.length);
+      this.ascii(text);
+      this.crlf();
+    }
+    return this;
+  }
+
+  /** `#t` / `#f`; in RESP2 the integer 1 or 0. */
+  boolean(value: boolean): this {
+    if (this.protocol === 3) this.ascii(value ? '#t\r\n' : '#f\r\n');
+    else this.ascii(value ? ':1\r\n' : ':0\r\n');
+    return this;
+  }
+
+  /** `(n`: an integer of any size; in RESP2 a bulk string of its digits. */
+  bigNumber(value: bigint | string): this {
+    const text = typeof value === 'bigint' ? value.toString() : value;
+    if (!/^-?[0-9]+$/.test(text)) throw new ReplyEncodingError(`not a big number: ${text}`);
+    if (this.protocol === 3) {
+      this.byte(0x28);
+      this.ascii(text);
+      this.crlf();
+    } else {
+      this.bulk(text);
+    }
+    return this;
+  }
+
+  /**
+   * `=len\r\nfmt:text\r\n`: text with a three-byte format (`txt`, `mkd`),
+   * padded with spaces as Redis does; in RESP2 a bulk string of the text.
+   */
+  verbatim(text: Uint8Array | string, format = 'txt'): this {
+    if (this.protocol === 2) return this.bulk(text);
+    const body = typeof text === 'string' ? Buffer.from(text) : text;
+    this.header(0x3d, body.length + 4);
+    this.reserve(4);
+    for (let i = 0; i < 3; i++) {
+      this.buf[this.pos++] = i < format.length ? format.charCodeAt(i) & 0xff : SPACE;
+    }
+    this.buf[this.pos++] = 0x3a;
+    this.reserve(body.length + 2);
+    this.buf.set(body, this.pos);
+    this.pos += body.length;
+    this.crlf();
+    return this;
+  }
+
+  /** Bytes already in RESP (a protocol error's reply, a cached reply). */
+  raw(bytes: Uint8Array): this {
+    this.reserve(bytes.length);
+    this.buf.set(bytes, this.pos);
+    this.pos += bytes.length;
+    return this;
+  }
+
+  private length(n: number): number {
+    if (!Number.isSafeInteger(n) || n < 0) throw new ReplyEncodingError(`bad length: ${n}`);
+    return n;
+  }
+
+  /** `<type><integer>\r\n` */
+  private header(type: number, value: number | bigint): void {
+    if (typeof value === 'bigint') {
+      if (value < -(2n ** 63n) || value >= 2n ** 63n) {
+        throw new ReplyEncodingError(`not a 64-bit integer: ${value}`);
+      }
+      this.byte(type);
+      this.ascii(value.toString());
+      this.crlf();
+      return;
+    }
+    if (!Number.isSafeInteger(value)) throw new ReplyEncodingError(`not an integer: ${value}`);
+    this.reserve(MAX_HEADER);
+    const buf = this.buf;
+    buf[this.pos++] = type;
+    let v = value;
+    if (v < 0) {
+      buf[this.pos++] = 0x2d;
+      v = -v;
+    }
+    // Digits written backwards into their final place: no string made.
+    let digits = 1;
+    for (let t = v; t >= 10; t = Math.floor(t / 10)) digits++;
+    let at = this.pos + digits;
+    this.pos = at;
+    do {
+      buf[--at] = 0x30 + (v % 10);
+      v = Math.floor(v / 10);
+    } while (v > 0);
+    buf[this.pos++] = CR;
+    buf[this.pos++] = LF;
+  }
+
+  /** A string or bytes up to \r\n, with \r and \n in it turned to spaces. */
+  private line(text: string | Uint8Array): void {
+    const from = this.pos;
+    if (typeof text === 'string') {
+      this.reserve(Buffer.byteLength(text) + 2);
+      this.pos += this.buf.write(text, this.pos);
+    } else {
+      this.reserve(text.length + 2);
+      this.buf.set(text, this.pos);
+      this.pos += text.length;
+    }
+    for (let i = from; i < this.pos; i++) {
+      const b = this.buf[i];
+      if (b === CR || b === LF) this.buf[i] = SPACE;
+    }
+    this.crlf();
+  }
+
+  private ascii(text: string): void {
+    this.reserve(text.length);
+    this.pos += this.buf.write(text, this.pos, 'latin1');
+  }
+
+  private byte(b: number): void {
+    this.reserve(1);
+    this.buf[this.pos++] = b;
+  }
+
+  private crlf(): void {
+    this.reserve(2);
+    this.buf[this.pos++] = CR;
+    this.buf[this.pos++] = LF;
+  }
+
+  /**
+   * Make room for `n` more bytes. Flushed bytes are never written again, so
+   * when they fill the buffer the pending ones move to a new one, doubled
+   * from the first size until the batch fits.
+   */
+  private reserve(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    const pending = this.pos - this.start;
+    let capacity = this.initialCapacity;
+    while (capacity < pending + n) capacity *= 2;
+    const next = Buffer.allocUnsafeSlow(capacity);
+    this.buf.copy(next, 0, this.start, this.pos);
+    this.buf = next;
+    this.start = 0;
+    this.pos = pending;
+  }
+}

@@ -1,0 +1,456 @@
+import { describe, expect, it } from 'vitest';
+import { encodeCommand } from './encode-command.js';
+import { DEFAULT_PROTO_MAX_BULK_LEN, PROTO_INLINE_MAX_SIZE } from './limits.js';
+import type { ProtocolErrorCode } from './protocol-error.js';
+import { type ParsedCommand, RequestParser, type RequestParserOptions } from './request-parser.js';
+
+const latin1 = (s: string): Buffer => Buffer.from(s, 'latin1');
+
+interface Outcome {
+  /** Each command's arguments, as latin1 strings. */
+  commands: string[][];
+  /** The protocol error's message, if the stream ended in one. */
+  error?: string;
+  code?: ProtocolErrorCode;
+}
+
+/** Feed `chunks` one by one, draining commands after each, as a server does. */
+function run(chunks: readonly Uint8Array[], options?: RequestParserOptions): Outcome {
+  const parser = new RequestParser(options);
+  const outcome: Outcome = { commands: [] };
+  for (const chunk of chunks) {
+    parser.feed(chunk);
+    for (;;) {
+      const r = parser.next();
+      if (r.kind === 'need-more') break;
+      if (r.kind === 'error') {
+        outcome.error = r.message;
+        outcome.code = r.code;
+        expect(r.reply.toString('latin1')).toBe(`-${r.message}\r\n`);
+        return outcome;
+      }
+      outcome.commands.push(r.argv.map((a) => a.toString('latin1')));
+    }
+  }
+  return outcome;
+}
+
+/** `stream` cut at the given offsets. */
+function cut(stream: Buffer, offsets: readonly number[]): Buffer[] {
+  const sorted = [...offsets].sort((a, b) => a - b);
+  const chunks: Buffer[] = [];
+  let from = 0;
+  for (const at of sorted) {
+    if (at > from) chunks.push(stream.subarray(from, at));
+    from = Math.max(from, at);
+  }
+  chunks.push(stream.subarray(from));
+  return chunks;
+}
+
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A random pipeline of multibulk and inline commands, and the argv each must give. */
+function randomStream(rand: () => number, count: number, maxArg: number) {
+  const parts: Buffer[] = [];
+  const expected: string[][] = [];
+  const pick = (s: string) => s[Math.floor(rand() * s.length)]!;
+  for (let c = 0; c < count; c++) {
+    if (rand() < 0.7) {
+      const argc = 1 + Math.floor(rand() * 4);
+      const argv: string[] = [];
+      for (let i = 0; i < argc; i++) {
+        const len = Math.floor(rand() * maxArg);
+        let arg = '';
+        // Bytes that would confuse a lax parser: CR, LF, NUL, '$', '*'.
+        for (let j = 0; j < len; j++) arg += pick('ab\r\n\0$*"\' \xff');
+        argv.push(arg);
+      }
+      parts.push(encodeCommand(argv.map(latin1)));
+      expected.push(argv);
+    } else {
+      const words = ['GET', 'key', 'a1', 'zz9'].slice(0, 1 + Math.floor(rand() * 4));
+      let line = words.join(rand() < 0.5 ? ' ' : ' \t ');
+      const argv = [...words];
+      if (rand() < 0.5) {
+        line += ' "q\\n\\x41 \'x\'"';
+        argv.push("q\nA 'x'");
+      }
+      if (rand() < 0.3) {
+        // Blank lines between commands are skipped.
+        line = `\r\n  ${line}`;
+      }
+      parts.push(latin1(line + (rand() < 0.5 ? '\r\n' : '\n')));
+      expected.push(argv);
+    }
+  }
+  return { stream: Buffer.concat(parts), expected };
+}
+
+describe('RequestParser: commands', () => {
+  it('parses a multibulk command, binary safe, with views into the chunk', () => {
+    const chunk = encodeCommand(['SET', 'key', Buffer.from([0, 13, 10, 0xff])]);
+    const parser = new RequestParser();
+    parser.feed(chunk);
+    const r = parser.next() as ParsedCommand;
+    expect(r.kind).toBe('command');
+    expect(r.inline).toBe(false);
+    expect(r.argv.map((a) => a.toString('latin1'))).toEqual(['SET', 'key', '\0\r\n\xff']);
+    for (const arg of r.argv) expect(arg.buffer).toBe(chunk.buffer);
+    expect(parser.next().kind).toBe('need-more');
+    expect(parser.bufferedBytes).toBe(0);
+  });
+
+  it('parses inline commands with Redis quoting', () => {
+    const r = run([latin1('SET k "a b\\x21" \'c\'\r\nPING\nECHO  x \r\n')]);
+    expect(r).toEqual({ commands: [['SET', 'k', 'a b!', 'c'], ['PING'], ['ECHO', 'x']] });
+  });
+
+  it('gives pipelined commands in order, several per chunk', () => {
+    const stream = Buffer.concat([
+      encodeCommand(['SET', 'k1', 'xyzk']),
+      latin1('GET k1\r\n'),
+      encodeCommand(['PING']),
+    ]);
+    expect(run([stream]).commands).toEqual([['SET', 'k1', 'xyzk'], ['GET', 'k1'], ['PING']]);
+  });
+
+  it('skips empty requests, as Redis resets the client for them', () => {
+    const stream = latin1('*0\r\n*-1\r\n\r\n\n   \t \r\n*-9223372036854775808\r\nPING\r\n');
+    expect(run([stream]).commands).toEqual([['PING']]);
+  });
+
+  it('skips the two bytes after a bulk and after a count line unread, as Redis does', () => {
+    expect(run([latin1('*1\r\n$4\r\nPINGxy*1\rX$4\r\nECHO\r\n')]).commands).toEqual([
+      ['PING'],
+      ['ECHO'],
+    ]);
+  });
+
+  it('accepts Uint8Array chunks', () => {
+    const bytes = new Uint8Array(encodeCommand(['PING']));
+    expect(run([bytes]).commands).toEqual([['PING']]);
+  });
+
+  it('gives the commands before a protocol error first', () => {
+    const r = run([latin1('PING\r\n*1\r\n$4\r\nECHO\r\n*1\r\nx\r\nPING\r\n')]);
+    expect(r.commands).toEqual([['PING'], ['ECHO']]);
+    expect(r.error).toBe("ERR Protocol error: expected '$', got 'x'");
+  });
+});
+
+describe('RequestParser: any split gives the same commands', () => {
+  const rand = prng(7);
+  const { stream, expected } = randomStream(rand, 40, 12);
+
+  it('at every single split point', () => {
+    expect(run([stream]).commands).toEqual(expected);
+    for (let at = 1; at < stream.length; at++) {
+      const r = run(cut(stream, [at]));
+      if (r.error !== undefined || r.commands.length !== expected.length) {
+        throw new Error(`split at ${at}: ${JSON.stringify(r).slice(0, 200)}`);
+      }
+      expect(r.commands).toEqual(expected);
+    }
+  });
+
+  it('one byte at a time', () => {
+    expect(
+      run(
+        cut(
+          stream,
+          Array.from({ length: stream.length }, (_, i) => i),
+        ),
+      ).commands,
+    ).toEqual(expected);
+  });
+
+  it('at random split points, with big arguments', () => {
+    const big = randomStream(prng(11), 30, 40_000);
+    for (let round = 0; round < 60; round++) {
+      const n = 1 + Math.floor(rand() * 40);
+      const offsets = Array.from({ length: n }, () => Math.floor(rand() * big.stream.length));
+      expect(run(cut(big.stream, offsets)).commands).toEqual(big.expected);
+    }
+  });
+
+  it('copies a bulk only when it spans chunks', () => {
+    const stream = encodeCommand(['SET', 'key', 'value']);
+    const splitAt = stream.indexOf('value') + 2;
+    const first = stream.subarray(0, splitAt);
+    const parser = new RequestParser();
+    parser.feed(first);
+    expect(parser.next().kind).toBe('need-more');
+    parser.feed(stream.subarray(splitAt));
+    const r = parser.next() as ParsedCommand;
+    expect(r.argv.map(String)).toEqual(['SET', 'key', 'value']);
+    expect(r.argv[1]!.buffer).toBe(stream.buffer);
+    expect(r.argv[2]!.byteOffset === stream.byteOffset + splitAt - 2).toBe(false);
+    // The copy is its own memory: changing the chunk does not change it.
+    stream[splitAt - 2] = 0x56;
+    expect(r.argv[2]!.toString()).toBe('value');
+  });
+});
+
+/** [what, input, error message] */
+const invalid: ReadonlyArray<readonly [string, string, string]> = [
+  ['a count that is not a number', '*abc\r\n', 'ERR Protocol error: invalid multibulk length'],
+  ['a count with a plus sign', '*+1\r\n', 'ERR Protocol error: invalid multibulk length'],
+  ['a count with a leading zero', '*01\r\n', 'ERR Protocol error: invalid multibulk length'],
+  ['a count with a space', '*1 \r\n', 'ERR Protocol error: invalid multibulk length'],
+  ['an empty count', '*\r\n', 'ERR Protocol error: invalid multibulk length'],
+  ['a count over INT_MAX', '*2147483648\r\n', 'ERR Protocol error: invalid multibulk length'],
+  [
+    'a count past 64 bits',
+    '*-9223372036854775809\r\n',
+    'ERR Protocol error: invalid multibulk length',
+  ],
+  ['a bare argument', '*1\r\nPING\r\n', "ERR Protocol error: expected '$', got 'P'"],
+  ['an empty argument line', '*1\r\n\r\n', "ERR Protocol error: expected '$', got ' '"],
+  ['LF where $ belongs', '*1\r\n\n\r\n', "ERR Protocol error: expected '$', got ' '"],
+  [
+    'a second argument that is not a bulk',
+    '*2\r\n$1\r\na\r\n:1\r\n',
+    "ERR Protocol error: expected '$', got ':'",
+  ],
+  ['a negative bulk length', '*1\r\n$-1\r\n', 'ERR Protocol error: invalid bulk length'],
+  ['a bulk length that is not a number', '*1\r\n$x\r\n', 'ERR Protocol error: invalid bulk length'],
+  ['an empty bulk length', '*1\r\n$\r\n', 'ERR Protocol error: invalid bulk length'],
+  [
+    'a bulk over proto-max-bulk-len',
+    `*1\r\n$${DEFAULT_PROTO_MAX_BULK_LEN + 1}\r\n`,
+    'ERR Protocol error: invalid bulk length',
+  ],
+  [
+    'a bulk length past 64 bits',
+    '*1\r\n$18446744073709551616\r\n',
+    'ERR Protocol error: invalid bulk length',
+  ],
+  ['unbalanced double quotes', 'ECHO "a\n', 'ERR Protocol error: unbalanced quotes in request'],
+  ['unbalanced single quotes', "ECHO 'a\r\n", 'ERR Protocol error: unbalanced quotes in request'],
+  [
+    'text after a closing double quote',
+    'ECHO "a"x\n',
+    'ERR Protocol error: unbalanced quotes in request',
+  ],
+  [
+    'text after a closing single quote',
+    "ECHO 'a'x\n",
+    'ERR Protocol error: unbalanced quotes in request',
+  ],
+  [
+    'an escaped closing double quote',
+    'ECHO "a\\"\n',
+    'ERR Protocol error: unbalanced quotes in request',
+  ],
+  [
+    'an escaped closing single quote',
+    "ECHO 'a\\'\n",
+    'ERR Protocol error: unbalanced quotes in request',
+  ],
+];
+
+describe('RequestParser: protocol errors, in Redis words', () => {
+  for (const [what, input, message] of invalid) {
+    it(`${what}: ${message}`, () => {
+      const stream = latin1(input);
+      expect(run([stream]).error).toBe(message);
+      // The same error wherever the input is cut.
+      for (let at = 1; at < stream.length; at++) {
+        expect(run(cut(stream, [at])).error, `split at ${at}`).toBe(message);
+      }
+    });
+  }
+
+  it('quotes the byte it got exactly, even outside ASCII', () => {
+    const parser = new RequestParser();
+    parser.feed(latin1('*1\r\n\xff\r\n'));
+    const r = parser.next();
+    expect(r.kind).toBe('error');
+    if (r.kind !== 'error') return;
+    expect(r.code).toBe('ERR_PROTO_EXPECTED_DOLLAR');
+    expect([...r.reply]).toEqual([...latin1("-ERR Protocol error: expected '$', got '\xff'\r\n")]);
+  });
+
+  it('accepts the largest counts and lengths it must', () => {
+    expect(run([latin1('*2147483647\r\n')])).toEqual({ commands: [] });
+    expect(run([latin1(`*1\r\n$${DEFAULT_PROTO_MAX_BULK_LEN}\r\n`)])).toEqual({ commands: [] });
+  });
+
+  it('applies a configured proto-max-bulk-len', () => {
+    const stream = encodeCommand(['SET', 'k', 'x'.repeat(2000)]);
+    expect(run([stream], { maxBulkLength: 1999 }).error).toBe(
+      'ERR Protocol error: invalid bulk length',
+    );
+    expect(run([stream], { maxBulkLength: 2000 }).commands).toHaveLength(1);
+    const parser = new RequestParser({ maxBulkLength: 1999 });
+    parser.maxBulkLength = 2000;
+    parser.feed(stream);
+    expect(parser.next().kind).toBe('command');
+  });
+
+  it('stops for good after an error', () => {
+    const parser = new RequestParser();
+    parser.feed(latin1('*x\r\n'));
+    const error = parser.next();
+    parser.feed(encodeCommand(['PING']));
+    expect(parser.next()).toBe(error);
+    expect(parser.bufferedBytes).toBe(0);
+  });
+});
+
+describe('RequestParser: lines without an end', () => {
+  const noEnd = (first: string, fill: string, n: number) => latin1(first + fill.repeat(n));
+
+  it('too big inline request past 64 KB without a newline', () => {
+    expect(run([noEnd('', 'x', PROTO_INLINE_MAX_SIZE)])).toEqual({ commands: [] });
+    expect(run([noEnd('', 'x', PROTO_INLINE_MAX_SIZE + 1)]).error).toBe(
+      'ERR Protocol error: too big inline request',
+    );
+  });
+
+  it('too big mbulk count string past 64 KB without a \\r', () => {
+    expect(run([noEnd('*', '1', PROTO_INLINE_MAX_SIZE - 1)])).toEqual({ commands: [] });
+    expect(run([noEnd('*', '1', PROTO_INLINE_MAX_SIZE)]).error).toBe(
+      'ERR Protocol error: too big mbulk count string',
+    );
+  });
+
+  it('too big bulk count string past 64 KB without a \\r', () => {
+    const head = '*1\r\n$';
+    expect(run([noEnd(head, '1', PROTO_INLINE_MAX_SIZE - 1)])).toEqual({ commands: [] });
+    expect(run([noEnd(head, '1', PROTO_INLINE_MAX_SIZE)]).error).toBe(
+      'ERR Protocol error: too big bulk count string',
+    );
+  });
+
+  it('counts what arrives in many chunks toward the limit', () => {
+    const chunks = Array.from({ length: 65 }, () => latin1('x'.repeat(1024)));
+    expect(run(chunks).error).toBe('ERR Protocol error: too big inline request');
+    const counts = [latin1('*'), ...Array.from({ length: 64 }, () => latin1('1'.repeat(1024)))];
+    expect(run(counts).error).toBe('ERR Protocol error: too big mbulk count string');
+  });
+
+  it('lets a line longer than 64 KB through when its end is already buffered', () => {
+    // Redis searches the whole query buffer: a terminator found is no error,
+    // however far, and the long count is then simply invalid.
+    const long = noEnd('*', '0', PROTO_INLINE_MAX_SIZE);
+    expect(run([Buffer.concat([long, latin1('\r')])])).toEqual({ commands: [] });
+    expect(run([Buffer.concat([long, latin1('\r\n')])]).error).toBe(
+      'ERR Protocol error: invalid multibulk length',
+    );
+    const inline = latin1(`ECHO ${'y'.repeat(PROTO_INLINE_MAX_SIZE)}\r\n`);
+    expect(run([inline]).commands[0]![1]!.length).toBe(PROTO_INLINE_MAX_SIZE);
+  });
+
+  it('never ends a line after a 0 byte, as strchr stops there', () => {
+    expect(run([latin1('PING\0\r\n')])).toEqual({ commands: [] });
+    expect(run([latin1('*1\r\n$4\0\r\nPING\r\n')])).toEqual({ commands: [] });
+    const pad = 'A\r\n'.repeat(PROTO_INLINE_MAX_SIZE / 3);
+    expect(run([latin1(`PING\0\n${pad}`)]).error).toBe(
+      'ERR Protocol error: too big inline request',
+    );
+    expect(run([latin1(`*1\r\n$4\0\r\n${pad}`)]).error).toBe(
+      'ERR Protocol error: too big bulk count string',
+    );
+    // The same when the bytes come in pieces.
+    const pieces = cut(latin1(`*1\r\n$4\0\r\n${pad}`), [3, 7, 8, 100, 40_000]);
+    expect(run(pieces).error).toBe('ERR Protocol error: too big bulk count string');
+  });
+});
+
+describe('RequestParser: clients that have not authenticated', () => {
+  const auth = { authRequired: true };
+
+  it('refuses more than 10 arguments and bulks over 16 KB', () => {
+    expect(run([latin1('*11\r\n')], auth).error).toBe(
+      'ERR Protocol error: unauthenticated multibulk length',
+    );
+    expect(run([latin1('*1\r\n$16385\r\n')], auth).error).toBe(
+      'ERR Protocol error: unauthenticated bulk length',
+    );
+    const ten = encodeCommand(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j']);
+    expect(run([ten], auth).commands).toHaveLength(1);
+    expect(run([encodeCommand(['x'.repeat(16384)])], auth).commands).toHaveLength(1);
+  });
+
+  it('reports an invalid length as invalid first', () => {
+    expect(run([latin1('*3000000000\r\n')], auth).error).toBe(
+      'ERR Protocol error: invalid multibulk length',
+    );
+    expect(run([latin1('*1\r\n$-1\r\n')], auth).error).toBe(
+      'ERR Protocol error: invalid bulk length',
+    );
+  });
+
+  it('puts no cap on inline commands', () => {
+    expect(run([latin1('a b c d e f g h i j k l\r\n')], auth).commands[0]).toHaveLength(12);
+  });
+
+  it('lifts the caps once the client has authenticated', () => {
+    const parser = new RequestParser(auth);
+    parser.feed(encodeCommand(['AUTH', 'pw']));
+    expect(parser.next().kind).toBe('command');
+    parser.authRequired = false;
+    parser.feed(encodeCommand(['MSET', 'a', '1', 'b', '2', 'c', '3', 'd', '4', 'e', '5']));
+    parser.feed(encodeCommand(['SET', 'k', 'v'.repeat(16385)]));
+    expect(parser.next().kind).toBe('command');
+    expect(parser.next().kind).toBe('command');
+  });
+});
+
+describe('RequestParser: memory', () => {
+  it('reserves nothing for a huge announced bulk, holding only what arrives', () => {
+    const before = process.memoryUsage().arrayBuffers;
+    const parsers: RequestParser[] = [];
+    for (let i = 0; i < 8; i++) {
+      const parser = new RequestParser();
+      parser.feed(latin1(`*2\r\n$3\r\nSET\r\n$${DEFAULT_PROTO_MAX_BULK_LEN}\r\n`));
+      parser.feed(Buffer.alloc(1024, 0x61));
+      expect(parser.next().kind).toBe('need-more');
+      expect(parser.bufferedBytes).toBe(3 + 1024);
+      parsers.push(parser);
+    }
+    // Eight 512 MB bulks announced; a few KB held.
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(16 * 1024 * 1024);
+    expect(parsers).toHaveLength(8);
+  });
+
+  it('assembles a bulk fed in many chunks once, at its exact size', () => {
+    const value = Buffer.alloc(1_000_000, 0x62);
+    const stream = encodeCommand(['SET', 'k', value]);
+    const parser = new RequestParser();
+    let result: ParsedCommand | undefined;
+    for (let at = 0; at < stream.length; at += 65536) {
+      parser.feed(stream.subarray(at, at + 65536));
+      const r = parser.next();
+      if (r.kind === 'command') result = r;
+      else expect(r.kind).toBe('need-more');
+      if (result === undefined) expect(parser.bufferedBytes).toBeLessThanOrEqual(at + 65536);
+    }
+    const arg = result?.argv[2] ?? Buffer.alloc(0);
+    expect(arg.equals(value)).toBe(true);
+    expect(arg.buffer.byteLength).toBe(value.length);
+    expect(parser.bufferedBytes).toBe(0);
+  });
+
+  it('reports the bytes it holds: unparsed input and the arguments so far', () => {
+    const parser = new RequestParser();
+    parser.feed(latin1('*2\r\n$3\r\nGET\r\n$3\r\nke'));
+    expect(parser.next().kind).toBe('need-more');
+    expect(parser.bufferedBytes).toBe(3 + 2);
+    parser.feed(latin1('y\r\nPIN'));
+    expect(parser.next().kind).toBe('command');
+    expect(parser.next().kind).toBe('need-more');
+    expect(parser.bufferedBytes).toBe(3);
+  });
+});

@@ -1,0 +1,403 @@
+import { splitInlineArgs } from './inline-args.js';
+import {
+  DEFAULT_PROTO_MAX_BULK_LEN,
+  MAX_MULTIBULK_LENGTH,
+  PROTO_INLINE_MAX_SIZE,
+  UNAUTHENTICATED_MAX_BULK_LENGTH,
+  UNAUTHENTICATED_MAX_MULTIBULK_LENGTH,
+} from './limits.js';
+import { parseLongLong } from './parse-long-long.js';
+import { expectedDollarError, type ProtocolError, protocolError } from './protocol-error.js';
+
+export interface RequestParserOptions {
+  /** proto-max-bulk-len: the largest bulk argument accepted. Default 512 MB. */
+  readonly maxBulkLength?: number;
+  /**
+   * Whether the client still has to authenticate (requirepass is set and no
+   * AUTH yet). Redis then refuses more than 10 arguments or bulks over 16 KB,
+   * so an anonymous client cannot make it buffer much. Settable later.
+   */
+  readonly authRequired?: boolean;
+}
+
+export interface ParsedCommand {
+  readonly kind: 'command';
+  /**
+   * The arguments, never empty. A bulk that lies within one fed chunk is a
+   * view into it (no copy); one that spans chunks is copied once.
+   */
+  readonly argv: Buffer[];
+  /** True for an inline (telnet style) command, false for RESP multibulk. */
+  readonly inline: boolean;
+}
+
+export interface NeedMore {
+  readonly kind: 'need-more';
+}
+
+/** What `next()` returns: a command, a request for more bytes, or a protocol error. */
+export type ParseResult = ParsedCommand | NeedMore | ProtocolError;
+
+const NEED_MORE: NeedMore = Object.freeze({ kind: 'need-more' });
+
+const CR = 0x0d;
+const LF = 0x0a;
+const STAR = 0x2a;
+const DOLLAR = 0x24;
+
+const REQ_UNKNOWN = 0;
+const REQ_MULTIBULK = 1;
+const REQ_INLINE = 2;
+
+const LINE_READY = 0;
+const LINE_MORE = 1;
+const LINE_TOO_BIG = 2;
+
+/** A scratch line buffer past this size is dropped once used. */
+const SCRATCH_KEEP = 2 * PROTO_INLINE_MAX_SIZE;
+
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * A streaming parser for client requests, RESP2/RESP3 multibulk and inline,
+ * that works straight on socket chunks. A command may be split anywhere and a
+ * chunk may hold many commands (pipelining). It follows Redis's
+ * processMultibulkBuffer / processInlineBuffer (src/networking.c) rule for
+ * rule, so every input gets Redis's answer:
+ * - `*N` with N <= 0, and blank inline lines, are skipped;
+ * - a count line (`*N`, `$N`) ends at the first `\r` and the byte after it is
+ *   skipped unread, as are the two bytes after a bulk; a line is searched like
+ *   a C string, so a 0 byte before the terminator hides it;
+ * - no terminator within 64 KB of buffered bytes is an error, so is a count
+ *   that is not a plain 64-bit integer, a multibulk over 2^31-1, a bulk over
+ *   proto-max-bulk-len, and an argument that does not start with `$`.
+ *
+ * Usage: `feed()` every chunk, then call `next()` until it returns
+ * `need-more` (wait for data) or an error (write `error.reply`, close). The
+ * parser keeps views into fed chunks: a chunk must not be modified after it is
+ * fed. A huge announced bulk reserves nothing: bytes are held as they arrive
+ * and copied once, into a buffer of the bulk's size, when all are there.
+ */
+export class RequestParser {
+  /** proto-max-bulk-len; may be changed between commands (CONFIG SET). */
+  maxBulkLength: number;
+  /** Set to false once the client has authenticated. */
+  authRequired: boolean;
+
+  private readonly chunks: Buffer[] = [];
+  private head = 0;
+  private pos = 0;
+  private buffered = 0;
+
+  private reqType = REQ_UNKNOWN;
+  /** Arguments still to read; 0 while the `*N` line is not read yet. */
+  private multibulkLength = 0;
+  /** Length of the bulk being read, -1 while its `$N` line is not read yet. */
+  private bulkLength = -1;
+  private argv: Buffer[] = [];
+  /** Bytes in `argv` so far, for `bufferedBytes`. */
+  private argvBytes = 0;
+
+  /** A line split across chunks, gathered here. */
+  private scratch: Buffer = EMPTY;
+  private scratchLength = 0;
+  /** Bytes of the current line taken from the chunks so far. */
+  private lineScanned = 0;
+  /** A 0 byte came before any terminator: the line can never end. */
+  private lineHidden = false;
+  /** The `\r` of a count line was the last byte buffered; the byte after it is owed. */
+  private lineAwaitsLf = false;
+  /** The line last read: lineSource[lineStart, lineEnd). */
+  private lineSource: Buffer = EMPTY;
+  private lineStart = 0;
+  private lineEnd = 0;
+  private lineInScratch = false;
+
+  private failure: ProtocolError | null = null;
+
+  constructor(options: RequestParserOptions = {}) {
+    this.maxBulkLength = options.maxBulkLength ?? DEFAULT_PROTO_MAX_BULK_LEN;
+    this.authRequired = options.authRequired ?? false;
+  }
+
+  /**
+   * Bytes held for commands not returned yet: input not parsed (Redis's
+   * `qbuf`) plus the arguments of the command in progress, which is what
+   * Redis's client-query-buffer-limit bounds.
+   */
+  get bufferedBytes(): number {
+    return this.buffered + this.scratchLength + this.argvBytes;
+  }
+
+  /** Hand the parser the next chunk read from the socket. */
+  feed(chunk: Uint8Array): void {
+    if (chunk.length === 0 || this.failure !== null) return;
+    const buf = Buffer.isBuffer(chunk)
+      ? chunk
+      : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    this.chunks.push(buf);
+    this.buffered += buf.length;
+  }
+
+  /**
+   * The next complete command, `need-more` when the fed bytes end inside one,
+   * or the protocol error the connection must be closed with (returned again
+   * on every later call).
+   */
+  next(): ParseResult {
+    if (this.failure !== null) return this.failure;
+    for (;;) {
+      if (this.reqType === REQ_UNKNOWN) {
+        if (this.buffered === 0) return NEED_MORE;
+        this.reqType = this.chunks[this.head]![this.pos] === STAR ? REQ_MULTIBULK : REQ_INLINE;
+      }
+      const inline = this.reqType === REQ_INLINE;
+      const step = inline ? this.parseInline() : this.parseMultibulk();
+      if (step !== null) return step;
+      const argv = this.argv;
+      this.reqType = REQ_UNKNOWN;
+      this.multibulkLength = 0;
+      this.bulkLength = -1;
+      this.argv = [];
+      this.argvBytes = 0;
+      // Redis resets the client and reads on when a request has no arguments.
+      if (argv.length > 0) return { kind: 'command', argv, inline };
+    }
+  }
+
+  /** null when a request is complete in `this.argv`, else what to return. */
+  private parseInline(): NeedMore | ProtocolError | null {
+    const line = this.readLine(LF);
+    if (line === LINE_MORE) return NEED_MORE;
+    if (line === LINE_TOO_BIG) return this.fail(protocolError('ERR_PROTO_TOO_BIG_INLINE_REQUEST'));
+    const src = this.lineSource;
+    let end = this.lineEnd;
+    if (end > this.lineStart && src[end - 1] === CR) end--;
+    const args = splitInlineArgs(src, this.lineStart, end, this.lineInScratch);
+    this.releaseScratch();
+    if (args === null) return this.fail(protocolError('ERR_PROTO_UNBALANCED_QUOTES'));
+    this.argv = args;
+    return null;
+  }
+
+  private parseMultibulk(): NeedMore | ProtocolError | null {
+    if (this.multibulkLength === 0) {
+      const line = this.readLine(CR);
+      if (line === LINE_MORE) return NEED_MORE;
+      if (line === LINE_TOO_BIG) {
+        return this.fail(protocolError('ERR_PROTO_TOO_BIG_MBULK_COUNT_STRING'));
+      }
+      const count = parseLongLong(this.lineSource, this.lineStart + 1, this.lineEnd);
+      this.releaseScratch();
+      if (Number.isNaN(count) || count > MAX_MULTIBULK_LENGTH) {
+        return this.fail(protocolError('ERR_PROTO_INVALID_MULTIBULK_LENGTH'));
+      }
+      if (count > UNAUTHENTICATED_MAX_MULTIBULK_LENGTH && this.authRequired) {
+        return this.fail(protocolError('ERR_PROTO_UNAUTHENTICATED_MULTIBULK_LENGTH'));
+      }
+      if (count <= 0) return null;
+      // argv grows as arguments arrive: a huge announced count reserves nothing.
+      this.multibulkLength = count;
+    }
+
+    while (this.multibulkLength > 0) {
+      if (this.bulkLength === -1) {
+        const line = this.readLine(CR);
+        if (line === LINE_MORE) return NEED_MORE;
+        if (line === LINE_TOO_BIG) {
+          return this.fail(protocolError('ERR_PROTO_TOO_BIG_BULK_COUNT_STRING'));
+        }
+        // Redis looks at the byte where the line starts, the `\r` itself
+        // when the line is empty.
+        const first = this.lineEnd > this.lineStart ? this.lineSource[this.lineStart]! : CR;
+        if (first !== DOLLAR) {
+          this.releaseScratch();
+          return this.fail(expectedDollarError(first));
+        }
+        const length = parseLongLong(this.lineSource, this.lineStart + 1, this.lineEnd);
+        this.releaseScratch();
+        if (Number.isNaN(length) || length < 0 || length > this.maxBulkLength) {
+          return this.fail(protocolError('ERR_PROTO_INVALID_BULK_LENGTH'));
+        }
+        if (length > UNAUTHENTICATED_MAX_BULK_LENGTH && this.authRequired) {
+          return this.fail(protocolError('ERR_PROTO_UNAUTHENTICATED_BULK_LENGTH'));
+        }
+        this.bulkLength = length;
+      }
+      const arg = this.readBulk();
+      if (arg === null) return NEED_MORE;
+      this.argv.push(arg);
+      this.argvBytes += arg.length;
+      this.bulkLength = -1;
+      this.multibulkLength--;
+    }
+    return null;
+  }
+
+  /**
+   * Read a bulk of `bulkLength` bytes and skip the two after it (Redis does
+   * not check they are `\r\n`). Nothing is taken until all of them are
+   * buffered, as Redis waits for them before it creates the argument.
+   */
+  private readBulk(): Buffer | null {
+    const length = this.bulkLength;
+    if (this.buffered < length + 2) return null;
+    const chunk = this.chunks[this.head]!;
+    let arg: Buffer;
+    if (chunk.length - this.pos >= length) {
+      arg = chunk.subarray(this.pos, this.pos + length);
+      this.consume(length);
+    } else {
+      arg = Buffer.allocUnsafe(length);
+      let filled = 0;
+      while (filled < length) {
+        const c = this.chunks[this.head]!;
+        const take = Math.min(c.length - this.pos, length - filled);
+        c.copy(arg, filled, this.pos, this.pos + take);
+        filled += take;
+        this.consume(take);
+      }
+    }
+    this.consume(2);
+    return arg;
+  }
+
+  /**
+   * Find the end of the line starting at the read position, as Redis's
+   * strchr() over the whole query buffer: up to `terminator`, but a 0 byte
+   * first hides it. A count line (`terminator` \r) also needs the byte after
+   * the \r buffered, and skips it. A line split across chunks is gathered in
+   * `scratch`; one within a chunk is used where it lies.
+   */
+  private readLine(terminator: number): number {
+    if (this.lineAwaitsLf) {
+      if (this.buffered === 0) return LINE_MORE;
+      this.consume(1);
+      this.lineAwaitsLf = false;
+      return this.lineFromScratch();
+    }
+    while (this.head < this.chunks.length) {
+      const chunk = this.chunks[this.head]!;
+      const from = this.pos;
+      const end = chunk.length;
+      let i = from;
+      if (!this.lineHidden) {
+        while (i < end) {
+          const b = chunk[i]!;
+          if (b === terminator || b === 0) break;
+          i++;
+        }
+      } else {
+        i = end;
+      }
+      if (i < end && chunk[i] === terminator) {
+        const inPlace = this.lineScanned === 0;
+        if (!inPlace) this.appendScratch(chunk, from, i);
+        if (terminator === CR && this.buffered - (i - from) < 2) {
+          // The \r is the last byte buffered: keep the line, owe the byte after.
+          if (inPlace) this.appendScratch(chunk, from, i);
+          this.consume(i - from + 1);
+          this.lineAwaitsLf = true;
+          return LINE_MORE;
+        }
+        this.consume(i - from + (terminator === CR ? 2 : 1));
+        if (!inPlace) return this.lineFromScratch();
+        this.lineSource = chunk;
+        this.lineStart = from;
+        this.lineEnd = i;
+        this.lineInScratch = false;
+        this.resetLine();
+        return LINE_READY;
+      }
+      // No terminator in this chunk. Bytes after a hiding 0 can never be
+      // part of a line: they are counted (Redis's limit counts them) only.
+      const wasHidden = this.lineHidden;
+      if (i < end) this.lineHidden = true;
+      if (!wasHidden) this.appendScratch(chunk, from, i);
+      this.lineScanned += end - from;
+      this.consume(end - from);
+    }
+    if (this.lineScanned > PROTO_INLINE_MAX_SIZE) return LINE_TOO_BIG;
+    return LINE_MORE;
+  }
+
+  private lineFromScratch(): number {
+    this.lineSource = this.scratch;
+    this.lineStart = 0;
+    this.lineEnd = this.scratchLength;
+    this.lineInScratch = true;
+    this.resetLine();
+    return LINE_READY;
+  }
+
+  private resetLine(): void {
+    this.lineScanned = 0;
+    this.lineHidden = false;
+  }
+
+  /** Done with the line in `scratch`: forget it, and drop a scratch grown huge. */
+  private releaseScratch(): void {
+    if (!this.lineInScratch) return;
+    this.scratchLength = 0;
+    this.lineInScratch = false;
+    if (this.scratch.length > SCRATCH_KEEP) this.scratch = EMPTY;
+  }
+
+  private appendScratch(chunk: Buffer, from: number, to: number): void {
+    const n = to - from;
+    if (n <= 0) return;
+    const need = this.scratchLength + n;
+    if (need > this.scratch.length) {
+      let capacity = Math.max(256, this.scratch.length);
+      while (capacity < need) capacity *= 2;
+      const grown = Buffer.allocUnsafe(capacity);
+      this.scratch.copy(grown, 0, 0, this.scratchLength);
+      this.scratch = grown;
+    }
+    chunk.copy(this.scratch, this.scratchLength, from, to);
+    this.scratchLength = need;
+  }
+
+  /** Advance the read position by `n` buffered bytes, across chunks. */
+  private consume(n: number): void {
+    this.buffered -= n;
+    while (n > 0) {
+      const chunk = this.chunks[this.head]!;
+      const left = chunk.length - this.pos;
+      if (n < left) {
+        this.pos += n;
+        return;
+      }
+      n -= left;
+      this.nextChunk();
+    }
+    if (this.head < this.chunks.length && this.pos === this.chunks[this.head]!.length) {
+      this.nextChunk();
+    }
+  }
+
+  private nextChunk(): void {
+    this.head++;
+    this.pos = 0;
+    if (this.head === this.chunks.length) {
+      this.chunks.length = 0;
+      this.head = 0;
+    } else if (this.head >= 64) {
+      this.chunks.splice(0, this.head);
+      this.head = 0;
+    }
+  }
+
+  private fail(error: ProtocolError): ProtocolError {
+    this.failure = error;
+    this.chunks.length = 0;
+    this.head = 0;
+    this.pos = 0;
+    this.buffered = 0;
+    this.scratch = EMPTY;
+    this.scratchLength = 0;
+    this.argv = [];
+    this.argvBytes = 0;
+    return error;
+  }
+}
