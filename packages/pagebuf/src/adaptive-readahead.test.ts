@@ -60,17 +60,40 @@ describe('AdaptiveReadahead', () => {
     expect(p.phase).toBe('probing');
     expect(p.readsAhead).toBe(false);
     p.issued(jump, 16 * KiB);
+    expect(p.completed(16 * KiB, 16 * KiB)).toBe('probe');
+    expect(p.phase).toBe('probing');
+
+    // A second adjacent read: still only the demand, then read-ahead resumes.
+    expect(p.decide(jump + 16 * KiB, 16 * KiB)).toBe(16 * KiB);
+    expect(p.lastRequest).toBe('sequential');
+    p.issued(jump + 16 * KiB, 16 * KiB);
     expect(p.completed(16 * KiB, 16 * KiB)).toBe('start-readahead');
     expect(p.phase).toBe('sequential');
     expect(p.readsAhead).toBe(true);
     expect(p.window).toBe(128 * KiB);
 
-    // Continuing where the probe ended is sequential: a whole window, then growth.
-    expect(p.decide(jump + 16 * KiB, 16 * KiB)).toBe(128 * KiB);
+    // Continuing where the probes ended: a whole window, then growth.
+    expect(p.decide(jump + 32 * KiB, 16 * KiB)).toBe(128 * KiB);
     expect(p.lastRequest).toBe('sequential');
-    p.issued(jump + 16 * KiB, 128 * KiB);
+    p.issued(jump + 32 * KiB, 128 * KiB);
     expect(p.completed(128 * KiB, 128 * KiB)).toBe('grow');
     expect(p.window).toBe(256 * KiB);
+  });
+
+  it('needs probeReads full reads in a row, and a jump in between starts over', () => {
+    const p = new AdaptiveReadahead({ minReadSize: 64 * KiB, maxReadSize: MiB, probeReads: 3 });
+    const read = (at: number) => {
+      const size = p.decide(at, 4 * KiB);
+      p.issued(at, size);
+      return [size / KiB, p.completed(size, size)];
+    };
+    expect(read(MiB)).toEqual([4, 'probe']);
+    expect(read(MiB + 4 * KiB)).toEqual([4, 'probe']);
+    expect(read(5 * MiB)).toEqual([4, 'probe']); // jumped: the streak restarts
+    expect(read(5 * MiB + 4 * KiB)).toEqual([4, 'probe']);
+    expect(read(5 * MiB + 8 * KiB)).toEqual([4, 'start-readahead']);
+    expect(read(5 * MiB + 12 * KiB)).toEqual([64, 'grow']);
+    expect(() => new AdaptiveReadahead({ probeReads: 0 })).toThrow(/probeReads/);
   });
 
   it('keeps probing while the reads keep jumping (random access never reads ahead)', () => {

@@ -5,9 +5,10 @@ import { DEFAULT_MAX_READ_SIZE, DEFAULT_MIN_READ_SIZE } from './read-mode.js';
  * - `sequential`: the reads so far run one after the other; read a whole
  *   window, and let the reader keep reads in flight ahead of the caller.
  * - `probing`: the last access jumped; read only what the caller needs and
- *   nothing ahead, until a full read shows the access is sequential again.
- *   This is what keeps random access from over-reading (as RocksDB only
- *   starts read-ahead after sequential reads).
+ *   nothing ahead, until `probeReads` full reads in a row show the access is
+ *   sequential again. This is what keeps random access from over-reading
+ *   (RocksDB likewise starts read-ahead only after two sequential reads): two
+ *   random accesses that happen to be adjacent do not start it.
  */
 export type ReadaheadPhase = 'sequential' | 'probing';
 
@@ -22,9 +23,11 @@ export type RequestTransition =
 export type CompletionTransition =
   /** A full sequential read: the window doubled. */
   | 'grow'
+  /** A full read while probing, not yet enough of them in a row to read ahead. */
+  | 'probe'
   /** A full sequential read with the window already at the maximum. */
   | 'hold'
-  /** A full read while probing: read-ahead starts again at the minimum. */
+  /** The `probeReads`-th full read in a row while probing: read-ahead starts again at the minimum. */
   | 'start-readahead'
   /** A short read (end of the device): window back to the minimum. */
   | 'reset-short';
@@ -32,7 +35,11 @@ export type CompletionTransition =
 export interface AdaptiveReadaheadOptions {
   minReadSize?: ByteCount;
   maxReadSize?: ByteCount;
+  /** Full sequential reads, after a jump, before read-ahead resumes. Default 2. */
+  probeReads?: number;
 }
+
+export const DEFAULT_PROBE_READS = 2;
 
 /**
  * The adaptive read-ahead policy, apart from any IO so it can be stepped
@@ -53,7 +60,9 @@ export interface AdaptiveReadaheadOptions {
 export class AdaptiveReadahead {
   readonly minReadSize: ByteCount;
   readonly maxReadSize: ByteCount;
+  readonly probeReads: number;
   #window: ByteCount;
+  #probeStreak = 0;
   #phase: ReadaheadPhase = 'sequential';
   #nextAddress: Address;
   #lastRequest: RequestTransition = 'sequential';
@@ -70,6 +79,12 @@ export class AdaptiveReadahead {
     if (!Number.isInteger(this.maxReadSize) || this.maxReadSize < this.minReadSize) {
       throw new InvalidArgumentError(
         `maxReadSize must be an integer >= minReadSize, got ${this.maxReadSize}`,
+      );
+    }
+    this.probeReads = options.probeReads ?? DEFAULT_PROBE_READS;
+    if (!Number.isInteger(this.probeReads) || this.probeReads < 1) {
+      throw new InvalidArgumentError(
+        `probeReads must be a positive integer, got ${this.probeReads}`,
       );
     }
     this.#window = this.minReadSize;
@@ -108,6 +123,7 @@ export class AdaptiveReadahead {
     if (address !== this.#nextAddress) {
       this.#window = this.minReadSize;
       this.#phase = 'probing';
+      this.#probeStreak = 0;
       this.#lastRequest = 'reset-non-sequential';
     } else {
       this.#lastRequest = 'sequential';
@@ -124,9 +140,11 @@ export class AdaptiveReadahead {
   completed(requested: ByteCount, got: ByteCount): CompletionTransition {
     if (got < requested) {
       this.#window = this.minReadSize;
+      this.#probeStreak = 0;
       return 'reset-short';
     }
     if (this.#phase === 'probing') {
+      if (++this.#probeStreak < this.probeReads) return 'probe';
       this.#phase = 'sequential';
       return 'start-readahead';
     }

@@ -32,6 +32,11 @@ export class ChunkedList<T> {
   #dirHead = 0;
   #first = 0;
   #length = 0;
+  /** log2(chunkSize): chunk numbers by shift while indices fit in 32 bits. */
+  readonly #shift: number;
+  /** The chunk `append` writes to and the next slot in it; `#tailSlot === chunkSize` means full. */
+  #tail: Chunk<T> | undefined = undefined;
+  #tailSlot = 0;
 
   constructor(options: ChunkedListOptions<T>) {
     const chunkSize = options.chunkSize ?? DEFAULT_CHUNK_SIZE;
@@ -39,6 +44,8 @@ export class ChunkedList<T> {
       throw new InvalidArgumentError(`chunkSize must be a power of two, got ${chunkSize}`);
     }
     this.chunkSize = chunkSize;
+    this.#shift = Math.log2(chunkSize);
+    this.#tailSlot = chunkSize;
     this.#createChunk = options.createChunk;
   }
 
@@ -64,31 +71,22 @@ export class ChunkedList<T> {
 
   /** Adds `value` at index `length` and returns that index. */
   append(value: T): number {
-    const index = this.#length;
-    const c = Math.floor(index / this.chunkSize);
-    const k = c - this.#baseChunk;
-    let chunk = this.#chunks[k];
-    if (chunk === undefined) {
-      chunk = this.#createChunk(this.chunkSize);
-      // Only the directory (one slot per chunk) grows here, never the entries.
-      this.#chunks[k] = chunk;
-    }
-    chunk[index - c * this.chunkSize] = value;
-    this.#length = index + 1;
-    return index;
+    if (this.#tailSlot === this.chunkSize) this.#addChunk();
+    this.#tail![this.#tailSlot++] = value;
+    return this.#length++;
   }
 
   /** The entry at `index`; throws `OutOfRangeError` outside `[firstIndex, length)`. */
   get(index: number): T {
     this.#check(index);
-    const c = Math.floor(index / this.chunkSize);
+    const c = this.#chunkOf(index);
     return this.#chunks[c - this.#baseChunk]![index - c * this.chunkSize]!;
   }
 
   /** Replaces the entry at `index` (which must be held). */
   set(index: number, value: T): void {
     this.#check(index);
-    const c = Math.floor(index / this.chunkSize);
+    const c = this.#chunkOf(index);
     this.#chunks[c - this.#baseChunk]![index - c * this.chunkSize] = value;
   }
 
@@ -111,7 +109,7 @@ export class ChunkedList<T> {
     }
     if (index <= this.#first) return;
     this.#first = index;
-    const firstChunk = Math.floor(index / this.chunkSize);
+    const firstChunk = this.#chunkOf(index);
     while (this.#baseChunk + this.#dirHead < firstChunk && this.#dirHead < this.#chunks.length) {
       this.#chunks[this.#dirHead] = undefined;
       this.#dirHead++;
@@ -125,10 +123,13 @@ export class ChunkedList<T> {
       this.#dirHead = 0;
     }
     if (this.#dirHead === this.#chunks.length) {
-      // Everything dropped: restart the directory at the chunk `length` falls in.
+      // Everything dropped (`index` is a chunk boundary at `length`): restart
+      // the directory at the chunk the next append starts.
       this.#chunks.length = 0;
       this.#baseChunk = firstChunk;
       this.#dirHead = 0;
+      this.#tail = undefined;
+      this.#tailSlot = this.chunkSize;
     }
   }
 
@@ -151,7 +152,7 @@ export class ChunkedList<T> {
     const size = this.chunkSize;
     let i = from;
     while (i < to) {
-      const c = Math.floor(i / size);
+      const c = this.#chunkOf(i);
       const chunk = this.#chunks[c - this.#baseChunk]!;
       const chunkEnd = Math.min(to, (c + 1) * size);
       for (let j = i - c * size; i < chunkEnd; i++, j++) fn(chunk[j]!, i);
@@ -164,6 +165,18 @@ export class ChunkedList<T> {
 
   [Symbol.iterator](): IterableIterator<T> {
     return this.values();
+  }
+
+  /** Starts the chunk for index `length`: the directory grows by one slot, no entry moves. */
+  #addChunk(): void {
+    const chunk = this.#createChunk(this.chunkSize);
+    this.#chunks[this.#chunkOf(this.#length) - this.#baseChunk] = chunk;
+    this.#tail = chunk;
+    this.#tailSlot = 0;
+  }
+
+  #chunkOf(index: number): number {
+    return index < 0x1_0000_0000 ? index >>> this.#shift : Math.floor(index / this.chunkSize);
   }
 
   #check(index: number): void {

@@ -3,6 +3,7 @@ export {
   AdaptiveReadahead,
   type AdaptiveReadaheadOptions,
   type CompletionTransition,
+  DEFAULT_PROBE_READS,
   type ReadaheadPhase,
   type RequestTransition,
 } from './adaptive-readahead.js';

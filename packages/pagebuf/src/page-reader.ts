@@ -164,9 +164,9 @@ export class PageReader implements AsyncIterableIterator<Frame, undefined> {
     return this.#state === 'closed';
   }
 
-  /** The adaptive policy (adaptive mode only), to observe the window. */
-  get readahead(): AdaptiveReadahead | undefined {
-    return this.#policy;
+  /** Bytes the next sequential read asks for: the adaptive window, or the page size. */
+  get window(): ByteCount {
+    return this.#policy?.window ?? this.pageSize;
   }
 
   /** Bytes of frames this reader's pool holds now. */
@@ -188,7 +188,7 @@ export class PageReader implements AsyncIterableIterator<Frame, undefined> {
       bytesYielded: this.#bytesYielded,
       readsDropped: this.#readsDropped,
       bytesDropped: this.#bytesDropped,
-      window: this.#policy?.window ?? this.pageSize,
+      window: this.window,
       inFlight: this.#inFlight,
       memoryBytes: this.#pool.allocatedBytes,
       memoryHighWater: this.#pool.highWaterBytes,

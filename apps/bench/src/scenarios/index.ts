@@ -1,9 +1,17 @@
 import type { AnyScenario } from '../scenario.js';
 import { ioSeqRead } from './io-seq-read.js';
+import { pageListAppend } from './page-list-append.js';
+import { pagebufReadahead } from './pagebuf-readahead.js';
+import { pagebufScan } from './pagebuf-scan.js';
 
 /**
  * Every scenario, in the order `strata-bench list` and `--ci` use.
  * To add one: write `scenarios/<name>.ts` exporting a `defineScenario(...)`
  * and list it here.
  */
-export const scenarios: readonly AnyScenario[] = [ioSeqRead];
+export const scenarios: readonly AnyScenario[] = [
+  ioSeqRead,
+  pagebufScan,
+  pagebufReadahead,
+  pageListAppend,
+];

@@ -1,6 +1,6 @@
 import { PageReader, readMode } from '@strata/pagebuf';
 import { measureBestPlainRead, measurePlainRead } from '../plain-read.js';
-import { defineScenario, higher } from '../scenario.js';
+import { defineScenario, higher, type Measurement } from '../scenario.js';
 import { GiB, KiB, MiB, mbPerSecond, sizeLabel } from '../sizes.js';
 import { median } from '../stats.js';
 import { type DataFile, lcg, scan, writeDataFile } from './pagebuf-support.js';
@@ -124,7 +124,7 @@ export const pagebufReadahead = defineScenario<Params, State>({
     };
   },
 
-  async run(variant, ctx) {
+  async run(variant, ctx): Promise<number | Measurement> {
     const p = ctx.params;
     const { data, bestPlain, plainBuffer } = ctx.state;
     switch (variant.name) {

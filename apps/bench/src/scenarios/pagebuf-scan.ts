@@ -46,7 +46,13 @@ export const pagebufScan = defineScenario<Params, State>({
   },
   readsDisk: true,
   variants: (p): Variant[] => [...p.modes.map((m) => higher(m, 'MB/s')), higher(PLAIN, 'MB/s')],
-  ratios: ['double/single', 'adaptive/single', 'frames4/single', 'adaptive/double', `adaptive/${PLAIN}`],
+  ratios: [
+    'double/single',
+    'adaptive/single',
+    'frames4/single',
+    'adaptive/double',
+    `adaptive/${PLAIN}`,
+  ],
 
   async setup(ctx) {
     const { fileBytes, pageSize } = ctx.params;
@@ -98,8 +104,15 @@ export const pagebufScan = defineScenario<Params, State>({
       });
       return r.mbps;
     }
-    const r = await scan(data.device, parseReadMode(variant.name), pageSize, fileBytes, visitsPerByte);
-    if (r.bytes !== fileBytes) throw new Error(`${variant.name} scanned ${r.bytes} of ${fileBytes}`);
+    const r = await scan(
+      data.device,
+      parseReadMode(variant.name),
+      pageSize,
+      fileBytes,
+      visitsPerByte,
+    );
+    if (r.bytes !== fileBytes)
+      throw new Error(`${variant.name} scanned ${r.bytes} of ${fileBytes}`);
     return {
       value: mbPerSecond(r.bytes, r.milliseconds),
       samples: {
