@@ -44,16 +44,22 @@ async function tiny(scenario: AnyScenario, params: Params): Promise<Json> {
 
 describe('pagebuf scenarios end to end (tiny sizes)', () => {
   it('pagebuf-scan reports every mode, the ratios and adaptive_over_best_plain', async () => {
-    const json = await tiny(pagebufScan, { fileBytes: 4 * MiB, pageSize: 256 * KiB });
+    const json = await tiny(pagebufScan, {
+      fileBytes: 4 * MiB,
+      pageSize: 256 * KiB,
+      smallPageSize: 64 * KiB,
+    });
     expect(json.variants.map((v) => v.name)).toEqual([
       'single',
       'double',
       'frames4',
       'adaptive',
       'plain',
+      'single-p64k',
+      'double-p64k',
     ]);
     expect(json.ratios.map((r) => r.name)).toEqual(
-      expect.arrayContaining(['double/single', 'adaptive/single']),
+      expect.arrayContaining(['double/single', 'adaptive/single', 'double-p64k/single-p64k']),
     );
     expect(json.metrics).toHaveProperty('adaptive_over_best_plain');
     expect(json.metrics.page_process_us).toBeGreaterThan(0);
