@@ -212,6 +212,8 @@ export class Store extends StoreCore {
       pageSize,
       from,
       minEpoch: meta?.epoch ?? 0,
+      // Without a checkpoint the first segment may start inside a blob.
+      resync: meta === null,
       ...(options.recoveryMode !== undefined ? { mode: options.recoveryMode } : {}),
       onRecord: (space, off, address) => {
         if ((flagsOf(space, off) & RecordFlag.INVALID) !== 0) return;
@@ -346,7 +348,8 @@ export class Store extends StoreCore {
     if (target <= begin) return result;
     // Copies of live records, collected per page and processed between pages.
     const batch: Array<{ address: number; bytes: Uint8Array }> = [];
-    const process = async (): Promise<void> => {
+    const blobs: number[] = [];
+    const processBatch = async (): Promise<void> => {
       for (const r of batch) {
         const space = createRecordSpace(r.bytes.length);
         space.bytes.set(r.bytes);
@@ -356,7 +359,7 @@ export class Store extends StoreCore {
       }
       batch.length = 0;
     };
-    await scanLog({
+    const scan = await scanLog({
       device: this.device,
       pageSize: log.pageSize,
       from: begin,
@@ -368,20 +371,44 @@ export class Store extends StoreCore {
           result.dropped++;
           return;
         }
-        batch.push({ address, bytes: space.bytes.slice(off, off + slotSize(space, off)) });
+        // A copy: the scanner reuses its page buffer (Buffer#slice would be a view).
+        batch.push({
+          address,
+          bytes: Uint8Array.prototype.slice.call(space.bytes, off, off + slotSize(space, off)),
+        });
+      },
+      onBlob: (address) => {
+        blobs.push(address);
       },
       onPage: async () => {
-        if (batch.length > 0) await process();
+        if (batch.length > 0) await processBatch();
         // Let other operations run between slices.
         await new Promise<void>((resolve) => setImmediate(resolve));
       },
     });
-    await process();
-    // The copies must be durable, and the index must not need the old range.
+    await processBatch();
+    if (scan.cutAt !== null) {
+      // Never drop what could not be read and checked.
+      throw new HlogError(
+        'ERR_CORRUPT',
+        `compaction stopped at ${scan.cutAt ?? scan.end}: ${scan.reason ?? 'short log'}`,
+        { address: scan.cutAt ?? scan.end },
+      );
+    }
+    // Blobs in the range may belong to live records beyond it: move those.
+    for (const address of blobs) {
+      const key = await this.readBlobKey(address);
+      if (key !== null && (await this.relocateBlobIfLive(key, address))) result.copied++;
+    }
+    // Drop the range (a blob crossing its end stays, from its start), make
+    // the copies and the new begin durable in a checkpoint, then free the
+    // segments: a crash at any point leaves a consistent store.
+    const newBegin = scan.end;
+    log.dropUntil(newBegin);
     await this.checkpoint();
-    await log.truncateUntil(target);
-    result.until = target;
-    result.bytesFreed = target - begin;
+    await log.truncateDevice();
+    result.until = newBegin;
+    result.bytesFreed = newBegin - begin;
     this.compactions++;
     return result;
   }

@@ -1,6 +1,7 @@
 import type { Device } from '@strata/io';
 import { HlogError } from './errors.js';
 import {
+  BLOB_PREFIX_SIZE,
   blobChecksum,
   PAGE_HEADER_SIZE,
   PageFlag,
@@ -239,18 +240,19 @@ export class HybridLog {
   }
 
   /**
-   * Reserves whole pages at the tail for a blob of `value.length` bytes and
+   * Reserves whole pages at the tail for a blob (`key` and `value`) and
    * writes it; resolves with its address once it is on the device. The
-   * caller keeps `value` unchanged until then. Returns null when a frame is
-   * still being flushed (wait and retry), like `allocate`.
+   * caller keeps `value` unchanged until then. Returns null once the log
+   * has failed.
    */
-  writeBlob(value: Uint8Array): Promise<number> | null {
+  writeBlob(key: Uint8Array, value: Uint8Array): Promise<number> | null {
     if (this.failure !== undefined) return null;
     if (this.device.alignment > 1) {
       throw new HlogError('ERR_INVALID_ARGUMENT', 'large values need a device with alignment 1');
     }
     const P = this.pageSize;
-    const total = PAGE_HEADER_SIZE + value.length;
+    const prefixLength = BLOB_PREFIX_SIZE + key.length;
+    const total = PAGE_HEADER_SIZE + prefixLength + value.length;
     const pages = Math.ceil(total / P);
     if (!this.tailIsBlob) this.sealTailPage();
     const start = this.tailPageEnd;
@@ -258,14 +260,16 @@ export class HybridLog {
     this.tailPage = start / P + pages - 1;
     this.tailPageEnd = start + pages * P;
     this.tail = this.tailPageEnd;
-    const header = Buffer.alloc(PAGE_HEADER_SIZE);
-    writePageHeader(header, 0, total, PageFlag.BLOB, start, this.epoch);
-    header.writeUInt32LE(blobChecksum(header, value), 4);
+    const head = Buffer.alloc(PAGE_HEADER_SIZE + prefixLength);
+    writePageHeader(head, 0, total, PageFlag.BLOB, start, this.epoch);
+    head.writeUInt32LE(key.length, PAGE_HEADER_SIZE);
+    head.set(key, PAGE_HEADER_SIZE + BLOB_PREFIX_SIZE);
+    head.writeUInt32LE(blobChecksum(head, head.subarray(PAGE_HEADER_SIZE), value), 4);
     const range = this.track(start, start + pages * P);
     this.blobsWritten++;
     return Promise.all([
-      this.device.write(start + PAGE_HEADER_SIZE, value),
-      this.device.write(start, header),
+      this.device.write(start + head.length, value),
+      this.device.write(start, head),
     ]).then(
       () => {
         this.complete(range);
@@ -355,15 +359,24 @@ export class HybridLog {
     return point;
   }
 
-  /** Drops everything below `address` (segment aligned, flushed). */
-  async truncateUntil(address: number): Promise<void> {
+  /**
+   * Logically drops everything below `address` (a page start, flushed):
+   * reads below it find nothing. The device keeps the bytes until
+   * `truncateDevice` drops whole segments.
+   */
+  dropUntil(address: number): void {
     if (address <= this.begin) return;
     if (address > this.flushedUntil) {
-      throw new HlogError('ERR_INVALID_ARGUMENT', 'cannot truncate unflushed log');
+      throw new HlogError('ERR_INVALID_ARGUMENT', 'cannot drop unflushed log');
     }
     this.begin = address;
     if (this.head < address) this.head = address;
-    await this.device.truncateUntil(address);
+  }
+
+  /** Frees the device's whole segments below `begin`. */
+  async truncateDevice(): Promise<void> {
+    const S = this.device.segmentSize;
+    await this.device.truncateUntil(Math.floor(this.begin / S) * S);
   }
 
   /** Is `address` (a page start) a blob page, i.e. in memory but frameless? */

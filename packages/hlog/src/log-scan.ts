@@ -32,9 +32,13 @@ export interface LogScanOptions {
   /** Default: the device's end. */
   to?: number;
   mode?: ReadMode;
+  /** Skip pages until the first valid header (a scan starting inside a blob). */
+  resync?: boolean;
   /** Pages with a lower epoch are stale (from before a cut). */
   minEpoch?: number;
   onRecord: RecordVisitor;
+  /** Called with the address of each blob met (its checksum is checked later, at its end). */
+  onBlob?: (address: number) => void;
   /** Called between pages; a promise pauses the scan (back-pressure, yielding). */
   onPage?: (address: number) => void | Promise<void>;
 }
@@ -78,6 +82,7 @@ class PageScanner {
     from: number,
     minEpoch: number,
     private readonly onRecord: RecordVisitor,
+    private readonly onBlob: ((address: number) => void) | undefined,
   ) {
     this.P = P;
     this.page = createRecordSpace(P);
@@ -126,7 +131,19 @@ class PageScanner {
     }
   }
 
+  resync = false;
+
   private stop(reason: string): void {
+    if (
+      this.resync &&
+      this.pages === 0 &&
+      this.state === S_HEADER &&
+      (reason === 'no page header' || reason === 'page address mismatch')
+    ) {
+      // Not a page start yet (inside a blob): try the next page.
+      this.next(this.pageStart + this.P);
+      return;
+    }
     this.stopped = true;
     this.reason = reason;
   }
@@ -161,6 +178,7 @@ class PageScanner {
       this.blobPages = Math.ceil(used / this.P);
       this.blobCrc = crc32(b.subarray(8, PAGE_HEADER_SIZE));
       this.pendingEpoch = epoch;
+      this.onBlob?.(this.pageStart);
       if (this.blobRemaining === 0) this.endBlob();
       return;
     }
@@ -226,6 +244,10 @@ class PageScanner {
     this.need = PAGE_HEADER_SIZE;
   }
 
+  get inBlob(): boolean {
+    return this.state === S_BLOB;
+  }
+
   /** At the end of the stream: is a page half read? */
   get midPage(): boolean {
     return this.have > 0 || this.state !== S_HEADER;
@@ -240,7 +262,8 @@ export function defaultScanMode(pageSize: number): ReadMode {
 export async function scanLog(options: LogScanOptions): Promise<LogScanResult> {
   const { device, pageSize: P, from } = options;
   const to = options.to ?? device.endAddress;
-  const scanner = new PageScanner(P, from, options.minEpoch ?? 0, options.onRecord);
+  const scanner = new PageScanner(P, from, options.minEpoch ?? 0, options.onRecord, options.onBlob);
+  scanner.resync = options.resync ?? false;
   let bytesRead = 0;
   if (to > from) {
     const reader = new PageReader({
@@ -271,6 +294,8 @@ export async function scanLog(options: LogScanOptions): Promise<LogScanResult> {
     // An empty page (never written) at the very end is the normal end.
     cutAt = reason === 'empty page' && scanner.pageStart + P >= to ? null : scanner.pageStart;
     if (cutAt === null) reason = null;
+  } else if (scanner.inBlob && options.to !== undefined) {
+    // A blob crossing the end of a bounded scan: nothing in it to visit.
   } else if (scanner.midPage) {
     cutAt = scanner.pageStart;
     reason = 'page cut short by the end of the device';

@@ -6,8 +6,8 @@ import { crc32 } from 'node:zlib';
  *
  * ```
  * +0  u32 magic 'STPG'
- * +4  u32 crc32 of bytes [8, used) (a blob: of [8, 32) then its value)
- * +8  u32 used: bytes of the page in use, header included (blob: 32 + value length)
+ * +4  u32 crc32 of bytes [8, used) (a blob: the same over all its pages)
+ * +8  u32 used: bytes of the page in use, header included (blob: all its bytes)
  * +12 u32 flags (PageFlag)
  * +16 f64 the page's own address (a page copied elsewhere is caught)
  * +24 u32 epoch: the store session that wrote it (stale pages are caught)
@@ -59,9 +59,15 @@ export function sealPageChecksum(bytes: Buffer, off: number): void {
   bytes.writeUInt32LE(crc32(bytes.subarray(off + 8, off + used)), off + 4);
 }
 
-/** Checksum of a blob: header fields then value. */
-export function blobChecksum(header: Buffer, value: Uint8Array): number {
-  return crc32(value, crc32(header.subarray(8, PAGE_HEADER_SIZE)));
+/**
+ * A blob is self-describing, so compaction can tell whether it is still
+ * referenced: after the page header come `u32 keyLength, u32 0`, the key,
+ * then the value. Its checksum runs over header fields, prefix, key, value.
+ */
+export const BLOB_PREFIX_SIZE = 8;
+
+export function blobChecksum(header: Buffer, prefixAndKey: Uint8Array, value: Uint8Array): number {
+  return crc32(value, crc32(prefixAndKey, crc32(header.subarray(8, PAGE_HEADER_SIZE))));
 }
 
 /** Parses a header; null when the magic is wrong (an empty or foreign page). */

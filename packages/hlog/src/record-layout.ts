@@ -213,11 +213,17 @@ export function valueCapacity(s: RecordSpace, off: number): number {
 }
 
 /**
- * Changes the value length in place, keeping the slot; the caller checked
- * `newLength <= valueCapacity` and writes the bytes.
+ * Changes the value length in place, keeping the slot. `slot` must be read
+ * (slotSize) *before* the new value is written: a FILLER word in the slack
+ * may be overwritten by a longer value. The caller checked
+ * `newLength <= valueCapacity`.
  */
-export function resizeValueInPlace(s: RecordSpace, off: number, newLength: number): void {
-  const slot = slotSize(s, off);
+export function resizeValueInPlace(
+  s: RecordSpace,
+  off: number,
+  newLength: number,
+  slot: number,
+): void {
   setValueLength(s, off, newLength);
   setSlot(s, off, slot);
 }

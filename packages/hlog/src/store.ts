@@ -4,7 +4,13 @@ import { HlogError } from './errors.js';
 import { HashIndex, type HashIndexStats } from './hash-index.js';
 import { HybridLog, type HybridLogStats } from './hybrid-log.js';
 import { hashKey } from './key-hash.js';
-import { blobChecksum, PAGE_HEADER_SIZE, PAGE_MAGIC, PageFlag } from './page-header.js';
+import {
+  BLOB_PREFIX_SIZE,
+  blobChecksum,
+  PAGE_HEADER_SIZE,
+  PAGE_MAGIC,
+  PageFlag,
+} from './page-header.js';
 import {
   clearFlag,
   createRecordSpace,
@@ -171,6 +177,7 @@ export class StoreCore {
   private vLen = 0;
   private blobAddress = 0;
   private blobLength = 0;
+  private blobKeyLength = 0;
   private pendingBlob: Buffer | null = null;
   private pendingBlobFor: unknown = null;
   private pendingBlobOld = 0;
@@ -405,6 +412,7 @@ export class StoreCore {
       }
       this.blobAddress = blob;
       this.blobLength = len;
+      this.blobKeyLength = keyLengthOf(s, off);
       return false;
     }
     this.vBytes = s.bytes;
@@ -482,8 +490,9 @@ export class StoreCore {
       const s = this.ring;
       const off = this.locOff;
       const vo = valueOffsetOf(s, off);
+      const slot = slotSize(s, off);
       copyBytes(value, 0, value.length, s.bytes, vo);
-      resizeValueInPlace(s, off, value.length);
+      resizeValueInPlace(s, off, value.length, slot);
       if (exp !== 0 || (flagsOf(s, off) & RecordFlag.HAS_EXPIRY) !== 0) setExpiresAt(s, off, exp);
       clearFlag(s, off, RecordFlag.TOMBSTONE);
       this.counters.inPlace++;
@@ -584,8 +593,9 @@ export class StoreCore {
     }
     if (this.locMutable && this.fitsInPlace(len, exp)) {
       const s = this.ring;
+      const slot = slotSize(s, this.locOff);
       fns.update(ctx, s.bytes, this.vOff, this.vLen, s.bytes, this.vOff, len);
-      resizeValueInPlace(s, this.locOff, len);
+      resizeValueInPlace(s, this.locOff, len, slot);
       this.counters.inPlace++;
       u.bytes = s.bytes;
       u.offset = this.vOff;
@@ -707,6 +717,43 @@ export class StoreCore {
       (c) => c === R_OK,
       hint,
     );
+  }
+
+  /**
+   * Compaction of a blob: if the newest record of `key` is live and points
+   * at the blob at `blobAddress`, the blob is rewritten at the tail and a
+   * copy of the record points at it. Resolves true when relocated.
+   */
+  protected relocateBlobIfLive(key: Uint8Array, blobAddress: number): Promise<boolean> | boolean {
+    const h = hashKey(key);
+    const code = this.relocateStep(key, h, blobAddress, null);
+    if (code === R_OK) return true;
+    if (code === R_NOT_FOUND) return false;
+    return this.drive(
+      key,
+      code,
+      (hn) => this.relocateStep(key, h, blobAddress, hn),
+      (c) => c === R_OK,
+    );
+  }
+
+  private relocateStep(key: Uint8Array, h: number, blobAddress: number, hint: Hint | null): number {
+    const st = this.locate(key, h, hint);
+    if (st === L_DISK) return R_NEED_DISK;
+    if (st === L_NONE || !this.locLive()) return R_NOT_FOUND;
+    const s = this.locSpace;
+    const off = this.locOff;
+    if ((flagsOf(s, off) & RecordFlag.OVERFLOW) === 0) return R_NOT_FOUND;
+    if (s.bytes.readDoubleLE(valueOffsetOf(s, off)) !== blobAddress) return R_NOT_FOUND;
+    const exp = expiresAtOf(s, off);
+    const len = valueLengthOf(s, off);
+    if (hint?.newBlobValue && hint.newBlobEntry === this.entry && hint.newBlobOld === blobAddress) {
+      return this.appendRecord(key, h, RecordFlag.OVERFLOW, null, 0, len, hint.newBlobAddress, exp);
+    }
+    if (!this.locValue(hint)) return R_NEED_BLOB_READ;
+    this.pendingBlob = this.vBytes;
+    this.pendingBlobOld = blobAddress;
+    return R_NEED_BLOB_WRITE;
   }
 
   private expiryCursor = 0;
@@ -873,8 +920,14 @@ export class StoreCore {
           break;
         case R_NEED_BLOB_READ: {
           const address = this.blobAddress;
-          hint.oldBlob = await this.readBlob(address, this.blobLength);
-          hint.oldBlobAddress = address;
+          try {
+            hint.oldBlob = await this.readBlob(address, this.blobKeyLength, this.blobLength);
+            hint.oldBlobAddress = address;
+          } catch (e) {
+            // Compacted away meanwhile: the step finds the copy.
+            if (!isStrataError(e, 'ERR_OUT_OF_RANGE')) throw e;
+            hint.walked = false;
+          }
           break;
         }
         case R_NEED_BLOB_WRITE: {
@@ -884,11 +937,8 @@ export class StoreCore {
           const old = this.pendingBlobOld;
           this.pendingBlob = null;
           this.pendingBlobFor = null;
-          let written = this.log.writeBlob(value);
-          while (written === null) {
-            await this.log.waitForProgress();
-            written = this.log.writeBlob(value);
-          }
+          const written = this.log.writeBlob(key, value);
+          if (written === null) throw this.log.failure ?? new HlogError('ERR_IO', 'log failed');
           hint.newBlobAddress = await written;
           // An upsert's blob is its value whatever the state; a computed one
           // (rmw) is only good for the state it was computed from.
@@ -952,22 +1002,35 @@ export class StoreCore {
   }
 
   /** Reads and verifies a blob's value. */
-  private async readBlob(address: number, length: number): Promise<Buffer> {
-    const buf = Buffer.allocUnsafe(PAGE_HEADER_SIZE + length);
+  protected async readBlob(address: number, keyLength: number, length: number): Promise<Buffer> {
+    const prefix = PAGE_HEADER_SIZE + BLOB_PREFIX_SIZE + keyLength;
+    const buf = Buffer.allocUnsafe(prefix + length);
     this.counters.diskReads++;
     const n = await this.log.device.read(address, buf);
-    const header = buf.subarray(0, PAGE_HEADER_SIZE);
-    const value = buf.subarray(PAGE_HEADER_SIZE);
+    const value = buf.subarray(prefix);
     if (
       n < buf.length ||
       buf.readUInt32LE(0) !== PAGE_MAGIC ||
       (buf.readUInt32LE(12) & PageFlag.BLOB) === 0 ||
       buf.readUInt32LE(8) !== buf.length ||
-      blobChecksum(header, value) !== buf.readUInt32LE(4)
+      buf.readUInt32LE(PAGE_HEADER_SIZE) !== keyLength ||
+      blobChecksum(buf, buf.subarray(PAGE_HEADER_SIZE, prefix), value) !== buf.readUInt32LE(4)
     ) {
       throw new HlogError('ERR_CORRUPT', `blob at ${address} failed its checksum`, { address });
     }
     return value;
+  }
+
+  /** The key a blob was written for (compaction), or null if it is not a blob. */
+  protected async readBlobKey(address: number): Promise<Buffer | null> {
+    const head = Buffer.alloc(PAGE_HEADER_SIZE + BLOB_PREFIX_SIZE);
+    if ((await this.log.device.read(address, head)) < head.length) return null;
+    if (head.readUInt32LE(0) !== PAGE_MAGIC || (head.readUInt32LE(12) & PageFlag.BLOB) === 0) {
+      return null;
+    }
+    const key = Buffer.alloc(head.readUInt32LE(PAGE_HEADER_SIZE));
+    if ((await this.log.device.read(address + head.length, key)) < key.length) return null;
+    return key;
   }
 
   // ---- results of pending operations (run right after the final step) -----------
