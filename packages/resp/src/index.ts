@@ -1,3 +1,23 @@
-// Public API of this package. The protocol codec comes first; the command
-// table and the server class follow (see README.md).
+// Public API of @strata/resp: the RESP codec, the command table and the server.
+export { Client, type MultiState, type QueuedCommand } from './client.js';
+export {
+  ACL_CATEGORIES,
+  type AclCategory,
+  type CommandDefinition,
+  CommandFlag,
+  type CommandFlagName,
+  type CommandHandler,
+  type CommandResult,
+  CommandSpec,
+  CommandTable,
+} from './command-table.js';
+export { commandDefinitions, createCommandTable } from './commands/index.js';
+export { CommandError, type CommandErrorCode, toCommandError } from './errors.js';
+export {
+  type DatabaseProvider,
+  Keyspace,
+  type StoreDatabasesOptions,
+  storeDatabases,
+} from './keyspace.js';
 export * from './protocol/index.js';
+export { RespServer, type RespServerAddress, type RespServerOptions } from './resp-server.js';

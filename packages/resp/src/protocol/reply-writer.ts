@@ -121,6 +121,24 @@ export class ReplyWriter {
     return this;
   }
 
+  /**
+   * `$len\r\n...\r\n` of `bytes[offset, offset + length)`: a value where it
+   * lies in the store's log, with no subarray made for it.
+   */
+  bulkRange(bytes: Uint8Array, offset: number, length: number): this {
+    this.header(0x24, length);
+    this.reserve(length + 2);
+    if (length <= 32) {
+      const buf = this.buf;
+      for (let i = 0; i < length; i++) buf[this.pos + i] = bytes[offset + i]!;
+    } else {
+      this.buf.set(bytes.subarray(offset, offset + length), this.pos);
+    }
+    this.pos += length;
+    this.crlf();
+    return this;
+  }
+
   /** The null reply: `$-1` in RESP2, `_` in RESP3. */
   null(): this {
     if (this.protocol === 3) this.ascii('_\r\n');

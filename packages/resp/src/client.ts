@@ -1,0 +1,303 @@
+import type { Socket } from 'node:net';
+import type { StoreCore } from '@strata/hlog';
+import { CommandFlag, type CommandResult, type CommandSpec } from './command-table.js';
+import {
+  CommandError,
+  noAuthError,
+  toCommandError,
+  unknownCommandError,
+  unknownSubcommandError,
+  wrongArityError,
+} from './errors.js';
+import type { RespVersion } from './protocol/limits.js';
+import { ReplyWriter } from './protocol/reply-writer.js';
+import { RequestParser } from './protocol/request-parser.js';
+import type { ServerState } from './server-state.js';
+
+/** A queued command of MULTI. */
+export interface QueuedCommand {
+  readonly spec: CommandSpec;
+  readonly argv: Buffer[];
+}
+
+export interface MultiState {
+  readonly queue: QueuedCommand[];
+  /** A command was rejected while queueing: EXEC answers EXECABORT. */
+  error: boolean;
+}
+
+// Why reading from the socket is paused (bits): a command waiting on the
+// disk holds the connection's later commands, and a socket that does not
+// drain its replies stops us reading more requests.
+const PAUSE_PENDING = 1;
+const PAUSE_DRAIN = 2;
+
+/** Commands that run at once inside MULTI instead of being queued (Redis's list). */
+const MULTI_IMMEDIATE = new Set(['exec', 'discard', 'multi', 'watch', 'quit', 'reset']);
+
+/**
+ * One connection: its parser and reply writer, its state (db, protocol,
+ * name, auth, MULTI) and the loop that runs its commands in order.
+ *
+ * Every complete command in a chunk runs, then all their replies go out in
+ * one socket write. A command that returns a promise (the store went to
+ * disk) holds the commands after it: reading pauses, the replies so far are
+ * written, and the loop resumes when it settles. Other connections go on
+ * meanwhile; the store keeps every key linearizable.
+ */
+export class Client {
+  readonly id: number;
+  readonly reply: ReplyWriter;
+  readonly parser: RequestParser;
+  readonly createdAt = Date.now();
+  lastInteraction = Date.now();
+  db = 0;
+  name: Buffer | null = null;
+  libName = '';
+  libVer = '';
+  authenticated: boolean;
+  noEvict = false;
+  multi: MultiState | null = null;
+  /** WATCHed keys as (db, key) pairs; `watchDirty` once one of them was written. */
+  readonly watching: { db: number; key: string }[] = [];
+  watchDirty = false;
+  /** fullName of the last command (CLIENT LIST `cmd=`). */
+  lastCommand = 'NULL';
+  /** Commands of this client waiting on the disk (ServerState.inFlight counts all). */
+  inFlight = 0;
+  /** Reply, then close (QUIT, a protocol error). */
+  closeAfterReply = false;
+  closed = false;
+  private paused = 0;
+  private running = false;
+
+  constructor(
+    readonly server: ServerState,
+    readonly socket: Socket,
+  ) {
+    this.id = server.newClientId();
+    this.authenticated = !server.authRequired;
+    this.reply = new ReplyWriter({ protocol: 2 });
+    this.parser = new RequestParser({
+      maxBulkLength: server.config.maxBulkLength,
+      authRequired: !this.authenticated,
+    });
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('drain', () => this.resume(PAUSE_DRAIN));
+  }
+
+  get protocol(): RespVersion {
+    return this.reply.protocol;
+  }
+
+  set protocol(p: RespVersion) {
+    this.reply.protocol = p;
+  }
+
+  /** The store of the selected database; open whenever a command with keys runs. */
+  get store(): StoreCore {
+    const s = this.server.keyspace.get(this.db);
+    if (s === undefined) throw new CommandError('ERR_STORE', 'ERR database is not open');
+    return s;
+  }
+
+  setAuthenticated(value: boolean): void {
+    this.authenticated = value;
+    this.parser.authRequired = !value && this.server.authRequired;
+  }
+
+  // ---- the loop ----------------------------------------------------------------
+
+  private onData(chunk: Buffer): void {
+    if (this.closed) return;
+    this.server.stats.netInput += chunk.length;
+    this.lastInteraction = Date.now();
+    this.parser.feed(chunk);
+    if (this.paused === 0) this.run();
+  }
+
+  /** Runs every complete command buffered, then writes their replies at once. */
+  private run(): void {
+    if (this.running) return;
+    this.running = true;
+    try {
+      while (!this.closeAfterReply && !this.closed) {
+        const r = this.parser.next();
+        if (r.kind === 'need-more') break;
+        if (r.kind === 'error') {
+          this.reply.raw(r.reply);
+          this.closeAfterReply = true;
+          break;
+        }
+        const pending = this.execute(r.argv);
+        if (this.closed) return;
+        if (pending !== undefined) {
+          this.pause(PAUSE_PENDING);
+          this.flushReplies();
+          // execute() never rejects: errors became replies already.
+          void pending.then(() => this.resume(PAUSE_PENDING));
+          return;
+        }
+        if (this.overOutputLimit()) return;
+      }
+      this.flushReplies();
+      if (this.closeAfterReply && !this.closed) {
+        this.closed = true;
+        this.socket.end();
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private pause(reason: number): void {
+    if (this.paused === 0) this.socket.pause();
+    this.paused |= reason;
+  }
+
+  private resume(reason: number): void {
+    if ((this.paused & reason) === 0) return;
+    this.paused &= ~reason;
+    if (this.paused !== 0 || this.closed) return;
+    this.socket.resume();
+    this.run();
+  }
+
+  /** One socket write for every reply since the last one. */
+  private flushReplies(): void {
+    if (this.closed) return;
+    const out = this.reply.flush();
+    if (out === null) return;
+    this.server.stats.netOutput += out.length;
+    if (!this.socket.write(out)) this.pause(PAUSE_DRAIN);
+    this.overOutputLimit();
+  }
+
+  /** Redis's client-output-buffer-limit: a client that does not read is dropped. */
+  private overOutputLimit(): boolean {
+    const limit = this.server.config.outputBufferLimit;
+    if (limit <= 0 || this.reply.pendingBytes + this.socket.writableLength <= limit) return false;
+    this.kill();
+    return true;
+  }
+
+  /** Closes the connection now, dropping unsent replies (CLIENT KILL, limits). */
+  kill(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.reply.discard();
+    this.socket.destroy();
+  }
+
+  /** Called once the socket is gone. */
+  onClose(): void {
+    this.closed = true;
+    this.unwatchAll();
+    this.multi = null;
+    this.server.releaseExclusive(this);
+  }
+
+  unwatchAll(): void {
+    for (const w of this.watching) this.server.unwatch(this, w.db, w.key);
+    this.watching.length = 0;
+    this.watchDirty = false;
+  }
+
+  // ---- dispatch ----------------------------------------------------------------
+
+  /**
+   * Looks the command up and checks it in Redis's order (exists, arity,
+   * auth), queues it inside MULTI, else runs it. Returns a promise only when
+   * the command is still running.
+   */
+  execute(argv: Buffer[]): CommandResult {
+    const server = this.server;
+    server.stats.commands++;
+    let spec = server.table.lookup(argv[0]!);
+    if (spec === undefined) return this.reject(unknownCommandError(argv));
+    if (spec.subcommands !== null && argv.length >= 2) {
+      const sub = spec.subcommands.lookup(argv[1]!);
+      if (sub === undefined) return this.reject(unknownSubcommandError(argv[1]!, spec.name));
+      spec = sub;
+    }
+    if (!spec.arityOk(argv.length)) return this.reject(wrongArityError(spec.fullName));
+    if (!this.authenticated && (spec.flags & CommandFlag.no_auth) === 0) {
+      return this.reject(noAuthError());
+    }
+    if (this.multi !== null && !MULTI_IMMEDIATE.has(spec.fullName)) {
+      this.multi.queue.push({ spec, argv });
+      this.reply.simple('QUEUED');
+      return undefined;
+    }
+    const gate = server.exclusive;
+    if (gate !== null && gate !== this) {
+      return server.waitExclusive().then(() => this.settle(this.execute(argv)));
+    }
+    return this.call(spec, argv);
+  }
+
+  /** Runs a checked command: opens its database first when it needs one. */
+  call(spec: CommandSpec, argv: Buffer[]): CommandResult {
+    this.lastCommand = spec.fullName;
+    if (spec.firstKey > 0) {
+      const store = this.server.keyspace.get(this.db);
+      if (store === undefined) {
+        return this.server.keyspace.ensure(this.db).then(
+          () => this.settle(this.call(spec, argv)),
+          (e: unknown) => this.replyError(e),
+        );
+      }
+      // The store refuses longer keys; refusing the whole command up front
+      // keeps a multi-key reply from stopping half written.
+      const max = store.maxKeyLength;
+      const last = spec.lastKey < 0 ? argv.length + spec.lastKey : spec.lastKey;
+      for (let i = spec.firstKey; i <= last && i < argv.length; i += spec.step) {
+        if (argv[i]!.length > max) {
+          return this.reject(
+            new CommandError('ERR_KEY_TOO_LONG', `ERR key is too long (at most ${max} bytes)`),
+          );
+        }
+      }
+    }
+    spec.calls++;
+    if ((spec.flags & CommandFlag.write) !== 0 && this.server.watchedKeys > 0) {
+      this.server.touchKeys(this.db, spec, argv);
+    }
+    let result: CommandResult;
+    try {
+      result = spec.handler!(this, argv);
+    } catch (e) {
+      spec.failedCalls++;
+      this.replyError(e);
+      return undefined;
+    }
+    if (result === undefined) return undefined;
+    // Counted while on the disk: EXEC and FLUSHDB wait for other clients' to end.
+    const server = this.server;
+    server.pendingStarted(this);
+    return result.then(
+      () => server.pendingEnded(this),
+      (e: unknown) => {
+        server.pendingEnded(this);
+        spec.failedCalls++;
+        this.replyError(e);
+      },
+    );
+  }
+
+  /** Awaits a command result that may or may not be a promise. */
+  private async settle(r: CommandResult): Promise<void> {
+    if (r !== undefined) await r;
+  }
+
+  private reject(e: CommandError): undefined {
+    if (this.multi !== null) this.multi.error = true;
+    this.replyError(e);
+    return undefined;
+  }
+
+  replyError(e: unknown): void {
+    const err = toCommandError(e);
+    this.reply.error(err.bytes ?? err.message);
+  }
+}

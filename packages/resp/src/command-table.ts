@@ -1,0 +1,264 @@
+import type { Client } from './client.js';
+
+/** What a handler returns: nothing when it replied already, a promise when it went to disk. */
+export type CommandResult = undefined | Promise<void>;
+
+/**
+ * Runs one command. It writes its reply (exactly one) to `client.reply`,
+ * synchronously or when its promise settles; it throws (or rejects with) a
+ * CommandError for an error reply. `argv[0]` is the command name (for a
+ * subcommand, `argv[1]` its name).
+ */
+export type CommandHandler = (client: Client, argv: Buffer[]) => CommandResult;
+
+/** Command flags as Redis reports them in COMMAND INFO. */
+export type CommandFlagName =
+  | 'write'
+  | 'readonly'
+  | 'denyoom'
+  | 'admin'
+  | 'pubsub'
+  | 'noscript'
+  | 'blocking'
+  | 'loading'
+  | 'stale'
+  | 'skip_monitor'
+  | 'skip_slowlog'
+  | 'fast'
+  | 'no_auth'
+  | 'may_replicate'
+  | 'no_mandatory_keys'
+  | 'no_multi'
+  | 'allow_busy';
+
+/** The flags as bits, for the checks on the dispatch path. */
+export const CommandFlag = {
+  write: 1 << 0,
+  readonly: 1 << 1,
+  denyoom: 1 << 2,
+  admin: 1 << 3,
+  pubsub: 1 << 4,
+  noscript: 1 << 5,
+  blocking: 1 << 6,
+  loading: 1 << 7,
+  stale: 1 << 8,
+  skip_monitor: 1 << 9,
+  skip_slowlog: 1 << 10,
+  fast: 1 << 11,
+  no_auth: 1 << 12,
+  may_replicate: 1 << 13,
+  no_mandatory_keys: 1 << 14,
+  no_multi: 1 << 15,
+  allow_busy: 1 << 16,
+} as const satisfies Record<CommandFlagName, number>;
+
+/**
+ * ACL categories in Redis's own order (ACLCommandCategories in acl.c):
+ * COMMAND INFO lists a command's categories in this order.
+ */
+export const ACL_CATEGORIES = [
+  'keyspace',
+  'read',
+  'write',
+  'set',
+  'sortedset',
+  'list',
+  'hash',
+  'string',
+  'bitmap',
+  'hyperloglog',
+  'geo',
+  'stream',
+  'pubsub',
+  'admin',
+  'fast',
+  'slow',
+  'blocking',
+  'dangerous',
+  'connection',
+  'transaction',
+  'scripting',
+] as const;
+
+export type AclCategory = (typeof ACL_CATEGORIES)[number];
+
+/** A command as the command files declare it. */
+export interface CommandDefinition {
+  /** Lower case, as COMMAND reports it. For a subcommand, its own name (`setname`). */
+  readonly name: string;
+  /** Redis's convention: N = exactly N arguments (name included), -N = at least N. */
+  readonly arity: number;
+  readonly flags: readonly CommandFlagName[];
+  /** Position of the first key (0 = no keys), the last (-1 = the last argument), the step. */
+  readonly firstKey: number;
+  readonly lastKey: number;
+  readonly step: number;
+  /**
+   * Categories beyond those the flags imply (write -> @write, readonly ->
+   * @read, fast -> @fast else @slow, admin -> @admin @dangerous...).
+   */
+  readonly acl: readonly AclCategory[];
+  /** Key-spec flags for COMMAND INFO/DOCS (`RO access`, `RW update`, `RM delete`...). */
+  readonly keyFlags?: readonly string[];
+  readonly summary: string;
+  readonly since: string;
+  readonly group: string;
+  readonly complexity: string;
+  /** Absent for a container (CLIENT, COMMAND): it dispatches to `subcommands`. */
+  readonly handler?: CommandHandler;
+  readonly subcommands?: readonly CommandDefinition[];
+}
+
+/** A command ready for dispatch. */
+export class CommandSpec {
+  readonly name: string;
+  /** `get`, or `client|setname` for a subcommand: what arity errors and INFO name. */
+  readonly fullName: string;
+  readonly arity: number;
+  readonly flags: number;
+  readonly flagNames: readonly CommandFlagName[];
+  readonly firstKey: number;
+  readonly lastKey: number;
+  readonly step: number;
+  readonly acl: readonly AclCategory[];
+  readonly keyFlags: readonly string[];
+  readonly definition: CommandDefinition;
+  readonly handler: CommandHandler | null;
+  readonly subcommands: CommandTable | null;
+  readonly parent: CommandSpec | null;
+  /** Calls and time spent (INFO commandstats). */
+  calls = 0;
+  usec = 0;
+  failedCalls = 0;
+
+  constructor(def: CommandDefinition, parent: CommandSpec | null = null) {
+    if (def.name !== def.name.toLowerCase()) throw new TypeError(`command ${def.name}: lower case`);
+    this.name = def.name;
+    this.fullName = parent === null ? def.name : `${parent.name}|${def.name}`;
+    this.arity = def.arity;
+    this.flagNames = def.flags;
+    let bits = 0;
+    for (const f of def.flags) bits |= CommandFlag[f];
+    this.flags = bits;
+    this.firstKey = def.firstKey;
+    this.lastKey = def.lastKey;
+    this.step = def.step;
+    this.acl = implicitCategories(def);
+    this.keyFlags = def.keyFlags ?? defaultKeyFlags(bits);
+    this.definition = def;
+    this.parent = parent;
+    this.handler = def.handler ?? null;
+    this.subcommands =
+      def.subcommands === undefined
+        ? null
+        : new CommandTable(def.subcommands.map((s) => new CommandSpec(s, this)));
+    if (this.handler === null && this.subcommands === null) {
+      throw new TypeError(`command ${def.name}: a handler or subcommands`);
+    }
+  }
+
+  /** Redis's arity rule. */
+  arityOk(argc: number): boolean {
+    return this.arity >= 0 ? argc === this.arity : argc >= -this.arity;
+  }
+
+  has(flag: number): boolean {
+    return (this.flags & flag) !== 0;
+  }
+
+  /**
+   * The key positions of a call: first..last by step (Redis's legacy
+   * range); a negative last counts from the end.
+   */
+  keyIndexes(argc: number): number[] {
+    if (this.firstKey <= 0) return [];
+    const last = this.lastKey < 0 ? argc + this.lastKey : this.lastKey;
+    const out: number[] = [];
+    for (let i = this.firstKey; i <= last && i < argc; i += this.step) out.push(i);
+    return out;
+  }
+}
+
+function implicitCategories(def: CommandDefinition): AclCategory[] {
+  const set = new Set<AclCategory>(def.acl);
+  const f = new Set(def.flags);
+  if (f.has('write')) set.add('write');
+  if (f.has('readonly') && !set.has('scripting')) set.add('read');
+  if (f.has('admin')) {
+    set.add('admin');
+    set.add('dangerous');
+  }
+  if (f.has('pubsub')) set.add('pubsub');
+  if (f.has('blocking')) set.add('blocking');
+  if (f.has('fast')) set.add('fast');
+  else set.add('slow');
+  return ACL_CATEGORIES.filter((c) => set.has(c));
+}
+
+function defaultKeyFlags(flags: number): string[] {
+  if ((flags & CommandFlag.write) !== 0) return ['RW', 'update'];
+  return ['RO', 'access'];
+}
+
+const lower = (b: number): number => (b >= 0x41 && b <= 0x5a ? b | 0x20 : b);
+
+/**
+ * Commands by name, looked up straight from the request's bytes, case
+ * insensitively, with no string made: a bucket by length and first letter,
+ * then a byte compare. Dispatch runs this once per command.
+ */
+export class CommandTable {
+  private readonly buckets = new Map<number, CommandSpec[]>();
+  private readonly byName = new Map<string, CommandSpec>();
+
+  constructor(specs: Iterable<CommandSpec> = []) {
+    for (const s of specs) this.add(s);
+  }
+
+  static from(defs: Iterable<CommandDefinition>): CommandTable {
+    const t = new CommandTable();
+    for (const d of defs) t.add(new CommandSpec(d));
+    return t;
+  }
+
+  add(spec: CommandSpec): void {
+    if (this.byName.has(spec.name)) throw new TypeError(`command ${spec.name} twice`);
+    this.byName.set(spec.name, spec);
+    const key = bucketKey(spec.name.length, spec.name.charCodeAt(0));
+    const list = this.buckets.get(key);
+    if (list === undefined) this.buckets.set(key, [spec]);
+    else list.push(spec);
+  }
+
+  /** The command named by `name` (any case), or undefined. */
+  lookup(name: Uint8Array): CommandSpec | undefined {
+    const n = name.length;
+    if (n === 0) return undefined;
+    const list = this.buckets.get(bucketKey(n, lower(name[0]!)));
+    if (list === undefined) return undefined;
+    outer: for (const spec of list) {
+      const s = spec.name;
+      for (let i = 1; i < n; i++) {
+        if (lower(name[i]!) !== s.charCodeAt(i)) continue outer;
+      }
+      return spec;
+    }
+    return undefined;
+  }
+
+  get(name: string): CommandSpec | undefined {
+    return this.byName.get(name.toLowerCase());
+  }
+
+  get size(): number {
+    return this.byName.size;
+  }
+
+  [Symbol.iterator](): IterableIterator<CommandSpec> {
+    return this.byName.values();
+  }
+}
+
+function bucketKey(length: number, first: number): number {
+  return length * 256 + first;
+}

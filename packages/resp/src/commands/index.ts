@@ -1,0 +1,31 @@
+import { type CommandDefinition, CommandTable } from '../command-table.js';
+import { clientCommand } from './client.js';
+import { commandCommand } from './command.js';
+import { connectionCommands } from './connection.js';
+import { keyCommands } from './keys.js';
+import { serverCommands } from './server.js';
+import { stringCommands } from './strings.js';
+import { transactionCommands } from './transactions.js';
+
+export interface CommandSetOptions {
+  /** Whether FLUSHDB / FLUSHALL exist (the databases can be flushed). */
+  readonly flush?: boolean;
+}
+
+/** Every command this server implements, by family. */
+export function commandDefinitions(options: CommandSetOptions = {}): CommandDefinition[] {
+  return [
+    ...connectionCommands,
+    clientCommand,
+    commandCommand,
+    ...serverCommands(options.flush ?? true),
+    ...stringCommands,
+    ...keyCommands,
+    ...transactionCommands,
+  ];
+}
+
+/** The command table the server dispatches with. */
+export function createCommandTable(options: CommandSetOptions = {}): CommandTable {
+  return CommandTable.from(commandDefinitions(options));
+}

@@ -1,0 +1,330 @@
+import type { ReadResult, StoreCore } from '@strata/hlog';
+import { eqi, parseInteger, pushTo } from '../args.js';
+import type { Client } from '../client.js';
+import type { CommandDefinition, CommandResult } from '../command-table.js';
+import { CommandError, invalidExpireError } from '../errors.js';
+
+// LLONG_MAX as the nearest double: the checks compare doubles anyway.
+const LLONG_MAX = 2 ** 63;
+
+/**
+ * Counts the keys for which `op` says yes. Every operation is issued at
+ * once, so keys on disk are read concurrently (one batch of reads, not one
+ * after the other).
+ */
+function countKeys(
+  c: Client,
+  argv: Buffer[],
+  op: (store: StoreCore, key: Buffer) => boolean | Promise<boolean>,
+): CommandResult {
+  const store = c.store;
+  let n = 0;
+  let waits: Promise<boolean>[] | null = null;
+  for (let i = 1; i < argv.length; i++) {
+    const r = op(store, argv[i]!);
+    if (r === true) n++;
+    else if (r !== false) waits = pushTo(waits, r);
+  }
+  if (waits === null) {
+    c.reply.integer(n);
+    return undefined;
+  }
+  return Promise.all(waits).then((rs) => {
+    for (const r of rs) if (r) n++;
+    c.reply.integer(n);
+  });
+}
+
+function exists(store: StoreCore, key: Buffer): boolean | Promise<boolean> {
+  const v = store.probe(key);
+  if (v.status === 'pending') return v.pending.then((r) => r.status === 'found');
+  return v.status === 'found';
+}
+
+function remove(store: StoreCore, key: Buffer): boolean | Promise<boolean> {
+  const v = store.remove(key);
+  if (v.status === 'pending') return v.pending.then((r) => r.status === 'deleted');
+  return v.status === 'deleted';
+}
+
+/** A probe as a result: found with its expiry, or not found. */
+function probe(store: StoreCore, key: Buffer): ReadResult | Promise<ReadResult> {
+  const v = store.probe(key);
+  if (v.status === 'pending') return v.pending;
+  if (v.status === 'found') return { status: 'found', value: EMPTY, expiresAt: v.expiresAt };
+  return { status: 'notFound' };
+}
+
+const EMPTY = Buffer.alloc(0);
+
+function withProbe(c: Client, key: Buffer, f: (r: ReadResult) => CommandResult): CommandResult {
+  const r = probe(c.store, key);
+  if (r instanceof Promise) return r.then((x) => f(x));
+  return f(r);
+}
+
+// ---- TTL -----------------------------------------------------------------------
+
+/** TTL / PTTL / EXPIRETIME / PEXPIRETIME (Redis's ttlGenericCommand). */
+function ttl(c: Client, argv: Buffer[], ms: boolean, absolute: boolean): CommandResult {
+  return withProbe(c, argv[1]!, (r) => {
+    if (r.status === 'notFound') c.reply.integer(-2);
+    else if (r.expiresAt === 0) c.reply.integer(-1);
+    else {
+      let t = absolute ? r.expiresAt : r.expiresAt - Date.now();
+      if (t < 0) t = 0;
+      c.reply.integer(ms ? t : Math.floor((t + 500) / 1000));
+    }
+    return undefined;
+  });
+}
+
+// ---- EXPIRE family ---------------------------------------------------------------
+
+const NX = 1;
+const XX = 2;
+const GT = 4;
+const LT = 8;
+
+/** Redis's expireGenericCommand: options, range checks, then the key's current expiry. */
+function expire(
+  c: Client,
+  argv: Buffer[],
+  name: string,
+  seconds: boolean,
+  absolute: boolean,
+): CommandResult {
+  let flags = 0;
+  for (let i = 3; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (eqi(a, 'nx')) flags |= NX;
+    else if (eqi(a, 'xx')) flags |= XX;
+    else if (eqi(a, 'gt')) flags |= GT;
+    else if (eqi(a, 'lt')) flags |= LT;
+    else {
+      throw new CommandError('ERR_SYNTAX', `ERR Unsupported option ${a.toString('latin1')}`, true);
+    }
+  }
+  if ((flags & NX) !== 0 && (flags & (XX | GT | LT)) !== 0) {
+    throw new CommandError(
+      'ERR_SYNTAX',
+      'ERR NX and XX, GT or LT options at the same time are not compatible',
+    );
+  }
+  if ((flags & GT) !== 0 && (flags & LT) !== 0) {
+    throw new CommandError(
+      'ERR_SYNTAX',
+      'ERR GT and LT options at the same time are not compatible',
+    );
+  }
+  let when = parseInteger(argv[2]!);
+  if (seconds) {
+    if (when > LLONG_MAX / 1000 || when < -LLONG_MAX / 1000) throw invalidExpireError(name);
+    when *= 1000;
+  }
+  const base = absolute ? 0 : Date.now();
+  if (when > LLONG_MAX - base) throw invalidExpireError(name);
+  when += base;
+  const key = argv[1]!;
+  const store = c.store;
+  return withProbe(c, key, (r) => {
+    if (r.status === 'notFound') {
+      c.reply.integer(0);
+      return undefined;
+    }
+    const current = r.expiresAt === 0 ? -1 : r.expiresAt;
+    if (
+      ((flags & NX) !== 0 && current !== -1) ||
+      ((flags & XX) !== 0 && current === -1) ||
+      ((flags & GT) !== 0 && (current === -1 || when <= current)) ||
+      ((flags & LT) !== 0 && current !== -1 && when >= current)
+    ) {
+      c.reply.integer(0);
+      return undefined;
+    }
+    if (when <= Date.now()) {
+      // Already expired: the key goes now, as Redis deletes it.
+      const d = store.remove(key);
+      if (d.status === 'pending') {
+        return d.pending.then(() => {
+          c.reply.integer(1);
+        });
+      }
+      c.reply.integer(1);
+      return undefined;
+    }
+    const v = store.setExpiry(key, when);
+    if (v.status === 'pending') {
+      return v.pending.then((x) => {
+        c.reply.integer(x.status === 'ok' ? 1 : 0);
+      });
+    }
+    c.reply.integer(v.status === 'ok' ? 1 : 0);
+    return undefined;
+  });
+}
+
+function persist(c: Client, argv: Buffer[]): CommandResult {
+  const v = c.store.setExpiry(argv[1]!, 0);
+  if (v.status === 'pending') {
+    return v.pending.then((r) => {
+      c.reply.integer(r.status === 'ok' ? 1 : 0);
+    });
+  }
+  c.reply.integer(v.status === 'ok' ? 1 : 0);
+  return undefined;
+}
+
+// ---- the table -----------------------------------------------------------------
+
+const keys = { firstKey: 1, lastKey: -1, step: 1 } as const;
+const key1 = { firstKey: 1, lastKey: 1, step: 1 } as const;
+const generic = { acl: ['keyspace'], group: 'generic' } as const;
+
+const expireDef = (
+  name: string,
+  seconds: boolean,
+  absolute: boolean,
+  since: string,
+  summary: string,
+): CommandDefinition => ({
+  name,
+  arity: -3,
+  flags: ['write', 'fast'],
+  ...key1,
+  ...generic,
+  keyFlags: ['RW', 'update'],
+  since,
+  complexity: 'O(1)',
+  summary,
+  handler: (c, argv) => expire(c, argv, name, seconds, absolute),
+});
+
+const ttlDef = (
+  name: string,
+  ms: boolean,
+  absolute: boolean,
+  since: string,
+  summary: string,
+): CommandDefinition => ({
+  name,
+  arity: 2,
+  flags: ['readonly', 'fast'],
+  ...key1,
+  ...generic,
+  keyFlags: ['RO', 'access'],
+  since,
+  complexity: 'O(1)',
+  summary,
+  handler: (c, argv) => ttl(c, argv, ms, absolute),
+});
+
+export const keyCommands: CommandDefinition[] = [
+  {
+    name: 'del',
+    arity: -2,
+    flags: ['write'],
+    ...keys,
+    ...generic,
+    keyFlags: ['RM', 'delete'],
+    since: '1.0.0',
+    complexity: 'O(N) where N is the number of keys that will be removed.',
+    summary: 'Deletes one or more keys.',
+    handler: (c, argv) => countKeys(c, argv, remove),
+  },
+  {
+    name: 'unlink',
+    arity: -2,
+    flags: ['write', 'fast'],
+    ...keys,
+    ...generic,
+    keyFlags: ['RM', 'delete'],
+    since: '4.0.0',
+    complexity: 'O(1) for each key removed regardless of its size.',
+    summary: 'Asynchronously deletes one or more keys.',
+    handler: (c, argv) => countKeys(c, argv, remove),
+  },
+  {
+    name: 'exists',
+    arity: -2,
+    flags: ['readonly', 'fast'],
+    ...keys,
+    ...generic,
+    since: '1.0.0',
+    complexity: 'O(N) where N is the number of keys to check.',
+    summary: 'Determines whether one or more keys exist.',
+    handler: (c, argv) => countKeys(c, argv, exists),
+  },
+  {
+    name: 'touch',
+    arity: -2,
+    flags: ['readonly', 'fast'],
+    ...keys,
+    ...generic,
+    since: '3.2.1',
+    complexity: 'O(N) where N is the number of keys that will be touched.',
+    summary:
+      'Returns the number of existing keys out of those specified after updating the time they were last accessed.',
+    handler: (c, argv) => countKeys(c, argv, exists),
+  },
+  {
+    name: 'type',
+    arity: 2,
+    flags: ['readonly', 'fast'],
+    ...key1,
+    ...generic,
+    since: '1.0.0',
+    complexity: 'O(1)',
+    summary: 'Determines the type of value stored at a key.',
+    handler(c, argv) {
+      return withProbe(c, argv[1]!, (r) => {
+        c.reply.simple(r.status === 'found' ? 'string' : 'none');
+        return undefined;
+      });
+    },
+  },
+  expireDef('expire', true, false, '1.0.0', 'Sets the expiration time of a key in seconds.'),
+  expireDef('pexpire', false, false, '2.6.0', 'Sets the expiration time of a key in milliseconds.'),
+  expireDef(
+    'expireat',
+    true,
+    true,
+    '1.2.0',
+    'Sets the expiration time of a key to a Unix timestamp.',
+  ),
+  expireDef(
+    'pexpireat',
+    false,
+    true,
+    '2.6.0',
+    'Sets the expiration time of a key to a Unix milliseconds timestamp.',
+  ),
+  ttlDef('ttl', false, false, '1.0.0', 'Returns the expiration time in seconds of a key.'),
+  ttlDef('pttl', true, false, '2.6.0', 'Returns the expiration time in milliseconds of a key.'),
+  ttlDef(
+    'expiretime',
+    false,
+    true,
+    '7.0.0',
+    'Returns the expiration time of a key as a Unix timestamp.',
+  ),
+  ttlDef(
+    'pexpiretime',
+    true,
+    true,
+    '7.0.0',
+    'Returns the expiration time of a key as a Unix milliseconds timestamp.',
+  ),
+  {
+    name: 'persist',
+    arity: 2,
+    flags: ['write', 'fast'],
+    ...key1,
+    ...generic,
+    keyFlags: ['RW', 'update'],
+    since: '2.2.0',
+    complexity: 'O(1)',
+    summary: 'Removes the expiration time of a key.',
+    handler: persist,
+  },
+];

@@ -1,0 +1,175 @@
+/**
+ * Command errors: one class, a stable `code` per condition, and the exact
+ * reply Redis 7 gives for it (clients parse some of them: `NOAUTH`,
+ * `WRONGTYPE`, `NOPROTO`, `ERR unknown command`...). Handlers throw these;
+ * the dispatcher turns them into error replies, so a handler never builds an
+ * error string by hand and the wording lives in one place.
+ */
+
+export type CommandErrorCode =
+  | 'ERR_UNKNOWN_COMMAND'
+  | 'ERR_UNKNOWN_SUBCOMMAND'
+  | 'ERR_WRONG_ARITY'
+  | 'ERR_NOAUTH'
+  | 'ERR_WRONGPASS'
+  | 'ERR_NO_PASSWORD'
+  | 'ERR_NOPROTO'
+  | 'ERR_SYNTAX'
+  | 'ERR_NOT_INTEGER'
+  | 'ERR_NOT_FLOAT'
+  | 'ERR_NAN_OR_INFINITY'
+  | 'ERR_OVERFLOW'
+  | 'ERR_INVALID_EXPIRE'
+  | 'ERR_DB_INDEX'
+  | 'ERR_OFFSET'
+  | 'ERR_TOO_LARGE'
+  | 'ERR_WRONGTYPE'
+  | 'ERR_MAX_CLIENTS'
+  | 'ERR_NO_SUCH_CLIENT'
+  | 'ERR_MULTI_NESTED'
+  | 'ERR_EXEC_WITHOUT_MULTI'
+  | 'ERR_DISCARD_WITHOUT_MULTI'
+  | 'ERR_WATCH_IN_MULTI'
+  | 'ERR_EXECABORT'
+  | 'ERR_UNSUPPORTED'
+  | 'ERR_KEY_TOO_LONG'
+  | 'ERR_STORE';
+
+/** An error reply. `message` is the whole reply after the `-`, code word first. */
+export class CommandError extends Error {
+  readonly code: CommandErrorCode;
+  /**
+   * The reply bytes when they quote client bytes (latin1 in `message`, so
+   * they are sent back exactly as received), else undefined: `message` is ASCII.
+   */
+  readonly bytes: Buffer | undefined;
+
+  constructor(code: CommandErrorCode, message: string, latin1 = false) {
+    super(message);
+    this.name = 'CommandError';
+    this.code = code;
+    this.bytes = latin1 ? Buffer.from(message, 'latin1') : undefined;
+  }
+}
+
+// Fixed replies are built once: throwing them costs no formatting.
+const fixed = (code: CommandErrorCode, message: string) => () => new CommandError(code, message);
+
+export const syntaxError = fixed('ERR_SYNTAX', 'ERR syntax error');
+export const notIntegerError = fixed(
+  'ERR_NOT_INTEGER',
+  'ERR value is not an integer or out of range',
+);
+export const notFloatError = fixed('ERR_NOT_FLOAT', 'ERR value is not a valid float');
+export const nanOrInfinityError = fixed(
+  'ERR_NAN_OR_INFINITY',
+  'ERR increment would produce NaN or Infinity',
+);
+export const overflowError = fixed('ERR_OVERFLOW', 'ERR increment or decrement would overflow');
+export const noAuthError = fixed('ERR_NOAUTH', 'NOAUTH Authentication required.');
+export const wrongPassError = fixed(
+  'ERR_WRONGPASS',
+  'WRONGPASS invalid username-password pair or user is disabled.',
+);
+export const noPasswordError = fixed(
+  'ERR_NO_PASSWORD',
+  'ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?',
+);
+export const noProtoError = fixed('ERR_NOPROTO', 'NOPROTO unsupported protocol version');
+export const dbIndexError = fixed('ERR_DB_INDEX', 'ERR DB index is out of range');
+export const offsetError = fixed('ERR_OFFSET', 'ERR offset is out of range');
+export const tooLargeError = fixed(
+  'ERR_TOO_LARGE',
+  'ERR string exceeds maximum allowed size (proto-max-bulk-len)',
+);
+export const wrongTypeError = fixed(
+  'ERR_WRONGTYPE',
+  'WRONGTYPE Operation against a key holding the wrong kind of value',
+);
+export const maxClientsError = fixed('ERR_MAX_CLIENTS', 'ERR max number of clients reached');
+export const noSuchClientError = fixed('ERR_NO_SUCH_CLIENT', 'ERR No such client');
+export const multiNestedError = fixed('ERR_MULTI_NESTED', 'ERR MULTI calls can not be nested');
+export const execWithoutMultiError = fixed('ERR_EXEC_WITHOUT_MULTI', 'ERR EXEC without MULTI');
+export const discardWithoutMultiError = fixed(
+  'ERR_DISCARD_WITHOUT_MULTI',
+  'ERR DISCARD without MULTI',
+);
+export const watchInMultiError = fixed(
+  'ERR_WATCH_IN_MULTI',
+  'ERR WATCH inside MULTI is not allowed',
+);
+export const execAbortError = fixed(
+  'ERR_EXECABORT',
+  'EXECABORT Transaction discarded because of previous errors.',
+);
+
+export function invalidExpireError(command: string): CommandError {
+  return new CommandError('ERR_INVALID_EXPIRE', `ERR invalid expire time in '${command}' command`);
+}
+
+export function wrongArityError(fullName: string): CommandError {
+  return new CommandError(
+    'ERR_WRONG_ARITY',
+    `ERR wrong number of arguments for '${fullName}' command`,
+  );
+}
+
+/**
+ * Redis's unknown-command reply: the name cut at 128 bytes, then the
+ * arguments quoted and followed by a space each, while the list is shorter
+ * than 128 bytes, the last one cut to what is left (sdscatprintf "'%.*s' ").
+ * Bytes go through latin1 so nothing is re-encoded; the reply writer turns
+ * \r and \n into spaces as addReplyErrorFormat does.
+ */
+export function unknownCommandError(argv: readonly Buffer[]): CommandError {
+  let args = '';
+  for (let i = 1; i < argv.length && args.length < 128; i++) {
+    args += `'${cString(argv[i]!, 128 - args.length)}' `;
+  }
+  return new CommandError(
+    'ERR_UNKNOWN_COMMAND',
+    `ERR unknown command '${cString(argv[0]!, 128)}', with args beginning with: ${args}`,
+    true,
+  );
+}
+
+export function unknownSubcommandError(sub: Buffer, container: string): CommandError {
+  return new CommandError(
+    'ERR_UNKNOWN_SUBCOMMAND',
+    `ERR unknown subcommand '${cString(sub, 128)}'. Try ${container.toUpperCase()} HELP.`,
+    true,
+  );
+}
+
+/** An argument as C's `%.*s` prints it: up to `max` bytes, stopping at a 0 byte. */
+export function cString(bytes: Buffer, max: number): string {
+  let end = Math.min(bytes.length, max);
+  const zero = bytes.indexOf(0);
+  if (zero !== -1 && zero < end) end = zero;
+  return bytes.toString('latin1', 0, end);
+}
+
+/**
+ * Any error a handler threw, as an error reply: CommandErrors as they are,
+ * the store's coded errors mapped to what Redis says for the same
+ * condition, anything else as `ERR <message>`.
+ */
+export function toCommandError(e: unknown): CommandError {
+  if (e instanceof CommandError) return e;
+  const code = codeOf(e);
+  const message = e instanceof Error ? e.message : String(e);
+  switch (code) {
+    case 'ERR_NOT_INTEGER':
+      return message.includes('overflow') ? overflowError() : notIntegerError();
+    case 'ERR_VALUE_TOO_LARGE':
+      return tooLargeError();
+    default:
+      return new CommandError('ERR_STORE', `ERR ${message.replace(/[\r\n]+/g, ' ')}`);
+  }
+}
+
+function codeOf(e: unknown): string | undefined {
+  if (typeof e !== 'object' || e === null || !('code' in e)) return undefined;
+  const code = (e as { code: unknown }).code;
+  return typeof code === 'string' ? code : undefined;
+}

@@ -1,0 +1,129 @@
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Store, type StoreCore, type StoreOptions } from '@strata/hlog';
+
+/**
+ * Where the server's databases live. One store per database: SELECT picks a
+ * store, keys go to it exactly as they arrived (no db prefix to copy in
+ * front of every key, which a pending operation would have to keep alive),
+ * FLUSHDB drops a whole log instead of writing a tombstone per key, SWAPDB
+ * can swap two references, and DBSIZE/SCAN only ever read that database's log.
+ * Databases open on first use, so the 15 a deployment never selects cost
+ * nothing; the price is one memory budget per database in use.
+ */
+export interface DatabaseProvider {
+  /** How many databases SELECT accepts (0 .. count - 1). */
+  readonly count: number;
+  /** Opens (creating or recovering) database `index`. */
+  open(index: number): Promise<StoreCore>;
+  /** Drops every key of `index` and resolves to the (empty) store to use from now on. */
+  flush?(index: number, store: StoreCore): Promise<StoreCore>;
+  /** Closes a store this provider opened (server shutdown). */
+  close(index: number, store: StoreCore): Promise<void>;
+}
+
+export interface StoreDatabasesOptions {
+  /** Each database lives in `<dir>/<index>`. */
+  readonly dir: string;
+  /** Default 16, as Redis. */
+  readonly count?: number;
+  /** Options for every database's store (memory, pageSize...). */
+  readonly store?: Omit<StoreOptions, 'dir' | 'device'>;
+}
+
+/** One hlog Store per database, in `<dir>/<index>`. */
+export function storeDatabases(options: StoreDatabasesOptions): DatabaseProvider {
+  const { dir } = options;
+  const storeOptions = options.store ?? {};
+  const open = async (index: number): Promise<StoreCore> => {
+    const path = join(dir, String(index));
+    await mkdir(path, { recursive: true });
+    return Store.open({ ...storeOptions, dir: path });
+  };
+  return {
+    count: options.count ?? 16,
+    open,
+    async flush(index, store) {
+      // Nothing of the old log is kept, so there is nothing to checkpoint.
+      if (store instanceof Store) await store.abandon();
+      await rm(join(dir, String(index)), { recursive: true, force: true });
+      return open(index);
+    },
+    async close(_index, store) {
+      if (store instanceof Store) await store.close();
+    },
+  };
+}
+
+/** The server's view of the databases: opened lazily, flushed in place. */
+export class Keyspace {
+  private readonly stores: (StoreCore | undefined)[];
+  private readonly opening = new Map<number, Promise<StoreCore>>();
+
+  constructor(readonly provider: DatabaseProvider) {
+    this.stores = new Array<StoreCore | undefined>(provider.count).fill(undefined);
+  }
+
+  get count(): number {
+    return this.provider.count;
+  }
+
+  /** The open store of `index`, or undefined while it is not open. */
+  get(index: number): StoreCore | undefined {
+    return this.stores[index];
+  }
+
+  /** The store of `index`, opening it on first use (once, however many callers wait). */
+  ensure(index: number): Promise<StoreCore> {
+    const open = this.stores[index];
+    if (open !== undefined) return Promise.resolve(open);
+    let p = this.opening.get(index);
+    if (p === undefined) {
+      p = this.provider.open(index).then(
+        (s) => {
+          this.stores[index] = s;
+          this.opening.delete(index);
+          return s;
+        },
+        (e: unknown) => {
+          this.opening.delete(index);
+          throw e;
+        },
+      );
+      this.opening.set(index, p);
+    }
+    return p;
+  }
+
+  get canFlush(): boolean {
+    return this.provider.flush !== undefined;
+  }
+
+  /** Empties database `index` (a database never opened is empty already). */
+  async flush(index: number): Promise<void> {
+    const flush = this.provider.flush;
+    if (flush === undefined) throw new TypeError('the database provider cannot flush');
+    await this.opening.get(index);
+    const store = this.stores[index];
+    if (store === undefined) return;
+    this.stores[index] = undefined;
+    const opened = flush.call(this.provider, index, store);
+    this.opening.set(index, opened);
+    try {
+      this.stores[index] = await opened;
+    } finally {
+      this.opening.delete(index);
+    }
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.allSettled([...this.opening.values()]);
+    const closing: Promise<void>[] = [];
+    for (let i = 0; i < this.stores.length; i++) {
+      const s = this.stores[i];
+      if (s !== undefined) closing.push(this.provider.close(i, s));
+      this.stores[i] = undefined;
+    }
+    await Promise.all(closing);
+  }
+}

@@ -1,0 +1,142 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import { Client } from './client.js';
+import type { CommandDefinition, CommandTable } from './command-table.js';
+import { CommandTable as Table } from './command-table.js';
+import { commandDefinitions } from './commands/index.js';
+import { maxClientsError } from './errors.js';
+import {
+  type DatabaseProvider,
+  Keyspace,
+  type StoreDatabasesOptions,
+  storeDatabases,
+} from './keyspace.js';
+import { DEFAULT_PROTO_MAX_BULK_LEN } from './protocol/limits.js';
+import { type ServerConfig, ServerState } from './server-state.js';
+
+export interface RespServerOptions {
+  /** Where the databases live: a provider, or options for one Store per database in a directory. */
+  readonly databases: DatabaseProvider | StoreDatabasesOptions;
+  /** requirepass: clients must AUTH (or HELLO ... AUTH) first. Default none. */
+  readonly requirepass?: string | null;
+  /** maxclients. Default 10000. */
+  readonly maxclients?: number;
+  /** proto-max-bulk-len. Default 512 MB. */
+  readonly maxBulkLength?: number;
+  /**
+   * Bytes of replies a client may leave unread before it is disconnected
+   * (client-output-buffer-limit, hard). Default 0: no limit, as Redis's
+   * normal clients; reading from a client pauses while its replies do not drain.
+   */
+  readonly outputBufferLimit?: number;
+  /** Extra commands, or replacements of built-in ones by name. */
+  readonly commands?: readonly CommandDefinition[];
+}
+
+export interface RespServerAddress {
+  readonly host: string;
+  readonly port: number;
+}
+
+function isProvider(d: DatabaseProvider | StoreDatabasesOptions): d is DatabaseProvider {
+  return typeof (d as DatabaseProvider).open === 'function';
+}
+
+/**
+ * A Redis-protocol server over Strata stores.
+ *
+ * ```ts
+ * const server = new RespServer({ databases: { dir: './data', store: { memory: 64 << 20 } } });
+ * const { port } = await server.listen(6379); // 127.0.0.1 unless told otherwise
+ * // ... redis-cli -p 6379
+ * await server.close(); // closes clients, then checkpoints and closes the stores
+ * ```
+ */
+export class RespServer {
+  readonly table: CommandTable;
+  readonly keyspace: Keyspace;
+  private readonly state: ServerState;
+  private readonly server: Server;
+  private closing: Promise<void> | null = null;
+
+  constructor(options: RespServerOptions) {
+    const provider = isProvider(options.databases)
+      ? options.databases
+      : storeDatabases(options.databases);
+    this.keyspace = new Keyspace(provider);
+    const defs = new Map<string, CommandDefinition>();
+    for (const d of commandDefinitions({ flush: this.keyspace.canFlush })) defs.set(d.name, d);
+    for (const d of options.commands ?? []) defs.set(d.name, d);
+    this.table = Table.from(defs.values());
+    const config: ServerConfig = {
+      requirepass: options.requirepass ?? null,
+      maxclients: options.maxclients ?? 10_000,
+      maxBulkLength: options.maxBulkLength ?? DEFAULT_PROTO_MAX_BULK_LEN,
+      outputBufferLimit: options.outputBufferLimit ?? 0,
+    };
+    this.state = new ServerState(this.table, this.keyspace, config);
+    this.server = createServer({ noDelay: true }, (socket) => this.accept(socket));
+  }
+
+  /**
+   * Listens on `host` (loopback by default: exposing a server is a choice)
+   * and `port` (0 picks a free one). Database 0 is opened first, so a store
+   * that cannot open fails here rather than on the first command.
+   */
+  async listen(port = 6379, host = '127.0.0.1'): Promise<RespServerAddress> {
+    await this.keyspace.ensure(0);
+    await new Promise<void>((resolve, reject) => {
+      const onError = (e: Error) => reject(e);
+      this.server.once('error', onError);
+      this.server.listen(port, host, () => {
+        this.server.off('error', onError);
+        resolve();
+      });
+    });
+    const address = this.address();
+    this.state.port = address.port;
+    this.state.host = address.host;
+    return address;
+  }
+
+  address(): RespServerAddress {
+    const a = this.server.address();
+    if (a === null || typeof a === 'string') throw new Error('the server is not listening');
+    return { host: a.address, port: a.port };
+  }
+
+  /** Connected clients. */
+  get clientCount(): number {
+    return this.state.clients.size;
+  }
+
+  /** Stops accepting, disconnects every client, then closes the databases. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+      for (const c of this.state.clients.values()) c.kill();
+      await closed;
+      await this.keyspace.closeAll();
+    })();
+    return this.closing;
+  }
+
+  private accept(socket: Socket): void {
+    const state = this.state;
+    state.stats.connections++;
+    if (this.closing !== null || state.clients.size >= state.config.maxclients) {
+      // Redis answers, then closes: the client sees why.
+      state.stats.rejectedConnections++;
+      socket.end(`-${maxClientsError().message}\r\n`);
+      return;
+    }
+    const client = new Client(state, socket);
+    state.clients.set(client.id, client);
+    socket.on('error', () => {
+      // A reset connection is a normal end of a client; 'close' follows.
+    });
+    socket.on('close', () => {
+      state.clients.delete(client.id);
+      client.onClose();
+    });
+  }
+}
