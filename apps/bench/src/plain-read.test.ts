@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,6 +33,30 @@ describe('measurePlainRead', () => {
     expect(r.bytes).toBe(10_000);
   });
 
+  it('reads through a kept handle and leaves it open', async () => {
+    const handle = await open(file, 'r');
+    try {
+      const first = await measurePlainRead({ handle, readSize: 8192 });
+      const second = await measurePlainRead({ handle, readSize: 8192 });
+      expect([first.bytes, second.bytes]).toEqual([SIZE, SIZE]);
+      expect((await handle.stat()).size).toBe(SIZE); // still open
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('needs exactly one of path and handle', async () => {
+    await expect(measurePlainRead({ readSize: 4096 })).rejects.toThrow(TypeError);
+    const handle = await open(file, 'r');
+    try {
+      await expect(measurePlainRead({ path: file, handle, readSize: 4096 })).rejects.toThrow(
+        TypeError,
+      );
+    } finally {
+      await handle.close();
+    }
+  });
+
   it('rejects a buffer smaller than the read size', async () => {
     await expect(
       measurePlainRead({ path: file, readSize: 4096, buffer: new Uint8Array(10) }),
@@ -56,5 +80,16 @@ describe('measureBestPlainRead', () => {
     expect(best.results.every((r) => r.bytes === SIZE)).toBe(true);
     expect(best.mbps).toBe(Math.max(...best.results.map((r) => r.mbps)));
     expect([1024, 8192]).toContain(best.readSize);
+  });
+
+  it('accepts a kept handle', async () => {
+    const handle = await open(file, 'r');
+    try {
+      const best = await measureBestPlainRead({ handle, readSizes: [4096] });
+      expect(best.results[0]!.bytes).toBe(SIZE);
+      expect(best.readSize).toBe(4096);
+    } finally {
+      await handle.close();
+    }
   });
 });

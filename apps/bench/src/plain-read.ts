@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 import { KiB, MiB, mbPerSecond } from './sizes.js';
 
 /**
@@ -19,7 +19,14 @@ export interface PlainReadResult {
 }
 
 export interface PlainReadOptions {
-  path: string;
+  /**
+   * A handle kept open by the caller (not closed here), or a `path` to open,
+   * read and close. Prefer a kept handle, opened in `setup`, when comparing
+   * with a device: a device keeps its segment handles open, and the kernel's
+   * readahead state lives in the open file, so that is like for like.
+   */
+  handle?: FileHandle;
+  path?: string;
   readSize: number;
   /** Read `[0, length)`; default the whole file. */
   length?: number;
@@ -33,7 +40,7 @@ export interface PlainReadOptions {
  * not timed). Stops at `length` or end of file.
  */
 export async function measurePlainRead(options: PlainReadOptions): Promise<PlainReadResult> {
-  const { path, readSize } = options;
+  const { readSize } = options;
   if (!Number.isInteger(readSize) || readSize <= 0) {
     throw new RangeError(`readSize must be a positive integer, got ${readSize}`);
   }
@@ -41,7 +48,10 @@ export async function measurePlainRead(options: PlainReadOptions): Promise<Plain
   if (buffer.byteLength < readSize) {
     throw new RangeError(`buffer of ${buffer.byteLength} bytes < readSize ${readSize}`);
   }
-  const handle = await open(path, 'r');
+  if ((options.path === undefined) === (options.handle === undefined)) {
+    throw new TypeError('measurePlainRead needs one of path and handle');
+  }
+  const handle = options.handle ?? (await open(options.path!, 'r'));
   try {
     const length = options.length ?? (await handle.stat()).size;
     let position = 0;
@@ -55,12 +65,15 @@ export async function measurePlainRead(options: PlainReadOptions): Promise<Plain
     const milliseconds = performance.now() - start;
     return { readSize, bytes: position, milliseconds, mbps: mbPerSecond(position, milliseconds) };
   } finally {
-    await handle.close();
+    if (options.handle === undefined) await handle.close();
   }
 }
 
 export interface BestPlainReadOptions {
-  path: string;
+  /** A handle kept open by the caller (preferred, see `PlainReadOptions.handle`)... */
+  handle?: FileHandle;
+  /** ...or a file to open once for every measurement, closed at the end. */
+  path?: string;
   /** Read sizes to try; default `PLAIN_READ_SIZES`. */
   readSizes?: readonly number[];
   /** Read `[0, length)` each time; default the whole file. */
@@ -91,20 +104,28 @@ export async function measureBestPlainRead(options: BestPlainReadOptions): Promi
   if (readSizes.length === 0) throw new RangeError('no read sizes');
   const attempts = options.attempts ?? 1;
   const buffer = options.buffer ?? new Uint8Array(Math.max(...readSizes));
+  if ((options.path === undefined) === (options.handle === undefined)) {
+    throw new TypeError('measureBestPlainRead needs one of path and handle');
+  }
+  const handle = options.handle ?? (await open(options.path!, 'r'));
   const results: PlainReadResult[] = [];
-  for (const readSize of readSizes) {
-    let best: PlainReadResult | undefined;
-    for (let i = 0; i < attempts; i++) {
-      await options.before?.();
-      const r = await measurePlainRead({
-        path: options.path,
-        readSize,
-        buffer,
-        ...(options.length === undefined ? {} : { length: options.length }),
-      });
-      if (!best || r.mbps > best.mbps) best = r;
+  try {
+    for (const readSize of readSizes) {
+      let best: PlainReadResult | undefined;
+      for (let i = 0; i < attempts; i++) {
+        await options.before?.();
+        const r = await measurePlainRead({
+          handle,
+          readSize,
+          buffer,
+          ...(options.length === undefined ? {} : { length: options.length }),
+        });
+        if (!best || r.mbps > best.mbps) best = r;
+      }
+      results.push(best!);
     }
-    results.push(best!);
+  } finally {
+    if (options.handle === undefined) await handle.close();
   }
   const best = results.reduce((a, b) => (b.mbps > a.mbps ? b : a));
   return { mbps: best.mbps, readSize: best.readSize, results };

@@ -1,8 +1,9 @@
 import { randomFillSync } from 'node:crypto';
+import { type FileHandle, open } from 'node:fs/promises';
 import path from 'node:path';
 import { FileDevice } from '@strata/io';
 import { measurePlainRead } from '../plain-read.js';
-import { defineScenario, higher, type Variant } from '../scenario.js';
+import { defineScenario, higher } from '../scenario.js';
 import { GiB, KiB, MiB, mbPerSecond, nextPowerOfTwo, sizeLabel } from '../sizes.js';
 
 /**
@@ -19,34 +20,44 @@ type Params = {
   inFlight: readonly number[];
 };
 
-const fileVariant = (size: number, q: number) => `file-${sizeLabel(size)}-q${q}`;
-const fsVariant = (size: number) => `fs-${sizeLabel(size)}`;
-const NAME = 'seq';
+/** One variant: `file-<size>-q<n>` (FileDevice) or `fs-<size>` (plain reads). */
+interface Plan {
+  name: string;
+  kind: 'file' | 'fs';
+  readSize: number;
+  inFlight: number;
+}
+
+/** Each variant's own reader, opened once in setup. */
+type Reader = Plan & ({ kind: 'file'; device: FileDevice } | { kind: 'fs'; handle: FileHandle });
 
 interface State {
-  device: FileDevice;
-  /** The device's one segment file, read by the plain variants. */
-  file: string;
+  readers: Map<string, Reader>;
   /** One buffer per lane, each as large as the largest read. */
   buffers: Uint8Array[];
 }
 
-function parseVariant(name: string): { kind: 'file' | 'fs'; readSize: number; inFlight: number } {
-  const m = /^(file|fs)-(\d+)([kmg])(?:-q(\d+))?$/.exec(name);
-  if (!m) throw new Error(`io-seq-read: bad variant ${name}`);
-  const unit = m[3] === 'k' ? KiB : m[3] === 'm' ? MiB : GiB;
-  return {
-    kind: m[1] as 'file' | 'fs',
-    readSize: Number(m[2]) * unit,
-    inFlight: m[4] ? Number(m[4]) : 1,
-  };
+const NAME = 'seq';
+const fileVariant = (size: number, q: number) => `file-${sizeLabel(size)}-q${q}`;
+const fsVariant = (size: number) => `fs-${sizeLabel(size)}`;
+
+function plan(p: Params): Plan[] {
+  return p.readSizes.flatMap((readSize): Plan[] => [
+    ...p.inFlight.map((inFlight) => ({
+      name: fileVariant(readSize, inFlight),
+      kind: 'file' as const,
+      readSize,
+      inFlight,
+    })),
+    { name: fsVariant(readSize), kind: 'fs', readSize, inFlight: 1 },
+  ]);
 }
 
-/** Reads `[0, total)` in order with `buffers.length` reads in flight; returns bytes read. */
+/** Reads `[0, total)` in order with `lanes.length` reads in flight; returns bytes read. */
 async function readSequential(
   device: FileDevice,
   total: number,
-  buffers: readonly Uint8Array[],
+  lanes: readonly Uint8Array[],
 ): Promise<number> {
   let next = 0;
   let bytes = 0;
@@ -60,8 +71,25 @@ async function readSequential(
       bytes += n;
     }
   };
-  await Promise.all(buffers.map(lane));
+  await Promise.all(lanes.map(lane));
   return bytes;
+}
+
+/** Writes `fileBytes` of random data as segment 0 of a device in `dir`. */
+async function writeDataFile(dir: string, fileBytes: number, segmentSize: number): Promise<void> {
+  const writer = new FileDevice({ dir, name: NAME, segmentSize });
+  try {
+    const chunk = new Uint8Array(Math.min(8 * MiB, fileBytes));
+    randomFillSync(chunk);
+    for (let address = 0; address < fileBytes; address += chunk.byteLength) {
+      chunk[0] = address / chunk.byteLength; // no two chunks identical
+      const length = Math.min(chunk.byteLength, fileBytes - address);
+      await writer.write(address, chunk.subarray(0, length));
+    }
+    await writer.sync();
+  } finally {
+    await writer.close();
+  }
 }
 
 export const ioSeqRead = defineScenario<Params, State>({
@@ -80,14 +108,7 @@ export const ioSeqRead = defineScenario<Params, State>({
     },
   },
   readsDisk: true,
-  variants: (p) => {
-    const variants: Variant[] = [];
-    for (const size of p.readSizes) {
-      for (const q of p.inFlight) variants.push(higher(fileVariant(size, q), 'MB/s'));
-      variants.push(higher(fsVariant(size), 'MB/s'));
-    }
-    return variants;
-  },
+  variants: (p) => plan(p).map((v) => higher(v.name, 'MB/s')),
   // The device at one read in flight against plain reads (its overhead), and
   // at the most reads in flight (what keeping reads in flight buys).
   ratios: (p) => {
@@ -102,40 +123,54 @@ export const ioSeqRead = defineScenario<Params, State>({
     // One segment holds the whole file, so `<dir>/seq.0` is the same bytes
     // for the plain reads.
     const segmentSize = Math.max(nextPowerOfTwo(fileBytes), MiB);
-    const device = new FileDevice({ dir: ctx.dir, name: NAME, segmentSize });
-    const chunk = new Uint8Array(Math.min(8 * MiB, fileBytes));
-    randomFillSync(chunk);
     ctx.log(`writing a ${fileBytes / MiB} MiB data file in ${ctx.dir}`);
-    for (let address = 0; address < fileBytes; address += chunk.byteLength) {
-      chunk[0] = address / chunk.byteLength; // no two chunks identical
-      await device.write(
-        address,
-        chunk.subarray(0, Math.min(chunk.byteLength, fileBytes - address)),
-      );
+    await writeDataFile(ctx.dir, fileBytes, segmentSize);
+
+    // Every variant reads through its own open file (a FileDevice, or a
+    // FileHandle for plain reads), kept open across runs as a device keeps
+    // its segment handles. The kernel's readahead state lives in the open
+    // file: separate ones keep one variant's access pattern from carrying
+    // into the next.
+    const readers = new Map<string, Reader>();
+    try {
+      for (const p of plan(ctx.params)) {
+        readers.set(
+          p.name,
+          p.kind === 'file'
+            ? {
+                ...p,
+                kind: 'file',
+                device: new FileDevice({ dir: ctx.dir, name: NAME, segmentSize }),
+              }
+            : { ...p, kind: 'fs', handle: await open(path.join(ctx.dir, `${NAME}.0`), 'r') },
+        );
+      }
+    } catch (error) {
+      await closeReaders(readers);
+      throw error;
     }
-    await device.sync();
     const largest = Math.max(...readSizes);
     const buffers = Array.from({ length: Math.max(...inFlight) }, () => new Uint8Array(largest));
-    return { device, file: path.join(ctx.dir, `${NAME}.0`), buffers };
+    return { readers, buffers };
   },
 
   async run(variant, ctx) {
     const { fileBytes } = ctx.params;
-    const { device, file, buffers } = ctx.state;
-    const { kind, readSize, inFlight } = parseVariant(variant.name);
-    if (kind === 'fs') {
+    const { readers, buffers } = ctx.state;
+    const reader = readers.get(variant.name)!;
+    if (reader.kind === 'fs') {
       const r = await measurePlainRead({
-        path: file,
-        readSize,
+        handle: reader.handle,
+        readSize: reader.readSize,
         length: fileBytes,
         buffer: buffers[0],
       });
       if (r.bytes !== fileBytes) throw new Error(`plain read got ${r.bytes} of ${fileBytes} bytes`);
       return r.mbps;
     }
-    const lanes = buffers.slice(0, inFlight).map((b) => b.subarray(0, readSize));
+    const lanes = buffers.slice(0, reader.inFlight).map((b) => b.subarray(0, reader.readSize));
     const start = performance.now();
-    const bytes = await readSequential(device, fileBytes, lanes);
+    const bytes = await readSequential(reader.device, fileBytes, lanes);
     const ms = performance.now() - start;
     if (bytes !== fileBytes) throw new Error(`device read ${bytes} of ${fileBytes} bytes`);
     return mbPerSecond(bytes, ms);
@@ -156,6 +191,12 @@ export const ioSeqRead = defineScenario<Params, State>({
   },
 
   async teardown(ctx) {
-    await ctx.state.device.close();
+    await closeReaders(ctx.state.readers);
   },
 });
+
+async function closeReaders(readers: Map<string, Reader>): Promise<void> {
+  await Promise.all(
+    [...readers.values()].map((r) => (r.kind === 'file' ? r.device.close() : r.handle.close())),
+  );
+}
