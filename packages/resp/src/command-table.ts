@@ -100,6 +100,10 @@ export interface CommandDefinition {
   readonly acl: readonly AclCategory[];
   /** Key-spec flags for COMMAND INFO/DOCS (`RO access`, `RW update`, `RM delete`...). */
   readonly keyFlags?: readonly string[];
+  /** A note on the key spec (COMMAND INFO shows it, e.g. SET's GET option). */
+  readonly keyNotes?: string;
+  /** Command tips (`nondeterministic_output`, `request_policy:...`). */
+  readonly tips?: readonly string[];
   readonly summary: string;
   readonly since: string;
   readonly group: string;

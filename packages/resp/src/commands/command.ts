@@ -8,7 +8,7 @@ import {
   type CommandSpec,
   type CommandTable,
 } from '../command-table.js';
-import { CommandError, syntaxError } from '../errors.js';
+import { CommandError, syntaxError, wrongArityError } from '../errors.js';
 import type { ReplyWriter } from '../protocol/reply-writer.js';
 
 /** All commands, subcommands after their container, as COMMAND LIST names them. */
@@ -39,7 +39,9 @@ export function writeCommandInfo(w: ReplyWriter, spec: CommandSpec): void {
   w.integer(spec.step);
   w.set(spec.acl.length);
   for (const a of spec.acl) w.simple(`@${a}`);
-  w.set(0); // tips
+  const tips = spec.definition.tips ?? [];
+  w.set(tips.length);
+  for (const t of tips) w.bulk(t);
   writeKeySpecs(w, spec);
   if (spec.subcommands === null || spec.subcommands.size === 0) {
     w.set(0);
@@ -55,8 +57,10 @@ function writeKeySpecs(w: ReplyWriter, spec: CommandSpec): void {
     w.set(0);
     return;
   }
+  const notes = spec.definition.keyNotes;
   w.set(1);
-  w.map(3);
+  w.map(notes === undefined ? 3 : 4);
+  if (notes !== undefined) w.bulk('notes').bulk(notes);
   w.bulk('flags');
   w.set(spec.keyFlags.length);
   for (const f of spec.keyFlags) w.simple(f);
@@ -163,10 +167,8 @@ function getKeys(c: Client, argv: Buffer[]): undefined {
     spec = spec.subcommands.lookup(args[1]!) ?? spec;
   }
   if (!spec.arityOk(args.length)) {
-    throw new CommandError(
-      'ERR_WRONG_ARITY',
-      'ERR Invalid number of arguments specified for command',
-    );
+    // Redis 7 words it as an arity error of COMMAND GETKEYS itself.
+    throw wrongArityError('command|getkeys');
   }
   const keys = spec.keyIndexes(args.length);
   if (keys.length === 0) {

@@ -117,6 +117,7 @@ export const connectionCommands: CommandDefinition[] = [
     step: 0,
     acl: ['connection'],
     ...conn,
+    tips: ['request_policy:all_shards', 'response_policy:all_succeeded'],
     summary: "Returns the server's liveliness response.",
     handler(c, argv) {
       if (argv.length > 2) throw wrongArityError('ping');

@@ -227,6 +227,7 @@ export const keyCommands: CommandDefinition[] = [
     ...keys,
     ...generic,
     keyFlags: ['RM', 'delete'],
+    tips: ['request_policy:multi_shard', 'response_policy:agg_sum'],
     since: '1.0.0',
     complexity: 'O(N) where N is the number of keys that will be removed.',
     summary: 'Deletes one or more keys.',

@@ -523,6 +523,8 @@ export const stringCommands: CommandDefinition[] = [
     ...str,
     since: '1.0.0',
     complexity: 'O(1)',
+    keyFlags: ['RW', 'access', 'update', 'variable_flags'],
+    keyNotes: 'RW and ACCESS due to the optional `GET` argument',
     summary:
       "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.",
     handler: set,
@@ -632,6 +634,7 @@ export const stringCommands: CommandDefinition[] = [
     step: 2,
     ...str,
     keyFlags: ['OW', 'update'],
+    tips: ['request_policy:multi_shard', 'response_policy:all_succeeded'],
     since: '1.0.1',
     complexity: 'O(N) where N is the number of keys to set.',
     summary: 'Atomically creates or modifies the string values of one or more keys.',

@@ -1,0 +1,108 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { connect, createServer, type Socket } from 'node:net';
+import { encodeCommand } from '../protocol/encode-command.js';
+import type { CompatCase } from './compat-cases.js';
+
+const END = encodeCommand(['ECHO', '__end__']);
+const END_REPLY = '$7\r\n__end__\r\n';
+
+function open(port: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const s = connect(port, '127.0.0.1', () => resolve(s));
+    s.once('error', reject);
+  });
+}
+
+/** Reads from `s` until the received text ends with `suffix`. */
+function readUntil(s: Socket, suffix: string, timeoutMs = 10_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let got = '';
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(
+        new Error(`timeout waiting for ${JSON.stringify(suffix)}; got ${JSON.stringify(got)}`),
+      );
+    }, timeoutMs);
+    const onData = (d: Buffer) => {
+      got += d.toString('latin1');
+      if (got.endsWith(suffix)) {
+        cleanup();
+        resolve(got);
+      }
+    };
+    const cleanup = () => {
+      clearTimeout(timer);
+      s.off('data', onData);
+    };
+    s.on('data', onData);
+  });
+}
+
+/**
+ * Runs a case on a fresh connection: every command pipelined in one write
+ * (an `inline:` command as a telnet line), then an ECHO marker; returns the
+ * replies, marker excluded, as latin1 text.
+ */
+export async function runCase(port: number, c: CompatCase): Promise<string> {
+  const s = await open(port);
+  try {
+    if (c.resp3 === true) {
+      s.write(encodeCommand(['HELLO', '3']));
+      s.write(END);
+      await readUntil(s, END_REPLY);
+    }
+    const parts: Buffer[] = c.commands.map((argv) =>
+      argv.length === 1 && argv[0]!.startsWith('inline:')
+        ? Buffer.from(`${argv[0]!.slice(7)}\r\n`, 'latin1')
+        : encodeCommand(argv.map((a) => Buffer.from(a, 'latin1'))),
+    );
+    parts.push(END);
+    s.write(Buffer.concat(parts));
+    const out = await readUntil(s, END_REPLY);
+    return out.slice(0, out.length - END_REPLY.length);
+  } finally {
+    s.destroy();
+  }
+}
+
+/** Whether the `redis-server` binary is installed. */
+export function hasRedisServer(): boolean {
+  return spawnSync('redis-server', ['--version']).status === 0;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const a = srv.address();
+      const port = typeof a === 'object' && a !== null ? a.port : 0;
+      srv.close(() => resolve(port));
+    });
+    srv.once('error', reject);
+  });
+}
+
+/** Starts a throwaway redis-server on a free loopback port (no persistence). */
+export async function startRedis(): Promise<{ port: number; stop(): void }> {
+  const port = await freePort();
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    try {
+      const s = await open(port);
+      s.destroy();
+      break;
+    } catch (e) {
+      if (Date.now() > deadline) {
+        child.kill();
+        throw e;
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  return { port, stop: () => child.kill() };
+}
