@@ -22,7 +22,7 @@ import { createRecordSpace, type RecordSpace } from './record-layout.js';
  * p mod frames, so an address maps to its ring offset with one `%`.
  * Opening a page at the tail is O(1): seal the previous page's header, move
  * `readOnly` by whole pages, and hand the newly read-only pages to a flush
- * worker that runs off the caller's stack (setImmediate) to checksum and
+ * worker that runs off the caller's stack (a microtask) to checksum and
  * write them. `head` moves only over flushed pages, and only when a frame is
  * needed again; when the frame is still being flushed, allocation fails and
  * the caller waits for `waitForProgress()` (backpressure: never overwrite).
@@ -206,9 +206,14 @@ export class HybridLog {
     this.readOnly = limit;
     if (!this.flushScheduled) {
       this.flushScheduled = true;
-      setImmediate(() => this.runFlushes());
+      // A microtask of a pre-bound function: it runs as soon as the caller's
+      // synchronous work yields, and scheduling it allocates (almost)
+      // nothing, so a page-opening insert does not trigger GC work.
+      queueMicrotask(this.runFlushesBound);
     }
   }
+
+  private readonly runFlushesBound = (): void => this.runFlushes();
 
   /** Checksums and writes the pages that became read-only (flush worker). */
   private runFlushes(): void {

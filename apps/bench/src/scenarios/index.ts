@@ -1,4 +1,5 @@
 import type { AnyScenario } from '../scenario.js';
+import { hlogLoad } from './hlog-load.js';
 import { ioSeqRead } from './io-seq-read.js';
 import { pageListAppend } from './page-list-append.js';
 import { pagebufReadahead } from './pagebuf-readahead.js';
@@ -14,4 +15,5 @@ export const scenarios: readonly AnyScenario[] = [
   pagebufScan,
   pagebufReadahead,
   pageListAppend,
+  hlogLoad,
 ];

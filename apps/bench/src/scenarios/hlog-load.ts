@@ -1,0 +1,153 @@
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { Store } from '@strata/hlog';
+import { MemoryDevice } from '@strata/io';
+import { bytesToMiB, startRssSampler } from '../rss.js';
+import { defineScenario, higher, type Measurement } from '../scenario.js';
+import { KiB, MiB } from '../sizes.js';
+import { median } from '../stats.js';
+import { loadMap, loadStore } from './hlog-support.js';
+
+/**
+ * Insert N keys (16-byte keys, 100-byte values) into the store, on files,
+ * with log memory about 1/16 of the data, beside a `Map<string, Buffer>`
+ * keyed by `key.toString('latin1')` that holds everything in RAM.
+ *
+ * Per-insert cost must stay flat as the log grows (page allocation is O(1)
+ * however many pages exist), and the inserts that open a new page must not
+ * be much slower than the others. `store` runs on files in the scenario's
+ * directory; `store-memdev` on a MemoryDevice (a fast fake disk), which
+ * separates the engine's own costs from the disk's write latency.
+ */
+
+type Params = {
+  keys: number;
+  keyBytes: number;
+  valueBytes: number;
+  pageSize: number;
+  /** Log memory over data bytes (records of ~136 bytes). */
+  memoryShare: number;
+  indexBuckets: number;
+  mutableFraction: number;
+};
+
+const STORE = 'store';
+/** The same store over a MemoryDevice: the engine without the disk's jitter. */
+const STORE_MEMDEV = 'store-memdev';
+const MAP = 'map';
+const RECORD_BYTES = 136;
+
+function memoryFor(p: Params): number {
+  const data = p.keys * RECORD_BYTES;
+  const pages = Math.max(16, Math.round((data * p.memoryShare) / p.pageSize));
+  return pages * p.pageSize;
+}
+
+export const hlogLoad = defineScenario<Params, undefined>({
+  name: 'hlog-load',
+  description: 'insert N keys into the hybrid log store (memory ~1/16 of the data) vs a Map',
+  params: {
+    full: {
+      keys: 10_000_000,
+      keyBytes: 16,
+      valueBytes: 100,
+      pageSize: 256 * KiB,
+      memoryShare: 1 / 16,
+      indexBuckets: 1 << 16,
+      mutableFraction: 0.9,
+    },
+    ci: {
+      keys: 200_000,
+      keyBytes: 16,
+      valueBytes: 100,
+      pageSize: 64 * KiB,
+      memoryShare: 1 / 16,
+      indexBuckets: 1 << 12,
+      mutableFraction: 0.9,
+    },
+  },
+  variants: [higher(STORE, 'ops/s'), higher(STORE_MEMDEV, 'ops/s'), higher(MAP, 'ops/s')],
+  ratios: [`${STORE}/${MAP}`, `${STORE_MEMDEV}/${MAP}`],
+  runs: { full: 3, ci: 2 },
+  warmup: { full: 0, ci: 1 },
+
+  async run(variant, ctx): Promise<Measurement> {
+    const p = ctx.params;
+    const sampler = startRssSampler(20);
+    if (variant.name === MAP) {
+      const map = new Map<string, Buffer>();
+      const r = await loadMap(map, p.keys, p.valueBytes, p.keyBytes);
+      const peak = sampler.stop();
+      if (map.size !== p.keys) throw new Error(`map holds ${map.size} keys`);
+      const tenth = Math.max(1, Math.floor(p.keys / 10));
+      return {
+        value: p.keys / (r.ms / 1000),
+        samples: {
+          insert_cost_last_over_first: r.lastMs / tenth / (r.firstMs / tenth),
+          rest_p99_us: r.rest.percentile(99),
+          peak_rss_mb: bytesToMiB(peak),
+        },
+      };
+    }
+    const dir = path.join(ctx.dir, `store-${ctx.run}`);
+    await rm(dir, { recursive: true, force: true });
+    const memory = memoryFor(p);
+    const store = await Store.open({
+      ...(variant.name === STORE_MEMDEV
+        ? { device: new MemoryDevice({ segmentSize: 256 * MiB }) }
+        : { dir }),
+      memory,
+      pageSize: p.pageSize,
+      segmentSize: 256 * MiB,
+      indexBuckets: p.indexBuckets,
+      mutableFraction: p.mutableFraction,
+      checkpoints: null,
+      expiry: false,
+    });
+    try {
+      const r = await loadStore(store, p.keys, p.valueBytes, p.keyBytes);
+      const peak = sampler.stop();
+      const st = store.stats();
+      if (st.index.entries < p.keys * 0.99) throw new Error(`index holds ${st.index.entries} keys`);
+      if (st.log.memoryBytes > memory) throw new Error('log memory over budget');
+      const alloc = r.alloc.percentile(99);
+      const rest = r.rest.percentile(99);
+      return {
+        value: p.keys / (r.ms / 1000),
+        samples: {
+          insert_cost_last_over_first: r.lastMs / r.firstMs,
+          alloc_p99_us: alloc,
+          rest_p99_us: rest,
+          alloc_p99_over_rest_p99: alloc / rest,
+          index_bytes_per_key: st.index.bytes / p.keys,
+          peak_rss_mb: bytesToMiB(peak),
+          log_memory_mb: bytesToMiB(st.log.memoryBytes),
+          pages_opened: r.alloc.count,
+          allocation_waits: st.log.allocationWaits,
+          device_write_p99_us: st.device.writeLatencyUs.p99,
+          device_write_max_us: st.device.writeLatencyUs.max,
+        },
+      };
+    } finally {
+      sampler.stop();
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  },
+
+  metrics(results) {
+    const s = (key: string) => median(results.samples(STORE, key));
+    return {
+      ops_per_sec: results.median(STORE),
+      insert_cost_last_over_first: s('insert_cost_last_over_first'),
+      alloc_p99_us: s('alloc_p99_us'),
+      rest_p99_us: s('rest_p99_us'),
+      alloc_p99_over_rest_p99: s('alloc_p99_over_rest_p99'),
+      index_bytes_per_key: s('index_bytes_per_key'),
+      peak_rss_mb: s('peak_rss_mb'),
+      map_ops_per_sec: results.median(MAP),
+      map_insert_cost_last_over_first: median(results.samples(MAP, 'insert_cost_last_over_first')),
+      map_peak_rss_mb: median(results.samples(MAP, 'peak_rss_mb')),
+    };
+  },
+});
