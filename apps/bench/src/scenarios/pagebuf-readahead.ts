@@ -1,14 +1,20 @@
+import { type FileHandle, open } from 'node:fs/promises';
+import type { FileDevice } from '@strata/io';
 import { PageReader, readMode } from '@strata/pagebuf';
 import { measureBestPlainRead, measurePlainRead } from '../plain-read.js';
 import { defineScenario, higher, type Measurement } from '../scenario.js';
 import { GiB, KiB, MiB, mbPerSecond, sizeLabel } from '../sizes.js';
 import { median } from '../stats.js';
-import { type DataFile, lcg, scan, writeDataFile } from './pagebuf-support.js';
+import { type DataFile, DevicePerVariant, lcg, scan, writeDataFile } from './pagebuf-support.js';
 
 /**
  * Adaptive read-ahead against a fixed small read (Tarantool's xlog cursor:
  * 16 KB fixed -> 128 KB..8 MB adaptive cut recovery from 25 s to 13 s), and
  * a random-access pattern that read-ahead must not inflate.
+ *
+ * Every variant reads through its own device (`plain`: its own file
+ * handle), opened at setup and kept open, so the kernel's per-file
+ * read-ahead state of one variant never carries over to another.
  *
  * Sequential variants read the whole file and touch each frame:
  * - `fixed16k`: 16 KiB reads, one at a time (the fixed read-ahead);
@@ -33,6 +39,9 @@ type Params = {
 
 interface State {
   data: DataFile;
+  devices: DevicePerVariant;
+  /** Kept open across runs, like the devices' handles. */
+  plain: FileHandle;
   bestPlain: { mbps: number; readSize: number };
   plainBuffer: Uint8Array;
 }
@@ -47,12 +56,12 @@ const RANDOM_AHEAD = 'random-ahead128k';
 /** Random page reads through `reader`; returns MB/s of used bytes and the read amplification. */
 async function randomReads(
   reader: PageReader,
-  data: DataFile,
+  device: FileDevice,
   p: Params,
 ): Promise<{ mbps: number; amplification: number; used: number }> {
   const pages = Math.floor(p.fileBytes / p.randomPageSize);
   const next = lcg(p.seed);
-  data.device.resetStats();
+  device.resetStats();
   let used = 0;
   let h = 0;
   const start = performance.now();
@@ -68,7 +77,7 @@ async function randomReads(
   }
   const ms = performance.now() - start;
   await reader.close();
-  const read = data.device.stats().bytesRead;
+  const read = device.stats().bytesRead;
   if (h === -1) throw new Error('unreachable');
   return { mbps: mbPerSecond(used, ms), amplification: read / used, used };
 }
@@ -111,14 +120,17 @@ export const pagebufReadahead = defineScenario<Params, State>({
 
   async setup(ctx) {
     const data = await writeDataFile(ctx.dir, ctx.params.fileBytes, ctx.log);
+    const plain = await open(data.path, 'r');
     const best = await measureBestPlainRead({
-      path: data.path,
+      handle: plain,
       length: ctx.params.fileBytes,
       before: () => ctx.dropCaches(),
     });
     ctx.log(`best plain read: ${best.mbps.toFixed(0)} MB/s at ${sizeLabel(best.readSize)}`);
     return {
       data,
+      devices: new DevicePerVariant(data),
+      plain,
       bestPlain: { mbps: best.mbps, readSize: best.readSize },
       plainBuffer: new Uint8Array(best.readSize),
     };
@@ -126,11 +138,12 @@ export const pagebufReadahead = defineScenario<Params, State>({
 
   async run(variant, ctx): Promise<number | Measurement> {
     const p = ctx.params;
-    const { data, bestPlain, plainBuffer } = ctx.state;
+    const { devices, plain, bestPlain, plainBuffer } = ctx.state;
+    const device = devices.get(variant.name);
     switch (variant.name) {
       case PLAIN: {
         const r = await measurePlainRead({
-          path: data.path,
+          handle: plain,
           readSize: bestPlain.readSize,
           length: p.fileBytes,
           buffer: plainBuffer,
@@ -146,10 +159,10 @@ export const pagebufReadahead = defineScenario<Params, State>({
             : variant.name === FIXED_AHEAD
               ? readMode.frames(4)
               : readMode.adaptive();
-        data.device.resetStats();
-        const r = await scan(data.device, mode, p.fixedReadSize, p.fileBytes, 0);
+        device.resetStats();
+        const r = await scan(device, mode, p.fixedReadSize, p.fileBytes, 0);
         if (r.bytes !== p.fileBytes) throw new Error(`${variant.name} read ${r.bytes} bytes`);
-        const stats = data.device.stats();
+        const stats = device.stats();
         return {
           value: mbPerSecond(r.bytes, r.milliseconds),
           samples: { reads: stats.reads, amplification: stats.bytesRead / r.bytes },
@@ -158,13 +171,13 @@ export const pagebufReadahead = defineScenario<Params, State>({
       case RANDOM_ADAPTIVE:
       case RANDOM_AHEAD: {
         const reader = new PageReader({
-          device: data.device,
+          device,
           start: 0,
           end: p.fileBytes,
           pageSize: variant.name === RANDOM_ADAPTIVE ? p.randomPageSize : 128 * KiB,
           mode: variant.name === RANDOM_ADAPTIVE ? readMode.adaptive() : readMode.double(),
         });
-        const r = await randomReads(reader, data, p);
+        const r = await randomReads(reader, device, p);
         return { value: r.mbps, samples: { amplification: r.amplification } };
       }
       default:
@@ -187,6 +200,7 @@ export const pagebufReadahead = defineScenario<Params, State>({
   },
 
   async teardown(ctx) {
-    await ctx.state.data.device.close();
+    await ctx.state.devices.closeAll();
+    await ctx.state.plain.close();
   },
 });

@@ -1,10 +1,12 @@
-import { parseReadMode, type ReadMode } from '@strata/pagebuf';
+import { type FileHandle, open } from 'node:fs/promises';
+import { parseReadMode, type ReadMode, readMode } from '@strata/pagebuf';
 import { measureBestPlainRead, measurePlainRead } from '../plain-read.js';
 import { defineScenario, higher, type Variant } from '../scenario.js';
 import { GiB, KiB, MiB, mbPerSecond, sizeLabel } from '../sizes.js';
 import { median } from '../stats.js';
 import {
   type DataFile,
+  DevicePerVariant,
   measureChecksumNsPerVisit,
   scan,
   writeDataFile,
@@ -24,6 +26,10 @@ import {
  * FASTER avoids the page cache (unbuffered IO) and gets no such help. The
  * `-p1m` variants scan the same file in 1 MiB pages to show that effect.
  *
+ * Every variant reads through its own device (`plain`: its own file
+ * handle), opened at setup and kept open, so the kernel's per-file
+ * read-ahead state of one variant never carries over to another.
+ *
  * The per-page work is a checksum loop (see `checksum`) calibrated at setup
  * so that processing a byte takes as long as reading it in a cold
  * single-buffered scan.
@@ -40,6 +46,9 @@ type Params = {
 
 interface State {
   data: DataFile;
+  devices: DevicePerVariant;
+  /** Kept open across runs, like the devices' handles. */
+  plain: FileHandle;
   /** Checksum visits per byte so that processing a page takes about its read time. */
   visitsPerByte: number;
   pageReadUs: number;
@@ -102,13 +111,15 @@ export const pagebufScan = defineScenario<Params, State>({
   async setup(ctx) {
     const { fileBytes, pageSize } = ctx.params;
     const data = await writeDataFile(ctx.dir, fileBytes, ctx.log);
+    const devices = new DevicePerVariant(data);
+    const plain = await open(data.path, 'r');
 
     // The page's read time as a single-buffered scan sees it, from the device
     // (cache dropped), averaged over two scans.
     let readMs = 0;
     for (let i = 0; i < 2; i++) {
       await ctx.dropCaches();
-      const r = await scan(data.device, parseReadMode('single'), pageSize, fileBytes, 0);
+      const r = await scan(devices.get('calibration'), readMode.single(), pageSize, fileBytes, 0);
       readMs += r.milliseconds / 2;
     }
     const pages = fileBytes / pageSize;
@@ -122,13 +133,15 @@ export const pagebufScan = defineScenario<Params, State>({
     );
 
     const best = await measureBestPlainRead({
-      path: data.path,
+      handle: plain,
       length: fileBytes,
       before: () => ctx.dropCaches(),
     });
     ctx.log(`best plain read: ${best.mbps.toFixed(0)} MB/s at ${sizeLabel(best.readSize)}`);
     return {
       data,
+      devices,
+      plain,
       visitsPerByte,
       pageReadUs,
       pageProcessUs,
@@ -139,10 +152,10 @@ export const pagebufScan = defineScenario<Params, State>({
 
   async run(variant, ctx) {
     const { fileBytes } = ctx.params;
-    const { data, visitsPerByte, bestPlain, plainBuffer } = ctx.state;
+    const { devices, plain, visitsPerByte, bestPlain, plainBuffer } = ctx.state;
     if (variant.name === PLAIN) {
       const r = await measurePlainRead({
-        path: data.path,
+        handle: plain,
         readSize: bestPlain.readSize,
         length: fileBytes,
         buffer: plainBuffer,
@@ -150,7 +163,7 @@ export const pagebufScan = defineScenario<Params, State>({
       return r.mbps;
     }
     const { mode, pageSize } = parseVariant(variant.name, ctx.params);
-    const r = await scan(data.device, mode, pageSize, fileBytes, visitsPerByte);
+    const r = await scan(devices.get(variant.name), mode, pageSize, fileBytes, visitsPerByte);
     if (r.bytes !== fileBytes) {
       throw new Error(`${variant.name} scanned ${r.bytes} of ${fileBytes}`);
     }
@@ -181,6 +194,7 @@ export const pagebufScan = defineScenario<Params, State>({
   },
 
   async teardown(ctx) {
-    await ctx.state.data.device.close();
+    await ctx.state.devices.closeAll();
+    await ctx.state.plain.close();
   },
 });

@@ -10,8 +10,11 @@ import { MiB, nextPowerOfTwo } from '../sizes.js';
  */
 
 export interface DataFile {
-  device: FileDevice;
-  /** The device's single segment file: the same bytes, for plain `fs` reads. */
+  dir: string;
+  name: string;
+  segmentSize: number;
+  bytes: number;
+  /** The log's single segment file: the same bytes, for plain `fs` reads. */
   path: string;
 }
 
@@ -32,7 +35,38 @@ export async function writeDataFile(
     await device.write(address, chunk.subarray(0, Math.min(chunk.byteLength, bytes - address)));
   }
   await device.sync();
-  return { device, path: path.join(dir, `${name}.0`) };
+  await device.close();
+  return { dir, name, segmentSize, bytes, path: path.join(dir, `${name}.0`) };
+}
+
+/**
+ * A device of its own over the log. Each variant reads through its own
+ * device, opened at setup and kept: the kernel's read-ahead state lives in
+ * the open file, so variants sharing one would disturb each other (a random
+ * pattern shrinks the window the next sequential one starts from).
+ */
+export function openLog(data: DataFile): FileDevice {
+  return new FileDevice({ dir: data.dir, name: data.name, segmentSize: data.segmentSize });
+}
+
+/** One device per name, opened once; `closeAll` at teardown. */
+export class DevicePerVariant {
+  readonly #devices = new Map<string, FileDevice>();
+  constructor(readonly data: DataFile) {}
+
+  get(name: string): FileDevice {
+    let device = this.#devices.get(name);
+    if (device === undefined) {
+      device = openLog(this.data);
+      this.#devices.set(name, device);
+    }
+    return device;
+  }
+
+  async closeAll(): Promise<void> {
+    for (const device of this.#devices.values()) await device.close();
+    this.#devices.clear();
+  }
 }
 
 /**
