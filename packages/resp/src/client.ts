@@ -194,7 +194,8 @@ export class Client {
     this.closed = true;
     this.unwatchAll();
     this.multi = null;
-    this.server.releaseExclusive(this);
+    // An EXEC still running keeps the gate until its last command ends: its
+    // writes stay atomic even when the client is gone.
   }
 
   unwatchAll(): void {
