@@ -3,7 +3,15 @@
 // one and import it from a scratch directory, the way a user would, checking
 // that every `exports` entry resolves and ships its types.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -23,24 +31,38 @@ for (const dir of pkgDirs) {
   } catch (e) {
     failures.push(`${pkg.name}: publint\n${e.stdout}${e.stderr}`);
   }
-  const out = execFileSync('pnpm', ['pack', '--pack-destination', scratch], { cwd: dir, encoding: 'utf8' });
+  const out = execFileSync('pnpm', ['pack', '--pack-destination', scratch], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
   tarballs.push(out.trim().split('\n').pop());
 }
 
 const app = join(scratch, 'app');
 mkdirSync(app);
-writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'scratch', private: true, type: 'module' }));
-execFileSync('npm', ['install', '--no-audit', '--no-fund', '--omit=peer', ...tarballs], { cwd: app, stdio: 'pipe' });
+writeFileSync(
+  join(app, 'package.json'),
+  JSON.stringify({ name: 'scratch', private: true, type: 'module' }),
+);
+execFileSync('npm', ['install', '--no-audit', '--no-fund', '--omit=peer', ...tarballs], {
+  cwd: app,
+  stdio: 'pipe',
+});
 
 for (const pkg of manifests) {
   for (const [subpath, target] of Object.entries(pkg.exports)) {
     if (typeof target === 'string') continue;
     const spec = subpath === '.' ? pkg.name : `${pkg.name}/${subpath.slice(2)}`;
     const types = join(app, 'node_modules', pkg.name, target.types);
-    if (!existsSync(types)) failures.push(`${spec}: types file ${target.types} is not in the package`);
+    if (!existsSync(types))
+      failures.push(`${spec}: types file ${target.types} is not in the package`);
     const script = `import(${JSON.stringify(spec)}).then((m) => console.log(Object.keys(m).length))`;
     try {
-      const n = execFileSync('node', ['--input-type=module', '-e', script], { cwd: app, encoding: 'utf8', stdio: 'pipe' });
+      const n = execFileSync('node', ['--input-type=module', '-e', script], {
+        cwd: app,
+        encoding: 'utf8',
+        stdio: 'pipe',
+      });
       console.log(`ok  ${spec} (${n.trim()} exports)`);
     } catch (e) {
       failures.push(`${spec}: import failed\n${e.stderr}`);
