@@ -114,7 +114,10 @@ export class HashIndex {
         if (hi >>> 16 === tag) {
           const lo = arr[w + 2 * j]!;
           const high = hi & 0xffff;
-          if ((lo | high) !== 0) return lo + high * TWO_32;
+          // Below 4 GiB the address is `lo`: no float math on the hot path.
+          if (high === 0) {
+            if (lo !== 0) return lo;
+          } else return lo + high * TWO_32;
         }
       }
       const next = arr[w + link]!;
@@ -148,26 +151,26 @@ export class HashIndex {
       for (let j = 0; j < slots; j++) {
         const at = w + 2 * j;
         const hi = arr[at + 1]!;
-        const lo = arr[at]!;
-        const high = hi & 0xffff;
-        if ((lo | high) === 0) {
-          if (freeArr === undefined) {
-            freeArr = arr;
-            freeW = at;
-          }
-          continue;
-        }
+        // An empty slot is all zeros (tag 0 too): test the tag first.
         if (hi >>> 16 === tag) {
-          if (expected !== -1 && lo + high * TWO_32 !== expected) return false;
-          if (address === 0) {
-            arr[at] = 0;
-            arr[at + 1] = 0;
-            this.entryCount--;
-          } else {
-            arr[at] = address >>> 0;
-            arr[at + 1] = ((tag << 16) | ((address / TWO_32) & 0xffff)) >>> 0;
+          const lo = arr[at]!;
+          const high = hi & 0xffff;
+          if ((lo | high) !== 0) {
+            if (expected !== -1 && lo + high * TWO_32 !== expected) return false;
+            if (address === 0) {
+              arr[at] = 0;
+              arr[at + 1] = 0;
+              this.entryCount--;
+            } else {
+              arr[at] = address >>> 0;
+              arr[at + 1] = ((tag << 16) | ((address / TWO_32) & 0xffff)) >>> 0;
+            }
+            return true;
           }
-          return true;
+        }
+        if (hi === 0 && freeArr === undefined && arr[at] === 0) {
+          freeArr = arr;
+          freeW = at;
         }
       }
       const next = arr[w + link]!;

@@ -87,6 +87,10 @@ export interface StoreStats {
   recovery: RecoveryInfo;
 }
 
+function floorPowerOfTwo(n: number): number {
+  return n < 1 ? 1 : 2 ** Math.floor(Math.log2(n));
+}
+
 const consoleLogger: Logger = { warn: (m) => console.warn(`[@strata/hlog] ${m}`) };
 
 /**
@@ -203,7 +207,13 @@ export class Store extends StoreCore {
     }
     const begin = Math.max(deviceBegin, meta?.begin ?? 0);
     const from = meta?.until ?? begin;
-    index ??= new HashIndex({ initialBuckets: options.indexBuckets ?? 1 << 16 });
+    // A rebuild sizes the index for the log it is about to read (at most one
+    // doubling's worth early), so it does not split its way up record by record.
+    const configured = options.indexBuckets ?? 1 << 16;
+    const estimate = Math.floor((device.endAddress - begin) / 128 / 5.5);
+    index ??= new HashIndex({
+      initialBuckets: Math.max(configured, floorPowerOfTwo(Math.min(estimate, 1 << 26))),
+    });
 
     // 2. Replay the log after it (or the whole log): newest record wins.
     const idx = index;

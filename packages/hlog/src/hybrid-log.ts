@@ -142,7 +142,8 @@ export class HybridLog {
 
   /** Offset of an in-memory address (`head <= address < tail`) in `ring`. */
   offsetOf(address: number): number {
-    return address % this.ringBytes;
+    // Not `address % ringBytes`: on a double that is a call to fmod.
+    return address - Math.floor(address / this.ringBytes) * this.ringBytes;
   }
 
   /** Start of the page holding the tail. */

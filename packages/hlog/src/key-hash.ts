@@ -1,9 +1,10 @@
 /**
  * A 48-bit key hash over bytes, computed with 32-bit integer math and no
- * allocation. Two lanes run over the same words: a murmur3-style lane gives
- * the low 32 bits (bucket selection), a second multiply-xorshift lane gives
- * 16 more bits, so that bucket and tag bits stay independent. 48 bits fit a
- * double exactly, so the hash travels as a plain number.
+ * allocation: murmur3's x86_32 body gives the low 32 bits, a second
+ * finalisation of the same state 16 more. (The index takes bucket bits
+ * from the bottom and tag bits right above its initial bucket bits, so at
+ * the default size both come from the low 32.) 48 bits fit a double
+ * exactly, so the hash travels as a plain number.
  */
 
 const TWO_32 = 2 ** 32;
@@ -20,7 +21,6 @@ function fmix32(h: number): number {
 /** Hash of `bytes[offset, offset + length)`: an integer in [0, 2^48). */
 export function hashBytes(bytes: Uint8Array, offset: number, length: number): number {
   let h1 = 0x9747b28c ^ length;
-  let h2 = 0x2f0f3a5d + length;
   const end4 = offset + (length & ~3);
   let i = offset;
   for (; i < end4; i += 4) {
@@ -31,8 +31,6 @@ export function hashBytes(bytes: Uint8Array, offset: number, length: number): nu
     h1 ^= k1;
     h1 = (h1 << 13) | (h1 >>> 19);
     h1 = (Math.imul(h1, 5) + 0xe6546b64) | 0;
-    h2 = Math.imul(h2 ^ k, 0x27d4eb2f);
-    h2 ^= h2 >>> 15;
   }
   const rest = length & 3;
   if (rest !== 0) {
@@ -43,11 +41,9 @@ export function hashBytes(bytes: Uint8Array, offset: number, length: number): nu
     k1 = (k1 << 15) | (k1 >>> 17);
     k1 = Math.imul(k1, 0x1b873593);
     h1 ^= k1;
-    h2 = Math.imul(h2 ^ k, 0x27d4eb2f);
-    h2 ^= h2 >>> 15;
   }
   const lo = fmix32(h1 ^ length);
-  const hi = fmix32(h2 ^ lo) & 0xffff;
+  const hi = fmix32((h1 ^ 0x5bd1e995) + lo) & 0xffff;
   return lo + hi * TWO_32;
 }
 

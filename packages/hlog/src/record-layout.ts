@@ -126,7 +126,8 @@ function setSlot(s: RecordSpace, off: number, slot: number): void {
 
 export function previousAddress(s: RecordSpace, off: number): number {
   const w = off >>> 2;
-  return s.u32[w]! + (s.u32[w + 1]! & 0xffff) * TWO_32;
+  const high = s.u32[w + 1]! & 0xffff;
+  return high === 0 ? s.u32[w]! : s.u32[w]! + high * TWO_32;
 }
 
 export function setPreviousAddress(s: RecordSpace, off: number, previous: number): void {

@@ -2,14 +2,19 @@ import type { StoreCore } from '@strata/hlog';
 
 /** Shared pieces of the hlog-* scenarios: keys, values, load loops, samplers. */
 
-/** Writes key number `i` as 16 ASCII bytes (`k` and 15 digits) into `key`, no allocation. */
-export function writeKey(key: Buffer, i: number): void {
+/** A key buffer: a fixed printable prefix, then 4 bytes that `writeKey` sets. */
+export function newKey(bytes = 16): Buffer {
+  const key = Buffer.alloc(bytes, 0x30);
   key[0] = 0x6b;
-  let x = i;
-  for (let j = key.length - 1; j >= 1; j--) {
-    key[j] = 0x30 + (x % 10);
-    x = Math.floor(x / 10);
-  }
+  return key;
+}
+
+/**
+ * Makes `key` key number `i` (its last 4 bytes, big-endian): one store per
+ * key, so the timed loops measure lookups, not key formatting.
+ */
+export function writeKey(key: Buffer, i: number): void {
+  key.writeUInt32BE(i >>> 0, key.length - 4);
 }
 
 /** Makes value bytes depend on `i` (so copies are real), no allocation. */
@@ -68,7 +73,7 @@ export async function loadStore(
   alloc: LatencySample;
   rest: LatencySample;
 }> {
-  const key = Buffer.alloc(keyBytes);
+  const key = newKey(keyBytes);
   const value = Buffer.alloc(valueBytes, 0x61);
   const tenth = Math.max(1, Math.floor(n / 10));
   const alloc = new LatencySample(Math.ceil(n / 64) + 1024);
@@ -104,7 +109,7 @@ export async function loadMap(
   valueBytes: number,
   keyBytes = 16,
 ): Promise<{ ms: number; firstMs: number; lastMs: number; rest: LatencySample }> {
-  const key = Buffer.alloc(keyBytes);
+  const key = newKey(keyBytes);
   const value = Buffer.alloc(valueBytes, 0x61);
   const tenth = Math.max(1, Math.floor(n / 10));
   const rest = new LatencySample(Math.ceil(n / 8) + 1, 8);

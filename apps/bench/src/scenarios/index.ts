@@ -1,5 +1,7 @@
 import type { AnyScenario } from '../scenario.js';
 import { hlogLoad } from './hlog-load.js';
+import { hlogRead } from './hlog-read.js';
+import { hlogRecover } from './hlog-recover.js';
 import { ioSeqRead } from './io-seq-read.js';
 import { pageListAppend } from './page-list-append.js';
 import { pagebufReadahead } from './pagebuf-readahead.js';
@@ -16,4 +18,6 @@ export const scenarios: readonly AnyScenario[] = [
   pagebufReadahead,
   pageListAppend,
   hlogLoad,
+  hlogRead,
+  hlogRecover,
 ];

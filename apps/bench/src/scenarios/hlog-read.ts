@@ -1,0 +1,198 @@
+import path from 'node:path';
+import { Store } from '@strata/hlog';
+import { defineScenario, higher, type Measurement } from '../scenario.js';
+import { KiB, MiB } from '../sizes.js';
+import { keySequence, loadMap, loadStore, newKey, writeKey, yieldToLoop } from './hlog-support.js';
+
+/**
+ * GETs, uniform and zipfian (0.99), 16-byte keys and 100-byte values:
+ * - `get` / `get-zipf`: the store with every record in memory, through its
+ *   synchronous core (a view into the log, no copy), beside `map` /
+ *   `map-zipf`: `Map<string, Buffer>.get(key.toString('latin1'))`;
+ * - `disk` / `disk-zipf`: a store holding 16x its log memory, on files,
+ *   `inFlight` reads outstanding; most GETs read the device (page cache
+ *   dropped before each run when running as root).
+ */
+
+type Params = {
+  keys: number;
+  gets: number;
+  diskKeys: number;
+  diskGets: number;
+  inFlight: number;
+  pageSize: number;
+};
+
+interface State {
+  mem: Store;
+  map: Map<string, Buffer>;
+  disk: Store;
+  seq: { uniform: Uint32Array; zipf: Uint32Array; diskUniform: Uint32Array; diskZipf: Uint32Array };
+}
+
+const RECORD_BYTES = 136;
+
+function pagesFor(bytes: number, pageSize: number): number {
+  return Math.max(16, Math.ceil(bytes / pageSize)) * pageSize;
+}
+
+async function getsFromStore(store: Store, seq: Uint32Array): Promise<number> {
+  const key = newKey();
+  let hits = 0;
+  const start = performance.now();
+  for (let i = 0; i < seq.length; i++) {
+    writeKey(key, seq[i]!);
+    const v = store.read(key);
+    if (v.status === 'found') hits += v.bytes[v.offset]! >= 0 ? 1 : 0;
+    else if (v.status === 'pending') hits += (await v.pending).status === 'found' ? 1 : 0;
+    if ((i & 4095) === 4095) await yieldToLoop();
+  }
+  const ms = performance.now() - start;
+  if (hits !== seq.length) throw new Error(`store: ${seq.length - hits} misses`);
+  return seq.length / (ms / 1000);
+}
+
+async function getsFromMap(map: Map<string, Buffer>, seq: Uint32Array): Promise<number> {
+  const key = newKey();
+  let hits = 0;
+  const start = performance.now();
+  for (let i = 0; i < seq.length; i++) {
+    writeKey(key, seq[i]!);
+    const v = map.get(key.toString('latin1'));
+    if (v !== undefined) hits += v[0]! >= 0 ? 1 : 0;
+    if ((i & 4095) === 4095) await yieldToLoop();
+  }
+  const ms = performance.now() - start;
+  if (hits !== seq.length) throw new Error(`map: ${seq.length - hits} misses`);
+  return seq.length / (ms / 1000);
+}
+
+/** `lanes` readers over one sequence, each awaiting its pending reads. */
+async function getsInFlight(store: Store, seq: Uint32Array, lanes: number): Promise<number> {
+  let next = 0;
+  let hits = 0;
+  const lane = async (): Promise<void> => {
+    const key = newKey();
+    while (next < seq.length) {
+      writeKey(key, seq[next++]!);
+      const v = store.read(key);
+      if (v.status === 'found') hits++;
+      else if (v.status === 'pending' && (await v.pending).status === 'found') hits++;
+    }
+  };
+  const start = performance.now();
+  await Promise.all(Array.from({ length: lanes }, lane));
+  const ms = performance.now() - start;
+  if (hits !== seq.length) throw new Error(`disk: ${seq.length - hits} misses`);
+  return seq.length / (ms / 1000);
+}
+
+export const hlogRead = defineScenario<Params, State>({
+  name: 'hlog-read',
+  description:
+    'GET ops/s, uniform and zipfian: store in memory vs Map; store at 16x memory on disk',
+  params: {
+    full: {
+      keys: 1_000_000,
+      gets: 2_000_000,
+      diskKeys: 2_000_000,
+      diskGets: 200_000,
+      inFlight: 16,
+      pageSize: 256 * KiB,
+    },
+    ci: {
+      keys: 200_000,
+      gets: 400_000,
+      diskKeys: 200_000,
+      diskGets: 20_000,
+      inFlight: 16,
+      pageSize: 64 * KiB,
+    },
+  },
+  readsDisk: true,
+  variants: [
+    higher('get', 'ops/s'),
+    higher('map', 'ops/s'),
+    higher('get-zipf', 'ops/s'),
+    higher('map-zipf', 'ops/s'),
+    higher('disk', 'ops/s'),
+    higher('disk-zipf', 'ops/s'),
+  ],
+  ratios: ['get/map', 'get-zipf/map-zipf', 'disk-zipf/disk'],
+
+  async setup(ctx) {
+    const p = ctx.params;
+    ctx.log(`loading ${p.keys} keys in memory, ${p.diskKeys} keys at 16x memory`);
+    const mem = await Store.open({
+      dir: path.join(ctx.dir, 'mem'),
+      memory: pagesFor(p.keys * RECORD_BYTES * 1.25, p.pageSize),
+      pageSize: p.pageSize,
+      indexBuckets: 1 << 16,
+      checkpoints: null,
+      expiry: false,
+    });
+    await loadStore(mem, p.keys, 100);
+    if (mem.log.head > 0) throw new Error('in-memory store spilled to disk');
+    const map = new Map<string, Buffer>();
+    await loadMap(map, p.keys, 100);
+    const disk = await Store.open({
+      dir: path.join(ctx.dir, 'disk'),
+      memory: pagesFor((p.diskKeys * RECORD_BYTES) / 16, p.pageSize),
+      pageSize: p.pageSize,
+      segmentSize: 256 * MiB,
+      indexBuckets: 1 << 16,
+      checkpoints: null,
+      expiry: false,
+    });
+    await loadStore(disk, p.diskKeys, 100);
+    return {
+      mem,
+      map,
+      disk,
+      seq: {
+        uniform: keySequence(p.keys, p.gets, 'uniform', 1),
+        zipf: keySequence(p.keys, p.gets, 'zipf', 2),
+        diskUniform: keySequence(p.diskKeys, p.diskGets, 'uniform', 3),
+        diskZipf: keySequence(p.diskKeys, p.diskGets, 'zipf', 4),
+      },
+    };
+  },
+
+  async run(variant, ctx): Promise<number | Measurement> {
+    const { mem, map, disk, seq } = ctx.state;
+    switch (variant.name) {
+      case 'get':
+        return getsFromStore(mem, seq.uniform);
+      case 'get-zipf':
+        return getsFromStore(mem, seq.zipf);
+      case 'map':
+        return getsFromMap(map, seq.uniform);
+      case 'map-zipf':
+        return getsFromMap(map, seq.zipf);
+      case 'disk':
+      case 'disk-zipf': {
+        const before = disk.stats().ops.diskReads ?? 0;
+        const s = variant.name === 'disk' ? seq.diskUniform : seq.diskZipf;
+        const opsPerSec = await getsInFlight(disk, s, ctx.params.inFlight);
+        const reads = (disk.stats().ops.diskReads ?? 0) - before;
+        return { value: opsPerSec, samples: { device_reads_per_get: reads / s.length } };
+      }
+      default:
+        throw new Error(`hlog-read: unknown variant ${variant.name}`);
+    }
+  },
+
+  metrics(results) {
+    return {
+      get_over_map: results.median('get') / results.median('map'),
+      get_zipf_over_map_zipf: results.median('get-zipf') / results.median('map-zipf'),
+      disk_reads_per_sec: results.median('disk'),
+      disk_zipf_reads_per_sec: results.median('disk-zipf'),
+    };
+  },
+
+  async teardown(ctx) {
+    await ctx.state.mem.close();
+    await ctx.state.disk.close();
+  },
+});

@@ -1,0 +1,104 @@
+import path from 'node:path';
+import { Store } from '@strata/hlog';
+import { readMode } from '@strata/pagebuf';
+import { measureBestPlainRead } from '../plain-read.js';
+import { defineScenario, higher, type Measurement } from '../scenario.js';
+import { KiB, MiB, mbPerSecond, nextPowerOfTwo, sizeLabel } from '../sizes.js';
+import { loadStore } from './hlog-support.js';
+
+/**
+ * Recovery by whole-log rebuild: no checkpoint, so `Store.open` reads the
+ * whole log, checks every page's checksum and rebuilds the hash index from
+ * every record. Page cache dropped before each run (as root). Variants:
+ * - `fixed16k`: the log read 16 KiB at a time, one read at a time;
+ * - `adaptive`: pagebuf's adaptive read-ahead (128 KiB doubling to 8 MiB,
+ *   one read ahead while the records of the last one are indexed).
+ * `recover_over_best_plain` holds `adaptive` to the best plain sequential
+ * read of the same file, measured in the same run.
+ */
+
+type Params = {
+  logBytes: number;
+  pageSize: number;
+  valueBytes: number;
+};
+
+interface State {
+  dir: string;
+  logBytes: number;
+  bestPlainMbps: number;
+}
+
+const RECORD_BYTES = 136;
+const FIXED = 'fixed16k';
+const ADAPTIVE = 'adaptive';
+
+export const hlogRecover = defineScenario<Params, State>({
+  name: 'hlog-recover',
+  description: 'rebuild the index from the whole log: fixed 16 KiB reads vs adaptive read-ahead',
+  params: {
+    full: { logBytes: 2048 * MiB, pageSize: 1024 * KiB, valueBytes: 100 },
+    ci: { logBytes: 64 * MiB, pageSize: 256 * KiB, valueBytes: 100 },
+  },
+  readsDisk: true,
+  variants: [higher(FIXED, 'MB/s'), higher(ADAPTIVE, 'MB/s')],
+  ratios: [`${ADAPTIVE}/${FIXED}`],
+
+  async setup(ctx) {
+    const p = ctx.params;
+    const dir = path.join(ctx.dir, 'log');
+    const keys = Math.floor(p.logBytes / RECORD_BYTES);
+    // One segment file holds the whole log, so plain reads read the same bytes.
+    const segmentSize = nextPowerOfTwo(p.logBytes * 1.1);
+    ctx.log(`writing a ${sizeLabel(p.logBytes)} log (${keys} records)`);
+    const store = await Store.open({
+      dir,
+      memory: 64 * p.pageSize,
+      pageSize: p.pageSize,
+      segmentSize,
+      checkpoints: null,
+      expiry: false,
+    });
+    await loadStore(store, keys, p.valueBytes);
+    await store.close();
+    const best = await measureBestPlainRead({
+      path: path.join(dir, 'log.0'),
+      before: () => ctx.dropCaches(),
+    });
+    ctx.log(`best plain read: ${best.mbps.toFixed(0)} MB/s at ${sizeLabel(best.readSize)}`);
+    return { dir, logBytes: store.log.tail, bestPlainMbps: best.mbps };
+  },
+
+  async run(variant, ctx): Promise<Measurement> {
+    const p = ctx.params;
+    const mode =
+      variant.name === FIXED
+        ? readMode.adaptive({ minReadSize: 16 * KiB, maxReadSize: 16 * KiB, readsAhead: 0 })
+        : readMode.adaptive();
+    const store = await Store.open({
+      dir: ctx.state.dir,
+      memory: 16 * p.pageSize,
+      pageSize: p.pageSize,
+      checkpoints: null,
+      expiry: false,
+      recoveryMode: mode,
+      segmentSize: nextPowerOfTwo(p.logBytes * 1.1),
+    });
+    const r = store.recovery;
+    const entries = store.stats().index.entries;
+    // A crash-style exit: write nothing, so every run reads the same log.
+    await store.abandon();
+    if (r.cutAt !== null) throw new Error(`recovery cut the log at ${r.cutAt}: ${r.cutReason}`);
+    return {
+      value: mbPerSecond(r.scannedBytes, r.ms),
+      samples: { recover_ms: r.ms, records: r.records, index_entries: entries },
+    };
+  },
+
+  metrics(results, ctx) {
+    return {
+      recover_over_best_plain: results.median(ADAPTIVE) / ctx.state.bestPlainMbps,
+      best_plain_mbps: ctx.state.bestPlainMbps,
+    };
+  },
+});
