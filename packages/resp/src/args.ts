@@ -1,4 +1,4 @@
-import { notFloatError, notIntegerError } from './errors.js';
+import { notIntegerError } from './errors.js';
 import { parseLongLong } from './protocol/parse-long-long.js';
 
 /** `arg` equals the lower-case ASCII `word`, ignoring case (option names: EX, NX...). */
@@ -29,37 +29,6 @@ export function parseInt64(arg: Uint8Array): number | bigint {
   const v = parseInteger(arg);
   if (Number.isSafeInteger(v)) return v;
   return BigInt(Buffer.from(arg.buffer, arg.byteOffset, arg.length).toString('latin1'));
-}
-
-const INFINITIES = new Map([
-  ['inf', Number.POSITIVE_INFINITY],
-  ['+inf', Number.POSITIVE_INFINITY],
-  ['-inf', Number.NEGATIVE_INFINITY],
-  ['infinity', Number.POSITIVE_INFINITY],
-  ['+infinity', Number.POSITIVE_INFINITY],
-  ['-infinity', Number.NEGATIVE_INFINITY],
-]);
-
-/**
- * A Redis float argument (string2ld: strtold over the whole string, no
- * leading space, not NaN; `inf` allowed), else `ERR value is not a valid float`.
- */
-export function parseFloatArg(arg: Uint8Array): number {
-  const n = arg.length;
-  if (n === 0 || n > 5000) throw notFloatError();
-  const first = arg[0]!;
-  const last = arg[n - 1]!;
-  if (isSpace(first) || isSpace(last)) throw notFloatError();
-  const text = Buffer.from(arg.buffer, arg.byteOffset, n).toString('latin1');
-  const inf = INFINITIES.get(text.toLowerCase());
-  if (inf !== undefined) return inf;
-  const v = Number(text);
-  if (Number.isNaN(v) || text.includes('_')) throw notFloatError();
-  return v;
-}
-
-function isSpace(b: number): boolean {
-  return b === 0x20 || (b >= 0x09 && b <= 0x0d);
 }
 
 /** Redis's client name / lib-name rule: printable ASCII, no spaces. */

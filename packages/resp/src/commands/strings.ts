@@ -11,7 +11,7 @@ import {
   type StoreCore,
   setRangeFunctions,
 } from '@strata/hlog';
-import { eqi, parseFloatArg, parseInt64, parseInteger, pushTo } from '../args.js';
+import { eqi, parseInt64, parseInteger, pushTo } from '../args.js';
 import type { Client } from '../client.js';
 import type { CommandDefinition, CommandFlagName, CommandResult } from '../command-table.js';
 import {
@@ -26,7 +26,13 @@ import {
   tooLargeError,
   wrongArityError,
 } from '../errors.js';
-import { formatDouble } from '../protocol/format-double.js';
+import {
+  add,
+  formatHuman,
+  isFiniteLongDouble,
+  type LongDouble,
+  parseLongDouble,
+} from '../long-double.js';
 import { ExpiryUnit, expiryMs, expiryOption, optionValue } from './expiry.js';
 
 // ---- helpers ------------------------------------------------------------------
@@ -389,55 +395,41 @@ function incrBy(c: Client, key: Buffer, delta: number | bigint): CommandResult {
 }
 
 interface FloatContext {
-  delta: number;
+  delta: LongDouble;
   text: string;
 }
 
-/** Redis prints INCRBYFLOAT results in plain notation (%.17Lf, zeros trimmed). */
-function formatPlain(v: number): string {
-  const s = formatDouble(v);
-  if (!s.includes('e')) return s;
-  // Past 2^62 or far from 1: expand the exponent into plain digits.
-  const [mant = '', exp = '0'] = s.split('e');
-  const negative = mant.startsWith('-');
-  const digits = mant.replace('-', '').replace('.', '');
-  const point = (mant.replace('-', '').indexOf('.') + 1 || mant.replace('-', '').length + 1) - 1;
-  const at = point + Number(exp);
-  let out: string;
-  if (at <= 0) out = `0.${'0'.repeat(-at)}${digits}`;
-  else if (at >= digits.length) out = digits + '0'.repeat(at - digits.length);
-  else out = `${digits.slice(0, at)}.${digits.slice(at)}`;
-  return negative ? `-${out}` : out;
+/** The new value as Redis stores it: long double arithmetic, `%.17Lf` digits. */
+function floatResult(ctx: FloatContext, old: LongDouble): number {
+  const r = add(old, ctx.delta);
+  if (!isFiniteLongDouble(r)) throw nanOrInfinityError();
+  ctx.text = formatHuman(r);
+  return ctx.text.length;
 }
 
 const floatFunctions: RmwFunctions<FloatContext> = {
-  initialLength(ctx) {
-    ctx.text = formatPlain(ctx.delta);
-    return ctx.text.length;
-  },
+  initialLength: (ctx) => floatResult(ctx, ZERO_LD),
   initialValue(ctx, dst, off) {
     writeAscii(ctx.text, dst, off);
   },
   updatedLength(ctx, old, off, len) {
-    let v: number;
-    try {
-      v = parseFloatArg(old.subarray(off, off + len));
-    } catch {
-      throw notFloatError();
-    }
-    const r = v + ctx.delta;
-    if (!Number.isFinite(r)) throw nanOrInfinityError();
-    ctx.text = formatPlain(r);
-    return ctx.text.length;
+    const v = parseLongDouble(
+      Buffer.from(old.buffer, old.byteOffset + off, len).toString('latin1'),
+    );
+    if (v === null) throw notFloatError();
+    return floatResult(ctx, v);
   },
   update(ctx, _o, _oo, _ol, dst, off) {
     writeAscii(ctx.text, dst, off);
   },
 };
 
+const ZERO_LD = parseLongDouble('0')!;
+
 function incrByFloat(c: Client, argv: Buffer[]): CommandResult {
-  const delta = parseFloatArg(argv[2]!);
-  if (!Number.isFinite(delta)) throw nanOrInfinityError();
+  const delta = parseLongDouble(argv[2]!.toString('latin1'));
+  if (delta === null) throw notFloatError();
+  if (!isFiniteLongDouble(delta)) throw nanOrInfinityError();
   const ctx: FloatContext = { delta, text: '' };
   const v = c.store.readModifyWrite(argv[1]!, floatFunctions, ctx);
   if (v.status !== 'pending') {
