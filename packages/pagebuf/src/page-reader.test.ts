@@ -423,7 +423,7 @@ describe('PageReader adaptive mode', () => {
       device: t.device,
       start: 0,
       pageSize: PAGE,
-      mode: readMode.adaptive(),
+      mode: readMode.adaptive({ readsAhead: 1 }),
     });
     const lengths: number[] = [];
     const windows: number[] = [];
@@ -438,6 +438,29 @@ describe('PageReader adaptive mode', () => {
     expect(lengths).toEqual([128, 128, 256, 512, 1024, 2048, 4096, 8192, 8192, 8192]);
     // Never more than one frame per slot, each at most the maximum.
     expect(reader.stats().memoryHighWater).toBeLessThanOrEqual(2 * 8 * MiB);
+  });
+
+  it('by default keeps two reads in flight while the caller holds a frame', async () => {
+    const t = await device('memory', 48 * MiB, { segmentSize: 16 * MiB });
+    const log = new ReadLog(t.device);
+    const reader = new PageReader({
+      device: log,
+      start: 0,
+      pageSize: PAGE,
+      mode: readMode.adaptive(),
+    });
+    const lengths: number[] = [];
+    const windows: number[] = [];
+    for await (const f of reader) {
+      expect(log.events.length - (f.sequence + 1)).toBe(2);
+      lengths.push(f.length / KiB);
+      windows.push(reader.window / KiB);
+      if (lengths.length === 9) break;
+    }
+    // Three reads go out at the minimum before the first completes.
+    expect(lengths).toEqual([128, 128, 128, 256, 512, 1024, 2048, 4096, 8192]);
+    expect(windows).toEqual([256, 512, 1024, 2048, 4096, 8192, 8192, 8192, 8192]);
+    expect(reader.stats().memoryHighWater).toBeLessThanOrEqual(3 * 8 * MiB);
   });
 
   it('drops back to the minimum and frees its memory after a short read at the device end', async () => {
@@ -473,7 +496,7 @@ describe('PageReader adaptive mode', () => {
       device: t.device,
       start: 0,
       pageSize: PAGE,
-      mode: readMode.adaptive(),
+      mode: readMode.adaptive({ readsAhead: 1 }),
     });
     for (let i = 0; i < 9; i++) await reader.next();
     expect(reader.window).toBe(8 * MiB);

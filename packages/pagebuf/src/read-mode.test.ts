@@ -15,13 +15,13 @@ describe('read modes', () => {
     expect(framesForMode(readMode.single())).toBe(1);
     expect(framesForMode(readMode.double())).toBe(2);
     expect(framesForMode(readMode.frames(5))).toBe(5);
-    expect(framesForMode(readMode.adaptive())).toBe(2);
+    expect(framesForMode(readMode.adaptive())).toBe(3);
     expect(framesForMode(readMode.adaptive({ readsAhead: 3 }))).toBe(4);
     expect(readMode.adaptive()).toEqual({
       kind: 'adaptive',
       minReadSize: DEFAULT_MIN_READ_SIZE,
       maxReadSize: DEFAULT_MAX_READ_SIZE,
-      readsAhead: 1,
+      readsAhead: 2,
     });
     expect(DEFAULT_MIN_READ_SIZE).toBe(128 * 1024);
     expect(DEFAULT_MAX_READ_SIZE).toBe(8 * 1024 * 1024);
