@@ -18,6 +18,8 @@ export interface DatabaseProvider {
   open(index: number): Promise<StoreCore>;
   /** Drops every key of `index` and resolves to the (empty) store to use from now on. */
   flush?(index: number, store: StoreCore): Promise<StoreCore>;
+  /** Makes everything written so far durable (SAVE, BGSAVE). */
+  save?(index: number, store: StoreCore): Promise<void>;
   /** Closes a store this provider opened (server shutdown). */
   close(index: number, store: StoreCore): Promise<void>;
 }
@@ -48,6 +50,9 @@ export function storeDatabases(options: StoreDatabasesOptions): DatabaseProvider
       if (store instanceof Store) await store.abandon();
       await rm(join(dir, String(index)), { recursive: true, force: true });
       return open(index);
+    },
+    async save(_index, store) {
+      if (store instanceof Store) await store.checkpoint();
     },
     async close(_index, store) {
       if (store instanceof Store) await store.close();
@@ -114,6 +119,22 @@ export class Keyspace {
     } finally {
       this.opening.delete(index);
     }
+  }
+
+  get canSave(): boolean {
+    return this.provider.save !== undefined;
+  }
+
+  /** Checkpoints every open database. */
+  async saveAll(): Promise<void> {
+    const save = this.provider.save;
+    if (save === undefined) throw new TypeError('the database provider cannot save');
+    const saving: Promise<void>[] = [];
+    for (let i = 0; i < this.stores.length; i++) {
+      const s = this.stores[i];
+      if (s !== undefined) saving.push(save.call(this.provider, i, s));
+    }
+    await Promise.all(saving);
   }
 
   async closeAll(): Promise<void> {

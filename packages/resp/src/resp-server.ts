@@ -64,7 +64,11 @@ export class RespServer {
       : storeDatabases(options.databases);
     this.keyspace = new Keyspace(provider);
     const defs = new Map<string, CommandDefinition>();
-    for (const d of commandDefinitions({ flush: this.keyspace.canFlush })) defs.set(d.name, d);
+    for (const d of commandDefinitions({
+      flush: this.keyspace.canFlush,
+      save: this.keyspace.canSave,
+    }))
+      defs.set(d.name, d);
     for (const d of options.commands ?? []) defs.set(d.name, d);
     this.table = Table.from(defs.values());
     const config: ServerConfig = {

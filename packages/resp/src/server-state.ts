@@ -43,6 +43,9 @@ export class ServerState {
   readonly watched = new Map<number, Map<string, Set<Client>>>();
   watchedKeys = 0;
 
+  /** Unix time of the last SAVE/BGSAVE that completed (LASTSAVE); start time at first. */
+  lastSave = Math.floor(Date.now() / 1000);
+
   /** Where the server listens (INFO, CLIENT LIST laddr). */
   port = 0;
   host = '';

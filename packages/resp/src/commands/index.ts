@@ -10,6 +10,8 @@ import { transactionCommands } from './transactions.js';
 export interface CommandSetOptions {
   /** Whether FLUSHDB / FLUSHALL exist (the databases can be flushed). */
   readonly flush?: boolean;
+  /** Whether SAVE / BGSAVE / LASTSAVE exist (the databases can checkpoint). */
+  readonly save?: boolean;
 }
 
 /** Every command this server implements, by family. */
@@ -18,7 +20,7 @@ export function commandDefinitions(options: CommandSetOptions = {}): CommandDefi
     ...connectionCommands,
     clientCommand,
     commandCommand,
-    ...serverCommands(options.flush ?? true),
+    ...serverCommands(options.flush ?? true, options.save ?? true),
     ...stringCommands,
     ...keyCommands,
     ...transactionCommands,

@@ -2,6 +2,7 @@ import { eqi } from '../args.js';
 import type { Client } from '../client.js';
 import type { CommandDefinition, CommandResult } from '../command-table.js';
 import { syntaxError } from '../errors.js';
+import { configCommand } from './config.js';
 import { infoText } from './server-info.js';
 
 const none = { firstKey: 0, lastKey: 0, step: 0 } as const;
@@ -22,8 +23,8 @@ function flush(c: Client, dbs: number[], touch: number): CommandResult {
   });
 }
 
-/** Server commands; FLUSHDB and FLUSHALL only when the databases can be flushed. */
-export function serverCommands(canFlush: boolean): CommandDefinition[] {
+/** Server commands; FLUSHDB/FLUSHALL and SAVE/BGSAVE only when the databases can do them. */
+export function serverCommands(canFlush: boolean, canSave = true): CommandDefinition[] {
   const defs: CommandDefinition[] = [
     {
       name: 'info',
@@ -62,6 +63,69 @@ export function serverCommands(canFlush: boolean): CommandDefinition[] {
       },
     },
   ];
+  defs.push(configCommand);
+  if (canSave) {
+    defs.push(
+      {
+        name: 'save',
+        arity: 1,
+        flags: ['admin', 'noscript', 'no_multi'],
+        ...none,
+        acl: [],
+        group: 'server',
+        since: '1.0.0',
+        complexity: 'O(N) where N is the total number of keys in all databases',
+        summary: 'Synchronously saves the database(s) to disk.',
+        handler(c) {
+          return c.server.keyspace.saveAll().then(() => {
+            c.server.lastSave = Math.floor(Date.now() / 1000);
+            c.reply.simple('OK');
+          });
+        },
+      },
+      {
+        name: 'bgsave',
+        arity: -1,
+        flags: ['admin', 'noscript'],
+        ...none,
+        acl: [],
+        group: 'server',
+        since: '1.0.0',
+        complexity: 'O(1)',
+        summary: 'Asynchronously saves the database(s) to disk.',
+        handler(c, argv) {
+          if (argv.length > 2 || (argv.length === 2 && !eqi(argv[1]!, 'schedule'))) {
+            throw syntaxError();
+          }
+          const server = c.server;
+          // A checkpoint runs beside the commands; the reply does not wait.
+          server.keyspace.saveAll().then(
+            () => {
+              server.lastSave = Math.floor(Date.now() / 1000);
+            },
+            () => undefined,
+          );
+          c.reply.simple('Background saving started');
+          return undefined;
+        },
+      },
+      {
+        name: 'lastsave',
+        arity: 1,
+        flags: ['loading', 'stale', 'fast'],
+        ...none,
+        acl: ['admin', 'dangerous'],
+        group: 'server',
+        since: '1.0.0',
+        complexity: 'O(1)',
+        summary: 'Returns the Unix timestamp of the last successful save to disk.',
+        handler(c) {
+          c.reply.integer(c.server.lastSave);
+          return undefined;
+        },
+      },
+    );
+  }
   if (canFlush) {
     defs.push(
       {

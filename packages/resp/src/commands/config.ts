@@ -1,0 +1,155 @@
+import { compileGlob } from '@strata/scan';
+import { parseInteger } from '../args.js';
+import type { Client } from '../client.js';
+import type { CommandDefinition } from '../command-table.js';
+import { CommandError } from '../errors.js';
+import type { ServerState } from '../server-state.js';
+
+interface Parameter {
+  get(s: ServerState): string;
+  /** Absent: read only (CONFIG SET refuses it, as Redis does for immutable ones). */
+  set?(s: ServerState, value: string): void;
+}
+
+function positive(value: string, name: string): number {
+  let n: number;
+  try {
+    n = parseInteger(Buffer.from(value));
+  } catch {
+    n = Number.NaN;
+  }
+  if (!(n > 0)) {
+    throw new CommandError(
+      'ERR_SYNTAX',
+      `ERR CONFIG SET failed (possibly related to argument '${name}') - argument couldn't be parsed into an integer`,
+    );
+  }
+  return n;
+}
+
+/** The settings that exist here, under Redis's names. */
+const PARAMETERS: Record<string, Parameter> = {
+  requirepass: {
+    get: (s) => s.config.requirepass ?? '',
+    set(s, v) {
+      s.config = { ...s.config, requirepass: v === '' ? null : v };
+    },
+  },
+  maxclients: {
+    get: (s) => String(s.config.maxclients),
+    set(s, v) {
+      s.config = { ...s.config, maxclients: positive(v, 'maxclients') };
+    },
+  },
+  'proto-max-bulk-len': {
+    get: (s) => String(s.config.maxBulkLength),
+    set(s, v) {
+      const n = positive(v, 'proto-max-bulk-len');
+      s.config = { ...s.config, maxBulkLength: n };
+      for (const c of s.clients.values()) c.parser.maxBulkLength = n;
+    },
+  },
+  databases: { get: (s) => String(s.keyspace.count) },
+  port: { get: (s) => String(s.port) },
+  bind: { get: (s) => s.host },
+  // Strata persists by checkpoints of its log, never by RDB or AOF:
+  // clients (redis-benchmark) that ask find both off.
+  save: { get: () => '' },
+  appendonly: { get: () => 'no' },
+};
+
+function configGet(c: Client, argv: Buffer[]): undefined {
+  const found = new Map<string, string>();
+  for (let i = 2; i < argv.length; i++) {
+    const glob = compileGlob(argv[i]!, { nocase: true });
+    for (const [name, p] of Object.entries(PARAMETERS)) {
+      const bytes = Buffer.from(name);
+      if (glob.match(bytes, 0, bytes.length)) found.set(name, p.get(c.server));
+    }
+  }
+  c.reply.map(found.size);
+  for (const [k, v] of found) c.reply.bulk(k).bulk(v);
+  return undefined;
+}
+
+function configSet(c: Client, argv: Buffer[]): undefined {
+  if (argv.length % 2 !== 0) {
+    throw new CommandError('ERR_SYNTAX', "ERR wrong number of arguments for 'config|set' command");
+  }
+  const changes: [Parameter, string][] = [];
+  for (let i = 2; i < argv.length; i += 2) {
+    const name = argv[i]!.toString('latin1');
+    const p = PARAMETERS[name.toLowerCase()];
+    if (p === undefined || p.set === undefined) {
+      throw new CommandError(
+        'ERR_SYNTAX',
+        `ERR Unknown option or number of arguments for CONFIG SET - '${name}'`,
+        true,
+      );
+    }
+    changes.push([p, argv[i + 1]!.toString('latin1')]);
+  }
+  for (const [p, v] of changes) p.set!(c.server, v);
+  c.reply.simple('OK');
+  return undefined;
+}
+
+const FLAGS = ['admin', 'noscript', 'loading', 'stale'] as const;
+const meta = { firstKey: 0, lastKey: 0, step: 0, acl: [], group: 'server' } as const;
+
+export const configCommand: CommandDefinition = {
+  name: 'config',
+  arity: -2,
+  flags: [],
+  ...meta,
+  since: '2.0.0',
+  complexity: 'Depends on subcommand.',
+  summary: 'A container for server configuration commands.',
+  subcommands: [
+    {
+      name: 'get',
+      arity: -3,
+      flags: FLAGS,
+      ...meta,
+      since: '2.0.0',
+      complexity: 'O(N) when N is the number of configuration parameters provided',
+      summary: 'Returns the effective values of configuration parameters.',
+      handler: configGet,
+    },
+    {
+      name: 'set',
+      arity: -4,
+      flags: [...FLAGS, 'may_replicate'],
+      ...meta,
+      since: '2.0.0',
+      complexity: 'O(N) when N is the number of configuration parameters provided',
+      summary: 'Sets configuration parameters in-flight.',
+      handler: configSet,
+    },
+    {
+      name: 'resetstat',
+      arity: 2,
+      flags: FLAGS,
+      ...meta,
+      since: '2.0.0',
+      complexity: 'O(1)',
+      summary: "Resets the server's statistics.",
+      handler(c) {
+        const s = c.server;
+        s.stats.commands = 0;
+        s.stats.connections = 0;
+        s.stats.rejectedConnections = 0;
+        s.stats.netInput = 0;
+        s.stats.netOutput = 0;
+        for (const spec of s.table) {
+          for (const x of spec.subcommands === null ? [spec] : [spec, ...spec.subcommands]) {
+            x.calls = 0;
+            x.failedCalls = 0;
+          }
+        }
+        c.reply.simple('OK');
+        return undefined;
+      },
+    },
+  ],
+};
