@@ -91,7 +91,7 @@ export const pagebufScan = defineScenario<Params, State>({
     },
   },
   readsDisk: true,
-  runs: { full: 5, ci: 2 },
+  runs: { full: 7, ci: 2 },
   variants: (p): Variant[] => [
     ...p.modes.map((m) => higher(m, 'MB/s')),
     higher(PLAIN, 'MB/s'),
