@@ -225,6 +225,11 @@ export class Client {
     if (!this.authenticated && (spec.flags & CommandFlag.no_auth) === 0) {
       return this.reject(noAuthError());
     }
+    if (this.multi !== null && (spec.flags & CommandFlag.no_multi) !== 0) {
+      return this.reject(
+        new CommandError('ERR_SYNTAX', 'ERR Command not allowed inside a transaction'),
+      );
+    }
     if (this.multi !== null && !MULTI_IMMEDIATE.has(spec.fullName)) {
       this.multi.queue.push({ spec, argv });
       this.reply.simple('QUEUED');

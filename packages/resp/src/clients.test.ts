@@ -114,6 +114,24 @@ describe('ioredis (RESP2)', () => {
     expect(await r.info('server')).toContain('redis_version:');
   });
 
+  test('RENAME, COPY and MOVE of keys on disk keep value and expiry', async () => {
+    expect(await r.expire(`${p}k30`, 500)).toBe(1);
+    expect(await r.rename(`${p}k30`, `${p}renamed`)).toBe('OK');
+    expect(await r.get(`${p}renamed`)).toBe(value(30));
+    expect(await r.ttl(`${p}renamed`)).toBe(500);
+    expect(await r.exists(`${p}k30`)).toBe(0);
+    expect(await r.renamenx(`${p}k31`, `${p}k32`)).toBe(0);
+    expect(await r.copy(`${p}k31`, `${p}copied`, 'DB', 1)).toBe(1);
+    expect(await r.move(`${p}k32`, 2)).toBe(1);
+    expect(await r.exists(`${p}k32`)).toBe(0);
+    await r.select(1);
+    expect(await r.get(`${p}copied`)).toBe(value(31));
+    await r.select(2);
+    expect(await r.get(`${p}k32`)).toBe(value(32));
+    await r.select(0);
+    await expect(r.rename(`${p}missing`, 'x')).rejects.toThrow('ERR no such key');
+  });
+
   test('SELECT keeps databases apart', async () => {
     await r.select(3);
     expect(await r.get(`${p}k20`)).toBeNull();

@@ -128,12 +128,14 @@ export class ServerState {
    * (FLUSHDB, an EXEC that goes to disk).
    */
   async runExclusive<T>(c: Client, fn: () => Promise<T> | T): Promise<T> {
+    // Inside an EXEC the client holds the gate already: EXEC releases it.
+    const acquired = this.exclusive !== c;
     this.exclusive = c;
     try {
       await this.waitIdle(c);
       return await fn();
     } finally {
-      this.releaseExclusive(c);
+      if (acquired) this.releaseExclusive(c);
     }
   }
 

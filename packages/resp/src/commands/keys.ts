@@ -2,7 +2,7 @@ import type { ReadResult, StoreCore } from '@strata/hlog';
 import { eqi, parseInteger, pushTo } from '../args.js';
 import type { Client } from '../client.js';
 import type { CommandDefinition, CommandResult } from '../command-table.js';
-import { CommandError, invalidExpireError } from '../errors.js';
+import { CommandError, dbIndexError, invalidExpireError, syntaxError } from '../errors.js';
 
 // LLONG_MAX as the nearest double: the checks compare doubles anyway.
 const LLONG_MAX = 2 ** 63;
@@ -175,6 +175,107 @@ function persist(c: Client, argv: Buffer[]): CommandResult {
   return undefined;
 }
 
+// ---- RENAME / COPY / MOVE -------------------------------------------------------
+
+const sameObjectError = () =>
+  new CommandError('ERR_SYNTAX', 'ERR source and destination objects are the same');
+const noSuchKeyError = () => new CommandError('ERR_SYNTAX', 'ERR no such key');
+
+/** A read as an owned value with its expiry (copied: the store reuses its views). */
+function readValue(store: StoreCore, key: Buffer): ReadResult | Promise<ReadResult> {
+  const v = store.read(key);
+  if (v.status === 'pending') return v.pending;
+  if (v.status === 'notFound') return v;
+  return {
+    status: 'found',
+    value: Buffer.from(v.bytes.subarray(v.offset, v.offset + v.length)),
+    expiresAt: v.expiresAt,
+  };
+}
+
+async function settled<T extends { status: string }>(
+  v: T | { status: 'pending'; pending: Promise<unknown> },
+): Promise<unknown> {
+  return 'pending' in v ? v.pending : v;
+}
+
+/**
+ * Moves or copies `src` (in `from`) to `dst` (in `to`): reads, checks, then
+ * writes. The whole of it runs with other clients held (the server's
+ * exclusive gate), so nothing lands between the read and the writes even
+ * when the records are on disk.
+ */
+function transfer(
+  c: Client,
+  from: StoreCore,
+  src: Buffer,
+  to: StoreCore,
+  dst: Buffer,
+  mode: 'rename' | 'renamenx' | 'copy' | 'copy-replace' | 'move',
+): CommandResult {
+  return c.server.runExclusive(c, async () => {
+    const r = await readValue(from, src);
+    if (r.status === 'notFound') {
+      if (mode === 'rename' || mode === 'renamenx') throw noSuchKeyError();
+      c.reply.integer(0);
+      return;
+    }
+    const sameKey = from === to && src.equals(dst);
+    if (sameKey) {
+      // RENAME k k is OK, RENAMENX k k is 0 (Redis checks it after the lookup).
+      if (mode === 'rename') c.reply.simple('OK');
+      else c.reply.integer(0);
+      return;
+    }
+    if (mode === 'renamenx' || mode === 'copy' || mode === 'move') {
+      const d = to.probe(dst);
+      const exists =
+        d.status === 'pending' ? (await d.pending).status === 'found' : d.status === 'found';
+      if (exists) {
+        c.reply.integer(0);
+        return;
+      }
+    }
+    await settled(to.upsert(dst, r.value, r.expiresAt, 0));
+    if (mode !== 'copy' && mode !== 'copy-replace') await settled(from.remove(src));
+    if (mode === 'rename') c.reply.simple('OK');
+    else c.reply.integer(1);
+  });
+}
+
+function dbArgument(c: Client, arg: Buffer): number {
+  const db = parseInteger(arg);
+  if (db < 0 || db >= c.server.keyspace.count) throw dbIndexError();
+  return db;
+}
+
+function copy(c: Client, argv: Buffer[]): CommandResult {
+  let db = c.db;
+  let replace = false;
+  for (let i = 3; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (eqi(a, 'replace')) replace = true;
+    else if (eqi(a, 'db') && i + 1 < argv.length) {
+      db = dbArgument(c, argv[++i]!);
+    } else throw syntaxError();
+  }
+  if (db === c.db && argv[1]!.equals(argv[2]!)) throw sameObjectError();
+  const from = c.store;
+  const mode = replace ? 'copy-replace' : 'copy';
+  const to = c.server.keyspace.get(db);
+  if (to !== undefined) return transfer(c, from, argv[1]!, to, argv[2]!, mode);
+  return c.server.keyspace.ensure(db).then((s) => transfer(c, from, argv[1]!, s, argv[2]!, mode));
+}
+
+function move(c: Client, argv: Buffer[]): CommandResult {
+  const db = dbArgument(c, argv[2]!);
+  if (db === c.db) throw sameObjectError();
+  const from = c.store;
+  const to = c.server.keyspace.get(db);
+  if (to !== undefined) return transfer(c, from, argv[1]!, to, argv[1]!, 'move');
+  return c.server.keyspace.ensure(db).then((s) => transfer(c, from, argv[1]!, s, argv[1]!, 'move'));
+}
+
 // ---- the table -----------------------------------------------------------------
 
 const keys = { firstKey: 1, lastKey: -1, step: 1 } as const;
@@ -316,6 +417,56 @@ export const keyCommands: CommandDefinition[] = [
     '7.0.0',
     'Returns the expiration time of a key as a Unix milliseconds timestamp.',
   ),
+  {
+    name: 'rename',
+    arity: 3,
+    flags: ['write'],
+    firstKey: 1,
+    lastKey: 2,
+    step: 1,
+    ...generic,
+    since: '1.0.0',
+    complexity: 'O(1)',
+    summary: 'Renames a key and overwrites the destination.',
+    handler: (c, argv) => transfer(c, c.store, argv[1]!, c.store, argv[2]!, 'rename'),
+  },
+  {
+    name: 'renamenx',
+    arity: 3,
+    flags: ['write', 'fast'],
+    firstKey: 1,
+    lastKey: 2,
+    step: 1,
+    ...generic,
+    since: '1.0.0',
+    complexity: 'O(1)',
+    summary: "Renames a key only when the target key name doesn't exist.",
+    handler: (c, argv) => transfer(c, c.store, argv[1]!, c.store, argv[2]!, 'renamenx'),
+  },
+  {
+    name: 'copy',
+    arity: -3,
+    flags: ['write', 'denyoom'],
+    firstKey: 1,
+    lastKey: 2,
+    step: 1,
+    ...generic,
+    since: '6.2.0',
+    complexity: 'O(N) worst case for collections, where N is the number of nested items.',
+    summary: 'Copies the value of a key to a new key.',
+    handler: copy,
+  },
+  {
+    name: 'move',
+    arity: 3,
+    flags: ['write', 'fast'],
+    ...key1,
+    ...generic,
+    since: '1.0.0',
+    complexity: 'O(1)',
+    summary: 'Moves a key to another database.',
+    handler: move,
+  },
   {
     name: 'persist',
     arity: 2,
