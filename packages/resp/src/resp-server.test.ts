@@ -385,3 +385,27 @@ describe('requirepass', () => {
     expect(c.take()).toBe('-ERR Protocol error: unauthenticated multibulk length\r\n');
   });
 });
+
+test('EXEC keeps other clients out through a command that takes the gate itself', async () => {
+  const a = await client();
+  const b = await client();
+  a.write(
+    Buffer.concat([
+      encodeCommand(['SET', 'g:src', 'v']),
+      encodeCommand(['MULTI']),
+      encodeCommand(['RENAME', 'g:src', 'g:dst']),
+      encodeCommand(['SLOW']),
+      encodeCommand(['GET', 'g:dst']),
+      encodeCommand(['EXEC']),
+    ]),
+  );
+  await until(() => gate.waiting() === 1);
+  b.send('SET', 'g:dst', 'from-b');
+  await new Promise((r) => setTimeout(r, 20));
+  expect(b.take()).toBe('');
+  gate.release();
+  const want =
+    '+OK\r\n+OK\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n*3\r\n+OK\r\n+SLOW-DONE\r\n$1\r\nv\r\n';
+  expect(await a.readUntil((s) => s.length >= want.length)).toBe(want);
+  expect(await b.expect('+OK\r\n')).toBe('+OK\r\n');
+});

@@ -38,26 +38,30 @@ function exec(c: Client): CommandResult {
     return undefined;
   }
   const server = c.server;
-  if (server.othersIdle(c)) {
-    c.reply.array(m.queue.length);
-    return runFrom(c, m.queue, 0);
+  if (!server.othersIdle(c)) {
+    return server.runExclusive(c, async () => {
+      c.reply.array(m.queue.length);
+      await runFrom(c, m.queue, 0);
+    });
   }
-  return server.runExclusive(c, async () => {
-    c.reply.array(m.queue.length);
-    const r = runFrom(c, m.queue, 0);
-    if (r !== undefined) await r;
-  });
+  // The gate is held for the whole queue, free while it all stays in
+  // memory (one synchronous step), and kept when a command goes to disk;
+  // a command that takes the gate itself (FLUSHDB, RENAME) leaves it to EXEC.
+  server.exclusive = c;
+  c.reply.array(m.queue.length);
+  const r = runFrom(c, m.queue, 0);
+  if (r === undefined) {
+    server.releaseExclusive(c);
+    return undefined;
+  }
+  return r.finally(() => server.releaseExclusive(c));
 }
 
 function runFrom(c: Client, queue: QueuedCommand[], from: number): CommandResult {
   for (let i = from; i < queue.length; i++) {
     const q = queue[i]!;
     const r = c.call(q.spec, q.argv);
-    if (r === undefined) continue;
-    const server = c.server;
-    if (server.exclusive === c) return r.then(() => runFrom(c, queue, i + 1));
-    server.exclusive = c;
-    return r.then(() => runFrom(c, queue, i + 1)).finally(() => server.releaseExclusive(c));
+    if (r !== undefined) return r.then(() => runFrom(c, queue, i + 1));
   }
   return undefined;
 }
