@@ -185,7 +185,7 @@ export const pagebufReadahead = defineScenario<Params, State>({
     }
   },
 
-  metrics(results) {
+  metrics(results, ctx) {
     const perRun = (a: string, b: string) => {
       const av = results.get(a).values;
       const bv = results.get(b).values;
@@ -196,6 +196,8 @@ export const pagebufReadahead = defineScenario<Params, State>({
       random_read_amplification_ahead128k: median(results.samples(RANDOM_AHEAD, 'amplification')),
       adaptive_over_best_plain: perRun(ADAPTIVE, PLAIN),
       best_plain_mbps: results.median(PLAIN),
+      best_plain_read_size_kib: ctx.state.bestPlain.readSize / KiB,
+      setup_best_plain_mbps: ctx.state.bestPlain.mbps,
     };
   },
 
