@@ -50,13 +50,16 @@ async function drain(reader: PageReader): Promise<{ bytes: Buffer; frames: Frame
   const parts: Buffer[] = [];
   const frames: FrameShape[] = [];
   let expected = reader.position;
+  let lastSequence = -1;
   for await (const f of reader) {
     expect(f.address).toBe(expected);
     expect(f.offset).toBe(f.address - f.bufferAddress);
     expect(f.end).toBe(f.address + f.length);
     expect(f.length).toBeGreaterThan(0);
     expect(f.offset + f.length).toBeLessThanOrEqual(f.buffer.length);
-    expect(f.sequence).toBe(frames.length);
+    // Sequence numbers run on across seeks: consecutive within one drain.
+    if (frames.length > 0) expect(f.sequence).toBe(lastSequence + 1);
+    lastSequence = f.sequence;
     parts.push(Buffer.from(f.bytes()));
     frames.push({
       address: f.address,
@@ -247,6 +250,44 @@ describe('PageReader read-ahead', () => {
           pool,
         }),
     ).toThrow(/smaller than a page/);
+  });
+});
+
+describe('PageReader seek', () => {
+  it('moves anywhere, and keeps the reads in flight when seeking to the next frame', async () => {
+    const t = await device('memory');
+    const log = new ReadLog(t.device);
+    const reader = new PageReader({
+      device: log,
+      start: 0,
+      pageSize: PAGE,
+      mode: readMode.frames(3),
+    });
+    const first = await reader.next();
+    expect(first.done === false && first.value.address).toBe(0);
+    expect(reader.position).toBe(PAGE);
+    await reader.seek(PAGE); // where it was going: pages 1 and 2 stay in flight
+    expect(reader.stats().readsDropped).toBe(0);
+    const got: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await reader.next();
+      if (!r.done) {
+        got.push(r.value.address);
+        expect(r.value.bytes().equals(t.data.subarray(r.value.address, r.value.end))).toBe(true);
+      }
+    }
+    expect(got).toEqual([PAGE, 2 * PAGE, 3 * PAGE]);
+    expect(log.events).toEqual([0, 1, 2, 3, 4, 5].map((p) => `read ${p * PAGE}`));
+
+    await reader.seek(10 * PAGE + 7, 12 * PAGE); // a jump, with a new end
+    expect(reader.stats().readsDropped).toBe(2);
+    const rest = await drain(reader);
+    expect(rest.bytes.equals(t.data.subarray(10 * PAGE + 7, 12 * PAGE))).toBe(true);
+
+    await reader.seek(DEVICE_BYTES - 5, DEVICE_BYTES + PAGE); // then to the device end
+    expect((await drain(reader)).bytes.equals(t.data.subarray(DEVICE_BYTES - 5))).toBe(true);
+    await expect(reader.seek(5, 4)).rejects.toMatchObject({ code: 'ERR_INVALID_ARGUMENT' });
+    await reader.close();
   });
 });
 

@@ -308,9 +308,13 @@ export class PageReader implements AsyncIterableIterator<Frame, undefined> {
 
   async #seek(address: Address, end: Address): Promise<void> {
     this.#releaseCurrent();
-    if (address !== this.position || end !== this.#end) await this.#dropInFlight();
-    this.#cursor = address;
-    this.#end = end;
+    // Seeking to where the reader was going anyway keeps the reads in flight
+    // (and the cursor, which is past them).
+    if (address !== this.position || end !== this.#end) {
+      await this.#dropInFlight();
+      this.#cursor = address;
+      this.#end = end;
+    }
     this.#eof = false;
   }
 
