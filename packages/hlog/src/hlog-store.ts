@@ -14,6 +14,7 @@ import {
 import { HlogError } from './errors.js';
 import { HashIndex, type HashIndexStats } from './hash-index.js';
 import { HybridLog, type HybridLogStats } from './hybrid-log.js';
+import { IndexRebuilder } from './index-rebuild.js';
 import { hashBytes } from './key-hash.js';
 import { scanLog } from './log-scan.js';
 import {
@@ -216,7 +217,7 @@ export class Store extends StoreCore {
     });
 
     // 2. Replay the log after it (or the whole log): newest record wins.
-    const idx = index;
+    const rebuilder = new IndexRebuilder(index);
     const scan = await scanLog({
       device,
       pageSize,
@@ -227,12 +228,13 @@ export class Store extends StoreCore {
       ...(options.recoveryMode !== undefined ? { mode: options.recoveryMode } : {}),
       onRecord: (space, off, address) => {
         if ((flagsOf(space, off) & RecordFlag.INVALID) !== 0) return;
-        idx.upsert(
+        rebuilder.add(
           hashBytes(space.bytes, keyOffsetOf(space, off), keyLengthOf(space, off)),
           address,
         );
       },
     });
+    rebuilder.flush();
     if (scan.cutAt !== null) {
       logger.warn(
         `log cut off at ${scan.cutAt}: ${scan.reason}; ${device.endAddress - scan.cutAt} bytes after it are ignored and will be overwritten`,

@@ -120,6 +120,10 @@ export class HybridLog {
     this.frameCount = memory / pageSize;
     this.ringBytes = memory;
     this.ring = createRecordSpace(memory);
+    // Touch every page of the ring now: the OS maps a fresh buffer lazily,
+    // and a first write into each frame would otherwise take page faults on
+    // the insert that opens it. The whole budget is resident from the start.
+    this.ring.bytes.fill(0);
     this.epoch = options.epoch;
     this.framePage = new Float64Array(this.frameCount).fill(-1);
     this.mutablePages = Math.max(
