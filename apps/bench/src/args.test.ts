@@ -37,6 +37,29 @@ describe('parseCli', () => {
     });
   });
 
+  it('parses the variant order and its seed', () => {
+    expect(parseCli(['x'])).not.toHaveProperty('order');
+    expect(parseCli(['x', '--order', 'alternating'])).toMatchObject({ order: 'alternating' });
+    expect(parseCli(['x', '--order', 'fixed'])).toMatchObject({ order: 'fixed' });
+    expect(parseCli(['x', '--seed', '123'])).toMatchObject({ seed: 123 });
+    expect(parseCli(['x', '--order', 'shuffled', '--seed', '0'])).toMatchObject({
+      order: 'shuffled',
+      seed: 0,
+    });
+    expect(parseCli(['x', '--seed', '4294967295'])).toMatchObject({ seed: 4294967295 });
+  });
+
+  it('rejects an unknown order, a bad seed, or a seed without shuffling', () => {
+    expect(() => parseCli(['x', '--order', 'random'])).toThrow(
+      /--order must be one of shuffled, alternating, fixed/,
+    );
+    expect(() => parseCli(['x', '--seed', '1.5'])).toThrow(/--seed must be an integer >= 0/);
+    expect(() => parseCli(['x', '--seed', '4294967296'])).toThrow(/--seed must be < 2\^32/);
+    expect(() => parseCli(['x', '--order', 'fixed', '--seed', '1'])).toThrow(
+      /--seed applies to --order shuffled/,
+    );
+  });
+
   it('rejects bad usage with a UsageError', () => {
     expect(() => parseCli([])).toThrow(/no scenario given/);
     expect(() => parseCli(['a', 'b'])).toThrow(/one scenario at a time/);

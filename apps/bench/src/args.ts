@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { ORDERS, type Order } from './schedule.js';
 
 export type Command =
   | { kind: 'help' }
@@ -10,6 +11,10 @@ export type Command =
       ci: boolean;
       runs?: number;
       warmup?: number;
+      /** Order of the variants within each round (default `shuffled`). */
+      order?: Order;
+      /** Seed of the shuffled order (default random). */
+      seed?: number;
       /** Write the JSON report to this file (one scenario only). */
       json?: string;
       /** Write `<out>/<scenario>.json` for every scenario run. */
@@ -36,17 +41,21 @@ Options:
   --ci            small sizes and few runs (the whole CI mode stays under 2 minutes)
   --runs N        measured runs per variant (default 3, --ci 2)
   --warmup N      warm-up rounds before measuring (default 1)
+  --order ORDER   variant order in each round: shuffled (default), alternating, fixed
+  --seed N        seed of the shuffled order (default random; the JSON records it)
   --json FILE     write the JSON report of one scenario to FILE
   --out DIR       write DIR/<scenario>.json for every scenario run
   --dir DIR       where data files go (default: the OS temp dir); removed afterwards
   --warm          do not drop the page cache between runs
   -h, --help      this help
 
-Variants run interleaved (A B C A B C ...) after the warm-up; the table shows
-median, min and max per variant and the ratios between variants, computed run
-by run. Scenarios that read from disk drop the page cache before every run
-when running as root (Linux); otherwise the output says the cache was warm.
-Progress goes to stderr, the table to stdout.
+Variants run interleaved after the warm-up: every round runs each variant
+once, in a fresh seeded shuffle per round by default (B C A, C A B, ...), so
+what one variant leaves behind does not always land on the same next one.
+The table shows median, min and max per variant and the ratios between
+variants, computed round by round. Scenarios that read from disk drop the
+page cache before every run when running as root (Linux); otherwise the
+output says the cache was warm. Progress goes to stderr, the table to stdout.
 
 Exit codes: 0 ok, 1 a scenario failed, 2 usage error or unknown scenario.
 `;
@@ -96,6 +105,20 @@ export function parseCli(argv: readonly string[]): Command {
   const warmup = integer('warmup', values.warmup, 0);
   if (runs !== undefined) command.runs = runs;
   if (warmup !== undefined) command.warmup = warmup;
+  if (values.order !== undefined) {
+    if (!(ORDERS as readonly string[]).includes(values.order)) {
+      throw new UsageError(`--order must be one of ${ORDERS.join(', ')}, got '${values.order}'`);
+    }
+    command.order = values.order as Order;
+  }
+  const seed = integer('seed', values.seed, 0);
+  if (seed !== undefined) {
+    if (seed > 0xffffffff) throw new UsageError(`--seed must be < 2^32, got '${values.seed}'`);
+    if (command.order !== undefined && command.order !== 'shuffled') {
+      throw new UsageError(`--seed applies to --order shuffled, not '${command.order}'`);
+    }
+    command.seed = seed;
+  }
   if (values.json !== undefined) command.json = values.json;
   if (values.out !== undefined) command.out = values.out;
   if (values.dir !== undefined) command.dir = values.dir;
@@ -112,6 +135,8 @@ function parse(argv: readonly string[]) {
       ci: { type: 'boolean' },
       runs: { type: 'string' },
       warmup: { type: 'string' },
+      order: { type: 'string' },
+      seed: { type: 'string' },
       json: { type: 'string' },
       out: { type: 'string' },
       dir: { type: 'string' },

@@ -86,6 +86,21 @@ describe('main', () => {
     expect(json.metrics).toEqual({ answer: 42 });
   });
 
+  it('passes --order and --seed to the runner, recorded in the JSON', async () => {
+    const h = harness();
+    const file = path.join(tmp, 'seeded.json');
+    expect(await main(['good', '--seed', '77', '--json', file], h.env)).toBe(EXIT_OK);
+    expect(h.err()).toMatch(/order shuffled \(seed 77\)/);
+    let json = JSON.parse(await readFile(file, 'utf8'));
+    expect(json.params).toMatchObject({ order: 'shuffled', orderSeed: 77 });
+
+    const fixed = path.join(tmp, 'fixed.json');
+    expect(await main(['good', '--order', 'fixed', '--json', fixed], h.env)).toBe(EXIT_OK);
+    json = JSON.parse(await readFile(fixed, 'utf8'));
+    expect(json.params.order).toBe('fixed');
+    expect(json.params).not.toHaveProperty('orderSeed');
+  });
+
   it('exits non-zero when a scenario fails, naming it', async () => {
     const h = harness();
     expect(await main(['bad'], h.env)).toBe(EXIT_FAILED);

@@ -80,6 +80,8 @@ export async function main(argv: readonly string[], env: MainEnv = processEnv): 
   };
   if (command.runs !== undefined) options.runs = command.runs;
   if (command.warmup !== undefined) options.warmup = command.warmup;
+  if (command.order !== undefined) options.order = command.order;
+  if (command.seed !== undefined) options.orderSeed = command.seed;
   if (command.dir !== undefined) options.dir = command.dir;
 
   const failed: string[] = [];

@@ -10,7 +10,9 @@ export interface BenchReport {
   scenario: string;
   /**
    * The scenario's parameters, plus the harness's: `ci` (boolean), `runs`,
-   * `warmup`, `cache` (`dropped` | `warm`).
+   * `warmup`, `cache` (`dropped` | `warm`), `order` (`shuffled` |
+   * `alternating` | `fixed`) and, when shuffled, `orderSeed` (to replay the
+   * order with `--seed`).
    */
   params: Record<string, ParamValue>;
   machine: MachineInfo;
@@ -28,7 +30,7 @@ export interface VariantReport {
 }
 
 export interface RatioReport {
-  /** `a/b`: variant a over variant b, computed per run. */
+  /** `a/b`: variant a over variant b, computed per round (both from the same round). */
   name: string;
   median: number;
   min: number;

@@ -19,7 +19,6 @@ const quiet = { log: () => {}, machine, dropCachesImpl: async () => true };
 /** A scenario whose run returns scripted values and records the call order. */
 function scripted(values: Record<string, number[]>, extra: { readsDisk?: boolean } = {}) {
   const calls: string[] = [];
-  const cursor: Record<string, number> = {};
   const scenario = defineScenario({
     name: 'fake',
     description: 'a fake scenario',
@@ -36,9 +35,7 @@ function scripted(values: Record<string, number[]>, extra: { readsDisk?: boolean
       expect(ctx.state.opened).toBe(true);
       expect(existsSync(ctx.dir)).toBe(true);
       if (ctx.warmup) return 1;
-      const i = cursor[variant.name] ?? 0;
-      cursor[variant.name] = i + 1;
-      return values[variant.name]![i]!;
+      return values[variant.name]![ctx.run]!;
     },
     metrics: (results) => ({ total: results.median('a') + results.median('b') }),
     teardown: () => {
@@ -53,7 +50,7 @@ describe('runScenario', () => {
 
   it('runs setup, warm-up, interleaved runs, teardown', async () => {
     const { scenario, calls } = scripted(values);
-    await runScenario(scenario, { ...quiet, runs: 3, warmup: 1 });
+    await runScenario(scenario, { ...quiet, runs: 3, warmup: 1, order: 'fixed' });
     expect(calls).toEqual([
       'setup',
       ...['aw', 'bw', 'cw'],
@@ -64,7 +61,114 @@ describe('runScenario', () => {
     ]);
   });
 
-  it('summarizes variants and computes ratios run by run', async () => {
+  it('shuffles every round by default, from a recorded seed that replays it', async () => {
+    const first = scripted(values);
+    const { report } = await runScenario(first.scenario, { ...quiet, runs: 3, warmup: 1 });
+    expect(report.params.order).toBe('shuffled');
+    const seed = report.params.orderSeed;
+    expect(Number.isInteger(seed)).toBe(true);
+    const rounds = [1, 4, 7, 10].map((i) => first.calls.slice(i, i + 3));
+    expect(rounds.map((r) => r.map((c) => c.slice(1)))).toEqual([
+      ['w', 'w', 'w'],
+      ['0', '0', '0'],
+      ['1', '1', '1'],
+      ['2', '2', '2'],
+    ]);
+    for (const r of rounds) expect(r.map((c) => c[0]).sort()).toEqual(['a', 'b', 'c']);
+
+    const again = scripted(values);
+    await runScenario(again.scenario, { ...quiet, runs: 3, warmup: 1, orderSeed: seed as number });
+    expect(again.calls).toEqual(first.calls);
+    // Over a few seeds, not every round in declaration order.
+    const orders = new Set<string>();
+    for (let s = 0; s < 5; s++) {
+      const other = scripted(values);
+      await runScenario(other.scenario, { ...quiet, runs: 3, warmup: 0, orderSeed: s });
+      orders.add(other.calls.join());
+    }
+    expect(orders.size).toBeGreaterThan(1);
+  });
+
+  it('alternates direction by round with order alternating', async () => {
+    const { scenario, calls } = scripted(values);
+    const { report } = await runScenario(scenario, {
+      ...quiet,
+      runs: 3,
+      warmup: 1,
+      order: 'alternating',
+    });
+    expect(calls.slice(1, -1)).toEqual([
+      ...['aw', 'bw', 'cw'],
+      ...['c0', 'b0', 'a0'],
+      ...['a1', 'b1', 'c1'],
+      ...['c2', 'b2', 'a2'],
+    ]);
+    expect(report.params.order).toBe('alternating');
+    expect('orderSeed' in report.params).toBe(false);
+  });
+
+  it('cancels an effect carried to the next variant (slow after a 4-in-flight pass)', async () => {
+    // Every variant is worth 100, except right after 'q4-8m', which leaves
+    // the disk slow for whatever runs next (halved), as the VM disk did.
+    const names = ['q1-1m', 'q4-1m', 'fs-1m', 'q1-8m', 'q4-8m', 'fs-8m'];
+    const medians = async (order: 'fixed' | 'alternating' | 'shuffled', orderSeed?: number) => {
+      let previous = '';
+      const scenario = defineScenario({
+        name: 'carry',
+        description: '',
+        params: { full: {}, ci: {} },
+        variants: names.map((n) => higher(n, 'MB/s')),
+        ratios: ['q4-8m/fs-8m', 'q1-8m/fs-8m'],
+        run(variant) {
+          const value = previous === 'q4-8m' ? 50 : 100;
+          previous = variant.name;
+          return value;
+        },
+      });
+      const { report } = await runScenario(scenario, {
+        ...quiet,
+        runs: 3,
+        warmup: 1,
+        order,
+        ...(orderSeed === undefined ? {} : { orderSeed }),
+      });
+      return {
+        variants: Object.fromEntries(report.variants.map((v) => [v.name, v.median])),
+        ratios: report.ratios.map((r) => r.median),
+      };
+    };
+    // The bug: with a fixed order fs-8m always runs after q4-8m.
+    const fixed = await medians('fixed');
+    expect(fixed.variants['fs-8m']).toBe(50);
+    expect(fixed.ratios).toEqual([2, 2]);
+    // Alternating (warm-up forward, then backward, forward, backward): the
+    // victim moves to q1-8m, which follows q4-8m in 2 of the 3 runs.
+    const alternating = await medians('alternating');
+    expect(alternating.variants['q1-8m']).toBe(50);
+    expect(alternating.ratios).toEqual([1, 0.5]);
+    // Shuffled: the slow run lands on a different variant each round, so
+    // it is at most one of any variant's three runs and the median drops it.
+    for (let seed = 0; seed < 50; seed++) {
+      const shuffled = await medians('shuffled', seed);
+      expect(Object.values(shuffled.variants), `seed ${seed}`).toEqual(names.map(() => 100));
+      expect(shuffled.ratios, `seed ${seed}`).toEqual([1, 1]);
+    }
+  });
+
+  it('summarizes variants and computes ratios round by round, whatever the order', async () => {
+    for (const order of ['fixed', 'alternating', 'shuffled'] as const) {
+      for (const orderSeed of [0, 1, 2, 3]) {
+        const { scenario } = scripted(values);
+        const { report } = await runScenario(scenario, {
+          ...quiet,
+          runs: 3,
+          warmup: 1,
+          order,
+          orderSeed,
+        });
+        expect(report.ratios[0]).toEqual({ name: 'a/b', median: 1, min: 0.5, max: 3 });
+      }
+    }
     const { scenario } = scripted(values);
     const { report } = await runScenario(scenario, { ...quiet, runs: 3, warmup: 1 });
     expect(report.variants).toEqual([
@@ -81,7 +185,12 @@ describe('runScenario', () => {
 
   it('writes exactly the agreed JSON shape', async () => {
     const { scenario } = scripted(values);
-    const { report } = await runScenario(scenario, { ...quiet, runs: 3, warmup: 0 });
+    const { report } = await runScenario(scenario, {
+      ...quiet,
+      runs: 3,
+      warmup: 0,
+      orderSeed: 9,
+    });
     const json = JSON.parse(reportToJson(report));
     expect(Object.keys(json)).toEqual([
       'scenario',
@@ -92,7 +201,15 @@ describe('runScenario', () => {
       'metrics',
     ]);
     expect(json.scenario).toBe('fake');
-    expect(json.params).toEqual({ n: 100, ci: false, runs: 3, warmup: 0, cache: 'warm' });
+    expect(json.params).toEqual({
+      n: 100,
+      ci: false,
+      runs: 3,
+      warmup: 0,
+      cache: 'warm',
+      order: 'shuffled',
+      orderSeed: 9,
+    });
     expect(json.machine.cpus).toBe(2);
     expect(json.machine.node).toBe('v20.0.0');
     for (const v of json.variants) {
@@ -248,5 +365,7 @@ describe('resolveScenario', () => {
   it('rejects parameters named like the harness ones', () => {
     const clash = defineScenario({ ...base, variants: [higher('a', 'x')] });
     expect(() => resolveScenario(clash, { runs: 5 })).toThrow(/reserved/);
+    expect(() => resolveScenario(clash, { order: 'x' })).toThrow(/'order' is reserved/);
+    expect(() => resolveScenario(clash, { orderSeed: 1 })).toThrow(/'orderSeed' is reserved/);
   });
 });

@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,14 +18,14 @@ import type {
   Variant,
   VariantResult,
 } from './scenario.js';
-import { schedule } from './schedule.js';
+import { DEFAULT_ORDER, type Order, schedule } from './schedule.js';
 import { summarize } from './stats.js';
 
 export const DEFAULT_RUNS = { full: 3, ci: 2 } as const;
 export const DEFAULT_WARMUP = { full: 1, ci: 1 } as const;
 
 /** Keys the harness adds to `params` in the report; scenarios must not use them. */
-export const RESERVED_PARAMS = ['ci', 'runs', 'warmup', 'cache'] as const;
+export const RESERVED_PARAMS = ['ci', 'runs', 'warmup', 'cache', 'order', 'orderSeed'] as const;
 
 export interface RunOptions {
   /** Run at `--ci` size. */
@@ -35,6 +36,10 @@ export interface RunOptions {
   runs?: number;
   /** Warm-up rounds (overrides the scenario's default). */
   warmup?: number;
+  /** Order of the variants within each round; default `shuffled` (see `Order`). */
+  order?: Order;
+  /** Seed of the `shuffled` order; default a random one. Reported as `params.orderSeed`. */
+  orderSeed?: number;
   /** Parent of the scenario's temporary directory; default `os.tmpdir()`. */
   dir?: string;
   /** Set false to never drop the page cache (`--warm`). */
@@ -112,10 +117,12 @@ function makeResults(variants: readonly VariantResult[]): ScenarioResults {
 }
 
 /**
- * Runs a scenario: setup, warm-up rounds, then `runs` rounds with the
- * variants interleaved (A B C A B C ...), dropping the page cache before
- * every call when the scenario reads from disk; then metrics, teardown, and
- * removal of the temporary directory (also when a run fails).
+ * Runs a scenario: setup, warm-up rounds, then `runs` rounds, each running
+ * every variant once in the chosen order (default a seeded shuffle per
+ * round, see `schedule`), dropping the page cache before every call when the
+ * scenario reads from disk; then metrics, teardown, and removal of the
+ * temporary directory (also when a run fails). Values are kept by round, so
+ * a ratio pairs the two values of each round.
  */
 export async function runScenario(
   scenario: AnyScenario,
@@ -127,7 +134,9 @@ export async function runScenario(
   const { variants, ratios } = resolveScenario(scenario, params);
   const runs = options.runs ?? scenario.runs?.[size] ?? DEFAULT_RUNS[size];
   const warmup = options.warmup ?? scenario.warmup?.[size] ?? DEFAULT_WARMUP[size];
-  const steps = schedule(variants, runs, warmup);
+  const order = options.order ?? DEFAULT_ORDER;
+  const orderSeed = order === 'shuffled' ? (options.orderSeed ?? randomInt(2 ** 32)) : undefined;
+  const steps = schedule(variants, runs, warmup, { order, seed: orderSeed ?? 0 });
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const dropImpl = options.dropCachesImpl ?? dropPageCache;
   const mayDrop = options.dropCaches ?? true;
@@ -161,7 +170,8 @@ export async function runScenario(
   const measure = async (): Promise<RunOutcome> => {
     log(
       `${prefix} ${size} size, ${variants.length} variants x ${runs} runs` +
-        `${warmup > 0 ? ` after ${warmup} warm-up round${warmup > 1 ? 's' : ''}` : ''}`,
+        `${warmup > 0 ? ` after ${warmup} warm-up round${warmup > 1 ? 's' : ''}` : ''}, ` +
+        `order ${order}${orderSeed === undefined ? '' : ` (seed ${orderSeed})`}`,
     );
     log(`${prefix} setup`);
     const state = scenario.setup ? await scenario.setup(base) : undefined;
@@ -185,11 +195,13 @@ export async function runScenario(
           `${formatNumber(m.value)} ${step.variant.unit}`,
       );
       if (step.warmup) continue;
-      values.get(step.variant.name)!.push(m.value);
+      // By round: index i of every variant is round i, whatever the order
+      // within the round, so ratios pair values measured in the same round.
+      values.get(step.variant.name)![step.run] = m.value;
       const bag = samples.get(step.variant.name)!;
       for (const [key, sample] of Object.entries(m.samples ?? {})) {
         const list = bag[key] ?? [];
-        list.push(sample);
+        list.push(sample); // a key may be missing from some runs: no holes
         bag[key] = list;
       }
     }
@@ -219,7 +231,15 @@ export async function runScenario(
     }
     const report: BenchReport = {
       scenario: scenario.name,
-      params: { ...params, ci, runs, warmup, cache },
+      params: {
+        ...params,
+        ci,
+        runs,
+        warmup,
+        cache,
+        order,
+        ...(orderSeed === undefined ? {} : { orderSeed }),
+      },
       machine: options.machine ?? machineInfo(),
       variants: variantResults.map((v) => ({
         name: v.variant.name,

@@ -58,7 +58,11 @@ export interface StateContext<P extends Params = Params, S = unknown> extends Sc
 
 /** Given to `run`: which run this is. */
 export interface RunContext<P extends Params = Params, S = unknown> extends StateContext<P, S> {
-  /** 0-based index of the measured run; -1 during warm-up. */
+  /**
+   * 0-based index of the measured run (its round); -1 during warm-up. Within
+   * a round the variants run in a shuffled order by default, so a variant
+   * must not rely on which variant ran before it.
+   */
   readonly run: number;
   readonly warmup: boolean;
 }
@@ -113,8 +117,9 @@ export interface Scenario<P extends Params = Params, S = unknown> {
   /** Once after the last run, even when a run failed. */
   teardown?(ctx: StateContext<P, S>): Promise<void> | void;
   /**
-   * Ratios `a/b` between variant names, computed per run (the value of a in
-   * run i over the value of b in run i), then median, min and max over runs.
+   * Ratios `a/b` between variant names, computed per round (the value of a in
+   * round i over the value of b in round i: every round runs every variant
+   * once), then median, min and max over the rounds.
    */
   ratios?: readonly string[] | ((params: P) => readonly string[]);
   /** Scenario-level numbers computed at the end, e.g. `best_plain_mbps`. */
