@@ -14,12 +14,14 @@ import {
 import {
   clearFlag,
   createRecordSpace,
+  EXPIRY_SIZE,
   expiresAtOf,
   flagsOf,
   keyEquals,
   keyLengthOf,
   keyOffsetOf,
   previousAddress,
+  RECORD_HEADER_SIZE,
   RecordFlag,
   type RecordSpace,
   recordSize,
@@ -172,6 +174,9 @@ export class StoreCore {
   private locOff = 0;
   private locAddress = 0;
   private locMutable = false;
+  /** Flags of the located record when located (in-place changes re-read them). */
+  private locFlags = 0;
+  private locValueOff = 0;
   private vBytes: Buffer;
   private vOff = 0;
   private vLen = 0;
@@ -349,22 +354,35 @@ export class StoreCore {
     this.entry = entry;
     const log = this.log;
     const s = this.ring;
+    const u32 = s.u32;
+    const ringBytes = log.ringBytes;
+    const begin = log.begin;
+    const head = log.head;
+    const keyLength = key.length;
     let a = entry;
+    // The hot loop reads header words directly (layout in record-layout.ts).
     while (a !== 0) {
-      if (a < log.begin) return L_NONE;
-      if (a < log.head) break;
-      const off = log.offsetOf(a);
-      if (
-        (flagsOf(s, off) & RecordFlag.INVALID) === 0 &&
-        keyEquals(s.bytes, keyOffsetOf(s, off), keyLengthOf(s, off), key)
-      ) {
-        this.locSpace = s;
-        this.locOff = off;
-        this.locAddress = a;
-        this.locMutable = a >= log.readOnly;
-        return L_FOUND;
+      if (a < begin) return L_NONE;
+      if (a < head) break;
+      const off = a - Math.floor(a / ringBytes) * ringBytes;
+      const w = off >>> 2;
+      const word1 = u32[w + 1]!;
+      const flags = (word1 >>> 16) & 0xff;
+      if ((flags & RecordFlag.INVALID) === 0 && u32[w + 2] === keyLength) {
+        const ko =
+          off + RECORD_HEADER_SIZE + ((flags & RecordFlag.HAS_EXPIRY) !== 0 ? EXPIRY_SIZE : 0);
+        if (keyEquals(s.bytes, ko, keyLength, key)) {
+          this.locSpace = s;
+          this.locOff = off;
+          this.locFlags = flags;
+          this.locValueOff = ko + keyLength;
+          this.locAddress = a;
+          this.locMutable = a >= log.readOnly;
+          return L_FOUND;
+        }
       }
-      a = previousAddress(s, off);
+      const high = word1 & 0xffff;
+      a = high === 0 ? u32[w]! : u32[w]! + high * 4294967296;
     }
     if (a === 0) return L_NONE;
     this.diskStart = a;
@@ -375,8 +393,11 @@ export class StoreCore {
       (!hint.found || hint.address >= log.begin)
     ) {
       if (!hint.found) return L_NONE;
-      this.locSpace = hint.space!;
+      const hs = hint.space!;
+      this.locSpace = hs;
       this.locOff = 0;
+      this.locFlags = flagsOf(hs, 0);
+      this.locValueOff = valueOffsetOf(hs, 0);
       this.locAddress = hint.address;
       this.locMutable = false;
       return L_FOUND;
@@ -386,11 +407,10 @@ export class StoreCore {
 
   /** Is the located record a live value (not deleted, not expired)? */
   private locLive(): boolean {
-    const s = this.locSpace;
-    const flags = flagsOf(s, this.locOff);
+    const flags = this.locFlags;
     if ((flags & RecordFlag.TOMBSTONE) !== 0) return false;
     if ((flags & RecordFlag.HAS_EXPIRY) !== 0) {
-      const exp = s.f64[(this.locOff + 16) >>> 3]!;
+      const exp = this.locSpace.f64[(this.locOff + RECORD_HEADER_SIZE) >>> 3]!;
       if (exp !== 0 && exp <= this.clock()) return false;
     }
     return true;
@@ -400,9 +420,9 @@ export class StoreCore {
   private locValue(hint: Hint | null): boolean {
     const s = this.locSpace;
     const off = this.locOff;
-    const vo = valueOffsetOf(s, off);
-    const len = valueLengthOf(s, off);
-    if ((flagsOf(s, off) & RecordFlag.OVERFLOW) !== 0) {
+    const vo = this.locValueOff;
+    const len = s.u32[(off >>> 2) + 3]!;
+    if ((this.locFlags & RecordFlag.OVERFLOW) !== 0) {
       const blob = s.bytes.readDoubleLE(vo);
       if (hint !== null && hint.oldBlobAddress === blob && hint.oldBlob !== null) {
         this.vBytes = hint.oldBlob;
@@ -438,7 +458,10 @@ export class StoreCore {
       f.length = valueLengthOf(this.locSpace, this.locOff);
       f.offset = 0;
     }
-    f.expiresAt = expiresAtOf(this.locSpace, this.locOff);
+    f.expiresAt =
+      (this.locFlags & RecordFlag.HAS_EXPIRY) !== 0
+        ? this.locSpace.f64[(this.locOff + RECORD_HEADER_SIZE) >>> 3]!
+        : 0;
     this.counters.hits++;
     return R_OK;
   }
