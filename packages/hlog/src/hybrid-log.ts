@@ -4,6 +4,7 @@ import {
   BLOB_PREFIX_SIZE,
   blobChecksum,
   PAGE_HEADER_SIZE,
+  PAGE_MAGIC,
   PageFlag,
   sealPageChecksum,
   writePageHeader,
@@ -200,8 +201,19 @@ export class HybridLog {
   }
 
   private sealTailPage(): void {
+    // The header of page-header.ts, written through the ring's typed views
+    // (pages are 8-aligned): the page-opening insert stays cheap.
     const start = this.tailPageStart;
-    writePageHeader(this.ring.bytes, this.offsetOf(start), this.tail - start, 0, start, this.epoch);
+    const off = this.offsetOf(start);
+    const u32 = this.ring.u32;
+    const w = off >>> 2;
+    u32[w] = PAGE_MAGIC;
+    u32[w + 1] = 0;
+    u32[w + 2] = this.tail - start;
+    u32[w + 3] = 0;
+    this.ring.f64[(off + 16) >>> 3] = start;
+    u32[w + 6] = this.epoch;
+    u32[w + 7] = 0;
   }
 
   /** Makes everything below `address` (page aligned) read-only and queues its flush. */
