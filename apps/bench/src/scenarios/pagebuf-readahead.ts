@@ -103,6 +103,7 @@ export const pagebufReadahead = defineScenario<Params, State>({
     },
   },
   readsDisk: true,
+  runs: { full: 5, ci: 2 },
   variants: [
     higher(FIXED, 'MB/s'),
     higher(FIXED_AHEAD, 'MB/s'),
