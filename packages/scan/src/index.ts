@@ -5,3 +5,23 @@ export {
   type GlobMatcher,
   type GlobOptions,
 } from './glob-matcher.js';
+export {
+  type IterateOptions,
+  type IterateResult,
+  LogIterator,
+  type LogIteratorOptions,
+  type PageContext,
+  type RecordVisitor,
+  wholeLogMode,
+} from './log-iterator.js';
+export {
+  copyKey,
+  expiresAtAt,
+  flagsAt,
+  keyLengthAt,
+  keyOffsetAt,
+  type RecordBytes,
+  typeAt,
+  valueLengthAt,
+} from './record-bytes.js';
+export { ScanError, type ScanErrorCode } from './scan-error.js';

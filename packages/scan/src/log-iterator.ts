@@ -1,0 +1,292 @@
+import { crc32 } from 'node:zlib';
+import { type HybridLog, RecordFlag } from '@strata/hlog';
+import { type Frame, PageReader, type ReadMode, readMode } from '@strata/pagebuf';
+import {
+  createRecordBytes,
+  flagsAt,
+  PAGE_FLAG_BLOB,
+  PAGE_HEADER_SIZE,
+  PAGE_MAGIC,
+  type RecordBytes,
+  recordBytesOver,
+  slotSizeAt,
+} from './record-bytes.js';
+import { ScanError } from './scan-error.js';
+
+/**
+ * Iterates the records of the log over `[from, to)`, wherever they live:
+ * pages at or above `head` straight from the log's ring, older pages from
+ * the device through a pagebuf `PageReader` (frames of whole pages, walked in
+ * place: no copy, no page assembly). Each record goes to a visitor as
+ * `(bytes, offset, address)`: typed views over the ring or the frame, valid
+ * during the call only, so nothing is allocated per record.
+ *
+ * The region is decided page by page at the moment the page is walked, so a
+ * `head` that moves during the iteration (pages evicted while the device was
+ * being read) only sends more pages to the device. A range compacted away
+ * meanwhile (below `begin`) is skipped: compaction copied its live records
+ * to the tail, which is still ahead.
+ */
+
+/** Return false to stop after this record. */
+export type RecordVisitor = (rec: RecordBytes, offset: number, address: number) => boolean;
+
+/** The page being walked: where its bytes are, valid until the page callback returns. */
+export interface PageContext {
+  address: number;
+  rec: RecordBytes;
+  /** Offset of the page's first byte in `rec`. */
+  base: number;
+  /** Bytes of the page in use (header included). */
+  used: number;
+  onDisk: boolean;
+}
+
+export interface IterateOptions {
+  from: number;
+  /** One past the last address (default: the tail when the call starts). */
+  to?: number;
+  onRecord: RecordVisitor;
+  /**
+   * After each page's records, while its bytes are still valid (so checks
+   * batched during the page can still read it). A promise pauses the walk.
+   */
+  onPage?: (page: PageContext) => void | Promise<void>;
+}
+
+export interface IterateResult {
+  /** Where to resume: the record after the last visited, or `to`. */
+  next: number;
+  stopped: boolean;
+  records: number;
+  memoryPages: number;
+  diskPages: number;
+}
+
+export interface LogIteratorOptions {
+  /** Device read mode. Default single buffering (bounded work); whole-log work passes `wholeLogMode`. */
+  mode?: ReadMode;
+}
+
+/** Read-ahead for whole-log work: adaptive, never below one page per read. */
+export function wholeLogMode(pageSize: number): ReadMode {
+  return readMode.adaptive({ minReadSize: Math.max(128 * 1024, pageSize) });
+}
+
+const SKIP_INVALID = RecordFlag.INVALID;
+
+export class LogIterator {
+  readonly mode: ReadMode;
+  /** The page being walked (one object, rewritten: no allocation per page). */
+  readonly page: PageContext;
+  private reader: PageReader | null = null;
+  private views: RecordBytes | null = null;
+  private viewsOf: Buffer | null = null;
+  private scratch: RecordBytes | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly log: HybridLog,
+    options: LogIteratorOptions = {},
+  ) {
+    this.mode = options.mode ?? readMode.single();
+    this.page = { address: 0, rec: log.ring, base: 0, used: 0, onDisk: false };
+  }
+
+  async iterate(options: IterateOptions): Promise<IterateResult> {
+    if (this.closed) throw new ScanError('ERR_STORE_CLOSED', 'log iterator is closed');
+    const log = this.log;
+    const P = log.pageSize;
+    const to = options.to ?? log.tail;
+    const result: IterateResult = {
+      next: to,
+      stopped: false,
+      records: 0,
+      memoryPages: 0,
+      diskPages: 0,
+    };
+    let a = options.from;
+    while (a < to) {
+      if (a < log.begin) a = log.begin;
+      if (a >= to) break;
+      const page = Math.floor(a / P) * P;
+      if (page >= log.head) {
+        const next = this.memoryPage(page, a, to, options.onRecord, result);
+        if (options.onPage !== undefined) await options.onPage(this.page);
+        if (result.stopped) {
+          result.next = next;
+          return result;
+        }
+        a = page + P;
+      } else {
+        const end = Math.min(log.head, Math.ceil(to / P) * P);
+        const next = await this.diskRange(page, end, a, to, options, result);
+        if (result.stopped) {
+          result.next = next;
+          return result;
+        }
+        a = next;
+      }
+    }
+    result.next = to;
+    return result;
+  }
+
+  /** Walks one in-memory page from `from`; returns where to resume. */
+  private memoryPage(
+    page: number,
+    from: number,
+    to: number,
+    visit: RecordVisitor,
+    result: IterateResult,
+  ): number {
+    const log = this.log;
+    const P = log.pageSize;
+    const ring = log.ring;
+    const ctx = this.page;
+    ctx.address = page;
+    ctx.rec = ring;
+    ctx.onDisk = false;
+    ctx.used = 0;
+    // Blob pages are in the address space but have no frame: nothing to walk.
+    if (!log.isFramedPage(page / P)) return page + P;
+    const base = log.offsetOf(page);
+    ctx.base = base;
+    // The tail page's header is written when it is sealed; until then `tail` says.
+    const used = page === log.tailPageStart ? log.tail - page : ring.u32[(base >>> 2) + 2]!;
+    ctx.used = used;
+    result.memoryPages++;
+    return this.walk(ring, base, page, used, from, to, visit, result);
+  }
+
+  private walk(
+    rec: RecordBytes,
+    base: number,
+    page: number,
+    used: number,
+    from: number,
+    to: number,
+    visit: RecordVisitor,
+    result: IterateResult,
+  ): number {
+    let off = base + PAGE_HEADER_SIZE;
+    const end = base + used;
+    while (off < end) {
+      const flags = flagsAt(rec, off);
+      if ((flags & RecordFlag.VALID) === 0) break;
+      const size = slotSizeAt(rec, off);
+      if (size < 16) break;
+      const address = page + (off - base);
+      if (address >= to) return address;
+      if (address >= from && (flags & SKIP_INVALID) === 0) {
+        result.records++;
+        if (!visit(rec, off, address)) {
+          result.stopped = true;
+          return address + size;
+        }
+      }
+      off += size;
+    }
+    return page + this.log.pageSize;
+  }
+
+  /** Walks device pages `[page, end)` from `from`; returns where to resume. */
+  private async diskRange(
+    page: number,
+    end: number,
+    from: number,
+    to: number,
+    options: IterateOptions,
+    result: IterateResult,
+  ): Promise<number> {
+    const log = this.log;
+    const P = log.pageSize;
+    const reader = this.readerFor(page, end);
+    await reader.seek(page, end);
+    let skipUntil = 0;
+    let a = page;
+    for (;;) {
+      let step: IteratorResult<Frame, undefined>;
+      try {
+        step = await reader.next();
+      } catch (e) {
+        // Truncated by compaction while we read: resume at `begin`.
+        if (log.begin > a) return log.begin;
+        throw e;
+      }
+      if (step.done === true) break;
+      const frame = step.value;
+      for (let pg = frame.address; pg < frame.end; pg += P) {
+        a = pg + P;
+        if (pg < skipUntil) continue;
+        const avail = Math.min(P, frame.end - pg);
+        const rec = this.viewsFor(frame, pg, avail);
+        const base = rec === this.scratch ? 0 : frame.offset + (pg - frame.address);
+        const u32 = rec.u32;
+        const w = base >>> 2;
+        // A page without our header (a foreign cursor inside a blob) is skipped.
+        if (avail < PAGE_HEADER_SIZE || u32[w] !== PAGE_MAGIC || rec.f64[(base + 16) >>> 3] !== pg)
+          continue;
+        const used = u32[w + 2]!;
+        if ((u32[w + 3]! & PAGE_FLAG_BLOB) !== 0) {
+          skipUntil = pg + Math.ceil(used / P) * P;
+          a = skipUntil;
+          continue;
+        }
+        if (used < PAGE_HEADER_SIZE || used > avail) {
+          throw new ScanError('ERR_CORRUPT', `bad page length at ${pg}`, { address: pg });
+        }
+        if (crc32(rec.bytes.subarray(base + 8, base + used)) !== u32[w + 1]) {
+          throw new ScanError('ERR_CORRUPT', `page checksum mismatch at ${pg}`, { address: pg });
+        }
+        const ctx = this.page;
+        ctx.address = pg;
+        ctx.rec = rec;
+        ctx.base = base;
+        ctx.used = used;
+        ctx.onDisk = true;
+        result.diskPages++;
+        const next = this.walk(rec, base, pg, used, from, to, options.onRecord, result);
+        if (options.onPage !== undefined) await options.onPage(ctx);
+        if (result.stopped) return next;
+        // A record at or past `to` ends the range.
+        if (next < pg + P) return to;
+      }
+    }
+    return Math.max(a, end);
+  }
+
+  private readerFor(start: number, end: number): PageReader {
+    if (this.reader === null) {
+      this.reader = new PageReader({
+        device: this.log.device,
+        start,
+        end,
+        pageSize: this.log.pageSize,
+        mode: this.mode,
+      });
+    }
+    return this.reader;
+  }
+
+  /** Typed views over the frame's buffer (cached per buffer), or an aligned copy of the page. */
+  private viewsFor(frame: Frame, pg: number, avail: number): RecordBytes {
+    if (this.viewsOf !== frame.buffer) {
+      this.views = recordBytesOver(frame.buffer);
+      this.viewsOf = frame.buffer;
+    }
+    if (this.views !== null) return this.views;
+    // Frames come from 8-aligned slabs, so this is a fallback only.
+    if (this.scratch === null) this.scratch = createRecordBytes(this.log.pageSize);
+    const off = frame.offset + (pg - frame.address);
+    frame.buffer.copy(this.scratch.bytes, 0, off, off + avail);
+    return this.scratch;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const reader = this.reader;
+    this.reader = null;
+    if (reader !== null) await reader.close();
+  }
+}

@@ -1,0 +1,41 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Store, type StoreOptions } from '@strata/hlog';
+
+/** Test helpers: stores on real files with tiny memory, so most data is on disk. */
+
+const dirs: string[] = [];
+
+export const tiny: Partial<StoreOptions> = {
+  memory: 4096,
+  pageSize: 1024,
+  segmentSize: 8192,
+  indexBuckets: 16,
+  expiry: false,
+  checkpointOnClose: false,
+};
+
+export async function openTiny(options: Partial<StoreOptions> = {}): Promise<Store> {
+  const dir = await mkdtemp(join(tmpdir(), 'strata-scan-'));
+  dirs.push(dir);
+  return Store.open({ ...tiny, ...options, dir });
+}
+
+export async function removeTempDirs(): Promise<void> {
+  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
+}
+
+export const k = (s: string): Buffer => Buffer.from(s);
+
+/** Small deterministic PRNG (mulberry32), so a failing seed can be replayed. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
