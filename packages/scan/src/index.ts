@@ -5,6 +5,7 @@ export {
   type GlobMatcher,
   type GlobOptions,
 } from './glob-matcher.js';
+export { Liveness, LivenessChecker, type Verdict } from './liveness.js';
 export {
   type IterateOptions,
   type IterateResult,
