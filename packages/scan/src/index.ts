@@ -5,6 +5,13 @@ export {
   type GlobMatcher,
   type GlobOptions,
 } from './glob-matcher.js';
+export {
+  KeyScanner,
+  type KeyScannerOptions,
+  type ScanOptions,
+  type ScanResult,
+  VISITS_PER_COUNT,
+} from './key-scanner.js';
 export { Liveness, LivenessChecker, type Verdict } from './liveness.js';
 export {
   type IterateOptions,
@@ -25,4 +32,11 @@ export {
   typeAt,
   valueLengthAt,
 } from './record-bytes.js';
+export {
+  acceptsRecord,
+  compileFilter,
+  type FilterOptions,
+  type RecordFilter,
+  type TypeFilter,
+} from './record-filter.js';
 export { ScanError, type ScanErrorCode } from './scan-error.js';

@@ -4,7 +4,7 @@ import { Liveness, LivenessChecker } from './liveness.js';
 import { LogIterator } from './log-iterator.js';
 import { PendingChecks } from './pending-checks.js';
 import { keyLengthAt, keyOffsetAt, type RecordBytes } from './record-bytes.js';
-import { k, openTiny, removeTempDirs, rng } from './test-support.js';
+import { collidingPairs, k, openTiny, removeTempDirs, rng } from './test-support.js';
 
 afterEach(removeTempDirs);
 
@@ -17,13 +17,20 @@ function keyOf(rec: RecordBytes, off: number): string {
 async function liveKeys(
   store: Store,
   now: number,
-): Promise<{ live: string[]; memoryDisk: number; pending: number; checker: LivenessChecker }> {
+): Promise<{
+  live: string[];
+  memoryDisk: number;
+  pending: number;
+  resolvedLive: number;
+  checker: LivenessChecker;
+}> {
   const checker = new LivenessChecker(store);
   const pending = new PendingChecks(checker);
   const it = new LogIterator(store.log);
   const live: string[] = [];
   let memoryDisk = 0;
   let pendingTotal = 0;
+  let resolvedLive = 0;
   await it.iterate({
     from: store.log.begin,
     onRecord: (rec, off, address) => {
@@ -37,10 +44,14 @@ async function liveKeys(
       }
       return true;
     },
-    onPage: (page) => pending.resolve(page, (rec, off) => live.push(keyOf(rec, off))),
+    onPage: (page) =>
+      pending.resolve(page, (rec, off) => {
+        resolvedLive++;
+        live.push(keyOf(rec, off));
+      }),
   });
   await it.close();
-  return { live, memoryDisk, pending: pendingTotal, checker };
+  return { live, memoryDisk, pending: pendingTotal, resolvedLive, checker };
 }
 
 describe('LivenessChecker', () => {
@@ -83,6 +94,28 @@ describe('LivenessChecker', () => {
     expect(live).toHaveLength(400);
     expect(pending).toBe(0);
     expect(checker.diskReads).toBe(0);
+    await store.close();
+  });
+
+  it('follows a chain across device pages for keys that share a bucket and tag', async () => {
+    // 16 initial buckets: tag bits 4..19, inside the 24 low bits the pairs share.
+    const store = await openTiny({ indexBuckets: 16 });
+    const pairs = collidingPairs(12);
+    for (const [older] of pairs) await store.set(k(older), k('first'));
+    for (let i = 0; i < 120; i++) await store.set(k(`fill:${i}`), k(`f${i}`));
+    for (const [, newer] of pairs) await store.set(k(newer), k('second'));
+    for (let i = 120; i < 400; i++) await store.set(k(`fill:${i}`), k(`f${i}`));
+    // Delete one older key: its tombstone sits above the newer key's record.
+    await store.delete(k(pairs[0]![0]));
+    for (let i = 400; i < 500; i++) await store.set(k(`fill:${i}`), k(`f${i}`));
+    const { live, resolvedLive, checker } = await liveKeys(store, Date.now());
+    const expected = [
+      ...pairs.flatMap(([a, b], i) => (i === 0 ? [b] : [a, b])),
+      ...Array.from({ length: 500 }, (_, i) => `fill:${i}`),
+    ];
+    expect(live.sort()).toEqual(expected.sort());
+    expect(resolvedLive).toBeGreaterThanOrEqual(11);
+    expect(checker.diskReads).toBeGreaterThan(0);
     await store.close();
   });
 });

@@ -178,7 +178,9 @@ export class LogIterator {
       if (size < 16) break;
       const address = page + (off - base);
       if (address >= to) return address;
-      if (address >= from && (flags & SKIP_INVALID) === 0) {
+      // `address + size > from`: a cursor inside a record (stale or foreign)
+      // snaps back to that record's start, so it is never skipped.
+      if (address + size > from && (flags & SKIP_INVALID) === 0) {
         result.records++;
         if (!visit(rec, off, address)) {
           result.stopped = true;

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Store, type StoreOptions } from '@strata/hlog';
+import { hashKey, Store, type StoreOptions } from '@strata/hlog';
 
 /** Test helpers: stores on real files with tiny memory, so most data is on disk. */
 
@@ -38,4 +38,26 @@ export function rng(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/**
+ * Pairs of distinct keys whose hashes agree in their low 24 bits, so the
+ * index gives both the same bucket and tag at test sizes: the older one is
+ * reached only through the newer one's record (a chain that a liveness check
+ * must follow, across device pages when they are far apart).
+ */
+export function collidingPairs(wanted: number, prefix = 'c:'): Array<[string, string]> {
+  const seen = new Map<number, string>();
+  const pairs: Array<[string, string]> = [];
+  for (let i = 0; pairs.length < wanted; i++) {
+    const key = `${prefix}${i}`;
+    const low = hashKey(Buffer.from(key)) % 2 ** 24;
+    const other = seen.get(low);
+    if (other === undefined) seen.set(low, key);
+    else {
+      pairs.push([other, key]);
+      seen.delete(low);
+    }
+  }
+  return pairs;
 }
