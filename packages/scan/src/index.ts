@@ -40,3 +40,12 @@ export {
   type TypeFilter,
 } from './record-filter.js';
 export { ScanError, type ScanErrorCode } from './scan-error.js';
+export {
+  countKeys,
+  forEachLive,
+  type KeyspaceInfo,
+  keyspaceInfo,
+  listKeys,
+  type WholeLogOptions,
+  type WholeLogStats,
+} from './whole-log.js';

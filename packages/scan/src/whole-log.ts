@@ -1,0 +1,136 @@
+import type { StoreCore } from '@strata/hlog';
+import type { ReadMode } from '@strata/pagebuf';
+import { Liveness, LivenessChecker } from './liveness.js';
+import { LogIterator, type PageContext, wholeLogMode } from './log-iterator.js';
+import { PendingChecks } from './pending-checks.js';
+import { copyKey, expiresAtAt, type RecordBytes } from './record-bytes.js';
+import { acceptsRecord, compileFilter, type FilterOptions } from './record-filter.js';
+
+/**
+ * Whole-log queries (DBSIZE, KEYS, INFO keyspace) as Garnet runs them: a
+ * lookup-based pass over the whole log, each record checked for liveness.
+ * The device part reads ahead (adaptive by default; `mode` overrides it),
+ * and the pass yields to the event loop every `sliceMs`, so a server stays
+ * responsive during a long scan.
+ */
+
+export interface WholeLogOptions {
+  /** Device read mode. Default adaptive read-ahead (never below a page per read). */
+  mode?: ReadMode;
+  /** Clock for expiry, ms since the epoch. Default Date.now. */
+  clock?: () => number;
+  /** Longest run without yielding to the event loop, in ms. Default 5. */
+  sliceMs?: number;
+}
+
+export interface KeyspaceInfo {
+  keys: number;
+  /** Live keys with an expiry. */
+  expires: number;
+  /** Mean remaining TTL of `expires` keys in ms (0 without any), as INFO's avg_ttl. */
+  avgTtl: number;
+}
+
+export interface WholeLogStats {
+  records: number;
+  memoryPages: number;
+  diskPages: number;
+  livenessDiskReads: number;
+}
+
+const yieldNow = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * One pass over `[begin, tail)` calling `onLive` for each live record that
+ * passes `filter` (the record's bytes are valid during the call only).
+ */
+export async function forEachLive(
+  store: StoreCore,
+  filterOptions: FilterOptions,
+  onLive: (rec: RecordBytes, offset: number, address: number) => void,
+  options: WholeLogOptions = {},
+): Promise<WholeLogStats> {
+  const filter = compileFilter(filterOptions);
+  const stats: WholeLogStats = { records: 0, memoryPages: 0, diskPages: 0, livenessDiskReads: 0 };
+  if (filter.type.kind === 'none') return stats;
+  const log = store.log;
+  const iterator = new LogIterator(log, { mode: options.mode ?? wholeLogMode(log.pageSize) });
+  const liveness = new LivenessChecker(store);
+  const pending = new PendingChecks(liveness);
+  const now = (options.clock ?? Date.now)();
+  const sliceMs = options.sliceMs ?? 5;
+  let sliceStart = performance.now();
+  const page = iterator.page;
+  try {
+    const r = await iterator.iterate({
+      from: log.begin,
+      to: log.tail,
+      onRecord: (rec, off, address) => {
+        if (!acceptsRecord(filter, rec, off)) return true;
+        const v = liveness.check(rec, off, address, page.onDisk ? page : null, now);
+        if (v === Liveness.LIVE) onLive(rec, off, address);
+        else if (v === Liveness.NEEDS_DISK) pending.add(off, address, liveness.diskFrom);
+        return true;
+      },
+      onPage: async (p: PageContext) => {
+        if (pending.count > 0) await pending.resolve(p, onLive);
+        if (performance.now() - sliceStart >= sliceMs) {
+          await yieldNow();
+          sliceStart = performance.now();
+        }
+      },
+    });
+    stats.records = r.records;
+    stats.memoryPages = r.memoryPages;
+    stats.diskPages = r.diskPages;
+    stats.livenessDiskReads = liveness.diskReads;
+    return stats;
+  } finally {
+    await iterator.close();
+  }
+}
+
+/** DBSIZE by a whole-log pass: the number of live keys. */
+export async function countKeys(store: StoreCore, options: WholeLogOptions = {}): Promise<number> {
+  let n = 0;
+  await forEachLive(store, {}, () => n++, options);
+  return n;
+}
+
+/** KEYS pattern: every live key matching the glob (owned copies). */
+export async function listKeys(
+  store: StoreCore,
+  pattern: Uint8Array | string,
+  options: WholeLogOptions & { nocase?: boolean } = {},
+): Promise<Buffer[]> {
+  const keys: Buffer[] = [];
+  const filter: FilterOptions =
+    options.nocase === undefined ? { match: pattern } : { match: pattern, nocase: options.nocase };
+  await forEachLive(store, filter, (rec, off) => keys.push(copyKey(rec, off)), options);
+  return keys;
+}
+
+/** INFO keyspace: keys, keys with an expiry, mean remaining TTL. */
+export async function keyspaceInfo(
+  store: StoreCore,
+  options: WholeLogOptions = {},
+): Promise<KeyspaceInfo> {
+  const now = (options.clock ?? Date.now)();
+  let keys = 0;
+  let expires = 0;
+  let ttlSum = 0;
+  await forEachLive(
+    store,
+    {},
+    (rec, off) => {
+      keys++;
+      const exp = expiresAtAt(rec, off);
+      if (exp !== 0) {
+        expires++;
+        ttlSum += exp - now;
+      }
+    },
+    { ...options, clock: () => now },
+  );
+  return { keys, expires, avgTtl: expires === 0 ? 0 : Math.round(ttlSum / expires) };
+}
