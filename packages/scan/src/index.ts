@@ -22,6 +22,7 @@ export {
   type RecordVisitor,
   wholeLogMode,
 } from './log-iterator.js';
+export { PageSummaries, type SummaryQuery } from './page-summaries.js';
 export {
   copyKey,
   expiresAtAt,
@@ -41,6 +42,7 @@ export {
 } from './record-filter.js';
 export { ScanError, type ScanErrorCode } from './scan-error.js';
 export {
+  buildSummaries,
   countKeys,
   forEachLive,
   type KeyspaceInfo,

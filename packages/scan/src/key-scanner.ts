@@ -2,6 +2,7 @@ import type { StoreCore } from '@strata/hlog';
 import type { ReadMode } from '@strata/pagebuf';
 import { Liveness, LivenessChecker } from './liveness.js';
 import { LogIterator, type PageContext } from './log-iterator.js';
+import type { PageSummaries, SummaryQuery } from './page-summaries.js';
 import { PendingChecks } from './pending-checks.js';
 import { copyKey, type RecordBytes } from './record-bytes.js';
 import {
@@ -44,7 +45,11 @@ export interface KeyScannerOptions {
   mode?: ReadMode;
   /** Clock for expiry, ms since the epoch. Default Date.now (pass the store's in tests). */
   clock?: () => number;
+  /** Page summaries (shared per store) to skip pages that cannot match, and to fill. */
+  summaries?: PageSummaries;
 }
+
+const NO_PREFIX = new Uint8Array(0);
 
 /** Records visited per call, per key asked for (Redis: 10 x COUNT). */
 export const VISITS_PER_COUNT = 10;
@@ -62,6 +67,8 @@ export class KeyScanner {
   private count = 0;
   private now = 0;
   private busy = false;
+  private readonly summaries: PageSummaries | undefined;
+  private readonly query: SummaryQuery = { typeCode: -1, prefix: NO_PREFIX, now: 0 };
 
   constructor(
     private readonly store: StoreCore,
@@ -71,7 +78,11 @@ export class KeyScanner {
     this.liveness = new LivenessChecker(store);
     this.pending = new PendingChecks(this.liveness);
     this.clock = options.clock ?? Date.now;
+    this.summaries = options.summaries;
   }
+
+  /** Pages skipped on their summary so far, never read. */
+  skippedPages = 0;
 
   /** Device reads made by liveness checks so far (chains crossing device pages). */
   get livenessDiskReads(): number {
@@ -106,14 +117,21 @@ export class KeyScanner {
     this.maxVisits = count * VISITS_PER_COUNT;
     this.now = this.clock();
     this.pending.clear();
+    const summaries = this.summaries;
+    const query = this.query;
+    query.typeCode = filter.typeCode;
+    query.prefix =
+      filter.glob !== null && !filter.glob.nocase ? filter.glob.literalPrefix : NO_PREFIX;
+    query.now = this.now;
     this.busy = true;
     try {
-      const r = await this.iterator.iterate({
-        from,
-        to,
-        onRecord: this.visit,
-        onPage: this.endPage,
-      });
+      summaries?.catchUp();
+      const r = await this.iterator.iterate(
+        summaries === undefined
+          ? { from, to, onRecord: this.visit, onPage: this.endPage }
+          : { from, to, onRecord: this.visit, onPage: this.endPage, summaries, query },
+      );
+      this.skippedPages += r.skippedPages;
       const keys = this.keys;
       this.keys = [];
       return { cursor: r.next >= to ? 0 : r.next, keys };

@@ -1,6 +1,7 @@
 import { crc32 } from 'node:zlib';
 import { type HybridLog, RecordFlag } from '@strata/hlog';
 import { type Frame, PageReader, type ReadMode, readMode } from '@strata/pagebuf';
+import type { PageSummaries, SummaryQuery } from './page-summaries.js';
 import {
   createRecordBytes,
   flagsAt,
@@ -52,6 +53,10 @@ export interface IterateOptions {
    * batched during the page can still read it). A promise pauses the walk.
    */
   onPage?: (page: PageContext) => void | Promise<void>;
+  /** Summaries to fill from the final pages read, and, with `query`, to skip pages by. */
+  summaries?: PageSummaries;
+  /** Pages whose summary says no record can match this are neither read nor walked. */
+  query?: SummaryQuery;
 }
 
 export interface IterateResult {
@@ -61,6 +66,8 @@ export interface IterateResult {
   records: number;
   memoryPages: number;
   diskPages: number;
+  /** Pages skipped on their summary, unread. */
+  skippedPages: number;
 }
 
 export interface LogIteratorOptions {
@@ -104,14 +111,23 @@ export class LogIterator {
       records: 0,
       memoryPages: 0,
       diskPages: 0,
+      skippedPages: 0,
     };
+    const summaries = options.summaries;
+    const query = options.query;
     let a = options.from;
     while (a < to) {
       if (a < log.begin) a = log.begin;
       if (a >= to) break;
       const page = Math.floor(a / P) * P;
       if (page >= log.head) {
+        if (summaries !== undefined && query !== undefined && summaries.cannotMatch(page, query)) {
+          result.skippedPages++;
+          a = page + P;
+          continue;
+        }
         const next = this.memoryPage(page, a, to, options.onRecord, result);
+        if (summaries !== undefined && this.page.used > 0) summaries.observe(this.page);
         if (options.onPage !== undefined) await options.onPage(this.page);
         if (result.stopped) {
           result.next = next;
@@ -203,8 +219,22 @@ export class LogIterator {
   ): Promise<number> {
     const log = this.log;
     const P = log.pageSize;
-    const reader = this.readerFor(page, end);
-    await reader.seek(page, end);
+    const summaries = options.summaries;
+    const query = options.query;
+    let runEnd = end;
+    if (summaries !== undefined && query !== undefined) {
+      // Read only a run of pages that may match; the next call starts past it.
+      while (page < end && summaries.cannotMatch(page, query)) {
+        result.skippedPages++;
+        page += P;
+      }
+      if (page >= end) return end;
+      const limit = Math.min(end, page + (this.mode.kind === 'single' ? 16 : 256) * P);
+      runEnd = page + P;
+      while (runEnd < limit && !summaries.cannotMatch(runEnd, query)) runEnd += P;
+    }
+    const reader = this.readerFor(page, runEnd);
+    await reader.seek(page, runEnd);
     let skipUntil = 0;
     let a = page;
     for (;;) {
@@ -231,6 +261,7 @@ export class LogIterator {
           continue;
         const used = u32[w + 2]!;
         if ((u32[w + 3]! & PAGE_FLAG_BLOB) !== 0) {
+          summaries?.observeBlob(pg, Math.ceil(used / P));
           skipUntil = pg + Math.ceil(used / P) * P;
           a = skipUntil;
           continue;
@@ -248,6 +279,7 @@ export class LogIterator {
         ctx.used = used;
         ctx.onDisk = true;
         result.diskPages++;
+        summaries?.observe(ctx);
         const next = this.walk(rec, base, pg, used, from, to, options.onRecord, result);
         if (options.onPage !== undefined) await options.onPage(ctx);
         if (result.stopped) return next;
@@ -255,7 +287,7 @@ export class LogIterator {
         if (next < pg + P) return to;
       }
     }
-    return Math.max(a, end);
+    return Math.max(a, runEnd);
   }
 
   private readerFor(start: number, end: number): PageReader {

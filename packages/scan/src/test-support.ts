@@ -22,6 +22,13 @@ export async function openTiny(options: Partial<StoreOptions> = {}): Promise<Sto
   return Store.open({ ...tiny, ...options, dir });
 }
 
+/** Opens the store of the last `openTiny` again (a restart). */
+export function reopenLast(options: Partial<StoreOptions> = {}): Promise<Store> {
+  const dir = dirs[dirs.length - 1];
+  if (dir === undefined) throw new Error('no store opened yet');
+  return Store.open({ ...tiny, ...options, dir });
+}
+
 export async function removeTempDirs(): Promise<void> {
   for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
 }

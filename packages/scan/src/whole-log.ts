@@ -2,6 +2,7 @@ import type { StoreCore } from '@strata/hlog';
 import type { ReadMode } from '@strata/pagebuf';
 import { Liveness, LivenessChecker } from './liveness.js';
 import { LogIterator, type PageContext, wholeLogMode } from './log-iterator.js';
+import type { PageSummaries } from './page-summaries.js';
 import { PendingChecks } from './pending-checks.js';
 import { copyKey, expiresAtAt, type RecordBytes } from './record-bytes.js';
 import { acceptsRecord, compileFilter, type FilterOptions } from './record-filter.js';
@@ -21,6 +22,8 @@ export interface WholeLogOptions {
   clock?: () => number;
   /** Longest run without yielding to the event loop, in ms. Default 5. */
   sliceMs?: number;
+  /** Page summaries to skip pages by (and fill). */
+  summaries?: PageSummaries;
 }
 
 export interface KeyspaceInfo {
@@ -35,6 +38,7 @@ export interface WholeLogStats {
   records: number;
   memoryPages: number;
   diskPages: number;
+  skippedPages: number;
   livenessDiskReads: number;
 }
 
@@ -51,7 +55,13 @@ export async function forEachLive(
   options: WholeLogOptions = {},
 ): Promise<WholeLogStats> {
   const filter = compileFilter(filterOptions);
-  const stats: WholeLogStats = { records: 0, memoryPages: 0, diskPages: 0, livenessDiskReads: 0 };
+  const stats: WholeLogStats = {
+    records: 0,
+    memoryPages: 0,
+    diskPages: 0,
+    skippedPages: 0,
+    livenessDiskReads: 0,
+  };
   if (filter.type.kind === 'none') return stats;
   const log = store.log;
   const iterator = new LogIterator(log, { mode: options.mode ?? wholeLogMode(log.pageSize) });
@@ -61,8 +71,23 @@ export async function forEachLive(
   const sliceMs = options.sliceMs ?? 5;
   let sliceStart = performance.now();
   const page = iterator.page;
+  const summaries = options.summaries;
+  summaries?.catchUp();
+  const glob = filter.glob;
+  const sieve =
+    summaries === undefined
+      ? {}
+      : {
+          summaries,
+          query: {
+            typeCode: filter.typeCode,
+            prefix: glob !== null && !glob.nocase ? glob.literalPrefix : new Uint8Array(0),
+            now,
+          },
+        };
   try {
     const r = await iterator.iterate({
+      ...sieve,
       from: log.begin,
       to: log.tail,
       onRecord: (rec, off, address) => {
@@ -83,6 +108,7 @@ export async function forEachLive(
     stats.records = r.records;
     stats.memoryPages = r.memoryPages;
     stats.diskPages = r.diskPages;
+    stats.skippedPages = r.skippedPages;
     stats.livenessDiskReads = liveness.diskReads;
     return stats;
   } finally {
@@ -133,4 +159,38 @@ export async function keyspaceInfo(
     { ...options, clock: () => now },
   );
   return { keys, expires, avgTtl: expires === 0 ? 0 : Math.round(ttlSum / expires) };
+}
+
+/**
+ * Summarizes every final page not summarized yet, in one read-ahead pass
+ * (after a restart, say: summaries live in memory only). Returns pages read.
+ */
+export async function buildSummaries(
+  store: StoreCore,
+  summaries: PageSummaries,
+  options: Pick<WholeLogOptions, 'mode' | 'sliceMs'> = {},
+): Promise<number> {
+  const log = store.log;
+  summaries.catchUp();
+  const iterator = new LogIterator(log, { mode: options.mode ?? wholeLogMode(log.pageSize) });
+  const sliceMs = options.sliceMs ?? 5;
+  let sliceStart = performance.now();
+  try {
+    const r = await iterator.iterate({
+      from: log.begin,
+      to: Math.floor(log.readOnly / log.pageSize) * log.pageSize,
+      summaries,
+      query: { typeCode: -1, prefix: new Uint8Array(0), now: 0, skipSummarized: true },
+      onRecord: () => true,
+      onPage: async () => {
+        if (performance.now() - sliceStart >= sliceMs) {
+          await yieldNow();
+          sliceStart = performance.now();
+        }
+      },
+    });
+    return r.diskPages + r.memoryPages;
+  } finally {
+    await iterator.close();
+  }
 }
