@@ -22,6 +22,7 @@ export {
   type RecordVisitor,
   wholeLogMode,
 } from './log-iterator.js';
+export { type MultiGetOptions, type MultiGetResult, multiGet } from './multi-get.js';
 export { PageSummaries, type SummaryQuery } from './page-summaries.js';
 export {
   copyKey,
