@@ -79,6 +79,22 @@ describe('KeyScanner', () => {
     await store.close();
   });
 
+  it('reads each device page once across calls that resume inside it (small COUNT)', async () => {
+    const store = await openTiny({ indexBuckets: 1 << 12 });
+    await fillBase(store, 600);
+    const diskPages = Math.floor((store.log.head - store.log.begin) / store.log.pageSize);
+    const scanner = new KeyScanner(store);
+    const reads0 = store.stats().device.reads;
+    const { keys, calls } = await iterate(scanner, { count: 2 });
+    const reads = store.stats().device.reads - reads0;
+    expect(new Set(keys).size).toBe(600);
+    expect(calls).toBeGreaterThan(250);
+    expect(scanner.livenessDiskReads).toBe(0);
+    expect(reads).toBeLessThanOrEqual(diskPages + 1);
+    await scanner.close();
+    await store.close();
+  });
+
   it('bounds the records visited per call by 10 x COUNT, even when nothing matches', async () => {
     const store = await openTiny();
     await fillBase(store, 600);

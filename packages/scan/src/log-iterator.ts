@@ -90,6 +90,10 @@ export class LogIterator {
   private views: RecordBytes | null = null;
   private viewsOf: Buffer | null = null;
   private scratch: RecordBytes | null = null;
+  /** The reader's current frame, valid until the reader is called again. */
+  private lastFrame: Frame | null = null;
+  /** Frames walked again without a read (a call resuming in the previous call's page). */
+  reusedFrames = 0;
   private closed = false;
 
   constructor(
@@ -234,21 +238,40 @@ export class LogIterator {
       while (runEnd < limit && !summaries.cannotMatch(runEnd, query)) runEnd += P;
     }
     const reader = this.readerFor(page, runEnd);
-    await reader.seek(page, runEnd);
     let skipUntil = 0;
     let a = page;
+    // The frame of the previous call is still valid until the reader is
+    // called again, and device pages never change: a call that resumes in
+    // the page the last one stopped in (small COUNTs) walks it again unread.
+    const last = this.lastFrame;
+    let frame: Frame | null =
+      last !== null && page >= last.address && page < last.end ? last : null;
+    let seekTo = frame === null ? page : -1;
+    let reused = frame !== null;
     for (;;) {
-      let step: IteratorResult<Frame, undefined>;
-      try {
-        step = await reader.next();
-      } catch (e) {
-        // Truncated by compaction while we read: resume at `begin`.
-        if (log.begin > a) return log.begin;
-        throw e;
+      if (frame === null) {
+        this.lastFrame = null;
+        let step: IteratorResult<Frame, undefined>;
+        try {
+          if (seekTo >= 0) {
+            if (seekTo >= runEnd) break;
+            await reader.seek(seekTo, runEnd);
+            seekTo = -1;
+          }
+          step = await reader.next();
+        } catch (e) {
+          // Truncated by compaction while we read: resume at `begin`.
+          if (log.begin > a) return log.begin;
+          throw e;
+        }
+        if (step.done === true) break;
+        frame = step.value;
+        this.lastFrame = frame;
+      } else {
+        this.reusedFrames++;
       }
-      if (step.done === true) break;
-      const frame = step.value;
-      for (let pg = frame.address; pg < frame.end; pg += P) {
+      const first = Math.max(frame.address, Math.floor(page / P) * P);
+      for (let pg = first; pg < frame.end; pg += P) {
         a = pg + P;
         if (pg < skipUntil) continue;
         const avail = Math.min(P, frame.end - pg);
@@ -286,6 +309,11 @@ export class LogIterator {
         // A record at or past `to` ends the range.
         if (next < pg + P) return to;
       }
+      // After a reused frame the reader (positioned for the last call's
+      // range) is moved to where this call goes on.
+      if (reused) seekTo = a;
+      reused = false;
+      frame = null;
     }
     return Math.max(a, runEnd);
   }
@@ -319,6 +347,7 @@ export class LogIterator {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.lastFrame = null;
     const reader = this.reader;
     this.reader = null;
     if (reader !== null) await reader.close();
