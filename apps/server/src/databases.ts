@@ -1,0 +1,173 @@
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Store, type StoreCore, type StoreOptions } from '@strata/hlog';
+import type { DatabaseProvider } from '@strata/resp';
+import { type Logger, seconds } from './logger.js';
+import { describeSize } from './sizes.js';
+
+export type DatabaseStoreOptions = Omit<
+  StoreOptions,
+  'dir' | 'device' | 'logger' | 'checkpointOnClose' | 'checkpoints'
+>;
+
+export interface DatabasesOptions {
+  /** Database n lives in `<dir>/<n>`. */
+  readonly dir: string;
+  readonly count: number;
+  readonly store: DatabaseStoreOptions;
+  readonly logger: Logger;
+}
+
+/** What a store has done, to tell whether it changed since its last checkpoint. */
+interface Mark {
+  /** The log's tail. */
+  tail: number;
+  /** Writes (upsert, delete, read-modify-write) so far. */
+  writes: number;
+  /** Every counter that moves when the log's content changes. */
+  counters: string;
+}
+
+function markOf(store: Store): Mark {
+  const s = store.stats();
+  const o = s.ops;
+  return {
+    tail: s.log.tail,
+    writes: o.writes ?? 0,
+    counters: `${o.writes}/${o.inPlace}/${o.copies}/${o.expired}`,
+  };
+}
+
+/**
+ * strata-server's databases: one hlog Store per database in `<dir>/<n>`,
+ * opened on first use (the same layout as @strata/resp's storeDatabases, so
+ * either reads the other's data), with a log line for every open, recovery,
+ * checkpoint and close, and the change tracking periodic checkpoints need.
+ */
+export class Databases implements DatabaseProvider {
+  readonly count: number;
+  private readonly marks = new Map<number, Mark>();
+  /** Checkpoints in progress, so FLUSHDB and close wait for them. */
+  private readonly saving = new Map<number, Promise<void>>();
+
+  constructor(private readonly options: DatabasesOptions) {
+    this.count = options.count;
+  }
+
+  private path(index: number): string {
+    return join(this.options.dir, String(index));
+  }
+
+  async open(index: number): Promise<StoreCore> {
+    const { logger } = this.options;
+    const dir = this.path(index);
+    await mkdir(dir, { recursive: true });
+    let store: Store;
+    try {
+      store = await Store.open({
+        ...this.options.store,
+        dir,
+        // Shutdown checkpoints explicitly, to log it and to know the result.
+        checkpointOnClose: false,
+        logger: { warn: (m) => logger.warning(`DB ${index}: ${m}`) },
+      });
+    } catch (e) {
+      logger.warning(`Failed to open DB ${index} in ${dir}: ${(e as Error).message}`);
+      throw e;
+    }
+    const r = store.recovery;
+    if (r.checkpoint === null && r.records === 0 && r.scannedBytes === 0) {
+      logger.notice(`DB ${index} created in ${dir}`);
+    } else {
+      const from =
+        r.checkpoint === null ? 'no checkpoint, index rebuilt' : `checkpoint ${r.checkpoint}`;
+      logger.notice(
+        `DB ${index} loaded from disk: ${from}, ${r.records} records replayed ` +
+          `(${describeSize(r.scannedBytes)} of log) in ${seconds(r.ms)} seconds`,
+      );
+    }
+    const s = store.stats();
+    logger.verbose(
+      `DB ${index}: log ${describeSize(s.logBytes)} on disk, ${s.index.entries} index entries, ` +
+        `${describeSize(s.memory.logBytes)} of log memory`,
+    );
+    this.marks.set(index, markOf(store));
+    return store;
+  }
+
+  async flush(index: number, store: StoreCore): Promise<StoreCore> {
+    await this.saving.get(index)?.catch(() => undefined);
+    // Nothing of the old log is kept, so there is nothing to checkpoint.
+    if (store instanceof Store) await store.abandon();
+    await rm(this.path(index), { recursive: true, force: true });
+    this.options.logger.verbose(`DB ${index} flushed`);
+    return this.open(index);
+  }
+
+  /** Takes a checkpoint of one database (SAVE, BGSAVE, periodic, shutdown). */
+  save(index: number, store: StoreCore): Promise<void> {
+    if (!(store instanceof Store)) return Promise.resolve();
+    const previous = this.saving.get(index);
+    const run = (async () => {
+      await previous?.catch(() => undefined);
+      await this.checkpoint(index, store);
+    })();
+    const tracked = run.finally(() => {
+      if (this.saving.get(index) === tracked) this.saving.delete(index);
+    });
+    this.saving.set(index, tracked);
+    return tracked;
+  }
+
+  private async checkpoint(index: number, store: Store): Promise<void> {
+    const { logger } = this.options;
+    const mark = markOf(store);
+    const started = performance.now();
+    let seq: number;
+    try {
+      seq = await store.checkpoint();
+    } catch (e) {
+      logger.warning(`DB ${index} checkpoint failed: ${(e as Error).message}`);
+      throw e;
+    }
+    // A checkpoint moves the tail itself (it seals the tail page): what it
+    // covers is the counters from before it and the tail after it. A write
+    // during the checkpoint moved the counters, so the next round sees it.
+    this.marks.set(index, { ...mark, tail: store.stats().log.tail });
+    logger.notice(
+      `DB ${index} saved on disk: checkpoint ${seq}, log ${describeSize(store.stats().logBytes)}, ` +
+        `in ${seconds(performance.now() - started)} seconds`,
+    );
+  }
+
+  /**
+   * Writes to `store` since its last checkpoint, or null when nothing
+   * changed. (An EXPIRE that rewrites a record's expiry in place moves no
+   * counter; the next checkpoint after any other change, or shutdown, has it.)
+   */
+  changesSinceCheckpoint(index: number, store: StoreCore): number | null {
+    if (!(store instanceof Store)) return null;
+    const before = this.marks.get(index);
+    const now = markOf(store);
+    if (before !== undefined && before.tail === now.tail && before.counters === now.counters) {
+      return null;
+    }
+    return now.writes - (before?.writes ?? 0);
+  }
+
+  /** Shutdown: checkpoints (unless the log failed), then closes. */
+  async close(index: number, store: StoreCore): Promise<void> {
+    await this.saving.get(index)?.catch(() => undefined);
+    if (store instanceof Store) {
+      let error: unknown = null;
+      try {
+        await this.save(index, store);
+      } catch (e) {
+        error = e;
+      }
+      await store.close();
+      this.marks.delete(index);
+      if (error !== null) throw error;
+    }
+  }
+}

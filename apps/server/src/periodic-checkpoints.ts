@@ -1,0 +1,66 @@
+import type { Keyspace } from '@strata/resp';
+import type { Databases } from './databases.js';
+import type { Logger } from './logger.js';
+
+/**
+ * Every `intervalSeconds`, checkpoints the open databases that changed since
+ * their last checkpoint (Redis's `save <seconds> <changes>`, with one change
+ * enough). A checkpoint bounds what recovery replays and makes the in-memory
+ * tail of the log durable; a database nobody wrote to is left alone (a
+ * checkpoint seals the tail page, so needless ones waste log space).
+ */
+export class PeriodicCheckpoints {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private since = performance.now();
+
+  constructor(
+    private readonly keyspace: Keyspace,
+    private readonly databases: Databases,
+    private readonly intervalSeconds: number,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    if (this.intervalSeconds <= 0 || this.timer !== null) return;
+    this.since = performance.now();
+    this.timer = setInterval(() => this.tick(), this.intervalSeconds * 1000);
+  }
+
+  private tick(): void {
+    if (this.running !== null) return;
+    this.running = this.run().finally(() => {
+      this.running = null;
+    });
+  }
+
+  /** One round: checkpoints every open database that changed. */
+  async run(): Promise<void> {
+    const due: [number, NonNullable<ReturnType<Keyspace['get']>>][] = [];
+    let changes = 0;
+    for (let i = 0; i < this.keyspace.count; i++) {
+      const store = this.keyspace.get(i);
+      if (store === undefined) continue;
+      const n = this.databases.changesSinceCheckpoint(i, store);
+      if (n === null) continue;
+      due.push([i, store]);
+      changes += n;
+    }
+    const elapsed = Math.round((performance.now() - this.since) / 1000);
+    if (due.length === 0) {
+      this.logger.debug('No changes since the last checkpoint');
+      return;
+    }
+    this.since = performance.now();
+    this.logger.notice(`${changes} changes in ${elapsed} seconds. Checkpointing...`);
+    // Each database logs its own result; a failed one is retried next round.
+    await Promise.allSettled(due.map(([i, store]) => this.databases.save(i, store)));
+  }
+
+  /** Stops the timer and waits for a round in progress. */
+  async stop(): Promise<void> {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+}
