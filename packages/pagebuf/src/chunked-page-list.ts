@@ -13,7 +13,7 @@ export interface ChunkedListOptions<T> {
   createChunk: (size: number) => Chunk<T>;
 }
 
-export const DEFAULT_CHUNK_SIZE = 4096;
+export const DEFAULT_LIST_CHUNK_SIZE = 4096;
 
 /**
  * A list kept as a directory of fixed-size chunks. Appending allocates a new
@@ -39,7 +39,7 @@ export class ChunkedList<T> {
   #tailSlot = 0;
 
   constructor(options: ChunkedListOptions<T>) {
-    const chunkSize = options.chunkSize ?? DEFAULT_CHUNK_SIZE;
+    const chunkSize = options.chunkSize ?? DEFAULT_LIST_CHUNK_SIZE;
     if (!Number.isInteger(chunkSize) || chunkSize < 1 || (chunkSize & (chunkSize - 1)) !== 0) {
       throw new InvalidArgumentError(`chunkSize must be a power of two, got ${chunkSize}`);
     }

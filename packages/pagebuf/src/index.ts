@@ -13,7 +13,7 @@ export {
   type ChunkedListOptions,
   ChunkedPageList,
   type ChunkedPageListOptions,
-  DEFAULT_CHUNK_SIZE,
+  DEFAULT_LIST_CHUNK_SIZE,
   type NumericArrayConstructor,
 } from './chunked-page-list.js';
 export {
