@@ -92,6 +92,7 @@ describe('LogIterator', () => {
     }
     await it.close();
     expect(got).toEqual(all);
+    await store.close();
   });
 
   it('honours a range [from, to) inside pages; a from inside a record snaps back to it', async () => {
@@ -102,6 +103,7 @@ describe('LogIterator', () => {
     const hi = all[150]!.address;
     const part = await collect(store, readMode.single(), lo + 3, hi);
     expect(part.seen).toEqual(all.slice(37, 150));
+    await store.close();
   });
 
   it('skips blob pages and visits the records that own them', async () => {
