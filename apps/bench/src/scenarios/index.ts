@@ -3,9 +3,13 @@ import { hlogLoad } from './hlog-load.js';
 import { hlogRead } from './hlog-read.js';
 import { hlogRecover } from './hlog-recover.js';
 import { ioSeqRead } from './io-seq-read.js';
+import { multigetBatch } from './multiget-batch.js';
 import { pageListAppend } from './page-list-append.js';
 import { pagebufReadahead } from './pagebuf-readahead.js';
 import { pagebufScan } from './pagebuf-scan.js';
+import { scanDbsize } from './scan-dbsize.js';
+import { scanFilters } from './scan-filters.js';
+import { scanSummaries } from './scan-summaries.js';
 
 /**
  * Every scenario, in the order `strata-bench list` and `--ci` use.
@@ -20,4 +24,8 @@ export const scenarios: readonly AnyScenario[] = [
   hlogLoad,
   hlogRead,
   hlogRecover,
+  scanDbsize,
+  scanFilters,
+  scanSummaries,
+  multigetBatch,
 ];

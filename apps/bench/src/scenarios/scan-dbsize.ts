@@ -1,0 +1,185 @@
+import type { FileHandle } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
+import path from 'node:path';
+import { Store } from '@strata/hlog';
+import { type ReadMode, readMode } from '@strata/pagebuf';
+import { countKeys, wholeLogMode } from '@strata/scan';
+import { measureBestPlainRead } from '../plain-read.js';
+import { defineScenario, higher, type Measurement } from '../scenario.js';
+import { KiB, MiB, mbPerSecond, nextPowerOfTwo, sizeLabel } from '../sizes.js';
+import { loadStore } from './hlog-support.js';
+
+/**
+ * DBSIZE by a whole-log pass (`countKeys`) over a log much larger than the
+ * store's memory (Garnet's measurement: 4M keys x 64 B values, 64 MiB
+ * memory, 4 MiB pages), page cache dropped before every run. Variants are
+ * the device read modes: `single` (one page per read, nothing ahead),
+ * `double` (one page ahead), `adaptive` (the whole-log default). MB/s of
+ * log bytes (`tail - begin`). `adaptive_over_best_plain` holds `adaptive`
+ * to the best plain `FileHandle.read` of the log's segment file, measured
+ * in setup of the same run.
+ */
+
+type Params = {
+  keys: number;
+  valueBytes: number;
+  /** The second shape (Garnet's 60K x 128 KiB): variants `<mode>-large`; 0 keys: none. */
+  largeKeys: number;
+  largeValueBytes: number;
+  memory: number;
+  pageSize: number;
+};
+
+interface Shape {
+  store: Store;
+  handle: FileHandle;
+  keys: number;
+  logBytes: number;
+  bestPlainMbps: number;
+  bestPlainReadSize: number;
+}
+
+interface State {
+  small: Shape;
+  large: Shape | null;
+}
+
+const SINGLE = 'single';
+const DOUBLE = 'double';
+const ADAPTIVE = 'adaptive';
+
+const LARGE = '-large';
+
+function modeOf(name: string, pageSize: number): ReadMode {
+  if (name.startsWith(SINGLE)) return readMode.single();
+  if (name.startsWith(DOUBLE)) return readMode.double();
+  return wholeLogMode(pageSize);
+}
+
+async function buildShape(
+  ctx: { dir: string; log(m: string): void; dropCaches(): Promise<boolean> },
+  name: string,
+  p: Params,
+  keys: number,
+  valueBytes: number,
+): Promise<Shape> {
+  const dir = path.join(ctx.dir, name);
+  const segmentSize = nextPowerOfTwo(keys * (valueBytes + 64) * 1.2);
+  const store = await Store.open({
+    dir,
+    memory: p.memory,
+    pageSize: p.pageSize,
+    segmentSize,
+    checkpoints: null,
+    expiry: false,
+  });
+  ctx.log(`${name}: loading ${keys} keys x ${valueBytes} B`);
+  const load = await loadStore(store, keys, valueBytes);
+  const logBytes = store.log.tail - store.log.begin;
+  ctx.log(
+    `${name}: log ${sizeLabel(logBytes)} (${(logBytes / p.memory).toFixed(1)}x memory) in ${(load.ms / 1000).toFixed(1)} s`,
+  );
+  // Plain reads of the same segment file, through a handle kept open.
+  const handle = await open(path.join(dir, 'log.0'), 'r');
+  const best = await measureBestPlainRead({ handle, before: () => ctx.dropCaches() });
+  ctx.log(`${name}: best plain read ${best.mbps.toFixed(0)} MB/s at ${sizeLabel(best.readSize)}`);
+  return {
+    store,
+    handle,
+    keys,
+    logBytes,
+    bestPlainMbps: best.mbps,
+    bestPlainReadSize: best.readSize,
+  };
+}
+
+export const scanDbsize = defineScenario<Params, State>({
+  name: 'scan-dbsize',
+  description:
+    'DBSIZE as a whole-log pass over a mostly-on-disk log: single, double, adaptive reads',
+  params: {
+    // 12M x 64 B: ~1.1 GiB of log, > 16x the 64 MiB of memory; 60K x 128 KiB: ~7.4 GiB.
+    full: {
+      keys: 12_000_000,
+      valueBytes: 64,
+      largeKeys: 60_000,
+      largeValueBytes: 128 * KiB,
+      memory: 64 * MiB,
+      pageSize: 4 * MiB,
+    },
+    ci: {
+      keys: 200_000,
+      valueBytes: 64,
+      largeKeys: 1_000,
+      largeValueBytes: 16 * KiB,
+      memory: 1 * MiB,
+      pageSize: 128 * KiB,
+    },
+  },
+  readsDisk: true,
+  variants: (p) =>
+    [
+      SINGLE,
+      DOUBLE,
+      ADAPTIVE,
+      ...(p.largeKeys > 0 ? [SINGLE, DOUBLE, ADAPTIVE].map((m) => m + LARGE) : []),
+    ].map((n) => higher(n, 'MB/s')),
+  ratios: (p) => [
+    `${DOUBLE}/${SINGLE}`,
+    `${ADAPTIVE}/${SINGLE}`,
+    ...(p.largeKeys > 0
+      ? [`${DOUBLE}${LARGE}/${SINGLE}${LARGE}`, `${ADAPTIVE}${LARGE}/${SINGLE}${LARGE}`]
+      : []),
+  ],
+
+  async setup(ctx) {
+    const p = ctx.params;
+    const small = await buildShape(ctx, 'small', p, p.keys, p.valueBytes);
+    try {
+      const large =
+        p.largeKeys > 0 ? await buildShape(ctx, 'large', p, p.largeKeys, p.largeValueBytes) : null;
+      return { small, large };
+    } catch (err) {
+      await small.handle.close();
+      await small.store.abandon();
+      throw err;
+    }
+  },
+
+  async run(variant, ctx): Promise<Measurement> {
+    const shape = variant.name.endsWith(LARGE) ? ctx.state.large! : ctx.state.small;
+    const { store } = shape;
+    const bytes = store.log.tail - store.log.begin;
+    const start = performance.now();
+    const n = await countKeys(store, { mode: modeOf(variant.name, ctx.params.pageSize) });
+    const ms = performance.now() - start;
+    if (n !== shape.keys) throw new Error(`countKeys gave ${n}, expected ${shape.keys}`);
+    return { value: mbPerSecond(bytes, ms), samples: { seconds: ms / 1000, keys: n } };
+  },
+
+  metrics(results, ctx) {
+    const { small, large } = ctx.state;
+    const out: Record<string, number> = {
+      adaptive_over_best_plain: results.median(ADAPTIVE) / small.bestPlainMbps,
+      best_plain_mbps: small.bestPlainMbps,
+      best_plain_read_size: small.bestPlainReadSize,
+      log_bytes: small.logBytes,
+      log_over_memory: small.logBytes / ctx.params.memory,
+    };
+    if (large !== null) {
+      out.adaptive_large_over_best_plain = results.median(ADAPTIVE + LARGE) / large.bestPlainMbps;
+      out.best_plain_mbps_large = large.bestPlainMbps;
+      out.log_bytes_large = large.logBytes;
+      out.log_over_memory_large = large.logBytes / ctx.params.memory;
+    }
+    return out;
+  },
+
+  async teardown(ctx) {
+    for (const shape of [ctx.state.small, ctx.state.large]) {
+      if (shape === null) continue;
+      await shape.handle.close();
+      await shape.store.abandon();
+    }
+  },
+});

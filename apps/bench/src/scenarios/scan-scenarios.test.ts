@@ -1,0 +1,156 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reportToJson } from '../report.js';
+import { runScenario } from '../runner.js';
+import type { AnyScenario, Params } from '../scenario.js';
+import { KiB } from '../sizes.js';
+import { multigetBatch } from './multiget-batch.js';
+import { scanDbsize } from './scan-dbsize.js';
+import { globToRegExp, scanFilters } from './scan-filters.js';
+import { scanSummaries } from './scan-summaries.js';
+
+let parent: string;
+beforeAll(async () => {
+  parent = await mkdtemp(path.join(os.tmpdir(), 'strata-bench-scan-'));
+});
+afterAll(async () => {
+  await rm(parent, { recursive: true, force: true });
+});
+
+interface Json {
+  scenario: string;
+  params: Record<string, unknown>;
+  variants: { name: string; unit: string; median: number }[];
+  ratios: { name: string; median: number }[];
+  metrics: Record<string, number>;
+}
+
+async function tiny(scenario: AnyScenario, params: Params): Promise<Json> {
+  const { report } = await runScenario(scenario, {
+    params,
+    runs: 1,
+    warmup: 0,
+    dir: parent,
+    // Keep the OS page cache: other suites run beside this one.
+    dropCachesImpl: async () => false,
+    log: () => {},
+  });
+  const json = JSON.parse(reportToJson(report)) as Json;
+  expect(json.scenario).toBe(scenario.name);
+  for (const v of json.variants) expect(v.median).toBeGreaterThan(0);
+  for (const r of json.ratios) expect(r.median).toBeGreaterThan(0);
+  for (const m of Object.values(json.metrics)) expect(Number.isFinite(m)).toBe(true);
+  return json;
+}
+
+describe('scan scenarios end to end (tiny sizes)', () => {
+  it('scan-dbsize reports the read modes of both shapes, ratios and adaptive_over_best_plain', async () => {
+    const json = await tiny(scanDbsize, {
+      keys: 20_000,
+      valueBytes: 64,
+      largeKeys: 100,
+      largeValueBytes: 4 * KiB,
+      memory: 256 * KiB,
+      pageSize: 32 * KiB,
+    });
+    expect(json.variants.map((v) => v.name)).toEqual([
+      'single',
+      'double',
+      'adaptive',
+      'single-large',
+      'double-large',
+      'adaptive-large',
+    ]);
+    expect(json.variants.every((v) => v.unit === 'MB/s')).toBe(true);
+    expect(json.ratios.map((r) => r.name)).toEqual([
+      'double/single',
+      'adaptive/single',
+      'double-large/single-large',
+      'adaptive-large/single-large',
+    ]);
+    expect(json.metrics.adaptive_over_best_plain).toBeGreaterThan(0);
+    expect(json.metrics.adaptive_large_over_best_plain).toBeGreaterThan(0);
+    expect(json.metrics.best_plain_mbps).toBeGreaterThan(0);
+    expect(json.metrics.log_over_memory).toBeGreaterThan(1);
+    expect(json.metrics['adaptive.keys']).toBe(20_000);
+    expect(json.metrics['adaptive-large.keys']).toBe(100);
+  });
+
+  it('scan-dbsize runs without the large shape', async () => {
+    const json = await tiny(scanDbsize, {
+      keys: 5_000,
+      valueBytes: 64,
+      largeKeys: 0,
+      largeValueBytes: 4 * KiB,
+      memory: 64 * KiB,
+      pageSize: 16 * KiB,
+    });
+    expect(json.variants.map((v) => v.name)).toEqual(['single', 'double', 'adaptive']);
+    expect(json.metrics.adaptive_large_over_best_plain).toBeUndefined();
+  });
+
+  it('scan-filters reports every filter, the naive baseline and both ratios', async () => {
+    const json = await tiny(scanFilters, { keys: 5_000, valueBytes: 16, count: 1000 });
+    expect(json.variants.map((v) => v.name)).toEqual([
+      'nofilter',
+      'match100',
+      'callback',
+      'match0',
+      'type-string',
+      'type-hash',
+      'naive',
+    ]);
+    expect(json.ratios.map((r) => r.name)).toEqual(['match0/nofilter', 'callback/naive']);
+    expect(json.metrics['nofilter.keys_found']).toBe(5_000);
+    expect(json.metrics['match100.keys_found']).toBe(5_000);
+    expect(json.metrics['callback.keys_found']).toBe(2_500);
+    expect(json.metrics['naive.keys_found']).toBe(2_500);
+    expect(json.metrics['match0.keys_found']).toBe(0);
+    expect(json.metrics['type-hash.keys_found']).toBe(0);
+  });
+
+  it('globToRegExp covers the naive baseline patterns', () => {
+    expect(globToRegExp('user:*').test('user:1')).toBe(true);
+    expect(globToRegExp('user:*').test('item:1')).toBe(false);
+    expect(globToRegExp('*:*').test('a:b')).toBe(true);
+    expect(globToRegExp('a?c.').test('abc.')).toBe(true);
+    expect(globToRegExp('a?c.').test('abcx')).toBe(false);
+  });
+
+  it('scan-summaries reports pages_read_fraction and the speedups', async () => {
+    const json = await tiny(scanSummaries, {
+      keys: 20_000,
+      valueBytes: 64,
+      pageSize: 16 * KiB,
+      pagesInMemory: 16,
+    });
+    expect(json.variants.map((v) => v.name)).toEqual([
+      'keys-summarized',
+      'keys-plain',
+      'scan-summarized',
+      'scan-plain',
+    ]);
+    expect(json.metrics.pages_read_fraction).toBeGreaterThan(0);
+    expect(json.metrics.pages_read_fraction).toBeLessThan(1);
+    expect(json.metrics['keys-plain.pages_read_fraction']).toBe(1);
+  });
+
+  it('multiget-batch reports latency and device reads, batched and one by one', async () => {
+    const json = await tiny(multigetBatch, {
+      keys: 20_000,
+      valueBytes: 100,
+      pageSize: 32 * KiB,
+      memory: 256 * KiB,
+      batch: 100,
+    });
+    expect(json.ratios.map((r) => r.name)).toEqual([
+      'single-clustered/batched-clustered',
+      'single-random/batched-random',
+    ]);
+    expect(json.metrics.reads_single_clustered).toBeGreaterThan(0);
+    expect(json.metrics.reads_batched_clustered).toBeGreaterThan(0);
+    expect(json.metrics.reads_batched_clustered).toBeLessThan(json.metrics.reads_single_clustered!);
+  });
+});

@@ -1,0 +1,137 @@
+import path from 'node:path';
+import { Store } from '@strata/hlog';
+import { buildSummaries, forEachLive, KeyScanner, PageSummaries } from '@strata/scan';
+import { defineScenario, lower, type Measurement } from '../scenario.js';
+import { KiB, MiB, nextPowerOfTwo } from '../sizes.js';
+import { yieldToLoop } from './hlog-support.js';
+
+/**
+ * Page summaries on an on-disk log where ~1% of the pages can match: N keys
+ * `key:<n>`, with a burst of N/100 keys `rare:<n>` (same size) written in
+ * the middle, so they fill ~1% of the pages. Memory is 16 pages: the log is
+ * almost all on disk. Page cache dropped before every run.
+ * - `keys-summarized` / `keys-plain`: KEYS rare:* (a whole-log pass with
+ *   read-ahead) with and without summaries;
+ * - `scan-summarized` / `scan-plain`: a full SCAN iteration, MATCH rare:*,
+ *   COUNT 1000, single-buffered, with and without summaries.
+ * Only strings exist in the store, so a TYPE scan cannot be shaped to 1% of
+ * pages (TYPE hash matches nothing before any read); the prefix is the case.
+ * `pages_read_fraction`: device pages read / device pages in the log, by the
+ * summarized KEYS pass.
+ */
+
+type Params = { keys: number; valueBytes: number; pageSize: number; pagesInMemory: number };
+
+interface State {
+  store: Store;
+  summaries: PageSummaries;
+  rareKeys: number;
+}
+
+const PATTERN = 'rare:*';
+
+export const scanSummaries = defineScenario<Params, State>({
+  name: 'scan-summaries',
+  description: 'prefix scans over an on-disk log where ~1% of pages match: summaries vs none',
+  params: {
+    full: { keys: 2_000_000, valueBytes: 64, pageSize: 256 * KiB, pagesInMemory: 16 },
+    ci: { keys: 100_000, valueBytes: 64, pageSize: 64 * KiB, pagesInMemory: 16 },
+  },
+  readsDisk: true,
+  variants: [
+    lower('keys-summarized', 'ms'),
+    lower('keys-plain', 'ms'),
+    lower('scan-summarized', 'ms'),
+    lower('scan-plain', 'ms'),
+  ],
+  ratios: ['keys-plain/keys-summarized', 'scan-plain/scan-summarized'],
+
+  async setup(ctx) {
+    const p = ctx.params;
+    const store = await Store.open({
+      dir: path.join(ctx.dir, 'log'),
+      memory: p.pagesInMemory * p.pageSize,
+      pageSize: p.pageSize,
+      segmentSize: nextPowerOfTwo(Math.max(MiB, p.keys * (p.valueBytes + 64) * 1.3)),
+      checkpoints: null,
+      expiry: false,
+    });
+    const value = Buffer.alloc(p.valueBytes, 0x61);
+    const key = Buffer.alloc(14);
+    const rareKeys = Math.max(1, Math.round(p.keys / 100));
+    const write = async (prefix: string, i: number): Promise<void> => {
+      key.write(prefix, 0, 'latin1');
+      key.write(String(i).padStart(14 - prefix.length, '0'), prefix.length, 'latin1');
+      const v = store.upsert(key, value);
+      if (v.status === 'pending') await v.pending;
+      if ((i & 1023) === 1023) await yieldToLoop();
+    };
+    const half = Math.floor(p.keys / 2);
+    for (let i = 0; i < half; i++) await write('key:', i);
+    for (let i = 0; i < rareKeys; i++) await write('rare:', i);
+    for (let i = half; i < p.keys; i++) await write('key:', i);
+    const summaries = new PageSummaries(store.log);
+    const pages = await buildSummaries(store, summaries);
+    ctx.log(
+      `log ${store.log.tail - store.log.begin} bytes, ${pages} pages summarized, ${rareKeys} rare keys`,
+    );
+    return { store, summaries, rareKeys };
+  },
+
+  async run(variant, ctx): Promise<Measurement> {
+    const { store, summaries, rareKeys } = ctx.state;
+    const summarized = variant.name.endsWith('-summarized');
+    let found = 0;
+    const start = performance.now();
+    if (variant.name.startsWith('keys-')) {
+      const stats = await forEachLive(
+        store,
+        { match: PATTERN },
+        () => found++,
+        summarized ? { summaries } : {},
+      );
+      const ms = performance.now() - start;
+      if (found !== rareKeys) throw new Error(`found ${found} rare keys, expected ${rareKeys}`);
+      const total = stats.diskPages + stats.skippedPages;
+      return {
+        value: ms,
+        samples: {
+          disk_pages_read: stats.diskPages,
+          pages_skipped: stats.skippedPages,
+          pages_read_fraction: total === 0 ? 0 : stats.diskPages / total,
+        },
+      };
+    }
+    const scanner = new KeyScanner(store, summarized ? { summaries } : {});
+    const before = store.stats().device.reads;
+    let cursor = 0;
+    do {
+      const r = await scanner.scan(cursor, { match: PATTERN, count: 1000 });
+      found += r.keys.length;
+      cursor = r.cursor;
+    } while (cursor !== 0);
+    const ms = performance.now() - start;
+    if (found < rareKeys) throw new Error(`scan found ${found} rare keys, expected ${rareKeys}`);
+    return {
+      value: ms,
+      samples: {
+        device_reads: store.stats().device.reads - before,
+        pages_skipped: scanner.skippedPages,
+      },
+    };
+  },
+
+  metrics(results) {
+    const fraction = results.samples('keys-summarized', 'pages_read_fraction');
+    const sorted = [...fraction].sort((a, b) => a - b);
+    return {
+      pages_read_fraction: sorted[Math.floor(sorted.length / 2)] ?? 0,
+      keys_speedup: results.median('keys-plain') / results.median('keys-summarized'),
+      scan_speedup: results.median('scan-plain') / results.median('scan-summarized'),
+    };
+  },
+
+  async teardown(ctx) {
+    await ctx.state.store.abandon();
+  },
+});
