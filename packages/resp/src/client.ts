@@ -278,6 +278,13 @@ export class Client {
       return undefined;
     }
     if (result === undefined) return undefined;
+    if (spec.wholeLog) {
+      // A read-only whole-log pass: it holds this connection only.
+      return result.then(undefined, (e: unknown) => {
+        spec.failedCalls++;
+        this.replyError(e);
+      });
+    }
     // Counted while on the disk: EXEC and FLUSHDB wait for other clients' to end.
     const server = this.server;
     server.pendingStarted(this);

@@ -111,6 +111,13 @@ export interface CommandDefinition {
   /** Absent for a container (CLIENT, COMMAND): it dispatches to `subcommands`. */
   readonly handler?: CommandHandler;
   readonly subcommands?: readonly CommandDefinition[];
+  /**
+   * A read-only pass over a whole log (DBSIZE, KEYS, SCAN, INFO keyspace...):
+   * while it runs it holds its own connection only. It is not counted among
+   * the disk operations EXEC and RENAME wait for (they would hold every
+   * client until it ends); FLUSHDB waits for it through `Keyspace.track`.
+   */
+  readonly wholeLog?: boolean;
 }
 
 /** A command ready for dispatch. */
@@ -130,6 +137,7 @@ export class CommandSpec {
   readonly handler: CommandHandler | null;
   readonly subcommands: CommandTable | null;
   readonly parent: CommandSpec | null;
+  readonly wholeLog: boolean;
   /** Calls and time spent (INFO commandstats). */
   calls = 0;
   usec = 0;
@@ -151,6 +159,7 @@ export class CommandSpec {
     this.keyFlags = def.keyFlags ?? defaultKeyFlags(bits);
     this.definition = def;
     this.parent = parent;
+    this.wholeLog = def.wholeLog ?? false;
     this.handler = def.handler ?? null;
     this.subcommands =
       def.subcommands === undefined

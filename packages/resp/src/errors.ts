@@ -33,6 +33,7 @@ export type CommandErrorCode =
   | 'ERR_EXECABORT'
   | 'ERR_UNSUPPORTED'
   | 'ERR_KEY_TOO_LONG'
+  | 'ERR_INVALID_CURSOR'
   | 'ERR_STORE';
 
 /** An error reply. `message` is the whole reply after the `-`, code word first. */
@@ -76,6 +77,7 @@ export const noPasswordError = fixed(
   'ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?',
 );
 export const noProtoError = fixed('ERR_NOPROTO', 'NOPROTO unsupported protocol version');
+export const invalidCursorError = fixed('ERR_INVALID_CURSOR', 'ERR invalid cursor');
 export const dbIndexError = fixed('ERR_DB_INDEX', 'ERR DB index is out of range');
 export const offsetError = fixed('ERR_OFFSET', 'ERR offset is out of range');
 export const tooLargeError = fixed(

@@ -64,6 +64,8 @@ export function storeDatabases(options: StoreDatabasesOptions): DatabaseProvider
 export class Keyspace {
   private readonly stores: (StoreCore | undefined)[];
   private readonly opening = new Map<number, Promise<StoreCore>>();
+  /** Whole-log passes running per database (flush and close wait for them). */
+  private readonly passes = new Map<number, Set<Promise<unknown>>>();
 
   constructor(readonly provider: DatabaseProvider) {
     this.stores = new Array<StoreCore | undefined>(provider.count).fill(undefined);
@@ -100,6 +102,42 @@ export class Keyspace {
     return p;
   }
 
+  /**
+   * Registers a read-only pass over database `index` (KEYS, SCAN, DBSIZE...):
+   * flushing or closing that database waits for it to end, so a store is
+   * never dropped under a scan. Returns `pass`.
+   */
+  track<T>(index: number, pass: Promise<T>): Promise<T> {
+    let set = this.passes.get(index);
+    if (set === undefined) {
+      set = new Set();
+      this.passes.set(index, set);
+    }
+    const running = set;
+    running.add(pass);
+    const done = () => {
+      running.delete(pass);
+      if (running.size === 0 && this.passes.get(index) === running) this.passes.delete(index);
+    };
+    pass.then(done, done);
+    return pass;
+  }
+
+  /** Passes running over database `index` now. */
+  activePasses(index: number): number {
+    return this.passes.get(index)?.size ?? 0;
+  }
+
+  /** Resolves once no pass over database `index` (every database for -1) is running. */
+  async passesEnded(index: number): Promise<void> {
+    for (;;) {
+      const running: Promise<unknown>[] = [];
+      for (const [i, set] of this.passes) if (index === -1 || i === index) running.push(...set);
+      if (running.length === 0) return;
+      await Promise.allSettled(running);
+    }
+  }
+
   get canFlush(): boolean {
     return this.provider.flush !== undefined;
   }
@@ -109,6 +147,7 @@ export class Keyspace {
     const flush = this.provider.flush;
     if (flush === undefined) throw new TypeError('the database provider cannot flush');
     await this.opening.get(index);
+    await this.passesEnded(index);
     const store = this.stores[index];
     if (store === undefined) return;
     this.stores[index] = undefined;
@@ -139,6 +178,7 @@ export class Keyspace {
 
   async closeAll(): Promise<void> {
     await Promise.allSettled([...this.opening.values()]);
+    await this.passesEnded(-1);
     const closing: Promise<void>[] = [];
     for (let i = 0; i < this.stores.length; i++) {
       const s = this.stores[i];

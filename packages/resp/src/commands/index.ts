@@ -3,6 +3,7 @@ import { clientCommand } from './client.js';
 import { commandCommand } from './command.js';
 import { connectionCommands } from './connection.js';
 import { keyCommands } from './keys.js';
+import { scanCommands } from './scan.js';
 import { serverCommands } from './server.js';
 import { stringCommands } from './strings.js';
 import { transactionCommands } from './transactions.js';
@@ -23,6 +24,7 @@ export function commandDefinitions(options: CommandSetOptions = {}): CommandDefi
     ...serverCommands(options.flush ?? true, options.save ?? true),
     ...stringCommands,
     ...keyCommands,
+    ...scanCommands,
     ...transactionCommands,
   ];
 }

@@ -72,8 +72,8 @@ const SECTIONS: Record<string, Section> = {
 const DEFAULT = ['server', 'clients', 'memory', 'persistence', 'stats', 'replication', 'keyspace'];
 const ALL = [...DEFAULT, 'commandstats', 'storage'];
 
-/** The INFO text for the sections asked (`default`, `all`, `everything` or names). */
-export function infoText(s: ServerState, asked: readonly string[]): string {
+/** The sections INFO shows for the names asked (`default`, `all`, `everything` or names). */
+export function infoSections(asked: readonly string[]): Set<string> {
   let names: string[] = [];
   if (asked.length === 0) names = DEFAULT;
   for (const a of asked) {
@@ -82,9 +82,22 @@ export function infoText(s: ServerState, asked: readonly string[]): string {
     else if (n === 'all' || n === 'everything') names.push(...ALL);
     else names.push(n);
   }
+  return new Set(names);
+}
+
+/**
+ * The INFO text for the sections asked. The keyspace section takes a pass
+ * over each open database's log, so its lines come computed (`keyspace`);
+ * without them the section is empty.
+ */
+export function infoText(
+  s: ServerState,
+  asked: readonly string[],
+  keyspace: readonly string[] = [],
+): string {
   const parts: string[] = [];
-  for (const name of new Set(names)) {
-    const section = SECTIONS[name];
+  for (const name of infoSections(asked)) {
+    const section = name === 'keyspace' ? () => keyspace : SECTIONS[name];
     if (section === undefined) continue;
     const title = name === 'commandstats' ? 'Commandstats' : name[0]!.toUpperCase() + name.slice(1);
     parts.push(

@@ -3,7 +3,8 @@ import type { Client } from '../client.js';
 import type { CommandDefinition, CommandResult } from '../command-table.js';
 import { syntaxError } from '../errors.js';
 import { configCommand } from './config.js';
-import { infoText } from './server-info.js';
+import { keyspaceLines } from './scan.js';
+import { infoSections, infoText } from './server-info.js';
 
 const none = { firstKey: 0, lastKey: 0, step: 0 } as const;
 
@@ -36,10 +37,17 @@ export function serverCommands(canFlush: boolean, canSave = true): CommandDefini
       since: '1.0.0',
       complexity: 'O(1)',
       summary: 'Returns information and statistics about the server.',
+      // The keyspace section reads every open database's log.
+      wholeLog: true,
       handler(c, argv) {
         const asked = argv.slice(1).map((a) => a.toString('latin1'));
-        c.reply.verbatim(infoText(c.server, asked));
-        return undefined;
+        if (!infoSections(asked).has('keyspace')) {
+          c.reply.verbatim(infoText(c.server, asked));
+          return undefined;
+        }
+        return keyspaceLines(c.server).then((lines) => {
+          c.reply.verbatim(infoText(c.server, asked, lines));
+        });
       },
     },
     {

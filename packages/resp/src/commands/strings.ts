@@ -11,6 +11,7 @@ import {
   type StoreCore,
   setRangeFunctions,
 } from '@strata/hlog';
+import { multiGet } from '@strata/scan';
 import { eqi, parseInt64, parseInteger, pushTo } from '../args.js';
 import type { Client } from '../client.js';
 import type { CommandDefinition, CommandFlagName, CommandResult } from '../command-table.js';
@@ -196,40 +197,42 @@ function getDel(c: Client, argv: Buffer[]): CommandResult {
 // ---- MGET / MSET ---------------------------------------------------------------
 
 /**
- * MGET: every read issued at once, so keys on disk are read concurrently.
- * While all stay in memory, values are written straight from the log.
+ * MGET: while the keys are in memory, values are written straight from the
+ * log. From the first key that misses memory on, the rest go to
+ * @strata/scan's `multiGet` as one batch: keys still in memory are read at
+ * once, the others grouped by device page, each page read once, all reads in
+ * flight together. Each result is what a GET of that key gives.
  */
 function mget(c: Client, argv: Buffer[]): CommandResult {
   const store = c.store;
   const n = argv.length - 1;
-  let results: (Buffer | null | Promise<ReadResult>)[] | null = null;
   for (let i = 1; i <= n; i++) {
     const v = store.read(argv[i]!);
-    if (results === null) {
-      if (v.status !== 'pending') {
-        if (i === 1) c.reply.array(n);
-        if (v.status === 'found') c.reply.bulkRange(v.bytes, v.offset, v.length);
-        else c.reply.null();
-        continue;
-      }
-      results = [];
-    }
-    if (v.status === 'found')
-      results.push(Buffer.from(v.bytes.subarray(v.offset, v.offset + v.length)));
-    else if (v.status === 'notFound') results.push(null);
-    else results.push(v.pending);
+    if (v.status === 'pending') return mgetRest(c, store, argv, i, v.pending);
+    if (i === 1) c.reply.array(n);
+    if (v.status === 'found') c.reply.bulkRange(v.bytes, v.offset, v.length);
+    else c.reply.null();
   }
-  if (results === null) return undefined;
-  const done = n - results.length;
-  const list = results;
-  return Promise.all(list).then((values) => {
-    if (done === 0) c.reply.array(n);
-    for (const v of values) {
-      if (v === null) c.reply.null();
-      else if (Buffer.isBuffer(v)) c.reply.bulk(v);
-      else if (v.status === 'found') c.reply.bulk(v.value);
+  return undefined;
+}
+
+/** MGET from key `first` (its read pending already) to the last. */
+function mgetRest(
+  c: Client,
+  store: StoreCore,
+  argv: Buffer[],
+  first: number,
+  pending: Promise<ReadResult>,
+): Promise<void> {
+  const rest = first < argv.length - 1 ? multiGet(store, argv.slice(first + 1)) : null;
+  return Promise.all([pending, rest]).then(([head, batch]) => {
+    if (first === 1) c.reply.array(argv.length - 1);
+    const reply = (r: ReadResult) => {
+      if (r.status === 'found') c.reply.bulk(r.value);
       else c.reply.null();
-    }
+    };
+    reply(head);
+    if (batch !== null) for (const r of batch.results) reply(r);
   });
 }
 
