@@ -98,4 +98,46 @@ describe('hybrid log', () => {
     // Nothing new: sealing again does not waste a page.
     expect(await log.sealAndFlush()).toBe(1024);
   });
+
+  it('keeps the headers of in-memory pages whole: the tail page current, left pages sealed', async () => {
+    const device = new MemoryDevice({ segmentSize: 1 << 16 });
+    const log = new HybridLog({
+      device,
+      memory: 8192,
+      pageSize: 1024,
+      mutableFraction: 0.9,
+      epoch: 3,
+      tailAddress: 2048,
+    });
+    const headerOf = (address: number) => readPageHeader(log.ring.bytes, log.offsetOf(address));
+    const expectHeader = (address: number, used: number) => {
+      const h = headerOf(address);
+      expect(h).not.toBeNull();
+      expect(h!.address).toBe(address);
+      expect(h!.epoch).toBe(3);
+      expect(h!.flags).toBe(0);
+      expect(h!.used).toBe(used);
+    };
+    expectHeader(2048, PAGE_HEADER_SIZE);
+    await allocate(log, 200);
+    expectHeader(2048, PAGE_HEADER_SIZE + 200);
+    for (let i = 0; i < 4; i++) await allocate(log, 200); // the 5th does not fit: opens 3072
+    expectHeader(2048, PAGE_HEADER_SIZE + 800);
+    expectHeader(3072, PAGE_HEADER_SIZE + 200);
+    // A fold-over seals the tail page as it is and opens the next one.
+    await log.sealAndFlush();
+    expectHeader(3072, PAGE_HEADER_SIZE + 200);
+    expectHeader(4096, PAGE_HEADER_SIZE);
+    // After a blob, the next page opens with a whole header too.
+    const blobAt = await log.writeBlob(Buffer.from('k'), Buffer.alloc(1500, 1));
+    expect(blobAt).toBe(5120);
+    const a = await allocate(log, 64);
+    expect(a).toBe(7168 + PAGE_HEADER_SIZE);
+    expectHeader(7168, PAGE_HEADER_SIZE + 64);
+    await log.sealAndFlush();
+    const page = Buffer.alloc(1024);
+    await device.read(7168, page);
+    expect(readPageHeader(page, 0)!.used).toBe(PAGE_HEADER_SIZE + 64);
+    expect(verifyRecordsPage(page, 0, 1024, readPageHeader(page, 0)!)).toBe(true);
+  });
 });

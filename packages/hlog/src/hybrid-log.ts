@@ -62,6 +62,9 @@ export interface HybridLogStats {
   allocationWaits: number;
 }
 
+/** Settled once: `RESOLVED.then(f)` queues `f` as a microtask. */
+const RESOLVED: Promise<void> = Promise.resolve();
+
 interface FlushRange {
   start: number;
   end: number;
@@ -86,6 +89,8 @@ export class HybridLog {
   private tailPage: number;
   private tailPageEnd: number;
   private tailIsBlob = false;
+  /** Index in `ring.u32` of the tail page's used-bytes header word. */
+  private tailUsedWord = 0;
   private flushIssuedUntil: number;
   private readonly framePage: Float64Array;
   private readonly mutablePages: number;
@@ -143,6 +148,25 @@ export class HybridLog {
     this.framePage[this.tailPage % this.frameCount] = this.tailPage;
     this.tail = start + PAGE_HEADER_SIZE;
     this.tailPageEnd = start + pageSize;
+    this.writeOpenHeader(this.tailPage);
+  }
+
+  /**
+   * Writes the header of page `p`, opening (empty) at the tail: allocations
+   * keep its used bytes current from then on. `reserve` does the same inline.
+   */
+  private writeOpenHeader(p: number): void {
+    const off = (p % this.frameCount) * this.pageSize;
+    const u32 = this.ring.u32;
+    const w = off >>> 2;
+    u32[w] = PAGE_MAGIC;
+    u32[w + 1] = 0;
+    u32[w + 2] = PAGE_HEADER_SIZE;
+    u32[w + 3] = 0;
+    this.ring.f64[(off + 16) >>> 3] = p * this.pageSize;
+    u32[w + 6] = this.epoch;
+    u32[w + 7] = 0;
+    this.tailUsedWord = w + 2;
   }
 
   /** Offset of an in-memory address (`head <= address < tail`) in `ring`. */
@@ -167,37 +191,80 @@ export class HybridLog {
    * for `waitForProgress()` and try again.
    */
   allocate(size: number): number {
-    if (this.tail + size > this.tailPageEnd && !this.openNextPage()) {
-      this.allocationWaits++;
-      return 0;
-    }
-    const address = this.tail;
-    this.tail += size;
-    return address;
+    return this.reserve(size, false);
   }
 
-  private openNextPage(): boolean {
-    if (this.failure !== undefined) return false;
-    const next = this.tailPage + 1;
-    const needHead = (next - this.frameCount + 1) * this.pageSize;
-    if (needHead > this.head) {
-      if (this.flushedUntil < needHead) {
-        // After a blob the pages before it may not be read-only yet.
-        this.shiftReadOnly(needHead);
-        return false;
-      }
-      this.head = needHead;
-      if (this.begin > this.head) this.head = this.begin;
+  /**
+   * `allocate`, or with `fold` (and `size` 0) only opening the next page.
+   *
+   * Opening a page is written out here, in the function every insert runs,
+   * rather than in methods of its own: it happens once per page, far too
+   * rarely for V8 to optimize (or inline) a separate function, which then
+   * runs interpreted, with cold caches, on each page-opening insert. Here
+   * it is compiled with the allocation fast path.
+   */
+  private reserve(size: number, fold: boolean): number {
+    const address = this.tail;
+    const end = address + size;
+    if (end <= this.tailPageEnd && !fold) {
+      this.tail = end;
+      // The tail page's header keeps its used bytes current: one store to a
+      // line every insert keeps warm, so that sealing the page does not
+      // touch a line (and OS page) gone cold while it filled, a TLB miss
+      // that costs microseconds in a VM.
+      this.ring.u32[this.tailUsedWord] = end - this.tailPageEnd + this.pageSize;
+      return address;
     }
-    if (!this.tailIsBlob) this.sealTailPage();
+    const P = this.pageSize;
+    const next = this.tailPage + 1;
+    const needHead = (next - this.frameCount + 1) * P;
+    if (this.failure !== undefined || (needHead > this.head && this.flushedUntil < needHead)) {
+      // The frame is still being flushed. (After a blob the pages before it
+      // may not be read-only yet: make them so.)
+      if (this.failure === undefined) this.shiftReadOnly(needHead);
+      if (!fold) this.allocationWaits++;
+      return 0;
+    }
+    if (needHead > this.head) this.head = Math.max(needHead, this.begin);
+    const u32 = this.ring.u32;
+    if (!this.tailIsBlob) {
+      // Seal the page being left: its header was written when it opened
+      // and its used bytes kept current since (above).
+      u32[this.tailUsedWord] = address - (this.tailPageEnd - P);
+    }
     this.tailIsBlob = false;
     this.tailPage = next;
-    const start = next * this.pageSize;
-    this.framePage[next % this.frameCount] = next;
-    this.tail = start + PAGE_HEADER_SIZE;
-    this.tailPageEnd = start + this.pageSize;
-    this.shiftReadOnly((next + 1 - this.mutablePages) * this.pageSize);
-    return true;
+    const nextStart = next * P;
+    const frame = next % this.frameCount;
+    this.framePage[frame] = next;
+    // The new page's header (writeOpenHeader, inline): the same cache line
+    // as the page's first record.
+    const w = (frame * P) >>> 2;
+    u32[w] = PAGE_MAGIC;
+    u32[w + 1] = 0;
+    u32[w + 2] = PAGE_HEADER_SIZE + size;
+    u32[w + 3] = 0;
+    this.ring.f64[(w >>> 1) + 2] = nextStart;
+    u32[w + 6] = this.epoch;
+    u32[w + 7] = 0;
+    this.tailUsedWord = w + 2;
+    this.tail = nextStart + PAGE_HEADER_SIZE + size;
+    this.tailPageEnd = nextStart + P;
+    // shiftReadOnly, inline.
+    const readOnly = (next + 1 - this.mutablePages) * P;
+    if (readOnly > this.readOnly) {
+      this.readOnly = Math.min(readOnly, nextStart);
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        RESOLVED.then(this.runFlushesBound);
+      }
+    }
+    return nextStart + PAGE_HEADER_SIZE;
+  }
+
+  /** Opens the next page (the tail page keeps what it holds). */
+  private openNextPage(): boolean {
+    return this.reserve(0, true) !== 0;
   }
 
   private sealTailPage(): void {
@@ -224,13 +291,21 @@ export class HybridLog {
     if (!this.flushScheduled) {
       this.flushScheduled = true;
       // A microtask of a pre-bound function: it runs as soon as the caller's
-      // synchronous work yields, and scheduling it allocates (almost)
-      // nothing, so a page-opening insert does not trigger GC work.
-      queueMicrotask(this.runFlushesBound);
+      // synchronous work yields. Scheduled as a reaction on a settled promise
+      // (a V8 builtin: one small reaction object), not with Node's
+      // `queueMicrotask`, which builds an AsyncResource and a bound function
+      // in JavaScript that, called once per page, never gets optimized.
+      RESOLVED.then(this.runFlushesBound);
     }
   }
 
-  private readonly runFlushesBound = (): void => this.runFlushes();
+  private readonly runFlushesBound = (): void => {
+    try {
+      this.runFlushes();
+    } catch (e) {
+      this.fail(e);
+    }
+  };
 
   /** Checksums and writes the pages that became read-only (flush worker). */
   private runFlushes(): void {
