@@ -18,7 +18,8 @@ import {
  * - `get` / `get-zipf`: the store with every record in memory, through its
  *   synchronous core (a view into the log, no copy), beside `map` /
  *   `map-zipf`: `Map<string, Buffer>.get(key.toString('latin1'))`;
- * - `set` beside `map-set`: SETs of existing keys (uniform), all in memory:
+ * - `set` beside `map-set`: SETs of existing keys (uniform), all in memory
+ *   (copies of the GET variants' store and Map, loaded the same way):
  *   the store through its synchronous core (in place in the mutable region),
  *   the Map as `map.set(key.toString('latin1'), Buffer.from(value))`;
  * - `insert` beside `map-insert`: SETs of new keys into an empty store (its
@@ -43,6 +44,9 @@ type Params = {
 interface State {
   mem: Store;
   map: Map<string, Buffer>;
+  /** Copies for the SET variants, so that SETs leave the GET variants' data as loaded. */
+  setMem: Store;
+  setMap: Map<string, Buffer>;
   disk: Store;
   seq: {
     uniform: Uint32Array;
@@ -245,6 +249,17 @@ export const hlogRead = defineScenario<Params, State>({
     if (mem.log.head > 0) throw new Error('in-memory store spilled to disk');
     const map = new Map<string, Buffer>();
     await loadMap(map, p.keys, 100);
+    const setMem = await Store.open({
+      dir: path.join(ctx.dir, 'set'),
+      memory: pagesFor(p.keys * RECORD_BYTES * 1.25, p.pageSize),
+      pageSize: p.pageSize,
+      indexBuckets: 1 << 16,
+      checkpoints: null,
+      expiry: false,
+    });
+    await loadStore(setMem, p.keys, 100);
+    const setMap = new Map<string, Buffer>();
+    await loadMap(setMap, p.keys, 100);
     const disk = await Store.open({
       dir: path.join(ctx.dir, 'disk'),
       memory: pagesFor((p.diskKeys * RECORD_BYTES) / 16, p.pageSize),
@@ -258,6 +273,8 @@ export const hlogRead = defineScenario<Params, State>({
     return {
       mem,
       map,
+      setMem,
+      setMap,
       disk,
       seq: {
         uniform: keySequence(p.keys, p.gets, 'uniform', 1),
@@ -270,7 +287,7 @@ export const hlogRead = defineScenario<Params, State>({
   },
 
   async run(variant, ctx): Promise<number | Measurement> {
-    const { mem, map, disk, seq } = ctx.state;
+    const { mem, map, setMem, setMap, disk, seq } = ctx.state;
     switch (variant.name) {
       case 'get':
         return getsFromStore(mem, seq.uniform);
@@ -281,9 +298,9 @@ export const hlogRead = defineScenario<Params, State>({
       case 'map-zipf':
         return getsFromMap(map, seq.zipf);
       case 'set':
-        return setsToStore(mem, seq.sets);
+        return setsToStore(setMem, seq.sets);
       case 'map-set':
-        return setsToMap(map, seq.sets);
+        return setsToMap(setMap, seq.sets);
       case 'insert': {
         const dir = path.join(ctx.dir, `insert-${ctx.run}`);
         try {
@@ -320,6 +337,7 @@ export const hlogRead = defineScenario<Params, State>({
 
   async teardown(ctx) {
     await ctx.state.mem.close();
+    await ctx.state.setMem.close();
     await ctx.state.disk.close();
   },
 });
