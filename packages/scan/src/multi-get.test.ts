@@ -62,6 +62,84 @@ describe('multiGet', () => {
     await store.close();
   });
 
+  it('reads about the records, not whole pages, for keys far apart', async () => {
+    // 16 KiB pages: a whole-page read per key would be ~16 KiB, a record ~140 bytes.
+    const store = await openTiny({
+      pageSize: 16384,
+      memory: 65536,
+      segmentSize: 1 << 20,
+      indexBuckets: 1 << 14,
+    });
+    const value = (i: number): Buffer => Buffer.from(`value-${i}-${'x'.repeat(100)}`);
+    for (let i = 0; i < 4000; i++) await store.set(k(`s:${i}`), value(i));
+    // 20 keys ~21 KB apart (150 records of ~140 bytes), long evicted.
+    const scattered = Array.from({ length: 20 }, (_, i) => k(`s:${i * 150}`));
+    let single = store.stats().device;
+    for (const key of scattered) await store.get(key);
+    const singleBytes = store.stats().device.bytesRead - single.bytesRead;
+    const before = store.stats().device;
+    const r = await multiGet(store, scattered, { maxGap: 1024 });
+    const after = store.stats().device;
+    expect(r.results.map((v) => (v.status === 'found' ? v.value.toString() : ''))).toEqual(
+      Array.from({ length: 20 }, (_, i) => value(i * 150).toString()),
+    );
+    expect(r.fallbacks).toBe(0);
+    // One read per key (its own range), each about a record: no more than
+    // the single gets read, far below 20 pages.
+    expect(after.reads - before.reads).toBe(r.pageReads);
+    expect(r.pageReads).toBe(20);
+    expect(after.bytesRead - before.bytesRead).toBe(r.bytesRead);
+    expect(r.bytesRead).toBeLessThanOrEqual(singleBytes);
+    expect(r.bytesRead).toBeLessThanOrEqual(20 * 512);
+    // Records larger than the first read: one follow-up read each, values intact.
+    const big = (i: number): Buffer => Buffer.alloc(3000, i % 251);
+    for (let i = 0; i < 10; i++) {
+      await store.set(k(`big:${i}`), big(i));
+      for (let j = 0; j < 150; j++) await store.set(k(`f:${i}:${j}`), value(j));
+    }
+    single = store.stats().device;
+    const bigKeys = Array.from({ length: 10 }, (_, i) => k(`big:${i}`));
+    const b = await multiGet(store, bigKeys, { maxGap: 1024 });
+    for (let i = 0; i < 10; i++) {
+      const v = b.results[i]!;
+      expect(v.status === 'found' && v.value.equals(big(i))).toBe(true);
+    }
+    expect(b.fallbacks).toBe(0);
+    expect(b.pageReads).toBeLessThanOrEqual(20);
+    expect(store.stats().device.bytesRead - single.bytesRead).toBeLessThanOrEqual(
+      10 * (512 + 3100),
+    );
+    await store.close();
+  });
+
+  it('reads a cluster of keys in one device read of their bytes', async () => {
+    const store = await openTiny({
+      pageSize: 16384,
+      memory: 65536,
+      segmentSize: 1 << 20,
+      indexBuckets: 1 << 14,
+    });
+    for (let i = 0; i < 4000; i++) await store.set(k(`c:${i}`), k(`value-${i}`));
+    // 100 keys written one after the other: contiguous records over a page or two.
+    const clustered = Array.from({ length: 100 }, (_, i) => k(`c:${500 + i}`));
+    const before = store.stats().device;
+    const r = await multiGet(store, clustered);
+    const after = store.stats().device;
+    expect(r.results.map((v) => (v.status === 'found' ? v.value.toString() : ''))).toEqual(
+      clustered.map((key) => `value-${key.toString().slice(2)}`),
+    );
+    expect(r.pageReads).toBe(1);
+    expect(after.reads - before.reads).toBe(1);
+    // The records' bytes (~40 each) plus at most a record's worth and a page tail.
+    expect(after.bytesRead - before.bytesRead).toBeLessThan(100 * 48 + 2048);
+    // With no gap allowed, still one read per contiguous range (pages abut).
+    const reads0 = store.stats().device.reads;
+    const z = await multiGet(store, clustered, { maxGap: 0 });
+    expect(store.stats().device.reads - reads0).toBe(z.pageReads);
+    expect(z.pageReads).toBeLessThanOrEqual(2);
+    await store.close();
+  });
+
   it('a write racing the batch is never lost', async () => {
     const store = await openTiny();
     for (let i = 0; i < 600; i++) await store.set(k(`r:${i}`), k(`old-${i}`));

@@ -1,11 +1,9 @@
-import { crc32 } from 'node:zlib';
 import { hashKey, type ReadResult, RecordFlag, type StoreCore } from '@strata/hlog';
 import {
   bytesEqual,
   createRecordBytes,
   EXPIRY_SIZE,
   PAGE_HEADER_SIZE,
-  PAGE_MAGIC,
   previousAt,
   RECORD_HEADER_SIZE,
   type RecordBytes,
@@ -14,31 +12,53 @@ import {
 
 /**
  * Batched point reads (MGET): keys whose newest record is in memory are read
- * synchronously; the others are grouped by the device page their chain
- * continues in, and each such page is read once for all of them, all reads
- * in flight together (RocksDB's MultiGet reusing one loaded block). A chain
- * that leaves the page goes to the next round, grouped again.
+ * synchronously; the others are sorted by the device address their chain
+ * continues at, and read together, all reads in flight at once (RocksDB's
+ * MultiGet reusing one loaded block). A read covers only the wanted records:
+ * from the lowest address to the highest plus an estimate of a record's size
+ * (512 bytes, then the largest record seen); wanted ranges that overlap or
+ * lie less than `maxGap` apart are one read, so a cluster of keys costs one
+ * read of its bytes and a key far from the others about a record, never a
+ * whole page. A record running past its read, or a chain continuing outside
+ * it, goes to the next round, grouped again.
  *
- * Results are those of `store.get` for each key: before a device result is
- * used, the key's index entry must still be the one the walk started from
- * (else a write raced it) and the record must not have been compacted away;
- * otherwise, and for large values (blobs), the key falls back to `store.get`.
+ * Results are those of `store.get` for each key: records are checked as
+ * `store.get` checks them (valid flag, size inside its page); before a device
+ * result is used, the key's index entry must still be the one the walk
+ * started from (else a write raced it) and the record must not have been
+ * compacted away; otherwise, and for large values (blobs), the key falls back
+ * to `store.get`.
  */
 
 export interface MultiGetOptions {
   /** Clock for expiry, ms since the epoch. Default Date.now (the store's own in tests). */
   clock?: () => number;
+  /**
+   * Wanted byte ranges less than this apart are read as one (default 64 KiB):
+   * reading the gap costs less than another read.
+   */
+  maxGap?: number;
 }
 
 export interface MultiGetResult {
   results: ReadResult[];
-  /** Device page reads issued (one per distinct page per round). */
+  /**
+   * Device reads issued: one per range of wanted records (a record's bytes,
+   * or a cluster's, gaps under `maxGap` included) per round.
+   */
   pageReads: number;
+  /** Bytes those reads asked for. */
+  bytesRead: number;
   /** Keys handed to `store.get` (raced writes, blobs, compaction). */
   fallbacks: number;
 }
 
 const TWO_32 = 2 ** 32;
+/** First read of a record of unknown size (as `store.get`), until records are seen. */
+const FIRST_READ = 512;
+/** The estimate grows to the largest record seen, up to this. */
+const MAX_ESTIMATE = 16 * 1024;
+const DEFAULT_MAX_GAP = 64 * 1024;
 const NOT_FOUND: ReadResult = Object.freeze({ status: 'notFound' as const });
 
 interface Candidate {
@@ -47,6 +67,8 @@ interface Candidate {
   hash: number;
   entry: number;
   address: number;
+  /** Bytes to read at `address` (its record's size once seen), 0 for the estimate. */
+  need: number;
 }
 
 export async function multiGet(
@@ -78,40 +100,82 @@ export async function multiGet(
         results[i] = await v.pending;
       }
     } else {
-      round.push({ index: i, key, hash, entry, address: disk });
+      round.push({ index: i, key, hash, entry, address: disk, need: 0 });
     }
   }
   let pageReads = 0;
+  let bytesRead = 0;
+  const maxGap = options.maxGap ?? DEFAULT_MAX_GAP;
+  let estimate = FIRST_READ;
   while (round.length > 0) {
-    const byPage = new Map<number, Candidate[]>();
-    for (const c of round) {
-      const page = Math.floor(c.address / P) * P;
-      const list = byPage.get(page);
-      if (list === undefined) byPage.set(page, [c]);
-      else list.push(c);
-    }
-    pageReads += byPage.size;
+    const spans = planSpans(round, P, estimate, maxGap);
+    pageReads += spans.length;
     const next: Candidate[] = [];
     await Promise.all(
-      [...byPage].map(async ([page, list]) => {
-        const rec = await readPage(store, page);
+      spans.map(async (span) => {
+        const rec = await readSpan(store, span);
+        bytesRead += span.end - span.start;
         const now = clock();
-        for (const c of list) {
+        for (const c of span.candidates) {
           if (rec === null || store.index.find(c.hash) !== c.entry || c.address < log.begin) {
             fallback.push(c.index);
             continue;
           }
-          const r = walkPage(rec, page, c, now, log.begin);
+          const r = walkSpan(rec, span, P, c, now, log.begin);
           if (r === 'fallback') fallback.push(c.index);
           else if (r === 'next') next.push(c);
           else results[c.index] = r;
         }
+        if (rec !== null && rec.largest > estimate) estimate = Math.min(rec.largest, MAX_ESTIMATE);
       }),
     );
     round = next;
   }
   for (const i of fallback) results[i] = await store.get(keys[i]!);
-  return { results, pageReads, fallbacks: fallback.length };
+  return { results, pageReads, bytesRead, fallbacks: fallback.length };
+}
+
+/** One device read: `[start, end)` inside the pages of its records, for `candidates`. */
+interface Span {
+  start: number;
+  end: number;
+  candidates: Candidate[];
+}
+
+/**
+ * Groups a round's addresses into device reads: each record wants
+ * `[address, address + need)` (its size when a previous read saw its header,
+ * else the estimate), clipped to its page; wanted ranges that overlap or lie
+ * less than `maxGap` apart become one read (a cluster of keys is one read of
+ * the bytes that hold it, not of whole pages; keys far apart are each read on
+ * their own, about a record's worth).
+ */
+function planSpans(
+  round: readonly Candidate[],
+  pageSize: number,
+  estimate: number,
+  maxGap: number,
+): Span[] {
+  const sorted = [...round].sort((x, y) => x.address - y.address);
+  const spans: Span[] = [];
+  let cur: Span | null = null;
+  for (const c of sorted) {
+    const start = c.address - (c.address % 8);
+    const pageEnd = (Math.floor(c.address / pageSize) + 1) * pageSize;
+    const end = Math.min(
+      pageEnd,
+      start + Math.max(c.need > 0 ? c.need : estimate, RECORD_HEADER_SIZE),
+    );
+    if (cur !== null && start - cur.end <= maxGap) {
+      if (end > cur.end) cur.end = end;
+      cur.candidates.push(c);
+    } else {
+      cur = { start, end, candidates: [c] };
+      spans.push(cur);
+    }
+    c.need = 0;
+  }
+  return spans;
 }
 
 /** First chain address below `head` before the key is met in memory; 0 when memory decides. */
@@ -137,46 +201,67 @@ function firstOnDisk(store: StoreCore, key: Uint8Array, entry: number): number {
   return 0;
 }
 
-/** Reads and verifies one device page; null when it does not check out (compacted, torn). */
-async function readPage(store: StoreCore, page: number): Promise<RecordBytes | null> {
-  const P = store.log.pageSize;
-  const rec = createRecordBytes(P);
-  let n: number;
-  try {
-    n = await store.log.device.read(page, rec.bytes);
-  } catch {
-    return null; // the fallback reports any real error
-  }
-  const u32 = rec.u32;
-  if (n < PAGE_HEADER_SIZE || u32[0] !== PAGE_MAGIC || rec.f64[2] !== page) return null;
-  const used = u32[2]!;
-  if (used < PAGE_HEADER_SIZE || used > n || (u32[3]! & 1) !== 0) return null;
-  if (crc32(rec.bytes.subarray(8, used)) !== u32[1]) return null;
-  return rec;
+/** Bytes of one span as read, and the largest record met in them (the next estimate). */
+interface SpanBytes extends RecordBytes {
+  length: number;
+  largest: number;
 }
 
-/** Follows `c`'s chain inside the page: a result, 'next' (another page), or 'fallback'. */
-function walkPage(
-  rec: RecordBytes,
-  page: number,
+/** Reads one span; null when the read fails (compacted away: `store.get` reports real errors). */
+async function readSpan(store: StoreCore, span: Span): Promise<SpanBytes | null> {
+  const rec = createRecordBytes(((span.end - span.start + 7) >>> 3) << 3);
+  let n: number;
+  try {
+    n = await store.log.device.read(span.start, rec.bytes.subarray(0, span.end - span.start));
+  } catch {
+    return null;
+  }
+  return { ...rec, length: n, largest: 0 };
+}
+
+/**
+ * Follows `c`'s chain inside the span: a result, 'next' (an address outside
+ * it, or a record whose end it does not hold: `c.need` says how much to read
+ * there), or 'fallback'. Records are checked as `store.get` checks them (valid
+ * flag, size inside the page); the page checksum is not, as the span is not
+ * the whole page.
+ */
+function walkSpan(
+  rec: SpanBytes,
+  span: Span,
+  pageSize: number,
   c: Candidate,
   now: number,
   begin: number,
 ): ReadResult | 'next' | 'fallback' {
-  const used = rec.u32[2]!;
   const key = c.key;
+  const read = span.start + rec.length;
   let a = c.address;
-  while (a >= page && a < page + used) {
-    const off = a - page;
-    if (off < PAGE_HEADER_SIZE || off % 8 !== 0) return 'fallback';
+  while (a >= span.start && a + RECORD_HEADER_SIZE <= read) {
+    const inPage = a % pageSize;
+    if (inPage < PAGE_HEADER_SIZE || a % 8 !== 0) return 'fallback';
+    const off = a - span.start;
     const w = off >>> 2;
     const flags = (rec.u32[w + 1]! >>> 16) & 0xff;
     if ((flags & RecordFlag.VALID) === 0) return 'fallback';
     const hasExpiry = (flags & RecordFlag.HAS_EXPIRY) !== 0;
+    const kl = rec.u32[w + 2]!;
+    const vl = (flags & RecordFlag.OVERFLOW) !== 0 ? 8 : rec.u32[w + 3]!;
     const ko = off + RECORD_HEADER_SIZE + (hasExpiry ? EXPIRY_SIZE : 0);
+    const size = ((ko - off + kl + vl + 7) >>> 3) << 3;
+    if (size > pageSize - inPage) return 'fallback';
+    if (size > rec.largest) rec.largest = size;
+    if (a + size > read) {
+      // The record runs past the bytes read: read it whole next round, unless
+      // this read already asked for it and came back short.
+      if (a + size <= span.end) return 'fallback';
+      c.address = a;
+      c.need = size;
+      return 'next';
+    }
     if (
       (flags & RecordFlag.INVALID) === 0 &&
-      rec.u32[w + 2] === key.length &&
+      kl === key.length &&
       bytesEqual(rec.bytes, ko, key, 0, key.length)
     ) {
       if ((flags & RecordFlag.TOMBSTONE) !== 0) return NOT_FOUND;
@@ -190,6 +275,8 @@ function walkPage(
     a = previousAt(rec, off);
   }
   if (a === 0 || a < begin) return NOT_FOUND;
+  // A short read (the device ended): what it lacks is not there to read again.
+  if (read < span.end && a >= span.start && a < span.end) return 'fallback';
   c.address = a;
   return 'next';
 }
