@@ -6,15 +6,14 @@ import { KiB, MiB, nextPowerOfTwo } from '../sizes.js';
 import { loadStore, newKey, rng, writeKey } from './hlog-support.js';
 
 /**
- * MGET of 100 disk-resident keys: `multiGet` (one device read per distinct
- * page, all in flight together) vs `store.get` one key after another.
+ * MGET of 100 disk-resident keys: `multiGet` (one device read per contiguous
+ * range of wanted records, all in flight together) vs `store.get` one key after another.
  * Key sets: `clustered` (100 keys written one after the other: a page or
  * two) and `random` (uniform over the on-disk part of the log). Page cache
  * dropped before every run. Value: the MGET's latency; device reads issued
  * and bytes read are samples (`<variant>.reads`, `.bytes_read`) and
- * `metrics.reads_*`. multiGet reads whole device pages, `store.get` only
- * the record: with random keys, each on its own page, the batch reads far
- * more bytes.
+ * `metrics.reads_*`. multiGet reads only the wanted records' spans, so
+ * scattered keys read as few bytes as single gets.
  */
 
 type Params = { keys: number; valueBytes: number; pageSize: number; memory: number; batch: number };
