@@ -1,3 +1,5 @@
+import { Prng } from '@strata/io';
+
 /** One call of a scenario's `run`: which variant, which run. */
 export interface Step<V> {
   variant: V;
@@ -40,18 +42,6 @@ export interface ScheduleOptions {
 /** Permutations tried per shuffled round before settling for the fewest repeats. */
 const SHUFFLE_ATTEMPTS = 1000;
 
-/** A small seeded generator (mulberry32), in [0, 1). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Fisher-Yates over `0 .. n-1`. */
 function permutation(n: number, random: () => number): number[] {
   const p = Array.from({ length: n }, (_, i) => i);
@@ -70,7 +60,8 @@ function permutation(n: number, random: () => number): number[] {
  * cheapest of `SHUFFLE_ATTEMPTS`.
  */
 function shuffledRounds(n: number, rounds: number, warmup: number, seed: number): number[][] {
-  const random = mulberry32(seed);
+  const prng = new Prng(seed);
+  const random = () => prng.next();
   const seen = new Set<number>(); // prev * n + next, for measured `next`
   const out: number[][] = [];
   let prev: number | undefined;
