@@ -1,8 +1,10 @@
 import { type CommandDefinition, CommandTable } from '../command-table.js';
+import { bitCommands } from './bits.js';
 import { clientCommand } from './client.js';
 import { commandCommand } from './command.js';
 import { connectionCommands } from './connection.js';
 import { keyCommands } from './keys.js';
+import { objectCommand } from './object.js';
 import { scanCommands } from './scan.js';
 import { serverCommands } from './server.js';
 import { stringCommands } from './strings.js';
@@ -23,7 +25,9 @@ export function commandDefinitions(options: CommandSetOptions = {}): CommandDefi
     commandCommand,
     ...serverCommands(options.flush ?? true, options.save ?? true),
     ...stringCommands,
+    ...bitCommands,
     ...keyCommands,
+    objectCommand,
     ...scanCommands,
     ...transactionCommands,
   ];
