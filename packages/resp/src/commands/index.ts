@@ -7,6 +7,7 @@ import { keyCommands } from './keys.js';
 import { objectCommand } from './object.js';
 import { scanCommands } from './scan.js';
 import { serverCommands } from './server.js';
+import { type ShutdownHook, shutdownCommand } from './shutdown.js';
 import { stringCommands } from './strings.js';
 import { transactionCommands } from './transactions.js';
 
@@ -15,6 +16,8 @@ export interface CommandSetOptions {
   readonly flush?: boolean;
   /** Whether SAVE / BGSAVE / LASTSAVE exist (the databases can checkpoint). */
   readonly save?: boolean;
+  /** What SHUTDOWN does after closing its connection (default: the server closes). */
+  readonly shutdown?: ShutdownHook;
 }
 
 /** Every command this server implements, by family. */
@@ -24,6 +27,7 @@ export function commandDefinitions(options: CommandSetOptions = {}): CommandDefi
     clientCommand,
     commandCommand,
     ...serverCommands(options.flush ?? true, options.save ?? true),
+    shutdownCommand(options.shutdown),
     ...stringCommands,
     ...bitCommands,
     ...keyCommands,
@@ -37,3 +41,5 @@ export function commandDefinitions(options: CommandSetOptions = {}): CommandDefi
 export function createCommandTable(options: CommandSetOptions = {}): CommandTable {
   return CommandTable.from(commandDefinitions(options));
 }
+
+export { type ShutdownHook, type ShutdownMode, shutdownCommand } from './shutdown.js';
