@@ -19,6 +19,7 @@ import { hashBytes } from './key-hash.js';
 import { scanLog } from './log-scan.js';
 import {
   createRecordSpace,
+  expiresAtOf,
   flagsOf,
   keyLengthOf,
   keyOffsetOf,
@@ -264,7 +265,7 @@ export class Store extends StoreCore {
       cutReason: scan.reason,
       ms: performance.now() - started,
     };
-    return new Store(
+    const store = new Store(
       options,
       device,
       options.device === undefined,
@@ -274,6 +275,25 @@ export class Store extends StoreCore {
       recovery,
       lastSeq,
     );
+    // 4. The live-key count, from the whole recovered log (newest record wins).
+    const states = new Map<string, number>();
+    await scanLog({
+      device,
+      pageSize,
+      from: Math.floor(begin / pageSize) * pageSize,
+      to: tail,
+      resync: true,
+      ...(options.recoveryMode !== undefined ? { mode: options.recoveryMode } : {}),
+      onRecord: (space, off, address) => {
+        const flags = flagsOf(space, off);
+        if (address < begin || (flags & RecordFlag.INVALID) !== 0) return;
+        const ko = keyOffsetOf(space, off);
+        const k = space.bytes.toString('latin1', ko, ko + keyLengthOf(space, off));
+        states.set(k, (flags & RecordFlag.TOMBSTONE) !== 0 ? -1 : expiresAtOf(space, off));
+      },
+    });
+    store.setCountFrom(states);
+    return store;
   }
 
   private logBytes(): number {
@@ -446,6 +466,7 @@ export class Store extends StoreCore {
   async close(): Promise<void> {
     if (this.closed) return;
     for (const t of this.timers) clearInterval(t);
+    await this.settleCount();
     if (this.compactionRun !== null) await this.compactionRun.catch(() => undefined);
     if (this.log.failure === undefined) {
       if (this.checkpointOnClose && this.checkpoints !== null) await this.checkpoint();
@@ -465,6 +486,7 @@ export class Store extends StoreCore {
   async abandon(): Promise<void> {
     for (const t of this.timers) clearInterval(t);
     this.log.halt();
+    await this.settleCount();
     this.closed = true;
     if (this.ownsDevice) await this.device.close();
   }

@@ -111,7 +111,20 @@ async function run(seed: number, steps: number): Promise<void> {
     }
   };
 
+  // The live-key count against the model and against every key's existence.
+  let countChecks = 0;
+  const checkCount = async (): Promise<void> => {
+    const exact = await store.exactCount();
+    expect(exact).toBe(model.snapshot().size);
+    expect(store.approxCount()).toBe(exact);
+    let existing = 0;
+    for (const k of keys) if (await store.exists(k)) existing++;
+    expect(exact).toBe(existing);
+    countChecks++;
+  };
+
   for (let step = 0; step < steps; step++) {
+    if (step % 16 === 0) await checkCount();
     const op = int(100);
     const k = key();
     if (op < 25) {
@@ -245,6 +258,7 @@ async function run(seed: number, steps: number): Promise<void> {
       await c;
     } else if (op < 99) {
       await reopen(false);
+      await checkCount();
     } else {
       // Crash after a checkpoint plus a few more writes: recovered state is
       // the checkpoint's, or later for keys written after it.
@@ -273,9 +287,12 @@ async function run(seed: number, steps: number): Promise<void> {
         if (got === null) model.del(kk);
         else if (r.status === 'found') model.put(kk, got, r.expiresAt);
       }
+      await checkCount();
     }
   }
   for (const k of keys) await check(k);
+  await checkCount();
+  expect(countChecks).toBeGreaterThan(steps / 16);
   const st = store.stats();
   // Most records lived on the device.
   expect(diskReads + (st.ops.diskReads ?? 0)).toBeGreaterThan(steps / 5);

@@ -82,6 +82,12 @@ const L_NONE = 0;
 const L_FOUND = 1;
 const L_DISK = 2;
 
+// A key's state for the live-key count (before / after a write).
+const K_UNRESOLVED = -1;
+const K_ABSENT = 0;
+const K_PLAIN = 1;
+const K_EXPIRING = 2;
+
 const EXPIRY_SET = 0;
 const EXPIRY_PERSIST = 1;
 
@@ -193,6 +199,13 @@ export class StoreCore {
   private readonly oldView: ValueView = { bytes: this.oldScratch, offset: 0, length: 0 };
   private readonly written: WrittenView = { status: 'ok', old: null };
   private readonly notSet: NotSetView = { status: 'notSet', old: null };
+  /** Live-key count: keys whose newest record is a value without expiry. */
+  protected plainKeys = 0;
+  /** Keys whose newest record is a value with an expiry, and that expiry. */
+  protected readonly expiringKeys = new Map<string, number>();
+  /** Background reads deciding whether a blind write's key existed. */
+  private readonly resolutions = new Set<Promise<void>>();
+  private countFailure: unknown = null;
   protected readonly counters = {
     reads: 0,
     hits: 0,
@@ -479,6 +492,7 @@ export class StoreCore {
     if (st === L_DISK && flags !== 0) return R_NEED_DISK;
     const found = st === L_FOUND;
     const live = found && this.locLive();
+    const prev = this.keyState(key, st);
     let exp = expiresAt;
     if (flags !== 0) {
       this.written.old = null;
@@ -498,7 +512,7 @@ export class StoreCore {
         this.pendingBlobOld = -1;
         return R_NEED_BLOB_WRITE;
       }
-      return this.appendRecord(
+      const code = this.appendRecord(
         key,
         h,
         RecordFlag.OVERFLOW,
@@ -508,6 +522,8 @@ export class StoreCore {
         hint.newBlobAddress,
         exp,
       );
+      if (code === R_OK) this.keyChanged(key, prev, exp);
+      return code;
     }
     if (found && this.locMutable && this.fitsInPlace(value.length, exp)) {
       const s = this.ring;
@@ -519,9 +535,12 @@ export class StoreCore {
       if (exp !== 0 || (flagsOf(s, off) & RecordFlag.HAS_EXPIRY) !== 0) setExpiresAt(s, off, exp);
       clearFlag(s, off, RecordFlag.TOMBSTONE);
       this.counters.inPlace++;
+      this.keyChanged(key, prev, exp);
       return R_OK;
     }
-    return this.appendRecord(key, h, 0, value, 0, value.length, 0, exp);
+    const code = this.appendRecord(key, h, 0, value, 0, value.length, 0, exp);
+    if (code === R_OK) this.keyChanged(key, prev, exp);
+    return code;
   }
 
   private fitsInPlace(length: number, exp: number): boolean {
@@ -537,12 +556,16 @@ export class StoreCore {
     const st = this.locate(key, h, hint);
     if (st === L_DISK) return R_NEED_DISK;
     if (st === L_NONE || !this.locLive()) return R_NOT_FOUND;
+    const prev = this.keyState(key, st);
     if (this.locMutable) {
       setFlag(this.ring, this.locOff, RecordFlag.TOMBSTONE);
       this.counters.inPlace++;
+      this.keyChanged(key, prev, -1);
       return R_OK;
     }
-    return this.appendRecord(key, h, RecordFlag.TOMBSTONE, null, 0, 0, 0, 0);
+    const code = this.appendRecord(key, h, RecordFlag.TOMBSTONE, null, 0, 0, 0, 0);
+    if (code === R_OK) this.keyChanged(key, prev, -1);
+    return code;
   }
 
   private rmwStep<C>(
@@ -557,6 +580,7 @@ export class StoreCore {
     const live = st === L_FOUND && this.locLive();
     const oldAddress = live ? this.locAddress : 0;
     const exp = live ? expiresAtOf(this.locSpace, this.locOff) : 0;
+    const prev = this.keyState(key, st);
     const u = this.updated;
     u.created = !live;
     if (hint?.newBlobValue && hint.newBlobEntry === this.entry && hint.newBlobOld === oldAddress) {
@@ -573,6 +597,7 @@ export class StoreCore {
         exp,
       );
       if (code !== R_OK) return code;
+      this.keyChanged(key, prev, exp);
       u.bytes = blob;
       u.offset = 0;
       u.length = blob.length;
@@ -594,6 +619,7 @@ export class StoreCore {
       const vo = this.writeNew(a, size, 0, key, len, 0);
       fns.initialValue(ctx, this.ring.bytes, vo, len);
       this.index.compareAndSet(h, this.entry, a);
+      this.keyChanged(key, prev, 0);
       u.bytes = this.ring.bytes;
       u.offset = vo;
       u.length = len;
@@ -620,6 +646,7 @@ export class StoreCore {
       fns.update(ctx, s.bytes, this.vOff, this.vLen, s.bytes, this.vOff, len);
       resizeValueInPlace(s, this.locOff, len, slot);
       this.counters.inPlace++;
+      this.keyChanged(key, prev, exp);
       u.bytes = s.bytes;
       u.offset = this.vOff;
       u.length = len;
@@ -633,6 +660,7 @@ export class StoreCore {
     fns.update(ctx, this.vBytes, this.vOff, this.vLen, this.ring.bytes, vo, len);
     this.index.compareAndSet(h, this.entry, a);
     this.counters.copies++;
+    this.keyChanged(key, prev, exp);
     u.bytes = this.ring.bytes;
     u.offset = vo;
     u.length = len;
@@ -653,11 +681,26 @@ export class StoreCore {
     const off = this.locOff;
     const current = expiresAtOf(s, off);
     if (mode === EXPIRY_PERSIST && current === 0) return R_NOT_SET;
+    const prev = this.keyState(key, st);
     const flags = flagsOf(s, off);
     if (this.locMutable && (flags & RecordFlag.HAS_EXPIRY) !== 0) {
       setExpiresAt(s, off, expiresAt);
+      this.keyChanged(key, prev, expiresAt);
       return R_OK;
     }
+    const code = this.expiryCopy(key, h, s, off, flags, expiresAt);
+    if (code === R_OK) this.keyChanged(key, prev, expiresAt);
+    return code;
+  }
+
+  private expiryCopy(
+    key: Uint8Array,
+    h: number,
+    s: RecordSpace,
+    off: number,
+    flags: number,
+    expiresAt: number,
+  ): number {
     // Copy to the tail with the new expiry; a blob is shared, not copied.
     const overflow = (flags & RecordFlag.OVERFLOW) !== 0;
     const vo = valueOffsetOf(s, off);
@@ -805,11 +848,128 @@ export class StoreCore {
       const prev = previousAddress(s, off);
       if (prev !== 0 && prev >= log.begin) return false;
       if (a >= log.readOnly) setFlag(s, off, RecordFlag.TOMBSTONE);
+      if (this.expiringKeys.size > 0) {
+        const ko = keyOffsetOf(s, off);
+        this.expiringKeys.delete(s.bytes.toString('latin1', ko, ko + keyLengthOf(s, off)));
+      }
       removed++;
       return true;
     });
     this.counters.expired += removed;
     return removed;
+  }
+
+  // ---- live-key count ------------------------------------------------------------
+
+  /**
+   * The state of `key` before a write, right after `locate` returned `st`:
+   * absent, a value without expiry, a value with an expiry (possibly passed),
+   * or unresolved (a blind write whose newest record is on the device).
+   */
+  private keyState(key: Uint8Array, st: number): number {
+    const map = this.expiringKeys;
+    if (st === L_FOUND) {
+      const flags = this.locFlags;
+      if ((flags & RecordFlag.TOMBSTONE) !== 0) return K_ABSENT;
+      if ((flags & RecordFlag.HAS_EXPIRY) !== 0 && expiresAtOf(this.locSpace, this.locOff) !== 0) {
+        return K_EXPIRING;
+      }
+      return K_PLAIN;
+    }
+    // A key with an expiry is always in the map (or its expiry has passed,
+    // and it counts for nothing either way).
+    if (map.size > 0 && map.has(keyString(key))) return K_EXPIRING;
+    return st === L_NONE ? K_ABSENT : K_UNRESOLVED;
+  }
+
+  /** Applies a write of `key` from state `prev` to `exp` (-1 deleted, 0 no expiry). */
+  private keyChanged(key: Uint8Array, prev: number, exp: number): void {
+    if (prev === K_PLAIN) this.plainKeys--;
+    else if (prev === K_EXPIRING) this.expiringKeys.delete(keyString(key));
+    else if (prev === K_UNRESOLVED) this.resolve(key, this.diskStart);
+    if (exp === 0) this.plainKeys++;
+    else if (exp > 0) this.expiringKeys.set(keyString(key), exp);
+  }
+
+  /**
+   * A blind write replaced a version of `key` that is on the device (the
+   * chain from `start`): read it in the background, and if it was a value
+   * without expiry, the key was counted already.
+   */
+  private resolve(key: Uint8Array, start: number): void {
+    const k = Buffer.from(key);
+    const hint = new Hint();
+    const run: Promise<void> = this.walkDisk(k, start, hint)
+      .then(
+        () => {
+          if (!hint.found) return;
+          const space = hint.space!;
+          if ((flagsOf(space, 0) & RecordFlag.TOMBSTONE) !== 0) return;
+          if (expiresAtOf(space, 0) !== 0) return;
+          this.plainKeys--;
+        },
+        (e: unknown) => {
+          this.countFailure ??= e;
+        },
+      )
+      .finally(() => this.resolutions.delete(run));
+    this.resolutions.add(run);
+  }
+
+  /** Background reads still deciding the count. */
+  get unresolvedCount(): number {
+    return this.resolutions.size;
+  }
+
+  /**
+   * The live-key count now, without waiting: exact when no resolution is
+   * outstanding (`unresolvedCount === 0`), otherwise at least the true count.
+   */
+  approxCount(): number {
+    return this.plainKeys + this.countExpiring();
+  }
+
+  /**
+   * The exact number of live keys (values not deleted and not expired at
+   * the clock's current time), once every outstanding resolution finished.
+   */
+  async exactCount(): Promise<number> {
+    while (this.resolutions.size > 0) await Promise.all([...this.resolutions]);
+    if (this.countFailure !== null) throw this.countFailure;
+    return this.plainKeys + this.countExpiring();
+  }
+
+  /** Keys with an expiry still ahead; passed ones leave the map for good. */
+  private countExpiring(): number {
+    const map = this.expiringKeys;
+    if (map.size === 0) return 0;
+    const now = this.clock();
+    let n = 0;
+    for (const [k, exp] of map) {
+      if (exp > now) n++;
+      else map.delete(k);
+    }
+    return n;
+  }
+
+  /** Waits for outstanding resolutions (close). */
+  protected async settleCount(): Promise<void> {
+    while (this.resolutions.size > 0) await Promise.allSettled([...this.resolutions]);
+  }
+
+  /**
+   * Recomputes the count from the records in [begin, tail) on the device and
+   * in memory (newest record per key wins); used on open. Holds one map
+   * entry per key while it runs.
+   */
+  protected setCountFrom(states: Map<string, number>): void {
+    const now = this.clock();
+    this.plainKeys = 0;
+    this.expiringKeys.clear();
+    for (const [k, exp] of states) {
+      if (exp === 0) this.plainKeys++;
+      else if (exp > now) this.expiringKeys.set(k, exp);
+    }
   }
 
   // ---- record writing ----------------------------------------------------------
@@ -1250,4 +1410,9 @@ function copyBytes(
   } else {
     dst.set(src.subarray(srcOff, srcOff + len), dstOff);
   }
+}
+
+/** A key as a map key (one char per byte). */
+function keyString(key: Uint8Array): string {
+  return Buffer.from(key.buffer, key.byteOffset, key.length).toString('latin1');
 }
