@@ -1,6 +1,5 @@
 import type { StoreCore } from '@strata/hlog';
 import {
-  countKeys,
   KeyScanner,
   type KeyspaceInfo,
   keyspaceInfo,
@@ -211,10 +210,16 @@ export const scanCommands: CommandDefinition[] = [
     complexity: 'O(1)',
     summary: 'Returns the number of keys in the database.',
     wholeLog: true,
+    // The store keeps an exact live-key count; this waits only for the
+    // background resolutions of blind writes over keys on disk.
     handler: (c) =>
-      onStore(c, countKeys, (n) => {
-        c.reply.integer(n);
-      }),
+      onStore(
+        c,
+        (store) => store.exactCount(),
+        (n) => {
+          c.reply.integer(n);
+        },
+      ),
   },
   {
     name: 'keys',
