@@ -85,6 +85,29 @@ describe('shutdown and restart', () => {
     expect(b.process.stdout).toContain('Received SIGINT scheduling shutdown...');
   });
 
+  test('SHUTDOWN from a client stops the server cleanly; a restart has the keys back', async () => {
+    const dir = newDir();
+    const args = ['--port', '0', '--dir', dir, ...SMALL];
+    const a = await StrataProcess.start(args);
+    const r = await connect(a.port);
+    const pipe = r.pipeline();
+    for (let i = 0; i < 2000; i++) pipe.set(`key:${i}`, value(i));
+    await pipe.exec();
+    // The connection closes without a reply, as Redis's does.
+    await r.call('SHUTDOWN').catch(() => undefined);
+    r.disconnect();
+    expect(await a.process.exited).toEqual({ code: 0, signal: null });
+    expect(a.process.stdout).toContain('* User requested shutdown...');
+    expect(a.process.stdout).toMatch(/# Strata is now ready to exit, bye bye\.\.\.\n$/);
+
+    const b = await StrataProcess.start(args);
+    const r2 = await connect(b.port);
+    expect(await r2.dbsize()).toBe(2000);
+    expect(await r2.get('key:1234')).toBe(value(1234));
+    r2.disconnect();
+    expect(await b.process.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+  });
+
   test('a command in flight at SIGTERM finishes and gets its reply before the close', async () => {
     const dir = newDir();
     const args = ['--port', '0', '--dir', dir, '--log-level', 'verbose', ...SMALL];

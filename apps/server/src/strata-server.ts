@@ -29,6 +29,8 @@ export class StrataServer {
   constructor(
     private readonly loaded: LoadedConfig,
     private readonly logger: Logger,
+    /** Called with the exit code when a client's SHUTDOWN has run its course. */
+    private readonly exit: (code: number) => void = (code) => process.exit(code),
   ) {
     const config = loaded.config;
     this.config = config;
@@ -48,6 +50,13 @@ export class StrataServer {
       databases: this.databases,
       requirepass: config.requirepass,
       maxclients: config.maxclients,
+      // SHUTDOWN from a client: the same clean stop as SIGTERM, then exit.
+      onShutdown: () => {
+        this.shutdown().then(this.exit, (e: unknown) => {
+          logger.warning(`Shutdown failed: ${String(e)}`);
+          this.exit(1);
+        });
+      },
     });
     this.checkpoints = new PeriodicCheckpoints(
       this.resp.keyspace,

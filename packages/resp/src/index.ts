@@ -11,7 +11,13 @@ export {
   CommandSpec,
   CommandTable,
 } from './command-table.js';
-export { commandDefinitions, createCommandTable } from './commands/index.js';
+export {
+  commandDefinitions,
+  createCommandTable,
+  type ShutdownHook,
+  type ShutdownMode,
+  shutdownCommand,
+} from './commands/index.js';
 export { CommandError, type CommandErrorCode, toCommandError } from './errors.js';
 export {
   type DatabaseProvider,

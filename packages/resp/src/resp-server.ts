@@ -2,7 +2,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { Client } from './client.js';
 import type { CommandDefinition, CommandTable } from './command-table.js';
 import { CommandTable as Table } from './command-table.js';
-import { commandDefinitions } from './commands/index.js';
+import { commandDefinitions, type ShutdownHook } from './commands/index.js';
 import { maxClientsError } from './errors.js';
 import {
   type DatabaseProvider,
@@ -30,6 +30,12 @@ export interface RespServerOptions {
   readonly outputBufferLimit?: number;
   /** Extra commands, or replacements of built-in ones by name. */
   readonly commands?: readonly CommandDefinition[];
+  /**
+   * What SHUTDOWN does after its SAVE and after closing the caller's
+   * connection: an app stops itself (checkpoint, close, exit). Default: the
+   * server stops listening, drops its clients and closes the databases.
+   */
+  readonly onShutdown?: ShutdownHook;
 }
 
 export interface RespServerAddress {
@@ -67,6 +73,7 @@ export class RespServer {
     for (const d of commandDefinitions({
       flush: this.keyspace.canFlush,
       save: this.keyspace.canSave,
+      ...(options.onShutdown ? { shutdown: options.onShutdown } : {}),
     }))
       defs.set(d.name, d);
     for (const d of options.commands ?? []) defs.set(d.name, d);
