@@ -5,7 +5,13 @@ import { Store } from '@strata/hlog';
 import { type ReadMode, readMode } from '@strata/pagebuf';
 import { countKeys, wholeLogMode } from '@strata/scan';
 import { measureBestPlainRead } from '../plain-read.js';
-import { defineScenario, higher, type Measurement } from '../scenario.js';
+import {
+  defineScenario,
+  higher,
+  lower,
+  type Measurement,
+  type ScenarioResults,
+} from '../scenario.js';
 import { KiB, MiB, mbPerSecond, nextPowerOfTwo, sizeLabel } from '../sizes.js';
 import { loadStore } from './hlog-support.js';
 
@@ -18,6 +24,15 @@ import { loadStore } from './hlog-support.js';
  * log bytes (`tail - begin`). `adaptive_over_best_plain` holds `adaptive`
  * to the best plain `FileHandle.read` of the log's segment file, measured
  * in setup of the same run.
+ *
+ * `o1` (and `o1-large`) is the store's exact live-key count without a scan
+ * (`store.exactCount()`, waiting for background resolutions), on the same
+ * store: its own unit (µs per call, lower is better), so the MB/s columns
+ * stay comparable; `metrics.o1_count_us` and `metrics.o1_over_adaptive`
+ * (adaptive whole-log seconds over o1 seconds, medians) hold it beside the
+ * pass. Every `o1` run also checks, after the timed call, that
+ * `exactCount()` equals an untimed `countKeys` of the same log (and the keys
+ * loaded) and fails the run otherwise: exactness is the point.
  */
 
 type Params = {
@@ -47,6 +62,7 @@ interface State {
 const SINGLE = 'single';
 const DOUBLE = 'double';
 const ADAPTIVE = 'adaptive';
+const O1 = 'o1';
 
 const LARGE = '-large';
 
@@ -93,6 +109,31 @@ async function buildShape(
   };
 }
 
+/** The O(1) count, timed alone; then checked against an untimed whole-log count. */
+async function runO1(shape: Shape, pageSize: number): Promise<Measurement> {
+  const start = process.hrtime.bigint();
+  const n = await shape.store.exactCount();
+  const ns = Number(process.hrtime.bigint() - start);
+  const scanned = await countKeys(shape.store, { mode: wholeLogMode(pageSize) });
+  if (n !== scanned || n !== shape.keys) {
+    throw new Error(
+      `exactCount gave ${n}, countKeys ${scanned}, expected ${shape.keys}: the O(1) count is not exact`,
+    );
+  }
+  return { value: ns / 1000, samples: { seconds: ns / 1e9, keys: n } };
+}
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** Median seconds of variant `a` over median seconds of variant `b`. */
+function secondsOver(results: ScenarioResults, a: string, b: string): number {
+  return median(results.samples(a, 'seconds')) / median(results.samples(b, 'seconds'));
+}
+
 export const scanDbsize = defineScenario<Params, State>({
   name: 'scan-dbsize',
   description:
@@ -117,13 +158,15 @@ export const scanDbsize = defineScenario<Params, State>({
     },
   },
   readsDisk: true,
-  variants: (p) =>
-    [
+  variants: (p) => [
+    ...[
       SINGLE,
       DOUBLE,
       ADAPTIVE,
       ...(p.largeKeys > 0 ? [SINGLE, DOUBLE, ADAPTIVE].map((m) => m + LARGE) : []),
     ].map((n) => higher(n, 'MB/s')),
+    ...[O1, ...(p.largeKeys > 0 ? [O1 + LARGE] : [])].map((n) => lower(n, 'us')),
+  ],
   ratios: (p) => [
     `${DOUBLE}/${SINGLE}`,
     `${ADAPTIVE}/${SINGLE}`,
@@ -149,6 +192,7 @@ export const scanDbsize = defineScenario<Params, State>({
   async run(variant, ctx): Promise<Measurement> {
     const shape = variant.name.endsWith(LARGE) ? ctx.state.large! : ctx.state.small;
     const { store } = shape;
+    if (variant.name.startsWith(O1)) return runO1(shape, ctx.params.pageSize);
     const bytes = store.log.tail - store.log.begin;
     const start = performance.now();
     const n = await countKeys(store, { mode: modeOf(variant.name, ctx.params.pageSize) });
@@ -165,12 +209,16 @@ export const scanDbsize = defineScenario<Params, State>({
       best_plain_read_size: small.bestPlainReadSize,
       log_bytes: small.logBytes,
       log_over_memory: small.logBytes / ctx.params.memory,
+      o1_count_us: results.median(O1),
+      o1_over_adaptive: secondsOver(results, ADAPTIVE, O1),
     };
     if (large !== null) {
       out.adaptive_large_over_best_plain = results.median(ADAPTIVE + LARGE) / large.bestPlainMbps;
       out.best_plain_mbps_large = large.bestPlainMbps;
       out.log_bytes_large = large.logBytes;
       out.log_over_memory_large = large.logBytes / ctx.params.memory;
+      out.o1_count_us_large = results.median(O1 + LARGE);
+      out.o1_large_over_adaptive_large = secondsOver(results, ADAPTIVE + LARGE, O1 + LARGE);
     }
     return out;
   },

@@ -62,8 +62,16 @@ describe('scan scenarios end to end (tiny sizes)', () => {
       'single-large',
       'double-large',
       'adaptive-large',
+      'o1',
+      'o1-large',
     ]);
-    expect(json.variants.every((v) => v.unit === 'MB/s')).toBe(true);
+    expect(
+      json.variants.filter((v) => !v.name.startsWith('o1')).every((v) => v.unit === 'MB/s'),
+    ).toBe(true);
+    expect(json.variants.filter((v) => v.name.startsWith('o1')).map((v) => v.unit)).toEqual([
+      'us',
+      'us',
+    ]);
     expect(json.ratios.map((r) => r.name)).toEqual([
       'double/single',
       'adaptive/single',
@@ -76,6 +84,12 @@ describe('scan scenarios end to end (tiny sizes)', () => {
     expect(json.metrics.log_over_memory).toBeGreaterThan(1);
     expect(json.metrics['adaptive.keys']).toBe(20_000);
     expect(json.metrics['adaptive-large.keys']).toBe(100);
+    // The O(1) count: exact (the run fails otherwise) and reported beside the pass.
+    expect(json.metrics['o1.keys']).toBe(20_000);
+    expect(json.metrics['o1-large.keys']).toBe(100);
+    expect(json.metrics.o1_count_us).toBeGreaterThan(0);
+    expect(json.metrics.o1_over_adaptive).toBeGreaterThan(0);
+    expect(json.metrics.o1_large_over_adaptive_large).toBeGreaterThan(0);
   });
 
   it('scan-dbsize runs without the large shape', async () => {
@@ -87,8 +101,10 @@ describe('scan scenarios end to end (tiny sizes)', () => {
       memory: 64 * KiB,
       pageSize: 16 * KiB,
     });
-    expect(json.variants.map((v) => v.name)).toEqual(['single', 'double', 'adaptive']);
+    expect(json.variants.map((v) => v.name)).toEqual(['single', 'double', 'adaptive', 'o1']);
     expect(json.metrics.adaptive_large_over_best_plain).toBeUndefined();
+    expect(json.metrics.o1_count_us_large).toBeUndefined();
+    expect(json.metrics['o1.keys']).toBe(5_000);
   });
 
   it('scan-filters reports every filter, the naive baseline and both ratios', async () => {
