@@ -7,6 +7,7 @@ import { multigetBatch } from './multiget-batch.js';
 import { pageListAppend } from './page-list-append.js';
 import { pagebufReadahead } from './pagebuf-readahead.js';
 import { pagebufScan } from './pagebuf-scan.js';
+import { respThroughput } from './resp-throughput.js';
 import { scanDbsize } from './scan-dbsize.js';
 import { scanFilters } from './scan-filters.js';
 import { scanSummaries } from './scan-summaries.js';
@@ -28,4 +29,5 @@ export const scenarios: readonly AnyScenario[] = [
   scanFilters,
   scanSummaries,
   multigetBatch,
+  respThroughput,
 ];

@@ -1,0 +1,62 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reportToJson } from '../report.js';
+import { runScenario } from '../runner.js';
+import { MiB } from '../sizes.js';
+import { parseBenchmarkCsv, respThroughput } from './resp-throughput.js';
+
+let parent: string;
+beforeAll(async () => {
+  parent = await mkdtemp(path.join(os.tmpdir(), 'strata-bench-resp-'));
+});
+afterAll(async () => {
+  await rm(parent, { recursive: true, force: true });
+});
+
+describe('resp-throughput (tiny size)', () => {
+  it('parses redis-benchmark CSV', () => {
+    const m = parseBenchmarkCsv(
+      '"test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"\n"SET","1000.00","0.5","0.1","0.4","0.9","1.2","3.0"\n',
+    );
+    expect(m.get('set')).toEqual({ rps: 1000, p50: 0.4, p99: 1.2 });
+  });
+
+  it('reports strata variants (and redis ones when installed) with p50/p99', async () => {
+    const { report } = await runScenario(respThroughput, {
+      params: {
+        requests: 2000,
+        keyspace: 500,
+        clients: 50,
+        pipelines: [1, 16],
+        valueBytes: 100,
+        memory: 16 * MiB,
+      },
+      runs: 1,
+      warmup: 0,
+      dir: parent,
+      dropCachesImpl: async () => false,
+      log: () => {},
+    });
+    const json = JSON.parse(reportToJson(report)) as {
+      scenario: string;
+      variants: { name: string; unit: string; median: number }[];
+      ratios: { name: string; median: number }[];
+      metrics: Record<string, number>;
+    };
+    expect(json.scenario).toBe('resp-throughput');
+    const names = json.variants.map((v) => v.name);
+    expect(names).toContain('strata-set-p1');
+    expect(names).toContain('strata-get-p16');
+    for (const v of json.variants) {
+      expect(v.unit).toBe('ops/s');
+      expect(v.median).toBeGreaterThan(0);
+      expect(Number.isFinite(json.metrics[`${v.name}.p50_ms`])).toBe(true);
+      expect(Number.isFinite(json.metrics[`${v.name}.p99_ms`])).toBe(true);
+    }
+    if (names.includes('redis-set-p1'))
+      expect(json.ratios.map((r) => r.name)).toContain('strata-set-p1/redis-set-p1');
+    for (const r of json.ratios) expect(r.median).toBeGreaterThan(0);
+  }, 60_000);
+});

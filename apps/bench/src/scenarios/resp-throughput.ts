@@ -1,0 +1,342 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { RespServer } from '@strata/resp';
+import { defineScenario, higher, type Measurement } from '../scenario.js';
+import { MiB } from '../sizes.js';
+
+/**
+ * GET and SET through strata's RespServer (in process), 50 connections,
+ * pipeline depths 1 and 16, 16-byte keys (`key:000000012345`), 100-byte
+ * values, data in memory. Load from `redis-benchmark` when installed, else
+ * a built-in Node generator (net sockets, pipelined RESP). When
+ * `redis-server` is installed, the same load runs against it in the same
+ * rounds: variants `strata-<op>-p<depth>`, `redis-<op>-p<depth>`, ratios
+ * `strata-x/redis-x`; samples `p50_ms`, `p99_ms` per variant.
+ * `metrics.load_redis_benchmark` is 1 when redis-benchmark drove the load.
+ */
+
+type Params = {
+  requests: number;
+  keyspace: number;
+  clients: number;
+  pipelines: readonly number[];
+  valueBytes: number;
+  memory: number;
+};
+
+interface Target {
+  port: number;
+}
+
+interface State {
+  strata: RespServer;
+  targets: Record<string, Target>;
+  redis: ReturnType<typeof spawn> | null;
+  useBenchmark: boolean;
+}
+
+const OPS = ['set', 'get'] as const;
+
+function which(bin: string): string | null {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (dir === '') continue;
+    const p = path.join(dir, bin);
+    if (existsSync(p)) return p;
+  }
+  return null;
+}
+
+const hasRedisServer = () => which('redis-server') !== null;
+const hasRedisBenchmark = () => which('redis-benchmark') !== null;
+
+function servers(): string[] {
+  return hasRedisServer() ? ['strata', 'redis'] : ['strata'];
+}
+
+function cases(p: Params): string[] {
+  return OPS.flatMap((op) => p.pipelines.map((d) => `${op}-p${d}`));
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForPort(port: number, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const sock = net.connect(port, '127.0.0.1');
+      sock.once('connect', () => {
+        sock.write('PING\r\n');
+        sock.once('data', () => {
+          sock.destroy();
+          resolve(true);
+        });
+      });
+      sock.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`nothing answers on port ${port}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function runProcess(bin: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      err += d;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0) resolve(out);
+      else reject(new Error(`${bin} exited ${code}: ${err.trim()}`));
+    });
+  });
+}
+
+interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+}
+
+/** Parses redis-benchmark --csv output (Redis 7 columns). */
+export function parseBenchmarkCsv(csv: string): Map<string, Load> {
+  const rows = csv
+    .trim()
+    .split('\n')
+    .map((l) => l.split(',').map((c) => c.replace(/^"|"$/g, '')));
+  const header = rows[0] ?? [];
+  const col = (n: string) => header.indexOf(n);
+  const out = new Map<string, Load>();
+  for (const r of rows.slice(1)) {
+    const name = r[col('test')]!;
+    out.set(name.toLowerCase(), {
+      rps: Number(r[col('rps')]),
+      p50: Number(r[col('p50_latency_ms')]),
+      p99: Number(r[col('p99_latency_ms')]),
+    });
+  }
+  return out;
+}
+
+async function benchmarkLoad(port: number, op: string, depth: number, p: Params): Promise<Load> {
+  const csv = await runProcess('redis-benchmark', [
+    '-h',
+    '127.0.0.1',
+    '-p',
+    String(port),
+    '-c',
+    String(p.clients),
+    '-P',
+    String(depth),
+    '-n',
+    String(p.requests),
+    '-d',
+    String(p.valueBytes),
+    '-r',
+    String(p.keyspace),
+    '-t',
+    op,
+    '--csv',
+  ]);
+  const load = parseBenchmarkCsv(csv).get(op);
+  if (load === undefined || !(load.rps > 0))
+    throw new Error(`redis-benchmark gave no ${op}: ${csv}`);
+  return load;
+}
+
+function keyOf(i: number): string {
+  return `key:${String(i).padStart(12, '0')}`;
+}
+
+/** Counts complete RESP replies (simple, error, integer, bulk) in a stream. */
+class ReplyCounter {
+  private buf: Buffer = Buffer.alloc(0);
+  feed(chunk: Buffer): number {
+    this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
+    let n = 0;
+    let at = 0;
+    for (;;) {
+      const eol = this.buf.indexOf('\r\n', at);
+      if (eol < 0) break;
+      if (this.buf[at] === 0x24) {
+        const len = Number(this.buf.toString('latin1', at + 1, eol));
+        const end = len < 0 ? eol + 2 : eol + 2 + len + 2;
+        if (end > this.buf.length) break;
+        at = end;
+      } else at = eol + 2;
+      n++;
+    }
+    this.buf = this.buf.subarray(at);
+    return n;
+  }
+}
+
+/** The built-in generator: `clients` sockets, batches of `depth` commands. */
+async function nodeLoad(port: number, op: string, depth: number, p: Params): Promise<Load> {
+  const value = Buffer.alloc(p.valueBytes, 0x78).toString('latin1');
+  const latencies: number[] = [];
+  let issued = 0;
+  const start = performance.now();
+  const client = () =>
+    new Promise<void>((resolve, reject) => {
+      const sock = net.connect(port, '127.0.0.1');
+      sock.setNoDelay(true);
+      const counter = new ReplyCounter();
+      let pending = 0;
+      let sent = 0;
+      const send = () => {
+        const n = Math.min(depth, p.requests - issued);
+        if (n <= 0) {
+          sock.end();
+          resolve();
+          return;
+        }
+        issued += n;
+        pending = n;
+        let out = '';
+        for (let i = 0; i < n; i++) {
+          const k = keyOf(Math.floor(Math.random() * p.keyspace));
+          out +=
+            op === 'set'
+              ? `*3\r\n$3\r\nSET\r\n$${k.length}\r\n${k}\r\n$${value.length}\r\n${value}\r\n`
+              : `*2\r\n$3\r\nGET\r\n$${k.length}\r\n${k}\r\n`;
+        }
+        sent = performance.now();
+        sock.write(out, 'latin1');
+      };
+      sock.on('data', (d) => {
+        pending -= counter.feed(d);
+        if (pending <= 0) {
+          latencies.push(performance.now() - sent);
+          send();
+        }
+      });
+      sock.once('connect', send);
+      sock.once('error', reject);
+    });
+  await Promise.all(Array.from({ length: p.clients }, client));
+  const ms = performance.now() - start;
+  latencies.sort((a, b) => a - b);
+  const q = (f: number) =>
+    latencies[Math.min(latencies.length - 1, Math.floor(f * latencies.length))] ?? 0;
+  return { rps: (p.requests / ms) * 1000, p50: q(0.5), p99: q(0.99) };
+}
+
+export const respThroughput = defineScenario<Params, State>({
+  name: 'resp-throughput',
+  description:
+    'GET/SET through RespServer vs redis-server, 50 clients, pipeline 1 and 16 (redis-benchmark load)',
+  params: {
+    full: {
+      requests: 200_000,
+      keyspace: 100_000,
+      clients: 50,
+      pipelines: [1, 16],
+      valueBytes: 100,
+      memory: 256 * MiB,
+    },
+    ci: {
+      requests: 20_000,
+      keyspace: 10_000,
+      clients: 50,
+      pipelines: [1, 16],
+      valueBytes: 100,
+      memory: 64 * MiB,
+    },
+  },
+  variants: (p) => servers().flatMap((s) => cases(p).map((c) => higher(`${s}-${c}`, 'ops/s'))),
+  ratios: (p) => (hasRedisServer() ? cases(p).map((c) => `strata-${c}/redis-${c}`) : []),
+
+  async setup(ctx) {
+    const p = ctx.params;
+    const useBenchmark = hasRedisBenchmark();
+    if (!useBenchmark)
+      ctx.log('redis-benchmark not installed: using the built-in Node load generator');
+    const strata = new RespServer({
+      databases: { dir: path.join(ctx.dir, 'strata'), store: { memory: p.memory } },
+    });
+    const { port } = await strata.listen(0, '127.0.0.1');
+    const targets: Record<string, Target> = { strata: { port } };
+    let redis: ReturnType<typeof spawn> | null = null;
+    try {
+      if (hasRedisServer()) {
+        const rport = await freePort();
+        redis = spawn(
+          'redis-server',
+          [
+            '--port',
+            String(rport),
+            '--bind',
+            '127.0.0.1',
+            '--save',
+            '',
+            '--appendonly',
+            'no',
+            '--dir',
+            ctx.dir,
+          ],
+          { stdio: 'ignore' },
+        );
+        await waitForPort(rport);
+        targets.redis = { port: rport };
+      } else ctx.log('redis-server not installed: strata variants only');
+      // Fill the keyspace so GETs hit (data in memory).
+      for (const [name, t] of Object.entries(targets)) {
+        ctx.log(`${name}: loading ${p.keyspace} keys`);
+        const fill = { ...p, requests: p.keyspace * 2 };
+        await (useBenchmark ? benchmarkLoad : nodeLoad)(t.port, 'set', 16, fill);
+      }
+    } catch (err) {
+      redis?.kill('SIGKILL');
+      await strata.close();
+      throw err;
+    }
+    return { strata, targets, redis, useBenchmark };
+  },
+
+  async run(variant, ctx): Promise<Measurement> {
+    const m = /^(\w+)-(set|get)-p(\d+)$/.exec(variant.name)!;
+    const target = ctx.state.targets[m[1]!]!;
+    const load = await (ctx.state.useBenchmark ? benchmarkLoad : nodeLoad)(
+      target.port,
+      m[2]!,
+      Number(m[3]),
+      ctx.params,
+    );
+    return { value: load.rps, samples: { p50_ms: load.p50, p99_ms: load.p99 } };
+  },
+
+  metrics(_results, ctx) {
+    return {
+      load_redis_benchmark: ctx.state.useBenchmark ? 1 : 0,
+      redis_server: ctx.state.redis !== null ? 1 : 0,
+    };
+  },
+
+  async teardown(ctx) {
+    const { redis, strata } = ctx.state;
+    if (redis !== null && redis.exitCode === null) {
+      const exited = new Promise((r) => redis.once('exit', r));
+      redis.kill('SIGKILL');
+      await exited;
+    }
+    await strata.close();
+  },
+});
