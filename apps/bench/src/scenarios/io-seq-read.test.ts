@@ -1,32 +1,19 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reportToJson } from '../report.js';
-import { runScenario } from '../runner.js';
+import { readdir } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
 import { KiB } from '../sizes.js';
 import { ioSeqRead } from './io-seq-read.js';
+import { runTiny, scenarioTempDir } from './scenario-test-support.js';
 
-let parent: string;
-beforeAll(async () => {
-  parent = await mkdtemp(path.join(os.tmpdir(), 'strata-bench-e2e-'));
-});
-afterAll(async () => {
-  await rm(parent, { recursive: true, force: true });
-});
+const tmp = scenarioTempDir('strata-bench-e2e-');
 
 describe('io-seq-read', () => {
   it('runs end to end on a real file at a tiny size', async () => {
-    const { report } = await runScenario(ioSeqRead, {
-      params: { fileBytes: 512 * KiB, readSizes: [16 * KiB, 64 * KiB], inFlight: [1, 4] },
-      runs: 2,
-      warmup: 1,
-      dir: parent,
-      // Keep the OS page cache: other suites run beside this one.
-      dropCachesImpl: async () => false,
-      log: () => {},
-    });
-    const json = JSON.parse(reportToJson(report));
+    const json = await runTiny(
+      ioSeqRead,
+      { fileBytes: 512 * KiB, readSizes: [16 * KiB, 64 * KiB], inFlight: [1, 4] },
+      tmp.path,
+      { runs: 2, warmup: 1 },
+    );
     expect(json.scenario).toBe('io-seq-read');
     expect(json.params).toMatchObject({
       fileBytes: 512 * KiB,
@@ -66,6 +53,6 @@ describe('io-seq-read', () => {
       ),
     );
     // The data file went away with the scenario's temp dir.
-    expect(await readdir(parent)).toEqual([]);
+    expect(await readdir(tmp.path)).toEqual([]);
   });
 });

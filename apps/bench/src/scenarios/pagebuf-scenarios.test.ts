@@ -1,42 +1,16 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reportToJson } from '../report.js';
-import { runScenario } from '../runner.js';
+import { describe, expect, it } from 'vitest';
 import type { AnyScenario, Params } from '../scenario.js';
 import { KiB, MiB } from '../sizes.js';
 import { pageListAppend } from './page-list-append.js';
 import { pagebufReadahead } from './pagebuf-readahead.js';
 import { pagebufScan } from './pagebuf-scan.js';
 import { checksum } from './pagebuf-support.js';
+import { type ReportJson, runTiny, scenarioTempDir } from './scenario-test-support.js';
 
-let parent: string;
-beforeAll(async () => {
-  parent = await mkdtemp(path.join(os.tmpdir(), 'strata-bench-pagebuf-'));
-});
-afterAll(async () => {
-  await rm(parent, { recursive: true, force: true });
-});
+const tmp = scenarioTempDir('strata-bench-pagebuf-');
 
-interface Json {
-  scenario: string;
-  variants: { name: string; unit: string; median: number }[];
-  ratios: { name: string; median: number }[];
-  metrics: Record<string, number>;
-}
-
-async function tiny(scenario: AnyScenario, params: Params): Promise<Json> {
-  const { report } = await runScenario(scenario, {
-    params,
-    runs: 1,
-    warmup: 0,
-    dir: parent,
-    // Keep the OS page cache: other suites run beside this one.
-    dropCachesImpl: async () => false,
-    log: () => {},
-  });
-  const json = JSON.parse(reportToJson(report)) as Json;
+async function tiny(scenario: AnyScenario, params: Params): Promise<ReportJson> {
+  const json = await runTiny(scenario, params, tmp.path);
   for (const v of json.variants) expect(Number.isFinite(v.median)).toBe(true);
   for (const m of Object.values(json.metrics)) expect(Number.isFinite(m)).toBe(true);
   return json;

@@ -1,19 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reportToJson } from '../report.js';
-import { runScenario } from '../runner.js';
+import { describe, expect, it } from 'vitest';
 import { MiB } from '../sizes.js';
 import { parseBenchmarkCsv, respThroughput } from './resp-throughput.js';
+import { runTiny, scenarioTempDir } from './scenario-test-support.js';
 
-let parent: string;
-beforeAll(async () => {
-  parent = await mkdtemp(path.join(os.tmpdir(), 'strata-bench-resp-'));
-});
-afterAll(async () => {
-  await rm(parent, { recursive: true, force: true });
-});
+const tmp = scenarioTempDir('strata-bench-resp-');
 
 describe('resp-throughput (tiny size)', () => {
   it('parses redis-benchmark CSV', () => {
@@ -24,8 +14,9 @@ describe('resp-throughput (tiny size)', () => {
   });
 
   it('reports strata variants (and redis ones when installed) with p50/p99', async () => {
-    const { report } = await runScenario(respThroughput, {
-      params: {
+    const json = await runTiny(
+      respThroughput,
+      {
         requests: 2000,
         keyspace: 500,
         clients: 50,
@@ -33,18 +24,8 @@ describe('resp-throughput (tiny size)', () => {
         valueBytes: 100,
         memory: 16 * MiB,
       },
-      runs: 1,
-      warmup: 0,
-      dir: parent,
-      dropCachesImpl: async () => false,
-      log: () => {},
-    });
-    const json = JSON.parse(reportToJson(report)) as {
-      scenario: string;
-      variants: { name: string; unit: string; median: number }[];
-      ratios: { name: string; median: number }[];
-      metrics: Record<string, number>;
-    };
+      tmp.path,
+    );
     expect(json.scenario).toBe('resp-throughput');
     const names = json.variants.map((v) => v.name);
     expect(names).toContain('strata-set-p1');

@@ -1,43 +1,16 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reportToJson } from '../report.js';
-import { runScenario } from '../runner.js';
+import { describe, expect, it } from 'vitest';
 import type { AnyScenario, Params } from '../scenario.js';
 import { KiB } from '../sizes.js';
 import { multigetBatch } from './multiget-batch.js';
 import { scanDbsize } from './scan-dbsize.js';
 import { globToRegExp, scanFilters } from './scan-filters.js';
 import { scanSummaries } from './scan-summaries.js';
+import { type ReportJson, runTiny, scenarioTempDir } from './scenario-test-support.js';
 
-let parent: string;
-beforeAll(async () => {
-  parent = await mkdtemp(path.join(os.tmpdir(), 'strata-bench-scan-'));
-});
-afterAll(async () => {
-  await rm(parent, { recursive: true, force: true });
-});
+const tmp = scenarioTempDir('strata-bench-scan-');
 
-interface Json {
-  scenario: string;
-  params: Record<string, unknown>;
-  variants: { name: string; unit: string; median: number }[];
-  ratios: { name: string; median: number }[];
-  metrics: Record<string, number>;
-}
-
-async function tiny(scenario: AnyScenario, params: Params): Promise<Json> {
-  const { report } = await runScenario(scenario, {
-    params,
-    runs: 1,
-    warmup: 0,
-    dir: parent,
-    // Keep the OS page cache: other suites run beside this one.
-    dropCachesImpl: async () => false,
-    log: () => {},
-  });
-  const json = JSON.parse(reportToJson(report)) as Json;
+async function tiny(scenario: AnyScenario, params: Params): Promise<ReportJson> {
+  const json = await runTiny(scenario, params, tmp.path);
   expect(json.scenario).toBe(scenario.name);
   for (const v of json.variants) expect(v.median).toBeGreaterThan(0);
   for (const r of json.ratios) expect(r.median).toBeGreaterThan(0);
