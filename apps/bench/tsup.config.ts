@@ -1,10 +1,3 @@
-import { defineConfig } from 'tsup';
+import { cliConfig } from '@strata/tsup-preset';
 
-export default defineConfig({
-  entry: ['src/cli.ts'],
-  format: ['esm'],
-  sourcemap: true,
-  clean: true,
-  target: 'node20',
-  banner: { js: '#!/usr/bin/env node' },
-});
+export default cliConfig();

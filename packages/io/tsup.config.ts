@@ -1,10 +1,3 @@
-import { defineConfig } from 'tsup';
+import { libraryConfig } from '@strata/tsup-preset';
 
-export default defineConfig({
-  entry: { index: 'src/index.ts', 'testing/index': 'src/testing/index.ts' },
-  format: ['esm'],
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  target: 'node20',
-});
+export default libraryConfig({ index: 'src/index.ts', 'testing/index': 'src/testing/index.ts' });

@@ -1,0 +1,16 @@
+// The one tsup setup every Strata package and app builds with: ESM for
+// Node 20 with source maps. Libraries also emit .d.ts; apps are CLIs.
+// tsup itself comes from the root devDependencies (one copy for the repo).
+import { defineConfig } from 'tsup';
+
+const common = { format: ['esm'], sourcemap: true, clean: true, target: 'node20' };
+
+/** A published library: ESM + .d.ts for each entry. */
+export function libraryConfig(entry = ['src/index.ts']) {
+  return defineConfig({ ...common, entry, dts: true });
+}
+
+/** A CLI app: one executable ESM entry with a shebang. */
+export function cliConfig(entry = ['src/cli.ts']) {
+  return defineConfig({ ...common, entry, banner: { js: '#!/usr/bin/env node' } });
+}
