@@ -1,0 +1,30 @@
+import { CollectionError } from './collection-error.js';
+import type { CollectionDecoder } from './collection-value.js';
+
+/**
+ * Decoders by record type. Each collection module registers its own when it
+ * is loaded (hash and set here, sorted set and list beside them), so the
+ * object cache can turn any collection record back into its structure
+ * without knowing the types.
+ */
+const decoders: (CollectionDecoder | undefined)[] = [];
+
+/** Registers the decoder of records of `type` (a RecordType); once per type. */
+export function registerCodec(type: number, decoder: CollectionDecoder): void {
+  if (!Number.isInteger(type) || type <= 0 || type > 255) {
+    throw new CollectionError('ERR_INVALID_ARGUMENT', `not a collection record type: ${type}`);
+  }
+  const known = decoders[type];
+  if (known !== undefined && known !== decoder) {
+    throw new CollectionError(
+      'ERR_INVALID_ARGUMENT',
+      `a codec for type ${type} is registered already`,
+    );
+  }
+  decoders[type] = decoder;
+}
+
+/** The decoder of `type`, or undefined when no collection module registered one. */
+export function decoderFor(type: number): CollectionDecoder | undefined {
+  return decoders[type];
+}
