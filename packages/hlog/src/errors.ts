@@ -7,6 +7,7 @@ import { StrataError, type StrataErrorCode, type StrataErrorDetails } from '@str
  * - ERR_CORRUPT: a page, record or checkpoint failed validation
  * - ERR_NOT_INTEGER: INCR on a value that is not a 64-bit integer, or overflow
  * - ERR_VALUE_TOO_LARGE: value over the 512 MiB limit
+ * - ERR_WRONG_TYPE: a string operation on a key holding another type (WRONGTYPE)
  */
 export type HlogErrorCode =
   | 'ERR_INVALID_ARGUMENT'
@@ -14,6 +15,7 @@ export type HlogErrorCode =
   | 'ERR_CORRUPT'
   | 'ERR_NOT_INTEGER'
   | 'ERR_VALUE_TOO_LARGE'
+  | 'ERR_WRONG_TYPE'
   | StrataErrorCode;
 
 export class HlogError extends StrataError {

@@ -21,11 +21,13 @@ export { hashBytes, hashKey } from './key-hash.js';
 export { type LogScanOptions, type LogScanResult, scanLog } from './log-scan.js';
 export { RecordFlag, RecordType } from './record-layout.js';
 export {
+  ANY_RECORD_TYPE,
   type AppendContext,
   appendFunctions,
   type IncrContext,
   incrFunctions,
   MAX_VALUE_LENGTH,
+  RMW_WRONG_TYPE,
   type RmwFunctions,
   type SetRangeContext,
   setRangeFunctions,

@@ -40,10 +40,21 @@ export const RecordFlag = {
   OVERFLOW: 32,
 } as const;
 
-/** Value types. Only strings exist yet; collections get the next numbers. */
+/**
+ * Value types, the record's type byte. Collections are serialized values in
+ * records of their own type, so a command can tell a key holding the wrong
+ * kind of value (Redis's WRONGTYPE) from the record alone.
+ */
 export const RecordType = {
   STRING: 0,
+  HASH: 1,
+  SET: 2,
+  ZSET: 3,
+  LIST: 4,
 } as const;
+
+/** One of RecordType's values. */
+export type RecordType = (typeof RecordType)[keyof typeof RecordType];
 
 /** Typed views over one ArrayBuffer, all starting at byte 0. */
 export interface RecordSpace {
@@ -150,8 +161,14 @@ export function clearFlag(s: RecordSpace, off: number, flag: number): void {
   s.u32[w] = (s.u32[w]! & ~(flag << 16)) >>> 0;
 }
 
-export function typeOf(s: RecordSpace, off: number): number {
-  return s.u32[(off >>> 2) + 1]! >>> 24;
+/** The record's type byte (a RecordType for records this package wrote). */
+export function typeOf(s: RecordSpace, off: number): RecordType {
+  return (s.u32[(off >>> 2) + 1]! >>> 24) as RecordType;
+}
+
+export function setTypeOf(s: RecordSpace, off: number, type: RecordType): void {
+  const w = (off >>> 2) + 1;
+  s.u32[w] = ((s.u32[w]! & 0x00ffffff) | (type << 24)) >>> 0;
 }
 
 export function keyLengthOf(s: RecordSpace, off: number): number {

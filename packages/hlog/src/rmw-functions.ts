@@ -1,4 +1,5 @@
 import { HlogError } from './errors.js';
+import type { RecordType } from './record-layout.js';
 
 /** Redis's limit on a string value. */
 export const MAX_VALUE_LENGTH = 512 * 1024 * 1024;
@@ -11,12 +12,35 @@ export const MAX_VALUE_LENGTH = 512 * 1024 * 1024;
  * outputs in `ctx`. A function may throw (e.g. ERR_NOT_INTEGER) from the
  * length calls: nothing has been changed then.
  */
+/** `RmwFunctions.recordType`: the functions take a record of any type. */
+export const ANY_RECORD_TYPE = -1;
+
+/** From `updatedLength`: refuse the existing record (its type); nothing changes. */
+export const RMW_WRONG_TYPE = -2;
+
 export interface RmwFunctions<C> {
+  /**
+   * The type of record these functions read and create. Default
+   * RecordType.STRING. When the key holds a live record of another type, the
+   * operation ends with `{ status: 'wrongType' }` before any function runs.
+   * With ANY_RECORD_TYPE every type reaches `updatedLength` (which may
+   * return RMW_WRONG_TYPE) and a missing key is created as a STRING.
+   */
+  readonly recordType?: RecordType | typeof ANY_RECORD_TYPE;
   /** Length of the value to create for a missing key; -1 leaves it missing. */
   initialLength(ctx: C): number;
   initialValue(ctx: C, dst: Uint8Array, dstOffset: number, length: number): void;
-  /** Length of the updated value; -1 leaves the value as it is. */
-  updatedLength(ctx: C, old: Uint8Array, oldOffset: number, oldLength: number): number;
+  /**
+   * Length of the updated value; -1 leaves the value as it is, RMW_WRONG_TYPE
+   * refuses it. `type` is the existing record's (it keeps it).
+   */
+  updatedLength(
+    ctx: C,
+    old: Uint8Array,
+    oldOffset: number,
+    oldLength: number,
+    type: RecordType,
+  ): number;
   /**
    * Writes the updated value. For an in-place update `dst === old` and
    * `dstOffset === oldOffset`: read what you need of the old value before

@@ -4,7 +4,13 @@
  * log (no copy, no allocation). Only when the device is needed does a view
  * carry `status: 'pending'` and a promise of a *result* (owned copies). The
  * async facade always resolves to results.
+ *
+ * Every result that finds a record carries its `type` (RecordType): values of
+ * collections are serialized into records of their own type, and a caller
+ * answers WRONGTYPE from it.
  */
+
+import type { RecordType } from './record-layout.js';
 
 export interface ValueView {
   bytes: Buffer;
@@ -23,6 +29,7 @@ export interface FoundView extends ValueView {
   readonly status: 'found';
   /** ms since the epoch; 0 = no expiry. */
   expiresAt: number;
+  type: RecordType;
 }
 
 export interface NotFoundView {
@@ -32,8 +39,20 @@ export interface NotFoundView {
 export type ReadView = FoundView | NotFoundView | PendingView<ReadResult>;
 
 export type ReadResult =
-  | { status: 'found'; value: Buffer; expiresAt: number }
+  | { status: 'found'; value: Buffer; expiresAt: number; type: RecordType }
   | { status: 'notFound' };
+
+/**
+ * The key holds a record of another type than the operation works on
+ * (`type`); nothing was changed. `old` is always null (SET ... GET).
+ */
+export interface WrongTypeView {
+  readonly status: 'wrongType';
+  type: RecordType;
+  readonly old: null;
+}
+
+export type WrongTypeResult = { status: 'wrongType'; type: RecordType; old: null };
 
 // ---- upsert ----------------------------------------------------------------
 
@@ -60,9 +79,10 @@ export interface NotSetView {
   old: ValueView | null;
 }
 
-export type UpsertView = WrittenView | NotSetView | PendingView<SetResult>;
+/** `wrongType` only with SetFlag.GET, when the old value has another type than the new one. */
+export type UpsertView = WrittenView | NotSetView | WrongTypeView | PendingView<SetResult>;
 
-export type SetResult = { status: 'ok' | 'notSet'; old: Buffer | null };
+export type SetResult = { status: 'ok' | 'notSet'; old: Buffer | null } | WrongTypeResult;
 
 export interface SetOptions {
   /** Time to live in ms (PX). */
@@ -74,6 +94,8 @@ export interface SetOptions {
   /** Return the old value (SET ... GET). */
   get?: boolean;
   keepTtl?: boolean;
+  /** Type of the record written. Default RecordType.STRING. */
+  type?: RecordType;
 }
 
 // ---- delete ----------------------------------------------------------------
@@ -89,9 +111,13 @@ export interface UpdatedView extends ValueView {
   created: boolean;
 }
 
-export type RmwView = UpdatedView | NotFoundView | PendingView<RmwResult>;
+/** `wrongType`: the key holds a record of a type the functions do not take. */
+export type RmwView = UpdatedView | NotFoundView | WrongTypeView | PendingView<RmwResult>;
 
-export type RmwResult = { status: 'ok'; created: boolean; value: Buffer } | { status: 'notFound' };
+export type RmwResult =
+  | { status: 'ok'; created: boolean; value: Buffer }
+  | { status: 'notFound' }
+  | WrongTypeResult;
 
 // ---- expiry ----------------------------------------------------------------
 

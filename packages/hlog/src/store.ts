@@ -24,17 +24,21 @@ import {
   RECORD_HEADER_SIZE,
   RecordFlag,
   type RecordSpace,
+  RecordType,
   recordSize,
   resizeValueInPlace,
   setExpiresAt,
   setFlag,
+  setTypeOf,
   slotSize,
+  typeOf,
   valueCapacity,
   valueLengthOf,
   valueOffsetOf,
   writeHeader,
 } from './record-layout.js';
 import {
+  ANY_RECORD_TYPE,
   type AppendContext,
   appendFunctions,
   type FunctionContext,
@@ -42,6 +46,7 @@ import {
   type IncrContext,
   incrFunctions,
   MAX_VALUE_LENGTH,
+  RMW_WRONG_TYPE,
   type RmwFunctions,
   type SetRangeContext,
   setRangeFunctions,
@@ -66,6 +71,7 @@ import {
   type UpsertView,
   type ValueView,
   type WrittenView,
+  type WrongTypeView,
 } from './store-types.js';
 
 // Step outcomes: final ones first, then what the async driver must do.
@@ -76,6 +82,7 @@ const R_NEED_DISK = 3;
 const R_NEED_SPACE = 4;
 const R_NEED_BLOB_READ = 5;
 const R_NEED_BLOB_WRITE = 6;
+const R_WRONG_TYPE = 7;
 
 // Where `locate` found the key's newest record.
 const L_NONE = 0;
@@ -138,6 +145,13 @@ class MutableFound implements FoundView {
   offset = 0;
   length = 0;
   expiresAt = 0;
+  type: RecordType = RecordType.STRING;
+}
+
+class MutableWrongType implements WrongTypeView {
+  readonly status = 'wrongType' as const;
+  type: RecordType = RecordType.STRING;
+  readonly old = null;
 }
 
 class MutableUpdated implements UpdatedView {
@@ -199,6 +213,7 @@ export class StoreCore {
   private readonly oldView: ValueView = { bytes: this.oldScratch, offset: 0, length: 0 };
   private readonly written: WrittenView = { status: 'ok', old: null };
   private readonly notSet: NotSetView = { status: 'notSet', old: null };
+  private readonly wrongType = new MutableWrongType();
   /** Live-key count: keys whose newest record is a value without expiry. */
   protected plainKeys = 0;
   /** Keys whose newest record is a value with an expiry, and that expiry. */
@@ -274,22 +289,31 @@ export class StoreCore {
    * Writes `value` under `key`. `expiresAt` in ms since the epoch (0 = none);
    * `flags` from SetFlag. The value is copied into the log (a large one is
    * written from `value`, which must stay unchanged until the promise settles).
+   * `type` is the record's type (whatever the key held before is replaced;
+   * with SetFlag.GET an old value of another type ends in `wrongType`).
    */
-  upsert(key: Uint8Array, value: Uint8Array, expiresAt = 0, flags = 0): UpsertView {
+  upsert(
+    key: Uint8Array,
+    value: Uint8Array,
+    expiresAt = 0,
+    flags = 0,
+    type: RecordType = RecordType.STRING,
+  ): UpsertView {
     this.checkKey(key);
     if (value.length > MAX_VALUE_LENGTH) {
       throw new HlogError('ERR_VALUE_TOO_LARGE', 'string exceeds maximum allowed size (512MB)');
     }
     const h = hashKey(key);
     this.counters.writes++;
-    const code = this.upsertStep(key, h, value, expiresAt, flags, null);
+    const code = this.upsertStep(key, h, value, expiresAt, flags, type, null);
     if (code === R_OK) return this.written;
     if (code === R_NOT_SET) return this.notSet;
+    if (code === R_WRONG_TYPE) return this.wrongType;
     return this.pendingView(
       this.drive(
         key,
         code,
-        (hint) => this.upsertStep(key, h, value, expiresAt, flags, hint),
+        (hint) => this.upsertStep(key, h, value, expiresAt, flags, type, hint),
         (c) => this.setResult(c),
       ),
     );
@@ -321,6 +345,7 @@ export class StoreCore {
     const code = this.rmwStep(key, h, fns, ctx, null);
     if (code === R_OK) return this.updated;
     if (code === R_NOT_FOUND) return NOT_FOUND;
+    if (code === R_WRONG_TYPE) return this.wrongType;
     return this.pendingView(
       this.drive(
         key,
@@ -475,6 +500,7 @@ export class StoreCore {
       (this.locFlags & RecordFlag.HAS_EXPIRY) !== 0
         ? this.locSpace.f64[(this.locOff + RECORD_HEADER_SIZE) >>> 3]!
         : 0;
+    f.type = typeOf(this.locSpace, this.locOff);
     this.counters.hits++;
     return R_OK;
   }
@@ -485,6 +511,7 @@ export class StoreCore {
     value: Uint8Array,
     expiresAt: number,
     flags: number,
+    type: RecordType,
     hint: Hint | null,
   ): number {
     const st = this.locate(key, h, hint);
@@ -498,6 +525,11 @@ export class StoreCore {
       this.written.old = null;
       this.notSet.old = null;
       if ((flags & SetFlag.GET) !== 0 && live) {
+        const old = typeOf(this.locSpace, this.locOff);
+        if (old !== type) {
+          this.wrongType.type = old;
+          return R_WRONG_TYPE;
+        }
         if (!this.locValue(hint)) return R_NEED_BLOB_READ;
         this.written.old = this.notSet.old = this.copyOld();
       }
@@ -521,6 +553,7 @@ export class StoreCore {
         value.length,
         hint.newBlobAddress,
         exp,
+        type,
       );
       if (code === R_OK) this.keyChanged(key, prev, exp);
       return code;
@@ -534,11 +567,12 @@ export class StoreCore {
       resizeValueInPlace(s, off, value.length, slot);
       if (exp !== 0 || (flagsOf(s, off) & RecordFlag.HAS_EXPIRY) !== 0) setExpiresAt(s, off, exp);
       clearFlag(s, off, RecordFlag.TOMBSTONE);
+      setTypeOf(s, off, type);
       this.counters.inPlace++;
       this.keyChanged(key, prev, exp);
       return R_OK;
     }
-    const code = this.appendRecord(key, h, 0, value, 0, value.length, 0, exp);
+    const code = this.appendRecord(key, h, 0, value, 0, value.length, 0, exp, type);
     if (code === R_OK) this.keyChanged(key, prev, exp);
     return code;
   }
@@ -563,7 +597,17 @@ export class StoreCore {
       this.keyChanged(key, prev, -1);
       return R_OK;
     }
-    const code = this.appendRecord(key, h, RecordFlag.TOMBSTONE, null, 0, 0, 0, 0);
+    const code = this.appendRecord(
+      key,
+      h,
+      RecordFlag.TOMBSTONE,
+      null,
+      0,
+      0,
+      0,
+      0,
+      RecordType.STRING,
+    );
     if (code === R_OK) this.keyChanged(key, prev, -1);
     return code;
   }
@@ -578,6 +622,17 @@ export class StoreCore {
     const st = this.locate(key, h, hint);
     if (st === L_DISK) return R_NEED_DISK;
     const live = st === L_FOUND && this.locLive();
+    const want = fns.recordType ?? RecordType.STRING;
+    // The record's type, kept by an update; a created record gets `want`.
+    const type: RecordType = live
+      ? typeOf(this.locSpace, this.locOff)
+      : want === ANY_RECORD_TYPE
+        ? RecordType.STRING
+        : want;
+    if (live && want !== ANY_RECORD_TYPE && type !== want) {
+      this.wrongType.type = type;
+      return R_WRONG_TYPE;
+    }
     const oldAddress = live ? this.locAddress : 0;
     const exp = live ? expiresAtOf(this.locSpace, this.locOff) : 0;
     const prev = this.keyState(key, st);
@@ -595,6 +650,7 @@ export class StoreCore {
         blob.length,
         hint.newBlobAddress,
         exp,
+        type,
       );
       if (code !== R_OK) return code;
       this.keyChanged(key, prev, exp);
@@ -616,7 +672,7 @@ export class StoreCore {
       const size = recordSize(key.length, len, false);
       const a = this.log.allocate(size);
       if (a === 0) return R_NEED_SPACE;
-      const vo = this.writeNew(a, size, 0, key, len, 0);
+      const vo = this.writeNew(a, size, 0, key, len, 0, type);
       fns.initialValue(ctx, this.ring.bytes, vo, len);
       this.index.compareAndSet(h, this.entry, a);
       this.keyChanged(key, prev, 0);
@@ -626,7 +682,11 @@ export class StoreCore {
       return R_OK;
     }
     if (!this.locValue(hint)) return R_NEED_BLOB_READ;
-    const len = fns.updatedLength(ctx, this.vBytes, this.vOff, this.vLen);
+    const len = fns.updatedLength(ctx, this.vBytes, this.vOff, this.vLen, type);
+    if (len === RMW_WRONG_TYPE) {
+      this.wrongType.type = type;
+      return R_WRONG_TYPE;
+    }
     if (len < 0) {
       u.bytes = this.vBytes;
       u.offset = this.vOff;
@@ -656,7 +716,7 @@ export class StoreCore {
     const a = this.log.allocate(size);
     if (a === 0) return R_NEED_SPACE;
     this.protectSource();
-    const vo = this.writeNew(a, size, 0, key, len, exp);
+    const vo = this.writeNew(a, size, 0, key, len, exp, type);
     fns.update(ctx, this.vBytes, this.vOff, this.vLen, this.ring.bytes, vo, len);
     this.index.compareAndSet(h, this.entry, a);
     this.counters.copies++;
@@ -704,6 +764,7 @@ export class StoreCore {
     // Copy to the tail with the new expiry; a blob is shared, not copied.
     const overflow = (flags & RecordFlag.OVERFLOW) !== 0;
     const vo = valueOffsetOf(s, off);
+    const type = typeOf(s, off);
     if (overflow) {
       return this.appendRecord(
         key,
@@ -714,9 +775,10 @@ export class StoreCore {
         valueLengthOf(s, off),
         s.bytes.readDoubleLE(vo),
         expiresAt,
+        type,
       );
     }
-    return this.appendRecord(key, h, 0, s.bytes, vo, valueLengthOf(s, off), 0, expiresAt);
+    return this.appendRecord(key, h, 0, s.bytes, vo, valueLengthOf(s, off), 0, expiresAt, type);
   }
 
   /**
@@ -732,6 +794,7 @@ export class StoreCore {
     const flags = flagsOf(s, off);
     const exp = expiresAtOf(s, off);
     const len = valueLengthOf(s, off);
+    const type = typeOf(s, off);
     if ((flags & RecordFlag.OVERFLOW) !== 0) {
       // The blob sits in the range being dropped: copy it too.
       if (
@@ -748,6 +811,7 @@ export class StoreCore {
           len,
           hint.newBlobAddress,
           exp,
+          type,
         );
       }
       if (!this.locValue(hint)) return R_NEED_BLOB_READ;
@@ -755,7 +819,7 @@ export class StoreCore {
       this.pendingBlobOld = address;
       return R_NEED_BLOB_WRITE;
     }
-    return this.appendRecord(key, h, 0, s.bytes, valueOffsetOf(s, off), len, 0, exp);
+    return this.appendRecord(key, h, 0, s.bytes, valueOffsetOf(s, off), len, 0, exp, type);
   }
 
   /**
@@ -813,8 +877,19 @@ export class StoreCore {
     if (s.bytes.readDoubleLE(valueOffsetOf(s, off)) !== blobAddress) return R_NOT_FOUND;
     const exp = expiresAtOf(s, off);
     const len = valueLengthOf(s, off);
+    const type = typeOf(s, off);
     if (hint?.newBlobValue && hint.newBlobEntry === this.entry && hint.newBlobOld === blobAddress) {
-      return this.appendRecord(key, h, RecordFlag.OVERFLOW, null, 0, len, hint.newBlobAddress, exp);
+      return this.appendRecord(
+        key,
+        h,
+        RecordFlag.OVERFLOW,
+        null,
+        0,
+        len,
+        hint.newBlobAddress,
+        exp,
+        type,
+      );
     }
     if (!this.locValue(hint)) return R_NEED_BLOB_READ;
     this.pendingBlob = this.vBytes;
@@ -987,6 +1062,7 @@ export class StoreCore {
     valueLength: number,
     blobAddress: number,
     exp: number,
+    type: RecordType,
   ): number {
     const overflow = (flags & RecordFlag.OVERFLOW) !== 0;
     const inline = value === null ? 0 : valueLength;
@@ -1002,7 +1078,7 @@ export class StoreCore {
       src = scratch;
       srcOff = 0;
     }
-    const vo = this.writeNew(a, size, flags, key, overflow ? valueLength : inline, exp);
+    const vo = this.writeNew(a, size, flags, key, overflow ? valueLength : inline, exp, type);
     if (overflow) this.ring.bytes.writeDoubleLE(blobAddress, vo);
     else if (src !== null && inline > 0) copyBytes(src, srcOff, inline, this.ring.bytes, vo);
     this.index.compareAndSet(h, this.entry, a);
@@ -1018,11 +1094,12 @@ export class StoreCore {
     key: Uint8Array,
     valueLength: number,
     exp: number,
+    type: RecordType,
   ): number {
     const s = this.ring;
     const off = this.log.offsetOf(a);
     const f = exp !== 0 ? flags | RecordFlag.HAS_EXPIRY : flags;
-    writeHeader(s, off, this.entry, f, 0, key.length, valueLength, exp, size);
+    writeHeader(s, off, this.entry, f, type, key.length, valueLength, exp, size);
     const ko = keyOffsetOf(s, off);
     copyBytes(key, 0, key.length, s.bytes, ko);
     return ko + key.length;
@@ -1225,10 +1302,12 @@ export class StoreCore {
       status: 'found',
       value: wantValue ? Buffer.from(f.bytes.subarray(f.offset, f.offset + f.length)) : EMPTY,
       expiresAt: f.expiresAt,
+      type: f.type,
     };
   }
 
   private setResult(code: number): SetResult {
+    if (code === R_WRONG_TYPE) return { status: 'wrongType', type: this.wrongType.type, old: null };
     const v = code === R_OK ? this.written : this.notSet;
     const old =
       v.old === null
@@ -1238,6 +1317,7 @@ export class StoreCore {
   }
 
   private rmwResult(code: number): RmwResult {
+    if (code === R_WRONG_TYPE) return { status: 'wrongType', type: this.wrongType.type, old: null };
     if (code !== R_OK) return { status: 'notFound' };
     const u = this.updated;
     return {
@@ -1257,10 +1337,18 @@ export class StoreCore {
         status: 'found',
         value: Buffer.from(v.bytes.subarray(v.offset, v.offset + v.length)),
         expiresAt: v.expiresAt,
+        type: v.type,
       };
     }
     if (v.status === 'notFound') return { status: 'notFound' };
     return v.pending;
+  }
+
+  /** TYPE: the type of the key's live record, or null when it has none. */
+  async keyType(key: Uint8Array): Promise<RecordType | null> {
+    const v = this.probe(key);
+    const r = v.status === 'pending' ? await v.pending : v;
+    return r.status === 'found' ? r.type : null;
   }
 
   async exists(key: Uint8Array): Promise<boolean> {
@@ -1273,7 +1361,9 @@ export class StoreCore {
   async set(key: Uint8Array, value: Uint8Array, options?: SetOptions): Promise<SetResult> {
     let expiresAt = 0;
     let flags = 0;
+    let type: RecordType = RecordType.STRING;
     if (options !== undefined) {
+      if (options.type !== undefined) type = options.type;
       if (options.ttlMs !== undefined) expiresAt = this.clock() + checkTtl(options.ttlMs);
       if (options.expiresAt !== undefined) expiresAt = checkTtl(options.expiresAt);
       if (options.nx) flags |= SetFlag.NX;
@@ -1281,8 +1371,9 @@ export class StoreCore {
       if (options.get) flags |= SetFlag.GET;
       if (options.keepTtl) flags |= SetFlag.KEEP_TTL;
     }
-    const v = this.upsert(key, value, expiresAt, flags);
+    const v = this.upsert(key, value, expiresAt, flags, type);
     if (v.status === 'pending') return v.pending;
+    if (v.status === 'wrongType') return { status: 'wrongType', type: v.type, old: null };
     const old =
       v.old === null
         ? null
@@ -1303,6 +1394,7 @@ export class StoreCore {
     const v = this.readModifyWrite(key, functionFunctions, ctx);
     if (v.status === 'pending') return v.pending;
     if (v.status === 'notFound') return { status: 'notFound' };
+    if (v.status === 'wrongType') return { status: 'wrongType', type: v.type, old: null };
     return {
       status: 'ok',
       created: v.created,
@@ -1310,7 +1402,7 @@ export class StoreCore {
     };
   }
 
-  /** INCRBY: the new value (a bigint beyond 2^53). Throws ERR_NOT_INTEGER. */
+  /** INCRBY: the new value (a bigint beyond 2^53). Throws ERR_NOT_INTEGER, ERR_WRONG_TYPE. */
   async incrBy(key: Uint8Array, delta = 1): Promise<number | bigint> {
     if (!Number.isSafeInteger(delta)) {
       throw new HlogError('ERR_INVALID_ARGUMENT', 'delta must be a safe integer');
@@ -1318,33 +1410,35 @@ export class StoreCore {
     // Its own context: a pending operation re-runs its functions later.
     const ctx: IncrContext = { delta, result: 0 };
     const v = this.readModifyWrite(key, incrFunctions, ctx);
-    if (v.status === 'pending') await v.pending;
+    const status = v.status === 'pending' ? (await v.pending).status : v.status;
+    if (status === 'wrongType') throw wrongTypeError();
     return ctx.result;
   }
 
-  /** APPEND: the new length. */
+  /** APPEND: the new length. Throws ERR_WRONG_TYPE. */
   async append(key: Uint8Array, suffix: Uint8Array): Promise<number> {
     const ctx: AppendContext = { suffix };
-    const v = this.readModifyWrite(key, appendFunctions, ctx);
+    return this.rmwLength(key, appendFunctions, ctx);
+  }
+
+  private async rmwLength<C>(key: Uint8Array, fns: RmwFunctions<C>, ctx: C): Promise<number> {
+    const v = this.readModifyWrite(key, fns, ctx);
     if (v.status === 'pending') {
       const r = await v.pending;
+      if (r.status === 'wrongType') throw wrongTypeError();
       return r.status === 'ok' ? r.value.length : 0;
     }
+    if (v.status === 'wrongType') throw wrongTypeError();
     return v.status === 'ok' ? v.length : 0;
   }
 
-  /** SETRANGE: the new length (0 for a missing key and an empty patch). */
+  /** SETRANGE: the new length (0 for a missing key and an empty patch). Throws ERR_WRONG_TYPE. */
   async setRange(key: Uint8Array, offset: number, patch: Uint8Array): Promise<number> {
     if (!Number.isInteger(offset) || offset < 0) {
       throw new HlogError('ERR_INVALID_ARGUMENT', 'offset is out of range');
     }
     const ctx: SetRangeContext = { offset, patch };
-    const v = this.readModifyWrite(key, setRangeFunctions, ctx);
-    if (v.status === 'pending') {
-      const r = await v.pending;
-      return r.status === 'ok' ? r.value.length : 0;
-    }
-    return v.status === 'ok' ? v.length : 0;
+    return this.rmwLength(key, setRangeFunctions, ctx);
   }
 
   /** PEXPIRE: true if the key exists (a time in the past deletes it). */
@@ -1388,6 +1482,13 @@ export class StoreCore {
   coreStats(): { log: HybridLogStats; index: HashIndexStats; ops: Record<string, number> } {
     return { log: this.log.stats(), index: this.index.stats(), ops: { ...this.counters } };
   }
+}
+
+function wrongTypeError(): HlogError {
+  return new HlogError(
+    'ERR_WRONG_TYPE',
+    'WRONGTYPE Operation against a key holding the wrong kind of value',
+  );
 }
 
 function checkTtl(ms: number): number {
