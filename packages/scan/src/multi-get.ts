@@ -1,4 +1,10 @@
-import { hashKey, type ReadResult, RecordFlag, type StoreCore } from '@strata/hlog';
+import {
+  hashKey,
+  type ReadResult,
+  RecordFlag,
+  type RecordType,
+  type StoreCore,
+} from '@strata/hlog';
 import {
   bytesEqual,
   createRecordBytes,
@@ -95,6 +101,7 @@ export async function multiGet(
           status: 'found',
           value: Buffer.from(v.bytes.subarray(v.offset, v.offset + v.length)),
           expiresAt: v.expiresAt,
+          type: v.type,
         };
       } else if (v.status === 'pending') {
         results[i] = await v.pending;
@@ -270,7 +277,8 @@ function walkSpan(
       if ((flags & RecordFlag.OVERFLOW) !== 0) return 'fallback';
       const vo = ko + key.length;
       const value = Buffer.from(rec.bytes.subarray(vo, vo + valueLengthAt(rec, off)));
-      return { status: 'found', value, expiresAt: exp };
+      const type = (rec.u32[w + 1]! >>> 24) as RecordType;
+      return { status: 'found', value, expiresAt: exp, type };
     }
     a = previousAt(rec, off);
   }
