@@ -51,7 +51,9 @@ function remove(store: StoreCore, key: Buffer): boolean | Promise<boolean> {
 function probe(store: StoreCore, key: Buffer): ReadResult | Promise<ReadResult> {
   const v = store.probe(key);
   if (v.status === 'pending') return v.pending;
-  if (v.status === 'found') return { status: 'found', value: EMPTY, expiresAt: v.expiresAt };
+  if (v.status === 'found') {
+    return { status: 'found', value: EMPTY, expiresAt: v.expiresAt, type: v.type };
+  }
   return { status: 'notFound' };
 }
 
@@ -190,6 +192,7 @@ function readValue(store: StoreCore, key: Buffer): ReadResult | Promise<ReadResu
     status: 'found',
     value: Buffer.from(v.bytes.subarray(v.offset, v.offset + v.length)),
     expiresAt: v.expiresAt,
+    type: v.type,
   };
 }
 

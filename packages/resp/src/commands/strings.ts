@@ -26,6 +26,7 @@ import {
   syntaxError,
   tooLargeError,
   wrongArityError,
+  wrongTypeError,
 } from '../errors.js';
 import {
   add,
@@ -63,6 +64,7 @@ function readOwned(store: StoreCore, key: Buffer): ReadResult | Promise<ReadResu
       status: 'found',
       value: Buffer.from(v.bytes.subarray(v.offset, v.offset + v.length)),
       expiresAt: v.expiresAt,
+      type: v.type,
     };
   }
   if (v.status === 'notFound') return { status: 'notFound' };
@@ -302,7 +304,9 @@ function rmwLength<C>(c: Client, key: Buffer, fns: RmwFunctions<C>, ctx: C): Com
     c.reply.integer(0);
     return undefined;
   }
+  if (v.status === 'wrongType') throw wrongTypeError();
   return v.pending.then((r) => {
+    if (r.status === 'wrongType') throw wrongTypeError();
     c.reply.integer(r.status === 'ok' ? r.value.length : 0);
   });
 }
