@@ -1,0 +1,222 @@
+import { RecordType } from '@strata/hlog';
+import { registerCodec } from './codecs.js';
+import { CollectionError } from './collection-error.js';
+import type { CollectionValue } from './collection-value.js';
+import { Before, ScoreTree, type ZCursor, type ZLeaf } from './zset-tree.js';
+
+/** Redis's zset-max-listpack-entries and zset-max-listpack-value. */
+export const ZSET_LISTPACK_ENTRIES = 128;
+export const ZSET_LISTPACK_VALUE = 64;
+
+// Estimates for the memory budget: a V8 one-byte string header, an array
+// slot and a double per pair; a Map entry more once the set has its dict.
+const PAIR_BYTES = 40;
+const DICT_BYTES = 48;
+const BASE_BYTES = 160;
+
+/** What ZADD did to one member. */
+export type ZAddOutcome = 'added' | 'updated' | 'unchanged' | 'skipped';
+
+/**
+ * A sorted set: pairs (score, member) in a ScoreTree, plus, once it is large,
+ * a member -> score Map for O(1) ZSCORE and the lookups of ZADD and ZREM.
+ *
+ * Members are latin1 strings (one char per byte, so any bytes round-trip and
+ * compare as memcmp); the commands convert at the edge.
+ *
+ * Encodings, as Redis reports them: `listpack` while the set has at most 128
+ * members of at most 64 bytes; then it holds only the tree (one leaf: member
+ * lookups scan it, which is what a listpack costs too). `skiplist` past
+ * that: the Map is built and kept. As in Redis the conversion is one way,
+ * except for sets built whole (`fromSorted`, stores of ZUNIONSTORE...).
+ */
+export class SortedSet implements CollectionValue {
+  readonly type: number = RecordType.ZSET;
+  private tree: ScoreTree;
+  private dict: Map<string, number> | null;
+  private memberBytes = 0;
+
+  constructor(tree: ScoreTree = new ScoreTree(), dict: Map<string, number> | null = null) {
+    this.tree = tree;
+    this.dict = dict;
+  }
+
+  /** A set from pairs in (score, member) order, in the encoding Redis would pick for it. */
+  static fromSorted(scores: readonly number[], members: readonly string[]): SortedSet {
+    const tree = ScoreTree.fromSorted(scores, members);
+    let bytes = 0;
+    let long = false;
+    for (const m of members) {
+      bytes += m.length;
+      if (m.length > ZSET_LISTPACK_VALUE) long = true;
+    }
+    let dict: Map<string, number> | null = null;
+    if (long || members.length > ZSET_LISTPACK_ENTRIES) {
+      dict = new Map();
+      for (let i = 0; i < members.length; i++) dict.set(members[i]!, scores[i]!);
+    }
+    const z = new SortedSet(tree, dict);
+    z.memberBytes = bytes;
+    return z;
+  }
+
+  get size(): number {
+    return this.tree.size;
+  }
+
+  encoding(): string {
+    return this.dict === null ? 'listpack' : 'skiplist';
+  }
+
+  memoryBytes(): number {
+    const perPair = this.dict === null ? PAIR_BYTES : PAIR_BYTES + DICT_BYTES;
+    return BASE_BYTES + this.tree.size * perPair + this.memberBytes;
+  }
+
+  encode(): Buffer {
+    return encodeSortedSet(this);
+  }
+
+  /** The member's score, or undefined. */
+  score(member: string): number | undefined {
+    if (this.dict !== null) return this.dict.get(member);
+    // Listpack: at most 128 pairs, scanned as Redis scans its listpack.
+    for (let l: ZLeaf | null = this.tree.first; l !== null; l = l.next) {
+      const i = l.members.indexOf(member);
+      if (i !== -1) return l.scores[i];
+    }
+    return undefined;
+  }
+
+  /**
+   * Sets a member's score with ZADD's rules: NX only adds, XX only updates,
+   * GT/LT update only upwards/downwards. The score is not NaN.
+   */
+  add(member: string, score: number, flags = 0): ZAddOutcome {
+    const old = this.score(member);
+    if (old === undefined) {
+      if ((flags & ZAddFlag.XX) !== 0) return 'skipped';
+      this.insertNew(member, score);
+      return 'added';
+    }
+    if ((flags & ZAddFlag.NX) !== 0) return 'skipped';
+    if ((flags & ZAddFlag.GT) !== 0 && !(score > old)) return 'skipped';
+    if ((flags & ZAddFlag.LT) !== 0 && !(score < old)) return 'skipped';
+    if (old === score) return 'unchanged';
+    this.tree.remove(old, member);
+    this.tree.insert(score, member);
+    this.dict?.set(member, score);
+    return 'updated';
+  }
+
+  /** Removes a member; false when absent. */
+  remove(member: string): boolean {
+    const old = this.score(member);
+    if (old === undefined) return false;
+    this.tree.remove(old, member);
+    this.dict?.delete(member);
+    this.memberBytes -= member.length;
+    return true;
+  }
+
+  /** 0-based rank (from the highest with `reverse`), or -1. */
+  rank(member: string, reverse = false): number {
+    const s = this.score(member);
+    if (s === undefined) return -1;
+    const r = this.tree.rank(s, member);
+    return reverse ? this.tree.size - 1 - r : r;
+  }
+
+  /** A cursor on rank `rank` (0 <= rank < size), walking with next()/prev(). */
+  at(rank: number): ZCursor {
+    return this.tree.at(rank);
+  }
+
+  /** The rank where a bound starts: how many pairs lie before it. */
+  countBefore(mode: Before, score: number, member = ''): number {
+    return this.tree.countBefore(mode, score, member);
+  }
+
+  /** Every pair in order. */
+  forEach(fn: (score: number, member: string) => void): void {
+    this.tree.forEach(fn);
+  }
+
+  private insertNew(member: string, score: number): void {
+    if (
+      this.dict === null &&
+      (this.tree.size >= ZSET_LISTPACK_ENTRIES || member.length > ZSET_LISTPACK_VALUE)
+    ) {
+      this.convertToSkiplist();
+    }
+    this.tree.insert(score, member);
+    this.dict?.set(member, score);
+    this.memberBytes += member.length;
+  }
+
+  private convertToSkiplist(): void {
+    const dict = new Map<string, number>();
+    this.tree.forEach((s, m) => {
+      dict.set(m, s);
+    });
+    this.dict = dict;
+  }
+}
+
+/** ZADD's conditions as bits. */
+export const ZAddFlag = { NX: 1, XX: 2, GT: 4, LT: 8 } as const;
+
+export { Before };
+
+// ---- codec ----------------------------------------------------------------------
+
+const ZSET_FORMAT = 1;
+
+/**
+ * The record's value: a format byte, the count (u32), then per pair the
+ * score (f64) and the member (u32 length, bytes), in order, so decoding
+ * rebuilds the tree bottom-up in O(n) with no comparisons.
+ */
+export function encodeSortedSet(z: SortedSet): Buffer {
+  let bytes = 5;
+  z.forEach((_s, m) => {
+    bytes += 12 + m.length;
+  });
+  const out = Buffer.allocUnsafe(bytes);
+  out[0] = ZSET_FORMAT;
+  out.writeUInt32LE(z.size, 1);
+  let o = 5;
+  z.forEach((s, m) => {
+    out.writeDoubleLE(s, o);
+    out.writeUInt32LE(m.length, o + 8);
+    o += 12;
+    o += out.write(m, o, 'latin1');
+  });
+  return out;
+}
+
+export function decodeSortedSet(bytes: Uint8Array): SortedSet {
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (b.length < 5 || b[0] !== ZSET_FORMAT) throw corrupt('bad header');
+  const n = b.readUInt32LE(1);
+  const scores = new Array<number>(n);
+  const members = new Array<string>(n);
+  let o = 5;
+  for (let i = 0; i < n; i++) {
+    if (o + 12 > b.length) throw corrupt('truncated');
+    scores[i] = b.readDoubleLE(o);
+    const len = b.readUInt32LE(o + 8);
+    o += 12;
+    if (o + len > b.length) throw corrupt('truncated');
+    members[i] = b.toString('latin1', o, o + len);
+    o += len;
+  }
+  if (o !== b.length) throw corrupt('trailing bytes');
+  return SortedSet.fromSorted(scores, members);
+}
+
+function corrupt(why: string): CollectionError {
+  return new CollectionError('ERR_CORRUPT', `sorted set record does not decode: ${why}`);
+}
+
+registerCodec(RecordType.ZSET, decodeSortedSet);
