@@ -1,8 +1,11 @@
 import type { Socket } from 'node:net';
 import type { StoreCore } from '@strata/hlog';
+import { type CommandLog, EXEC_ARGV, MULTI_ARGV, propagationOf } from './command-log.js';
 import { CommandFlag, type CommandResult, type CommandSpec } from './command-table.js';
 import {
+  aofWriteErrorMessage,
   CommandError,
+  execAbortBecauseError,
   noAuthError,
   toCommandError,
   unknownCommandError,
@@ -31,6 +34,24 @@ export interface MultiState {
 // drain its replies stops us reading more requests.
 const PAUSE_PENDING = 1;
 const PAUSE_DRAIN = 2;
+// Replies wait for the command log (appendfsync always) before they leave.
+const PAUSE_APPEND = 4;
+
+/** A reply held until its command is in the log: replaced by an error if that fails. */
+interface HeldReply {
+  /** Reply positions (ReplyWriter.position) of the reply to replace on failure. */
+  readonly start: number;
+  readonly end: number;
+  error: string | null;
+}
+
+/** A transaction's writes are logged as MULTI, the writes, EXEC. */
+interface ExecLog {
+  wrote: boolean;
+  /** The last logged write's reply: an EXEC marker that fails turns it into the error. */
+  lastStart: number;
+  lastEnd: number;
+}
 
 /** Commands that run at once inside MULTI instead of being queued (Redis's list). */
 const MULTI_IMMEDIATE = new Set(['exec', 'discard', 'multi', 'watch', 'quit', 'reset']);
@@ -68,20 +89,33 @@ export class Client {
   /** Reply, then close (QUIT, a protocol error). */
   closeAfterReply = false;
   closed = false;
+  /** Set by a command that chose its own replay form (see `propagate`). */
+  private propagated: Buffer[][] | null = null;
+  /** Inside EXEC with a command log: its writes are framed as MULTI .. EXEC. */
+  private execLog: ExecLog | null = null;
+  /** Replies waiting for their command log appends; `holding` of them not settled. */
+  private held: HeldReply[] = [];
+  private holding = 0;
   private paused = 0;
   private running = false;
 
+  /**
+   * `replay`: a client with no connection (RespServer.execute, AOF
+   * replay): its writes are not logged again.
+   */
   constructor(
     readonly server: ServerState,
     readonly socket: Socket,
+    readonly replay = false,
   ) {
-    this.id = server.newClientId();
-    this.authenticated = !server.authRequired;
+    this.id = replay ? 0 : server.newClientId();
+    this.authenticated = replay || !server.authRequired;
     this.reply = new ReplyWriter({ protocol: 2 });
     this.parser = new RequestParser({
       maxBulkLength: server.config.maxBulkLength,
       authRequired: !this.authenticated,
     });
+    if (replay) return;
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('drain', () => this.resume(PAUSE_DRAIN));
   }
@@ -163,10 +197,18 @@ export class Client {
     this.run();
   }
 
-  /** One socket write for every reply since the last one. */
+  /**
+   * One socket write for every reply since the last one; while a command
+   * log append of theirs is pending, they wait (and reading pauses).
+   */
   private flushReplies(): void {
     if (this.closed) return;
-    const out = this.reply.flush();
+    if (this.holding > 0) {
+      this.pause(PAUSE_APPEND);
+      return;
+    }
+    let out = this.reply.flush();
+    if (this.held.length > 0) out = this.releaseHeld(out);
     if (out === null) return;
     this.server.stats.netOutput += out.length;
     if (!this.socket.write(out)) this.pause(PAUSE_DRAIN);
@@ -179,6 +221,96 @@ export class Client {
     if (limit <= 0 || this.reply.pendingBytes + this.socket.writableLength <= limit) return false;
     this.kill();
     return true;
+  }
+
+  /**
+   * Every held reply's append settled: the chunk as it goes out, with each
+   * reply whose append failed replaced by its MISCONF error.
+   */
+  private releaseHeld(out: Buffer | null): Buffer | null {
+    const held = this.held;
+    this.held = [];
+    if (out === null || !held.some((h) => h.error !== null)) return out;
+    const base = this.reply.position - out.length;
+    const parts: Buffer[] = [];
+    let at = 0;
+    for (const h of held) {
+      const start = h.start - base;
+      if (h.error === null || start < at) continue;
+      parts.push(out.subarray(at, start), Buffer.from(`-${h.error}\r\n`));
+      at = h.end - base;
+    }
+    parts.push(out.subarray(at));
+    return Buffer.concat(parts);
+  }
+
+  /** Holds the replies from `start` on until `p` settles (appendfsync always). */
+  private hold(p: Promise<void>, start: number, end: number): void {
+    const h: HeldReply = { start, end, error: null };
+    this.held.push(h);
+    this.holding++;
+    const settled = () => {
+      if (--this.holding === 0) this.resume(PAUSE_APPEND);
+    };
+    p.then(settled, (e: unknown) => {
+      h.error = appendErrorReply(e);
+      settled();
+    });
+  }
+
+  // ---- the command log -----------------------------------------------------------
+
+  /**
+   * Sets the replay form of the running command for the command log, in
+   * place of the central rule (command-log.ts): call it once per command
+   * to log, in order; a command that calls it with nothing logs nothing.
+   */
+  propagate(...argv: Buffer[]): void {
+    if (argv.length === 0) {
+      this.propagated ??= [];
+      return;
+    }
+    if (this.propagated === null) this.propagated = [argv];
+    else this.propagated.push(argv);
+  }
+
+  /** A write command ran: log its replay forms (its reply is from `start` on). */
+  private logWrite(log: CommandLog, spec: CommandSpec, argv: Buffer[], start: number, now: number) {
+    const end = this.reply.position;
+    const forms =
+      this.propagated ?? propagationOf(spec.fullName, argv, this.reply.since(start), now);
+    this.propagated = null;
+    if (forms.length === 0) return;
+    const x = this.execLog;
+    if (x !== null) {
+      if (!x.wrote) {
+        x.wrote = true;
+        this.append(log, MULTI_ARGV, start, end);
+      }
+      x.lastStart = start;
+      x.lastEnd = end;
+    }
+    for (const f of forms) this.append(log, f, start, end);
+  }
+
+  private append(log: CommandLog, argv: readonly Buffer[], start: number, end: number): void {
+    const p = log.append(this.db, argv);
+    if (p !== undefined) this.hold(p, start, end);
+  }
+
+  /** EXEC begins: its writes, if any, are logged inside MULTI .. EXEC. */
+  beginExec(): void {
+    if (this.server.commandLog !== null && !this.replay) {
+      this.execLog = { wrote: false, lastStart: 0, lastEnd: 0 };
+    }
+  }
+
+  /** EXEC ended. */
+  endExec(): void {
+    const x = this.execLog;
+    this.execLog = null;
+    const log = this.server.commandLog;
+    if (x !== null && x.wrote && log !== null) this.append(log, EXEC_ARGV, x.lastStart, x.lastEnd);
   }
 
   /** Closes the connection now, dropping unsent replies (CLIENT KILL, limits). */
@@ -225,6 +357,16 @@ export class Client {
     if (!this.authenticated && (spec.flags & CommandFlag.no_auth) === 0) {
       return this.reject(noAuthError());
     }
+    const writeError = server.writeError;
+    if (writeError !== null && this.refusesWrite(spec)) {
+      if (spec.name === 'exec' && this.multi !== null) {
+        // Redis's execCommandAbort: the transaction is discarded with the reason.
+        this.multi = null;
+        this.unwatchAll();
+        return this.reject(execAbortBecauseError(writeError));
+      }
+      return this.reject(new CommandError('ERR_MISCONF', writeError));
+    }
     if (this.multi !== null && (spec.flags & CommandFlag.no_multi) !== 0) {
       return this.reject(
         new CommandError('ERR_SYNTAX', 'ERR Command not allowed inside a transaction'),
@@ -240,6 +382,18 @@ export class Client {
       return server.waitExclusive().then(() => this.settle(this.execute(argv)));
     }
     return this.call(spec, argv);
+  }
+
+  /**
+   * Redis refuses, while the disk fails: write commands, PING (so a
+   * monitoring check notices), and an EXEC whose queue has a write.
+   */
+  private refusesWrite(spec: CommandSpec): boolean {
+    if ((spec.flags & CommandFlag.write) !== 0) return true;
+    if (spec.parent !== null) return false;
+    if (spec.name === 'ping') return true;
+    if (spec.name !== 'exec' || this.multi === null) return false;
+    return this.multi.queue.some((q) => (q.spec.flags & CommandFlag.write) !== 0);
   }
 
   /** Runs a checked command: opens its database first when it needs one. */
@@ -269,6 +423,16 @@ export class Client {
     if ((spec.flags & CommandFlag.write) !== 0 && this.server.watchedKeys > 0) {
       this.server.touchKeys(this.db, spec, argv);
     }
+    // Write commands go to the command log (an AOF) once they ran.
+    const log =
+      (spec.flags & CommandFlag.write) !== 0 && !this.replay ? this.server.commandLog : null;
+    let start = 0;
+    let now = 0;
+    if (log !== null) {
+      start = this.reply.position;
+      now = Date.now();
+      this.propagated = null;
+    }
     let result: CommandResult;
     try {
       result = spec.handler!(this, argv);
@@ -277,7 +441,10 @@ export class Client {
       this.replyError(e);
       return undefined;
     }
-    if (result === undefined) return undefined;
+    if (result === undefined) {
+      if (log !== null) this.logWrite(log, spec, argv, start, now);
+      return undefined;
+    }
     if (spec.wholeLog) {
       // A read-only whole-log pass: it holds this connection only.
       return result.then(undefined, (e: unknown) => {
@@ -289,7 +456,10 @@ export class Client {
     const server = this.server;
     server.pendingStarted(this);
     return result.then(
-      () => server.pendingEnded(this),
+      () => {
+        server.pendingEnded(this);
+        if (log !== null) this.logWrite(log, spec, argv, start, now);
+      },
       (e: unknown) => {
         server.pendingEnded(this);
         spec.failedCalls++;
@@ -313,4 +483,10 @@ export class Client {
     const err = toCommandError(e);
     this.reply.error(err.bytes ?? err.message);
   }
+}
+
+/** The error a reply becomes when its append to the command log failed. */
+function appendErrorReply(e: unknown): string {
+  if (e instanceof CommandError) return e.message;
+  return aofWriteErrorMessage(e instanceof Error ? e.message : String(e));
 }

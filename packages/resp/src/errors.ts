@@ -34,7 +34,8 @@ export type CommandErrorCode =
   | 'ERR_UNSUPPORTED'
   | 'ERR_KEY_TOO_LONG'
   | 'ERR_INVALID_CURSOR'
-  | 'ERR_STORE';
+  | 'ERR_STORE'
+  | 'ERR_MISCONF';
 
 /** An error reply. `message` is the whole reply after the `-`, code word first. */
 export class CommandError extends Error {
@@ -100,6 +101,43 @@ export const watchInMultiError = fixed(
   'ERR_WATCH_IN_MULTI',
   'ERR WATCH inside MULTI is not allowed',
 );
+/** Redis's execCommandAbort: EXEC refused as a whole (MISCONF...). */
+export function execAbortBecauseError(reason: string): CommandError {
+  return new CommandError('ERR_EXECABORT', `EXECABORT Transaction discarded because of: ${reason}`);
+}
+
+/** Writes refused while the AOF cannot be written (Redis's wording). */
+export function aofWriteErrorMessage(reason: string): string {
+  return `MISCONF Errors writing to the AOF file: ${oneLine(reason)}`;
+}
+
+/**
+ * Writes refused while a database's log cannot be written. Redis's closest
+ * wording is its RDB one; the log is our data file, so it names the log.
+ */
+export function storeWriteErrorMessage(db: number, reason: string): string {
+  return (
+    `MISCONF Strata is configured to persist data to its log, but it's currently unable to persist to disk (database ${db}: ${oneLine(reason)}). ` +
+    'Commands that may modify the data set are disabled. Please check the logs for details about the error.'
+  );
+}
+
+/** Redis's reply to a non-loopback client in protected mode (then it closes). */
+export const PROTECTED_MODE_REPLY =
+  "-DENIED Redis is running in protected mode because protected mode is enabled and no password is set for the default user. In this mode connections are only accepted from the loopback interface. If you want to connect from external computers to Redis you may adopt one of the following solutions: 1) Just disable protected mode sending the command 'CONFIG SET protected-mode no' from the loopback interface by connecting to Redis from the same host the server is running, however MAKE SURE Redis is not publicly accessible from internet if you do so. Use CONFIG REWRITE to make this change permanent. 2) Alternatively you can just disable the protected mode by editing the Redis configuration file, and setting the protected mode option to 'no', and then restarting the server. 3) If you started the server manually just for testing, restart it with the '--protected-mode no' option. 4) Setup a an authentication password for the default user. NOTE: You only need to do one of the above things in order for the server to start accepting connections from the outside.\r\n";
+
+/** A command replayed through RespServer.execute answered an error (its text, without `-`). */
+export class ReplayError extends Error {
+  readonly code = 'ERR_REPLAY';
+
+  constructor(message: string) {
+    super(message);
+    this.name = 'ReplayError';
+  }
+}
+
+export const oneLine = (s: string): string => s.replace(/[\r\n]+/g, ' ');
+
 export const execAbortError = fixed(
   'ERR_EXECABORT',
   'EXECABORT Transaction discarded because of previous errors.',

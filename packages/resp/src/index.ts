@@ -1,6 +1,12 @@
 // Public API of @strata/resp: the RESP codec, the command table and the server.
 export { Client, type MultiState, type QueuedCommand } from './client.js';
 export {
+  type CommandLog,
+  PROPAGATION,
+  type PropagationRule,
+  propagationOf,
+} from './command-log.js';
+export {
   ACL_CATEGORIES,
   type AclCategory,
   type CommandDefinition,
@@ -18,7 +24,15 @@ export {
   type ShutdownMode,
   shutdownCommand,
 } from './commands/index.js';
-export { CommandError, type CommandErrorCode, toCommandError } from './errors.js';
+export {
+  aofWriteErrorMessage,
+  CommandError,
+  type CommandErrorCode,
+  PROTECTED_MODE_REPLY,
+  ReplayError,
+  storeWriteErrorMessage,
+  toCommandError,
+} from './errors.js';
 export {
   type DatabaseProvider,
   Keyspace,

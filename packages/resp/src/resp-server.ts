@@ -1,9 +1,10 @@
-import { createServer, type Server, type Socket } from 'node:net';
+import { createServer, type Server, Socket } from 'node:net';
 import { Client } from './client.js';
+import type { CommandLog } from './command-log.js';
 import type { CommandDefinition, CommandTable } from './command-table.js';
 import { CommandTable as Table } from './command-table.js';
 import { commandDefinitions, type ShutdownHook } from './commands/index.js';
-import { maxClientsError } from './errors.js';
+import { maxClientsError, PROTECTED_MODE_REPLY, ReplayError } from './errors.js';
 import {
   type DatabaseProvider,
   Keyspace,
@@ -36,6 +37,16 @@ export interface RespServerOptions {
    * server stops listening, drops its clients and closes the databases.
    */
   readonly onShutdown?: ShutdownHook;
+  /**
+   * Where write commands are logged once they ran (an append-only file),
+   * in their replay form; see CommandLog. Default none.
+   */
+  readonly commandLog?: CommandLog;
+  /**
+   * protected-mode (default true): with no requirepass, a client from a
+   * non-loopback address gets Redis's DENIED error and is disconnected.
+   */
+  readonly protectedMode?: boolean;
 }
 
 export interface RespServerAddress {
@@ -63,6 +74,9 @@ export class RespServer {
   private readonly state: ServerState;
   private readonly server: Server;
   private closing: Promise<void> | null = null;
+  /** The connection-less client that runs `execute` (replay). */
+  private replayClient: Client | null = null;
+  private replayDb = 0;
 
   constructor(options: RespServerOptions) {
     const provider = isProvider(options.databases)
@@ -83,8 +97,10 @@ export class RespServer {
       maxclients: options.maxclients ?? 10_000,
       maxBulkLength: options.maxBulkLength ?? DEFAULT_PROTO_MAX_BULK_LEN,
       outputBufferLimit: options.outputBufferLimit ?? 0,
+      protectedMode: options.protectedMode ?? true,
     };
     this.state = new ServerState(this.table, this.keyspace, config);
+    this.state.commandLog = options.commandLog ?? null;
     this.server = createServer({ noDelay: true }, (socket) => this.accept(socket));
   }
 
@@ -115,6 +131,50 @@ export class RespServer {
     return { host: a.address, port: a.port };
   }
 
+  /**
+   * Runs one command with no connection (replaying an append-only file):
+   * in database `db`, not logged to the command log. MULTI .. EXEC work
+   * across calls. Rejects with a ReplayError (Redis's error text) when the
+   * command answers an error.
+   */
+  async execute(db: number, argv: Buffer[]): Promise<void> {
+    let c = this.replayClient;
+    if (c === null) {
+      c = new Client(this.state, new Socket(), true);
+      this.replayClient = c;
+    }
+    if (db !== this.replayDb) {
+      // As a SELECT in the file would: queued inside MULTI, at once outside.
+      await this.runReplay(c, [Buffer.from('SELECT'), Buffer.from(String(db))]);
+      this.replayDb = db;
+    }
+    await this.runReplay(c, argv);
+  }
+
+  private async runReplay(c: Client, argv: Buffer[]): Promise<void> {
+    const r = c.execute(argv);
+    if (r !== undefined) await r;
+    const out = c.reply.flush();
+    if (out !== null && out[0] === 0x2d) {
+      const end = out.indexOf(0x0d);
+      throw new ReplayError(out.subarray(1, end < 0 ? out.length : end).toString('latin1'));
+    }
+  }
+
+  /**
+   * Refuses write commands (and PING) with `MISCONF <message>` while set
+   * (Redis's wording for the AOF: "Errors writing to the AOF file: <why>");
+   * null accepts them again. Reads keep working.
+   */
+  setWriteError(message: string | null): void {
+    this.state.setWriteError(message);
+  }
+
+  /** The error write commands get now, or null. */
+  get writeError(): string | null {
+    return this.state.writeError;
+  }
+
   /** Connected clients. */
   get clientCount(): number {
     return this.state.clients.size;
@@ -140,6 +200,11 @@ export class RespServer {
       socket.end(`-${maxClientsError().message}\r\n`);
       return;
     }
+    if (state.config.protectedMode && !state.authRequired && !isLoopback(socket.remoteAddress)) {
+      socket.on('error', () => undefined);
+      socket.end(PROTECTED_MODE_REPLY);
+      return;
+    }
     const client = new Client(state, socket);
     state.clients.set(client.id, client);
     socket.on('error', () => {
@@ -150,4 +215,11 @@ export class RespServer {
       client.onClose();
     });
   }
+}
+
+/** Redis's connIsLocal: 127.0.0.0/8 and ::1 (IPv4-mapped too). */
+function isLoopback(address: string | undefined): boolean {
+  if (address === undefined) return false;
+  const a = address.startsWith('::ffff:') ? address.slice(7) : address;
+  return a.startsWith('127.') || a === '::1';
 }

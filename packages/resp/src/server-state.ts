@@ -1,6 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Client } from './client.js';
+import type { CommandLog } from './command-log.js';
 import type { CommandSpec, CommandTable } from './command-table.js';
+import { oneLine } from './errors.js';
 import type { Keyspace } from './keyspace.js';
 
 export interface ServerConfig {
@@ -11,6 +13,8 @@ export interface ServerConfig {
   maxBulkLength: number;
   /** Bytes of replies a client may have waiting before it is disconnected; 0 = no limit. */
   outputBufferLimit: number;
+  /** protected-mode: with no requirepass, only loopback clients are accepted. */
+  protectedMode: boolean;
 }
 
 /**
@@ -46,6 +50,17 @@ export class ServerState {
   /** Unix time of the last SAVE/BGSAVE that completed (LASTSAVE); start time at first. */
   lastSave = Math.floor(Date.now() / 1000);
 
+  /** Where write commands are logged (an AOF), or null. */
+  commandLog: CommandLog | null = null;
+
+  /**
+   * While set, write commands (and PING) are refused with this error
+   * (`MISCONF ...`): the AOF's error wins over a database log's.
+   */
+  writeError: string | null = null;
+  private aofError: string | null = null;
+  private readonly storeErrors = new Map<number, string>();
+
   /** Where the server listens (INFO, CLIENT LIST laddr). */
   port = 0;
   host = '';
@@ -66,6 +81,26 @@ export class ServerState {
   set config(c: ServerConfig) {
     this.configValue = c;
     this.passwordDigest = c.requirepass === null ? null : digest(Buffer.from(c.requirepass));
+  }
+
+  /** The command log's write error (a message after `MISCONF `, or the whole reply), or null. */
+  setWriteError(message: string | null): void {
+    const m = message === null ? null : oneLine(message);
+    this.aofError = m === null ? null : m.startsWith('MISCONF ') ? m : `MISCONF ${m}`;
+    this.updateWriteError();
+  }
+
+  /** A database's log failed to write (message) or recovered (null). */
+  setStoreWriteError(db: number, message: string | null): void {
+    if (message === null) this.storeErrors.delete(db);
+    else this.storeErrors.set(db, message);
+    this.updateWriteError();
+  }
+
+  private updateWriteError(): void {
+    let e = this.aofError;
+    if (e === null) for (const m of this.storeErrors.values()) e ??= m;
+    this.writeError = e;
   }
 
   newClientId(): number {

@@ -49,6 +49,19 @@ const PARAMETERS: Record<string, Parameter> = {
       for (const c of s.clients.values()) c.parser.maxBulkLength = n;
     },
   },
+  'protected-mode': {
+    get: (s) => (s.config.protectedMode ? 'yes' : 'no'),
+    set(s, v) {
+      const lower = v.toLowerCase();
+      if (lower !== 'yes' && lower !== 'no') {
+        throw new CommandError(
+          'ERR_SYNTAX',
+          `ERR CONFIG SET failed (possibly related to argument 'protected-mode') - argument must be 'yes' or 'no'`,
+        );
+      }
+      s.config = { ...s.config, protectedMode: lower === 'yes' };
+    },
+  },
   databases: { get: (s) => String(s.keyspace.count) },
   port: { get: (s) => String(s.port) },
   bind: { get: (s) => s.host },

@@ -41,7 +41,12 @@ function exec(c: Client): CommandResult {
   if (!server.othersIdle(c)) {
     return server.runExclusive(c, async () => {
       c.reply.array(m.queue.length);
-      await runFrom(c, m.queue, 0);
+      c.beginExec();
+      try {
+        await runFrom(c, m.queue, 0);
+      } finally {
+        c.endExec();
+      }
     });
   }
   // The gate is held for the whole queue, free while it all stays in
@@ -49,12 +54,18 @@ function exec(c: Client): CommandResult {
   // a command that takes the gate itself (FLUSHDB, RENAME) leaves it to EXEC.
   server.exclusive = c;
   c.reply.array(m.queue.length);
+  // Its writes reach the command log as MULTI, the writes, EXEC.
+  c.beginExec();
   const r = runFrom(c, m.queue, 0);
   if (r === undefined) {
+    c.endExec();
     server.releaseExclusive(c);
     return undefined;
   }
-  return r.finally(() => server.releaseExclusive(c));
+  return r.finally(() => {
+    c.endExec();
+    server.releaseExclusive(c);
+  });
 }
 
 function runFrom(c: Client, queue: QueuedCommand[], from: number): CommandResult {

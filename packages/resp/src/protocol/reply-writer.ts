@@ -53,6 +53,8 @@ export class ReplyWriter {
   private start = 0;
   /** End of the bytes written. */
   private pos = 0;
+  /** Bytes handed out by flush() so far: positions count from the first reply. */
+  private flushedBytes = 0;
 
   constructor(options: ReplyWriterOptions = {}) {
     this.protocol = options.protocol ?? 2;
@@ -65,6 +67,20 @@ export class ReplyWriter {
     return this.pos - this.start;
   }
 
+  /** Every byte written so far, flushed or not: a position to pass to `since`. */
+  get position(): number {
+    return this.flushedBytes + this.pos - this.start;
+  }
+
+  /**
+   * The bytes written from `position` on that are not flushed yet (a
+   * reply just written, for the server to look at); valid until the next write.
+   */
+  since(position: number): Buffer {
+    const from = Math.max(0, position - this.flushedBytes);
+    return this.buf.subarray(this.start + Math.min(from, this.pos - this.start), this.pos);
+  }
+
   /**
    * Everything written since the last flush, as one chunk for one socket
    * write, or null when nothing is pending.
@@ -72,6 +88,7 @@ export class ReplyWriter {
   flush(): Buffer | null {
     if (this.pos === this.start) return null;
     const chunk = this.buf.subarray(this.start, this.pos);
+    this.flushedBytes += this.pos - this.start;
     this.start = this.pos;
     return chunk;
   }
