@@ -2,5 +2,20 @@
 
 export { decoderFor, registerCodec } from './codecs.js';
 export { CollectionError, type CollectionErrorCode } from './collection-error.js';
+export {
+  CollectionStore,
+  type CollectionStoreOptions,
+  type CollectionStoreStats,
+} from './collection-store.js';
 export type { CollectionDecoder, CollectionValue } from './collection-value.js';
+export { HASH_MAX_LISTPACK_ENTRIES, HASH_MAX_LISTPACK_VALUE, HashValue } from './hash-value.js';
 export type { CollectionLookup, MaybePending } from './lookup.js';
+export {
+  intsetMember,
+  SET_MAX_INTSET_ENTRIES,
+  SET_MAX_LISTPACK_ENTRIES,
+  SET_MAX_LISTPACK_VALUE,
+  SetValue,
+} from './set-value.js';
+export { cursorSlot, SlotMap, slotCursor } from './slot-map.js';
+export { latin1 } from './value-format.js';

@@ -1,0 +1,145 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RecordType, Store } from '@strata/hlog';
+import { Prng } from '@strata/io';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CollectionStore } from './collection-store.js';
+import { HashValue } from './hash-value.js';
+import type { CollectionLookup, MaybePending } from './lookup.js';
+import { SetValue } from './set-value.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'strata-collections-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const open = () => Store.open({ dir, memory: 16 * 4096, pageSize: 4096, indexBuckets: 64 });
+const k = (s: string) => Buffer.from(s);
+
+async function hashAt(cs: CollectionStore, key: string): Promise<HashValue | null> {
+  const r = await (cs.get<HashValue>(k(key), RecordType.HASH) as MaybePending<
+    CollectionLookup<HashValue>
+  >);
+  if (r.status === 'wrongType') throw new Error('wrong type');
+  return r.status === 'found' ? r.value : null;
+}
+
+describe('CollectionStore', () => {
+  it('creates, changes, evicts to the log and reads back, within its budget', async () => {
+    const store = await open();
+    const cs = new CollectionStore(store, { budgetBytes: 8 * 1024 });
+    const model = new Map<string, Map<string, string>>();
+    const rng = new Prng(5);
+    for (let i = 0; i < 3000; i++) {
+      const key = `h${rng.nextInt(60)}`;
+      const field = `f${rng.nextInt(40)}`;
+      const value = `v${i}`;
+      let h = await hashAt(cs, key);
+      if (h === null) {
+        h = HashValue.empty();
+        h.set(field, value);
+        await cs.create(k(key), h);
+      } else {
+        h.set(field, value);
+        cs.changed(k(key), h);
+      }
+      let m = model.get(key);
+      if (m === undefined) model.set(key, (m = new Map()));
+      m.set(field, value);
+      if (rng.next() < 0.05) {
+        const victim = `h${rng.nextInt(60)}`;
+        await cs.delete(k(victim));
+        model.delete(victim);
+      }
+    }
+    const s = cs.stats();
+    expect(s.evictions).toBeGreaterThan(0);
+    expect(s.writeBacks).toBeGreaterThan(0);
+    expect(s.loads).toBeGreaterThan(0);
+    for (let i = 0; i < 60; i++) {
+      const h = await hashAt(cs, `h${i}`);
+      const m = model.get(`h${i}`);
+      if (m === undefined) expect(h).toBeNull();
+      else {
+        const got = new Map<string, string>();
+        h!.forEach((f, v) => {
+          got.set(f, v);
+        });
+        expect(got).toEqual(m);
+      }
+    }
+    await cs.flush();
+    await store.close();
+
+    // Everything written back survives a restart.
+    const again = await open();
+    const cs2 = new CollectionStore(again, { budgetBytes: 8 * 1024 });
+    for (const [key, m] of model) expect((await hashAt(cs2, key))!.size).toBe(m.size);
+    await again.close();
+  });
+
+  it('answers wrongType and missing from the cache and the store', async () => {
+    const store = await open();
+    const cs = new CollectionStore(store, { budgetBytes: 1 << 20 });
+    await store.set(k('str'), k('x'));
+    const s = SetValue.empty();
+    s.add('a');
+    await cs.create(k('set'), s);
+    expect(await cs.get(k('str'), RecordType.HASH)).toEqual({
+      status: 'wrongType',
+      type: RecordType.STRING,
+    });
+    expect(await cs.get(k('set'), RecordType.HASH)).toEqual({
+      status: 'wrongType',
+      type: RecordType.SET,
+    });
+    expect(await cs.get(k('none'), RecordType.HASH)).toEqual({ status: 'missing' });
+    // The record exists at once with its type.
+    const rec = await store.get(k('set'));
+    expect(rec.status === 'found' && rec.type).toBe(RecordType.SET);
+    // An invalidated entry is read again from the store (a command overwrote the key).
+    await store.set(k('set'), k('now a string'));
+    cs.invalidate(k('set'));
+    expect(await cs.get(k('set'), RecordType.SET)).toEqual({
+      status: 'wrongType',
+      type: RecordType.STRING,
+    });
+    await store.close();
+  });
+
+  it('drops an entry whose key expired, and never writes an expired key back', async () => {
+    let now = 1_000_000;
+    const store = await open();
+    const cs = new CollectionStore(store, { budgetBytes: 1 << 20, now: () => now });
+    const h = HashValue.empty();
+    h.set('f', 'v');
+    await cs.create(k('h'), h, Date.now() + 60_000);
+    now += 1000;
+    expect((await cs.get(k('h'), RecordType.HASH)).status).toBe('found');
+    cs.expiryChanged(k('h'), now - 1);
+    expect(cs.peek(k('h'))).toBeUndefined();
+    await store.close();
+  });
+
+  it('a write-back keeps the record expiry set after the create', async () => {
+    const store = await open();
+    const cs = new CollectionStore(store, { budgetBytes: 1 << 20 });
+    const h = HashValue.empty();
+    h.set('f', 'v');
+    await cs.create(k('h'), h);
+    const at = Date.now() + 3_600_000;
+    await store.expireAt(k('h'), at);
+    cs.expiryChanged(k('h'), at);
+    h.set('g', 'w');
+    cs.changed(k('h'), h);
+    await cs.writeBack(k('h'));
+    expect(await store.ttl(k('h'))).toBeGreaterThan(3_500_000);
+    const back = await store.get(k('h'));
+    expect(back.status === 'found' && HashValue.decode(back.value).size).toBe(2);
+    await store.close();
+  });
+});

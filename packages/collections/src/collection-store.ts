@@ -1,0 +1,402 @@
+import { SetFlag, type StoreCore } from '@strata/hlog';
+import { CacheEntry } from './cache-entry.js';
+import { decoderFor } from './codecs.js';
+import { CollectionError } from './collection-error.js';
+import type { CollectionValue } from './collection-value.js';
+import { KeyTable } from './key-table.js';
+import type { CollectionLookup, MaybePending } from './lookup.js';
+
+export interface CollectionStoreOptions {
+  /** Bytes of structures the cache keeps (value.memoryBytes() + key), LRU beyond it. */
+  readonly budgetBytes: number;
+  /** Clock for expiry checks (tests). Default Date.now. */
+  readonly now?: () => number;
+}
+
+export interface CollectionStoreStats {
+  readonly entries: number;
+  readonly bytes: number;
+  readonly budgetBytes: number;
+  readonly dirty: number;
+  readonly hits: number;
+  /** Lookups that decoded a record (from memory or disk). */
+  readonly loads: number;
+  readonly evictions: number;
+  readonly writeBacks: number;
+}
+
+// Bookkeeping bytes charged per entry besides its structure and key.
+const ENTRY_OVERHEAD = 128;
+
+const MISSING = { status: 'missing' } as const;
+
+/**
+ * The collections of one database, in front of its hlog store. A collection
+ * key is an ordinary record of its RecordType whose value is the collection's
+ * serialized form; the hot ones are kept decoded here, keyed by key bytes,
+ * in LRU order within a byte budget. A change marks its entry dirty (O(1)
+ * for the cache: the structure was changed in place by the command); the
+ * record is rewritten from `encode()` when the entry is evicted or on
+ * `flush()` (before a checkpoint, SAVE, close, or a RENAME/COPY/MOVE that
+ * reads the record). A new collection writes its record at once, so every
+ * key-level command (TYPE, EXISTS, SCAN, DBSIZE, EXPIRE...) sees it.
+ *
+ * The store stays the truth about whether a key exists: commands that
+ * replace or delete a key without going through here call `invalidate`,
+ * expiry changes call `expiryChanged`, and a write-back never recreates a
+ * key (it writes only over an existing record, keeping its expiry).
+ * Writes this cache issues for one key run in order (each waits for the
+ * previous one when that went pending).
+ */
+export class CollectionStore {
+  readonly budgetBytes: number;
+  private readonly table = new KeyTable();
+  private readonly now: () => number;
+  /** LRU list: head is the least recently used. */
+  private head: CacheEntry | null = null;
+  private tail: CacheEntry | null = null;
+  private bytes = 0;
+  /** Bytes of entries being evicted (their write-back is in flight). */
+  private evictingBytes = 0;
+  private counters = { hits: 0, loads: 0, evictions: 0, writeBacks: 0 };
+
+  constructor(
+    readonly store: StoreCore,
+    options: CollectionStoreOptions,
+  ) {
+    this.budgetBytes = options.budgetBytes;
+    this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * The collection at `key` if it holds one of `type`: found (the cached
+   * structure; change it in place, then call `changed`), missing, or
+   * wrongType. Synchronous unless the record has to be read from disk.
+   */
+  get<V extends CollectionValue = CollectionValue>(
+    key: Uint8Array,
+    type: number,
+  ): MaybePending<CollectionLookup<V>> {
+    const hash = KeyTable.hash(key);
+    const e = this.table.find(key, hash);
+    if (e !== undefined) {
+      const hit = this.hit(e, type);
+      if (hit !== undefined) return hit as CollectionLookup<V>;
+    }
+    const v = this.store.read(key);
+    if (v.status === 'notFound') return MISSING;
+    if (v.status === 'found') {
+      if (v.type !== type) return { status: 'wrongType', type: v.type };
+      return this.load(
+        key,
+        hash,
+        type,
+        v.bytes.subarray(v.offset, v.offset + v.length),
+        v.expiresAt,
+      ) as CollectionLookup<V>;
+    }
+    return v.pending.then((r): CollectionLookup<V> => {
+      // Another lookup or a create may have filled the entry meanwhile: it is newer.
+      const again = this.table.find(key, hash);
+      if (again !== undefined) {
+        const hit = this.hit(again, type);
+        if (hit !== undefined) return hit as CollectionLookup<V>;
+      }
+      if (r.status === 'notFound') return MISSING;
+      if (r.type !== type) return { status: 'wrongType', type: r.type };
+      return this.load(key, hash, type, r.value, r.expiresAt) as CollectionLookup<V>;
+    });
+  }
+
+  /** The cached collection at `key` without touching the store, or undefined (OBJECT, tests). */
+  peek(key: Uint8Array): CollectionValue | undefined {
+    const e = this.table.find(key);
+    return e?.value ?? undefined;
+  }
+
+  /**
+   * Makes `value` the collection at `key` (the key was missing) and writes
+   * its record now. The returned promise (if any) settles when the record
+   * is written; the entry is usable at once.
+   */
+  create(key: Uint8Array, value: CollectionValue, expiresAt = 0): MaybePending<void> {
+    const hash = KeyTable.hash(key);
+    let e = this.table.find(key, hash);
+    if (e === undefined) {
+      e = new CacheEntry(Buffer.from(key), hash, value, expiresAt);
+      this.table.insert(e);
+      this.link(e);
+    } else {
+      if (e.evicting) this.unmarkEvicting(e);
+      e.value = value;
+      e.expiresAt = expiresAt;
+      this.touch(e);
+    }
+    e.dirty = false;
+    this.charge(e);
+    const entry = e;
+    const encoded = value.encode();
+    const written = this.schedule(entry, () => {
+      const r = this.store.upsert(entry.key, encoded, expiresAt, 0, value.type as never);
+      if (r.status === 'pending') return r.pending.then(() => undefined);
+      return undefined;
+    });
+    this.evict(entry);
+    return written;
+  }
+
+  /** `value` (the structure at `key`) was changed in place: dirty, recharged, most recently used. */
+  changed(key: Uint8Array, value: CollectionValue): void {
+    const e = this.table.find(key);
+    if (e === undefined || e.value !== value) return; // dropped meanwhile (deleted, overwritten)
+    e.dirty = true;
+    if (e.evicting) this.unmarkEvicting(e);
+    this.charge(e);
+    this.touch(e);
+    this.evict(e);
+  }
+
+  /** Deletes the key (a collection left empty): drops the entry and removes the record. */
+  delete(key: Uint8Array): MaybePending<void> {
+    const e = this.table.find(key);
+    if (e === undefined) {
+      const r = this.store.remove(key);
+      return r.status === 'pending' ? r.pending.then(() => undefined) : undefined;
+    }
+    if (e.evicting) this.unmarkEvicting(e);
+    e.value = null;
+    e.dirty = false;
+    this.charge(e);
+    return this.schedule(e, () => {
+      const r = this.store.remove(e.key);
+      return r.status === 'pending' ? r.pending.then(() => undefined) : undefined;
+    });
+  }
+
+  /** Writes the record of `key` from its cached structure when that is dirty (before a record-level read). */
+  writeBack(key: Uint8Array): MaybePending<void> {
+    const e = this.table.find(key);
+    if (e === undefined) return undefined;
+    return this.schedule(e, () => this.writeOp(e));
+  }
+
+  /** Writes back every dirty entry and waits for every write in flight (checkpoint, SAVE, close). */
+  async flush(): Promise<void> {
+    const waits: Promise<void>[] = [];
+    this.table.forEach((e) => {
+      const w = e.dirty ? this.schedule(e, () => this.writeOp(e)) : e.writing;
+      if (w) waits.push(w);
+    });
+    await Promise.all(waits);
+  }
+
+  /**
+   * Forgets `key` without writing it (a command replaced or deleted the key
+   * at the record level: SET, DEL, RENAME's destination, FLUSHDB...).
+   */
+  invalidate(key: Uint8Array): void {
+    const e = this.table.find(key);
+    if (e !== undefined) this.drop(e);
+  }
+
+  /** The record's expiry changed (EXPIRE family, PERSIST); a time in the past drops the entry. */
+  expiryChanged(key: Uint8Array, expiresAt: number): void {
+    const e = this.table.find(key);
+    if (e === undefined) return;
+    if (expiresAt !== 0 && expiresAt <= this.now()) this.drop(e);
+    else e.expiresAt = expiresAt;
+  }
+
+  /** Drops every entry without writing (FLUSHDB, the store is being dropped). */
+  clear(): void {
+    this.table.clear();
+    this.head = null;
+    this.tail = null;
+    this.bytes = 0;
+    this.evictingBytes = 0;
+  }
+
+  stats(): CollectionStoreStats {
+    let dirty = 0;
+    this.table.forEach((e) => {
+      if (e.dirty) dirty++;
+    });
+    return {
+      entries: this.table.size,
+      bytes: this.bytes,
+      budgetBytes: this.budgetBytes,
+      dirty,
+      ...this.counters,
+    };
+  }
+
+  // ---- lookups ---------------------------------------------------------------------
+
+  /** The answer of a cached entry, or undefined when it no longer stands (expired). */
+  private hit(e: CacheEntry, type: number): CollectionLookup | undefined {
+    if (e.value === null) return MISSING;
+    if (e.expiresAt !== 0 && e.expiresAt <= this.now()) {
+      this.drop(e);
+      return undefined;
+    }
+    if (e.value.type !== type) return { status: 'wrongType', type: e.value.type };
+    if (e.evicting) this.unmarkEvicting(e);
+    this.touch(e);
+    this.counters.hits++;
+    return { status: 'found', value: e.value };
+  }
+
+  private load(
+    key: Uint8Array,
+    hash: number,
+    type: number,
+    bytes: Uint8Array,
+    expiresAt: number,
+  ): CollectionLookup {
+    const decode = decoderFor(type);
+    if (decode === undefined)
+      throw new CollectionError('ERR_NO_CODEC', `no codec registered for record type ${type}`);
+    const value = decode(bytes);
+    const e = new CacheEntry(Buffer.from(key), hash, value, expiresAt);
+    this.table.insert(e);
+    this.link(e);
+    this.charge(e);
+    this.counters.loads++;
+    this.evict(e);
+    return { status: 'found', value };
+  }
+
+  // ---- writes ----------------------------------------------------------------------
+
+  /** Runs `op` after the entry's previous write (if still in flight); tracks it as the entry's last write. */
+  private schedule(e: CacheEntry, op: () => Promise<void> | undefined): MaybePending<void> {
+    let p: Promise<void> | undefined;
+    if (e.writing === null) {
+      p = op();
+      if (p === undefined) {
+        this.settled(e);
+        return undefined;
+      }
+    } else {
+      // The next write runs whether the previous one failed or not (its caller saw the error).
+      p = e.writing.then(op, op);
+    }
+    const tracked: Promise<void> = p.finally(() => {
+      if (e.writing === tracked) {
+        e.writing = null;
+        this.settled(e);
+      }
+    });
+    e.writing = tracked;
+    tracked.catch(() => undefined); // callers that wait see it; eviction must not crash the process
+    return tracked;
+  }
+
+  /** Rewrites the record from the structure, over an existing record only, keeping its expiry. */
+  private writeOp(e: CacheEntry): Promise<void> | undefined {
+    const value = e.value;
+    if (!e.dirty || value === null) return undefined;
+    e.dirty = false;
+    this.counters.writeBacks++;
+    const r = this.store.upsert(
+      e.key,
+      value.encode(),
+      0,
+      SetFlag.XX | SetFlag.KEEP_TTL,
+      value.type as never,
+    );
+    if (r.status === 'pending') {
+      return r.pending.then(
+        (res) => {
+          if (res.status === 'notSet') this.lost(e);
+        },
+        (err: unknown) => {
+          e.dirty = true;
+          throw err;
+        },
+      );
+    }
+    if (r.status === 'notSet') this.lost(e);
+    return undefined;
+  }
+
+  /** The record vanished under a cached entry (expired, deleted): the entry goes too. */
+  private lost(e: CacheEntry): void {
+    if (this.table.find(e.key, e.hash) === e) this.drop(e);
+  }
+
+  /** No write of `e` is in flight any more. */
+  private settled(e: CacheEntry): void {
+    if (e.writing !== null || this.table.find(e.key, e.hash) !== e) return;
+    if (e.value === null || (e.evicting && !e.dirty)) this.drop(e);
+  }
+
+  // ---- budget and LRU --------------------------------------------------------------
+
+  private charge(e: CacheEntry): void {
+    const bytes = e.value === null ? 0 : e.value.memoryBytes() + e.key.length + ENTRY_OVERHEAD;
+    this.bytes += bytes - e.bytes;
+    if (e.evicting) this.evictingBytes += bytes - e.bytes;
+    e.bytes = bytes;
+  }
+
+  /**
+   * Evicts least recently used entries until the budget holds, never `keep`
+   * (the entry in use: a collection larger than the budget stays while it
+   * is the most recently used, rather than being decoded on every command).
+   */
+  private evict(keep: CacheEntry): void {
+    let e = this.head;
+    while (e !== null && this.bytes - this.evictingBytes > this.budgetBytes) {
+      const next = e.next;
+      if (e !== keep && !e.evicting && e.value !== null) {
+        this.counters.evictions++;
+        if (!e.dirty && e.writing === null) {
+          this.drop(e);
+        } else {
+          e.evicting = true;
+          this.evictingBytes += e.bytes;
+          const entry = e;
+          this.schedule(entry, () => this.writeOp(entry));
+        }
+      }
+      e = next;
+    }
+  }
+
+  private unmarkEvicting(e: CacheEntry): void {
+    e.evicting = false;
+    this.evictingBytes -= e.bytes;
+  }
+
+  private drop(e: CacheEntry): void {
+    if (!this.table.remove(e)) return;
+    this.unlink(e);
+    if (e.evicting) this.unmarkEvicting(e);
+    this.bytes -= e.bytes;
+    e.bytes = 0;
+  }
+
+  private link(e: CacheEntry): void {
+    e.prev = this.tail;
+    e.next = null;
+    if (this.tail !== null) this.tail.next = e;
+    else this.head = e;
+    this.tail = e;
+  }
+
+  private unlink(e: CacheEntry): void {
+    if (e.prev !== null) e.prev.next = e.next;
+    else this.head = e.next;
+    if (e.next !== null) e.next.prev = e.prev;
+    else this.tail = e.prev;
+    e.prev = null;
+    e.next = null;
+  }
+
+  private touch(e: CacheEntry): void {
+    if (this.tail === e) return;
+    this.unlink(e);
+    this.link(e);
+  }
+}

@@ -1,0 +1,182 @@
+import { RecordType } from '@strata/hlog';
+import { registerCodec } from './codecs.js';
+import type { CollectionValue } from './collection-value.js';
+import { cursorSlot, SlotMap, slotCursor } from './slot-map.js';
+import { StringReader, StringWriter } from './value-format.js';
+
+/** Redis's hash-max-listpack-entries / hash-max-listpack-value. */
+export const HASH_MAX_LISTPACK_ENTRIES = 128;
+export const HASH_MAX_LISTPACK_VALUE = 64;
+
+// Rough per-entry costs of the two shapes (V8 strings, array slots, Map entry).
+const COMPACT_ENTRY_BYTES = 48;
+const TABLE_ENTRY_BYTES = 112;
+
+/**
+ * A hash. Fields and values are latin1 strings (one char per byte, so any
+ * bytes round-trip). Small hashes are a flat [field, value, ...] array
+ * searched linearly ('listpack', as Redis's); one that grows past 128 fields
+ * or gets a field or value over 64 bytes becomes a SlotMap ('hashtable')
+ * and stays one. A one-field write is O(1) (O(128) while compact).
+ */
+export class HashValue implements CollectionValue {
+  readonly type = RecordType.HASH;
+  private flat: string[] | null = [];
+  private table: SlotMap<string> | null = null;
+  /** Sum of field and value lengths. */
+  private chars = 0;
+
+  static empty(): HashValue {
+    return new HashValue();
+  }
+
+  static decode(bytes: Uint8Array): HashValue {
+    const r = new StringReader(bytes);
+    const h = new HashValue();
+    if (r.count > HASH_MAX_LISTPACK_ENTRIES) h.toTable();
+    for (let i = 0; i < r.count; i++) h.set(r.next(), r.next());
+    r.end();
+    return h;
+  }
+
+  get size(): number {
+    return this.flat !== null ? this.flat.length >>> 1 : this.table!.size;
+  }
+
+  encoding(): string {
+    return this.flat !== null ? 'listpack' : 'hashtable';
+  }
+
+  memoryBytes(): number {
+    return (
+      64 + this.chars + this.size * (this.flat !== null ? COMPACT_ENTRY_BYTES : TABLE_ENTRY_BYTES)
+    );
+  }
+
+  get(field: string): string | undefined {
+    const flat = this.flat;
+    if (flat === null) return this.table!.get(field);
+    for (let i = 0; i < flat.length; i += 2) if (flat[i] === field) return flat[i + 1];
+    return undefined;
+  }
+
+  has(field: string): boolean {
+    return this.get(field) !== undefined;
+  }
+
+  /** Sets `field`; true when it is a new field. */
+  set(field: string, value: string): boolean {
+    const flat = this.flat;
+    if (flat !== null) {
+      for (let i = 0; i < flat.length; i += 2) {
+        if (flat[i] === field) {
+          this.chars += value.length - flat[i + 1]!.length;
+          flat[i + 1] = value;
+          if (value.length > HASH_MAX_LISTPACK_VALUE) this.toTable();
+          return false;
+        }
+      }
+      flat.push(field, value);
+      this.chars += field.length + value.length;
+      if (
+        flat.length > HASH_MAX_LISTPACK_ENTRIES * 2 ||
+        field.length > HASH_MAX_LISTPACK_VALUE ||
+        value.length > HASH_MAX_LISTPACK_VALUE
+      ) {
+        this.toTable();
+      }
+      return true;
+    }
+    const table = this.table!;
+    const old = table.get(field);
+    const added = table.set(field, value);
+    this.chars += added ? field.length + value.length : value.length - old!.length;
+    return added;
+  }
+
+  /** Removes `field`; true when it was there. */
+  delete(field: string): boolean {
+    const flat = this.flat;
+    if (flat === null) {
+      const old = this.table!.get(field);
+      if (old === undefined) return false;
+      this.table!.delete(field);
+      this.chars -= field.length + old.length;
+      return true;
+    }
+    for (let i = 0; i < flat.length; i += 2) {
+      if (flat[i] === field) {
+        this.chars -= field.length + flat[i + 1]!.length;
+        // Keep the order (Redis's listpack does): HGETALL of a small hash lists fields as inserted.
+        flat.splice(i, 2);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  forEach(visit: (field: string, value: string) => void): void {
+    const flat = this.flat;
+    if (flat === null) {
+      this.table!.forEach(visit);
+      return;
+    }
+    for (let i = 0; i < flat.length; i += 2) visit(flat[i]!, flat[i + 1]!);
+  }
+
+  /** A uniformly random field and its value (the hash must not be empty). */
+  random(random: () => number, out: [string, string]): [string, string] {
+    const flat = this.flat;
+    if (flat !== null) {
+      const i = Math.floor(random() * (flat.length >>> 1)) * 2;
+      out[0] = flat[i]!;
+      out[1] = flat[i + 1]!;
+      return out;
+    }
+    const t = this.table!;
+    const s = t.randomSlot(random);
+    out[0] = t.keyAt(s)!;
+    out[1] = t.valueAt(s)!;
+    return out;
+  }
+
+  /**
+   * One HSCAN step from `cursor`, visiting about `count` slots: returns the
+   * next cursor (0 at the end). A compact hash is visited whole in one call,
+   * as Redis does with a listpack.
+   */
+  scan(cursor: number, count: number, visit: (field: string, value: string) => void): number {
+    if (this.flat !== null) {
+      this.forEach(visit);
+      return 0;
+    }
+    const t = this.table!;
+    let slot = cursorSlot(cursor, t.epoch);
+    const end = Math.min(t.slotCount, slot + Math.max(1, count));
+    for (; slot < end; slot++) {
+      const f = t.keyAt(slot);
+      if (f !== undefined) visit(f, t.valueAt(slot)!);
+    }
+    return slot >= t.slotCount ? 0 : slotCursor(slot, t.epoch);
+  }
+
+  encode(): Buffer {
+    const w = new StringWriter(this.chars, this.size, this.size * 2);
+    this.forEach((f, v) => {
+      w.put(f);
+      w.put(v);
+    });
+    return w.finish();
+  }
+
+  private toTable(): void {
+    const flat = this.flat;
+    if (flat === null) return;
+    const t = new SlotMap<string>();
+    for (let i = 0; i < flat.length; i += 2) t.set(flat[i]!, flat[i + 1]!);
+    this.table = t;
+    this.flat = null;
+  }
+}
+
+registerCodec(RecordType.HASH, HashValue.decode);

@@ -1,0 +1,74 @@
+import { CollectionError } from './collection-error.js';
+
+/**
+ * The serialized form shared by hashes and sets: a format byte, a u32
+ * count, then u32-length-prefixed strings (fields and values alternate for
+ * a hash). Strings are latin1 inside the structures (one byte per char), so
+ * a byte string round-trips exactly.
+ */
+export const FORMAT_V1 = 1;
+
+/** Bytes of the serialized form of `strings` (each with its u32 length). */
+export function encodedSize(totalChars: number, strings: number): number {
+  return 5 + strings * 4 + totalChars;
+}
+
+export class StringWriter {
+  readonly buf: Buffer;
+  private pos = 5;
+
+  constructor(totalChars: number, count: number, strings: number) {
+    this.buf = Buffer.allocUnsafe(encodedSize(totalChars, strings));
+    this.buf[0] = FORMAT_V1;
+    this.buf.writeUInt32LE(count, 1);
+  }
+
+  put(s: string): void {
+    const n = this.buf.write(s, this.pos + 4, 'latin1');
+    this.buf.writeUInt32LE(n, this.pos);
+    this.pos += 4 + n;
+  }
+
+  finish(): Buffer {
+    if (this.pos !== this.buf.length) {
+      throw new CollectionError('ERR_INVALID_ARGUMENT', 'serialized size mismatch');
+    }
+    return this.buf;
+  }
+}
+
+export class StringReader {
+  private readonly buf: Buffer;
+  private pos = 5;
+  readonly count: number;
+
+  constructor(bytes: Uint8Array) {
+    this.buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    if (this.buf.length < 5 || this.buf[0] !== FORMAT_V1) {
+      throw new CollectionError('ERR_CORRUPT', 'not a serialized collection (bad format byte)');
+    }
+    this.count = this.buf.readUInt32LE(1);
+  }
+
+  next(): string {
+    const { buf } = this;
+    if (this.pos + 4 > buf.length)
+      throw new CollectionError('ERR_CORRUPT', 'serialized collection cut short');
+    const n = buf.readUInt32LE(this.pos);
+    const start = this.pos + 4;
+    if (start + n > buf.length)
+      throw new CollectionError('ERR_CORRUPT', 'serialized collection cut short');
+    this.pos = start + n;
+    return buf.toString('latin1', start, start + n);
+  }
+
+  end(): void {
+    if (this.pos !== this.buf.length)
+      throw new CollectionError('ERR_CORRUPT', 'trailing bytes after a collection');
+  }
+}
+
+/** A byte string as the latin1 string the structures hold. */
+export function latin1(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+}
