@@ -48,7 +48,10 @@ describe('CollectionStore', () => {
         cs.changed(k(key), h);
       }
       let m = model.get(key);
-      if (m === undefined) model.set(key, (m = new Map()));
+      if (m === undefined) {
+        m = new Map();
+        model.set(key, m);
+      }
       m.set(field, value);
       if (rng.next() < 0.05) {
         const victim = `h${rng.nextInt(60)}`;
