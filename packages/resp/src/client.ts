@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net';
+import type { CollectionStore } from '@strata/collections';
 import type { StoreCore } from '@strata/hlog';
 import { type CommandLog, EXEC_ARGV, MULTI_ARGV, propagationOf } from './command-log.js';
 import { CommandFlag, type CommandResult, type CommandSpec } from './command-table.js';
@@ -131,6 +132,13 @@ export class Client {
   /** The store of the selected database; open whenever a command with keys runs. */
   get store(): StoreCore {
     const s = this.server.keyspace.get(this.db);
+    if (s === undefined) throw new CommandError('ERR_STORE', 'ERR database is not open');
+    return s;
+  }
+
+  /** The collections (hashes, sets, sorted sets, lists) of the selected database, cached over its store. */
+  get collections(): CollectionStore {
+    const s = this.server.keyspace.collections(this.db);
     if (s === undefined) throw new CommandError('ERR_STORE', 'ERR database is not open');
     return s;
   }

@@ -1,5 +1,6 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { CollectionStore } from '@strata/collections';
 import { Store, type StoreCore, type StoreOptions } from '@strata/hlog';
 
 /**
@@ -60,15 +61,41 @@ export function storeDatabases(options: StoreDatabasesOptions): DatabaseProvider
   };
 }
 
-/** The server's view of the databases: opened lazily, flushed in place. */
+export interface KeyspaceOptions {
+  /**
+   * Bytes of decoded collections each database keeps cached (hashes, sets...),
+   * given its store. Default: half of the store's log memory, at least 64 KiB.
+   */
+  readonly collectionBudget?: (store: StoreCore) => number;
+}
+
+const MIN_COLLECTION_BUDGET = 64 << 10;
+
+function defaultCollectionBudget(store: StoreCore): number {
+  return Math.max(MIN_COLLECTION_BUDGET, Math.floor(store.coreStats().log.memoryBytes / 2));
+}
+
+/**
+ * The server's view of the databases: opened lazily, flushed in place. Each
+ * open database has its store and, in front of it, its CollectionStore (the
+ * cache of decoded hashes, sets, sorted sets and lists), which is written
+ * back before the store is saved or closed and dropped with it on FLUSHDB.
+ */
 export class Keyspace {
   private readonly stores: (StoreCore | undefined)[];
+  private readonly caches: (CollectionStore | undefined)[];
+  private readonly collectionBudget: (store: StoreCore) => number;
   private readonly opening = new Map<number, Promise<StoreCore>>();
   /** Whole-log passes running per database (flush and close wait for them). */
   private readonly passes = new Map<number, Set<Promise<unknown>>>();
 
-  constructor(readonly provider: DatabaseProvider) {
+  constructor(
+    readonly provider: DatabaseProvider,
+    options: KeyspaceOptions = {},
+  ) {
     this.stores = new Array<StoreCore | undefined>(provider.count).fill(undefined);
+    this.caches = new Array<CollectionStore | undefined>(provider.count).fill(undefined);
+    this.collectionBudget = options.collectionBudget ?? defaultCollectionBudget;
   }
 
   get count(): number {
@@ -80,6 +107,21 @@ export class Keyspace {
     return this.stores[index];
   }
 
+  /** The collections of the open database `index`, or undefined while it is not open. */
+  collections(index: number): CollectionStore | undefined {
+    return this.caches[index];
+  }
+
+  private install(index: number, store: StoreCore): void {
+    this.stores[index] = store;
+    this.caches[index] = new CollectionStore(store, { budgetBytes: this.collectionBudget(store) });
+  }
+
+  /** Writes back the cached collections of `index` (a record-level read or a checkpoint follows). */
+  async writeBack(index: number): Promise<void> {
+    await this.caches[index]?.flush();
+  }
+
   /** The store of `index`, opening it on first use (once, however many callers wait). */
   ensure(index: number): Promise<StoreCore> {
     const open = this.stores[index];
@@ -88,7 +130,7 @@ export class Keyspace {
     if (p === undefined) {
       p = this.provider.open(index).then(
         (s) => {
-          this.stores[index] = s;
+          this.install(index, s);
           this.opening.delete(index);
           return s;
         },
@@ -151,10 +193,13 @@ export class Keyspace {
     const store = this.stores[index];
     if (store === undefined) return;
     this.stores[index] = undefined;
+    // Nothing cached survives a flush (and nothing of it is written back).
+    this.caches[index]?.clear();
+    this.caches[index] = undefined;
     const opened = flush.call(this.provider, index, store);
     this.opening.set(index, opened);
     try {
-      this.stores[index] = await opened;
+      this.install(index, await opened);
     } finally {
       this.opening.delete(index);
     }
@@ -171,7 +216,7 @@ export class Keyspace {
     const saving: Promise<void>[] = [];
     for (let i = 0; i < this.stores.length; i++) {
       const s = this.stores[i];
-      if (s !== undefined) saving.push(save.call(this.provider, i, s));
+      if (s !== undefined) saving.push(this.writeBack(i).then(() => save.call(this.provider, i, s)));
     }
     await Promise.all(saving);
   }
@@ -182,8 +227,11 @@ export class Keyspace {
     const closing: Promise<void>[] = [];
     for (let i = 0; i < this.stores.length; i++) {
       const s = this.stores[i];
-      if (s !== undefined) closing.push(this.provider.close(i, s));
+      if (s !== undefined) {
+        closing.push(this.writeBack(i).finally(() => this.provider.close(i, s)));
+      }
       this.stores[i] = undefined;
+      this.caches[i] = undefined;
     }
     await Promise.all(closing);
   }
