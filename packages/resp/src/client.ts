@@ -38,6 +38,9 @@ const PAUSE_DRAIN = 2;
 // Replies wait for the command log (appendfsync always) before they leave.
 const PAUSE_APPEND = 4;
 
+/** Replies of one batch past which they are written before the batch ends. */
+const BATCH_REPLY_BYTES = 1 << 20;
+
 /** A reply held until its command is in the log: replaced by an error if that fails. */
 interface HeldReply {
   /** Reply positions (ReplyWriter.position) of the reply to replace on failure. */
@@ -181,6 +184,13 @@ export class Client {
           return;
         }
         if (this.overOutputLimit()) return;
+        // A batch whose replies grew big goes out now: a client that does not
+        // read then stops being read (drain) before the server holds a whole
+        // pipeline's replies (a chunk of GETs of a big value).
+        if (this.reply.pendingBytes >= BATCH_REPLY_BYTES) {
+          this.flushReplies();
+          if (this.paused !== 0 || this.closed) return;
+        }
       }
       this.flushReplies();
       if (this.closeAfterReply && !this.closed) {
@@ -219,7 +229,11 @@ export class Client {
     if (this.held.length > 0) out = this.releaseHeld(out);
     if (out === null) return;
     this.server.stats.netOutput += out.length;
-    if (!this.socket.write(out)) this.pause(PAUSE_DRAIN);
+    // With an output buffer limit, a client that does not read is dropped
+    // once over it, as Redis does; without one, it stops being read.
+    if (!this.socket.write(out) && this.server.config.outputBufferLimit <= 0) {
+      this.pause(PAUSE_DRAIN);
+    }
     this.overOutputLimit();
   }
 
