@@ -317,6 +317,8 @@ export class Store extends StoreCore {
 
   private async takeCheckpoint(): Promise<number> {
     const log = this.log;
+    // Writes that failed earlier go first: a checkpoint needs the whole log.
+    await log.retryWrites();
     let point = log.sealTail();
     while (point === null) {
       await log.waitForProgress();
@@ -326,7 +328,7 @@ export class Store extends StoreCore {
     const parts = this.checkpoints === null ? [] : this.index.snapshot();
     const begin = log.begin;
     await log.waitFlushed(point);
-    await this.device.sync();
+    await log.sync();
     if (this.checkpoints === null) return 0;
     const seq = ++this.lastSeq;
     const meta = sealMeta(
@@ -462,7 +464,11 @@ export class Store extends StoreCore {
     };
   }
 
-  /** Checkpoints (when configured), flushes and closes. */
+  /**
+   * Checkpoints (when configured), flushes and closes. If the log cannot be
+   * persisted (a device failure: `writeError`) it rejects and the store
+   * stays open, so that the caller can `retryWrites()` and close again.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     for (const t of this.timers) clearInterval(t);
@@ -471,8 +477,9 @@ export class Store extends StoreCore {
     if (this.log.failure === undefined) {
       if (this.checkpointOnClose && this.checkpoints !== null) await this.checkpoint();
       else {
+        await this.log.retryWrites();
         await this.log.sealAndFlush();
-        await this.device.sync();
+        await this.log.sync();
       }
     }
     this.closed = true;

@@ -1,4 +1,4 @@
-import type { Device } from '@strata/io';
+import { type Device, isStrataError, type StrataError } from '@strata/io';
 import { HlogError } from './errors.js';
 import {
   BLOB_PREFIX_SIZE,
@@ -30,6 +30,13 @@ import { createRecordSpace, type RecordSpace } from './record-layout.js';
  *
  * Blobs (values too large for a page) take whole pages at the tail with no
  * frame: they are written straight from the caller's buffer.
+ *
+ * A failed page or blob write (or sync) is not fatal: it becomes
+ * `writeError` (and `onWriteError` is called); the range stays unflushed, so
+ * its frame is kept and `flushedUntil` stops before it, and whoever waits for
+ * flush progress is rejected with the error rather than left hanging.
+ * `retryWrites()` writes the failed ranges again; once they and a later sync
+ * succeed, `writeError` is null again.
  */
 
 export interface HybridLogOptions {
@@ -69,6 +76,8 @@ interface FlushRange {
   start: number;
   end: number;
   done: boolean;
+  /** Writes the range (again, after a failure). */
+  write: () => Promise<unknown>;
 }
 
 export class HybridLog {
@@ -83,8 +92,12 @@ export class HybridLog {
   readOnly: number;
   tail: number;
   flushedUntil: number;
-  /** Set when a flush failed: the log accepts no more writes. */
+  /** Set when the log was halted (simulated crash): it accepts no more writes. */
   failure: Error | undefined;
+  /** The first write or sync failure not overcome yet (see retryWrites), or null. */
+  writeError: StrataError | null = null;
+  /** Called on every failed write or sync. */
+  onWriteError: ((error: StrataError) => void) | null = null;
 
   private tailPage: number;
   private tailPageEnd: number;
@@ -95,6 +108,9 @@ export class HybridLog {
   private readonly framePage: Float64Array;
   private readonly mutablePages: number;
   private readonly inflight: FlushRange[] = [];
+  /** Ranges whose write failed, not being retried. */
+  private failed: FlushRange[] = [];
+  private syncFailed = false;
   private waiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
   private flushScheduled = false;
   private pagesFlushed = 0;
@@ -326,14 +342,81 @@ export class HybridLog {
     const used = bytes.readUInt32LE(off + 8);
     const a = this.device.alignment;
     const len = Math.min(this.pageSize, Math.ceil(used / a) * a);
-    const range = this.track(p * this.pageSize, (p + 1) * this.pageSize);
-    this.device.write(p * this.pageSize, bytes.subarray(off, off + len)).then(
-      () => {
+    // The frame stays the page's until it is flushed (head never passes an
+    // unflushed page), so a retry writes the same bytes.
+    const page = bytes.subarray(off, off + len);
+    const range = this.track(p * this.pageSize, (p + 1) * this.pageSize, () =>
+      this.device.write(p * this.pageSize, page).then(() => {
         this.pagesFlushed++;
-        this.complete(range);
-      },
-      (e: unknown) => this.fail(e),
+      }),
     );
+    this.issue(range);
+  }
+
+  /** Writes `range`; resolves false when it failed (it is then in `failed`). */
+  private issue(range: FlushRange): Promise<boolean> {
+    return range.write().then(
+      () => {
+        this.complete(range);
+        return true;
+      },
+      (e: unknown) => {
+        this.writeFailed(range, e);
+        return false;
+      },
+    );
+  }
+
+  private writeFailed(range: FlushRange, e: unknown): void {
+    this.failed.push(range);
+    this.noteWriteError(e);
+    // Waiters for flush progress would wait for this range forever.
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w.reject(this.writeError!);
+  }
+
+  private noteWriteError(e: unknown): void {
+    const error = isStrataError(e)
+      ? e
+      : new HlogError('ERR_IO', `log write failed: ${String(e)}`, { cause: e });
+    this.writeError ??= error;
+    try {
+      this.onWriteError?.(error);
+    } catch {
+      // A throwing listener must not break the flush path.
+    }
+  }
+
+  /**
+   * Writes every failed range again; resolves when they are all on the
+   * device (writeError clears unless a sync failure is still outstanding),
+   * rejects with the error if one fails again.
+   */
+  async retryWrites(): Promise<void> {
+    if (this.failure !== undefined) throw this.failure;
+    const ranges = this.failed;
+    this.failed = [];
+    const written = await Promise.all(ranges.map((r) => this.issue(r)));
+    if (written.includes(false)) throw this.writeError!;
+    this.clearWriteError();
+  }
+
+  /** Syncs the device; a failure becomes writeError (and is thrown). */
+  async sync(): Promise<void> {
+    try {
+      await this.device.sync();
+    } catch (e) {
+      this.syncFailed = true;
+      this.noteWriteError(e);
+      throw this.writeError;
+    }
+    this.syncFailed = false;
+    this.clearWriteError();
+  }
+
+  private clearWriteError(): void {
+    if (this.failed.length === 0 && !this.syncFailed) this.writeError = null;
   }
 
   /**
@@ -362,25 +445,28 @@ export class HybridLog {
     head.writeUInt32LE(key.length, PAGE_HEADER_SIZE);
     head.set(key, PAGE_HEADER_SIZE + BLOB_PREFIX_SIZE);
     head.writeUInt32LE(blobChecksum(head, head.subarray(PAGE_HEADER_SIZE), value), 4);
-    const range = this.track(start, start + pages * P);
+    let body = value;
+    const range = this.track(start, start + pages * P, () =>
+      Promise.all([this.device.write(start + head.length, body), this.device.write(start, head)]),
+    );
     this.blobsWritten++;
-    return Promise.all([
-      this.device.write(start + head.length, value),
-      this.device.write(start, head),
-    ]).then(
+    return range.write().then(
       () => {
         this.complete(range);
         return start;
       },
       (e: unknown) => {
-        this.fail(e);
-        throw e;
+        // The caller's buffer is theirs again once this rejects: a retry
+        // writes a copy (the blob is then orphaned, skipped by scans).
+        body = Buffer.from(value);
+        this.writeFailed(range, e);
+        throw this.writeError;
       },
     );
   }
 
-  private track(start: number, end: number): FlushRange {
-    const range = { start, end, done: false };
+  private track(start: number, end: number, write: () => Promise<unknown>): FlushRange {
+    const range = { start, end, done: false, write };
     let i = this.inflight.length;
     while (i > 0 && this.inflight[i - 1]!.start > start) i--;
     this.inflight.splice(i, 0, range);
@@ -397,7 +483,10 @@ export class HybridLog {
       this.inflight.shift();
       moved = true;
     }
-    if (moved) this.wake();
+    if (moved) {
+      this.clearWriteError();
+      this.wake();
+    }
   }
 
   private fail(e: unknown): void {
@@ -418,9 +507,10 @@ export class HybridLog {
     this.fail(new HlogError('ERR_STORE_CLOSED', 'log halted'));
   }
 
-  /** Resolves when the flush front moves (or rejects if flushing failed). */
+  /** Resolves when the flush front moves (rejects after a failed write, until retried). */
   waitForProgress(): Promise<void> {
     if (this.failure !== undefined) return Promise.reject(this.failure);
+    if (this.failed.length > 0) return Promise.reject(this.writeError);
     return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
   }
 

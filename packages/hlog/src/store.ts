@@ -1,4 +1,4 @@
-import type { Device } from '@strata/io';
+import type { Device, StrataError } from '@strata/io';
 import { isStrataError } from '@strata/io';
 import { HlogError } from './errors.js';
 import { HashIndex, type HashIndexStats } from './hash-index.js';
@@ -116,6 +116,12 @@ export interface StoreCoreOptions {
   largeValueThreshold?: number;
   /** Clock in ms since the epoch (tests). Default Date.now. */
   clock?: () => number;
+  /**
+   * Called when the device fails a log write or sync (see `writeError`).
+   * The store keeps the data in memory and retries on `retryWrites()` or
+   * the next checkpoint.
+   */
+  onWriteError?: (error: StrataError) => void;
 }
 
 /** What a pending operation learned so far, carried across its retries. */
@@ -246,6 +252,7 @@ export class StoreCore {
         epoch: 1,
       });
     this.index = index ?? new HashIndex({ initialBuckets: options.indexBuckets ?? 1 << 16 });
+    if (options.onWriteError !== undefined) this.log.onWriteError = options.onWriteError;
     this.ring = this.log.ring;
     this.locSpace = this.ring;
     this.vBytes = this.ring.bytes;
@@ -1468,6 +1475,23 @@ export class StoreCore {
     if (r.status === 'notFound') return -2;
     if (r.expiresAt === 0) return -1;
     return Math.max(0, r.expiresAt - this.clock());
+  }
+
+  // ---- write errors -------------------------------------------------------------
+
+  /**
+   * The device failure that keeps part of the log from being persisted
+   * (a failed page or blob write, or sync), or null. While it is set, the
+   * unflushed pages stay in memory; operations that need their frames
+   * reject with it, and checkpoints and close reject until a retry succeeds.
+   */
+  get writeError(): StrataError | null {
+    return this.log.writeError;
+  }
+
+  /** Writes the failed pages again; `writeError` clears once they are on the device. */
+  retryWrites(): Promise<void> {
+    return this.log.retryWrites();
   }
 
   // ---- misc -------------------------------------------------------------------
