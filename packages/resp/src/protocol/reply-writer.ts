@@ -139,6 +139,18 @@ export class ReplyWriter {
   }
 
   /**
+   * `$len\r\n...\r\n` of a latin1 string (one char per byte: how
+   * collections keep members), written byte for byte with no Buffer made.
+   */
+  bulkLatin1(value: string): this {
+    this.header(0x24, value.length);
+    this.reserve(value.length + 2);
+    this.pos += this.buf.write(value, this.pos, 'latin1');
+    this.crlf();
+    return this;
+  }
+
+  /**
    * `$len\r\n...\r\n` of `bytes[offset, offset + length)`: a value where it
    * lies in the store's log, with no subarray made for it.
    */
