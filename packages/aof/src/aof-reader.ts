@@ -1,0 +1,138 @@
+import { parseRecord } from './command-parser.js';
+import { AofError } from './errors.js';
+import type { AofFileHandle } from './file-system.js';
+
+export interface ReadAofOptions {
+  /**
+   * Called for each command (SELECTs are consumed by the reader) with its
+   * database and the offset where its record (or the SELECT before it)
+   * starts. A returned promise is awaited before the next command.
+   */
+  onCommand(db: number, argv: Buffer[], offset: number): void | Promise<void>;
+  /** Bytes read per slice; the reader yields to the event loop between slices. Default 1 MiB. */
+  sliceBytes?: number;
+  /** Database in effect at the start of the file. Default 0. */
+  db?: number;
+}
+
+export interface ReadAofResult {
+  commands: number;
+  /** Bytes of whole records: where a torn tail starts, else the file size. */
+  validBytes: number;
+  fileBytes: number;
+  /** A record the file ends in the middle of (or zero-filled bytes): where and why. */
+  torn: { offset: number; bytes: number; reason: string } | null;
+  /** Database in effect at the end. */
+  db: number;
+}
+
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Reads one AOF file in slices: each complete record goes to `onCommand`
+ * (SELECT records switch the database); an incomplete record at the end, or
+ * an end of zero bytes (a file extended but never written, after a crash),
+ * is reported as `torn` and not applied. Anything else that is not a
+ * command throws ERR_AOF_CORRUPT with its offset.
+ */
+export async function readAofFile(
+  handle: AofFileHandle,
+  options: ReadAofOptions,
+): Promise<ReadAofResult> {
+  const slice = options.sliceBytes ?? 1 << 20;
+  const fileBytes = await handle.size();
+  let db = options.db ?? 0;
+  let commands = 0;
+  let carry: Buffer = Buffer.alloc(0);
+  /** File offset of carry[0]. */
+  let base = 0;
+  let readAt = 0;
+  while (readAt < fileBytes) {
+    const want = Math.min(slice, fileBytes - readAt);
+    const chunk = Buffer.allocUnsafe(want);
+    let got = 0;
+    while (got < want) {
+      const n = await handle.read(chunk.subarray(got), readAt + got);
+      if (n <= 0) break;
+      got += n;
+    }
+    readAt += got;
+    const buf =
+      carry.length === 0 ? chunk.subarray(0, got) : Buffer.concat([carry, chunk.subarray(0, got)]);
+    let pos = 0;
+    /** Start of the SELECT before the current command, so positions include it. */
+    let recordStart = -1;
+    for (;;) {
+      const r = parseRecord(buf, pos);
+      if (r.kind === 'incomplete') break;
+      if (r.kind === 'invalid') {
+        const offset = base + (recordStart >= 0 ? recordStart : pos);
+        if (await zerosFrom(handle, base + pos, fileBytes)) {
+          return {
+            commands,
+            validBytes: offset,
+            fileBytes,
+            torn: { offset, bytes: fileBytes - offset, reason: 'zero-filled tail' },
+            db,
+          };
+        }
+        throw new AofError('ERR_AOF_CORRUPT', `bad record at offset ${base + pos}: ${r.reason}`, {
+          address: base + pos,
+        });
+      }
+      const argv = r.argv;
+      if (isSelect(argv)) {
+        const n = Number(argv[1]!.toString('latin1'));
+        if (!Number.isInteger(n) || n < 0) {
+          throw new AofError('ERR_AOF_CORRUPT', `bad SELECT at offset ${base + pos}`, {
+            address: base + pos,
+          });
+        }
+        db = n;
+        recordStart = pos;
+        pos = r.end;
+        continue;
+      }
+      const p = options.onCommand(db, argv, base + (recordStart >= 0 ? recordStart : pos));
+      if (p !== undefined) await p;
+      commands++;
+      recordStart = -1;
+      pos = r.end;
+    }
+    const keepFrom = recordStart >= 0 ? recordStart : pos;
+    carry = buf.subarray(keepFrom);
+    base += keepFrom;
+    if (got < want) break;
+    await yieldToLoop();
+  }
+  if (carry.length > 0) {
+    const reason = (await zerosFrom(handle, base, fileBytes))
+      ? 'zero-filled tail'
+      : 'incomplete record at the end';
+    return {
+      commands,
+      validBytes: base,
+      fileBytes,
+      torn: { offset: base, bytes: fileBytes - base, reason },
+      db,
+    };
+  }
+  return { commands, validBytes: base, fileBytes, torn: null, db };
+}
+
+function isSelect(argv: Buffer[]): boolean {
+  if (argv.length !== 2) return false;
+  const a = argv[0]!;
+  return a.length === 6 && a.toString('latin1').toUpperCase() === 'SELECT';
+}
+
+async function zerosFrom(handle: AofFileHandle, from: number, end: number): Promise<boolean> {
+  const buf = Buffer.allocUnsafe(64 * 1024);
+  for (let at = from; at < end; ) {
+    const n = await handle.read(buf.subarray(0, Math.min(buf.length, end - at)), at);
+    if (n <= 0) return true;
+    for (let i = 0; i < n; i++) if (buf[i] !== 0) return false;
+    at += n;
+  }
+  return true;
+}

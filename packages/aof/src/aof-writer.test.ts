@@ -1,0 +1,201 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readAofFile } from './aof-reader.js';
+import { AofWriter } from './aof-writer.js';
+import type { AofError } from './errors.js';
+import type { AofFileHandle } from './file-system.js';
+import type { FsyncPolicy } from './fsync-policy.js';
+import { args, FaultyFileSystem, tempDir } from './test-support.js';
+
+let dir: string;
+let cleanup: () => Promise<void>;
+let fs: FaultyFileSystem;
+beforeEach(async () => {
+  ({ dir, cleanup } = await tempDir());
+  fs = new FaultyFileSystem();
+});
+afterEach(() => cleanup());
+
+async function writer(policy: FsyncPolicy, statuses: (AofError | null)[] = []) {
+  const path = join(dir, 'a.aof');
+  const h = await fs.open(path, 'new');
+  const w = new AofWriter(1, h, 0, {
+    policy,
+    retryMs: 10,
+    syncIntervalMs: 30,
+    onStatus: (e) => statuses.push(e),
+  });
+  return { w, path };
+}
+
+async function commandsIn(path: string): Promise<string[]> {
+  const out: string[] = [];
+  const h: AofFileHandle = await fs.open(path, 'never');
+  try {
+    await readAofFile(h, {
+      onCommand: (db, argv) => {
+        out.push(`${db}:${argv.map((a) => a.toString()).join(' ')}`);
+      },
+    });
+  } finally {
+    await h.close();
+  }
+  return out;
+}
+
+describe('AofWriter', () => {
+  it('always: a batch settles only after its bytes are written and synced', async () => {
+    const { w, path } = await writer('always');
+    let release!: () => void;
+    fs.syncGate = new Promise((r) => {
+      release = r;
+    });
+    let settled = false;
+    const p = w.append(0, args('SET', 'a', '1'))!;
+    void p.then(() => {
+      settled = true;
+    });
+    await new Promise((r) => setTimeout(r, 30));
+    expect(fs.syncs).toBe(1); // the sync is running...
+    expect(settled).toBe(false); // ...and the reply waits for it
+    expect((await readFile(path)).length).toBeGreaterThan(0);
+    fs.syncGate = null;
+    release();
+    await p;
+    expect(settled).toBe(true);
+    await w.close();
+    expect(await commandsIn(path)).toEqual(['0:SET a 1']);
+  });
+
+  it('always: group commit, one write and one sync per batch, appends during a sync ride the next', async () => {
+    const { w, path } = await writer('always');
+    let release!: () => void;
+    fs.syncGate = new Promise((r) => {
+      release = r;
+    });
+    const first = [];
+    for (let i = 0; i < 100; i++) first.push(w.append(0, args('INCR', 'n')));
+    expect(new Set(first).size).toBe(1); // one promise per batch
+    await new Promise((r) => setTimeout(r, 20));
+    expect(fs.writes).toBe(1);
+    expect(fs.syncs).toBe(1);
+    // While the first sync runs: 300 more commands from "other clients".
+    const second = [];
+    for (let i = 0; i < 300; i++) {
+      second.push(w.append(i % 2, args('INCR', `n${i}`)));
+      if (i % 50 === 0) await new Promise((r) => setImmediate(r));
+    }
+    expect(fs.writes).toBe(1);
+    fs.syncGate = null;
+    release();
+    await Promise.all([...first, ...second]);
+    expect(fs.writes).toBe(2);
+    expect(fs.syncs).toBe(2);
+    expect(w.stats.batches).toBe(2);
+    await w.close();
+    const cmds = await commandsIn(path);
+    expect(cmds.length).toBe(400);
+    expect(cmds[100]).toBe('0:INCR n0');
+    expect(cmds[101]).toBe('1:INCR n1');
+  });
+
+  it('everysec writes at once and syncs in the background; no never syncs before close', async () => {
+    for (const policy of ['everysec', 'no'] as const) {
+      fs = new FaultyFileSystem();
+      const { w, path } = await writer(policy);
+      expect(w.append(3, args('SET', 'k', policy))).toBeUndefined();
+      await new Promise((r) => setTimeout(r, 120));
+      expect(await commandsIn(path)).toEqual([`3:SET k ${policy}`]);
+      if (policy === 'everysec') expect(fs.syncs).toBeGreaterThanOrEqual(1);
+      else expect(fs.syncs).toBe(0);
+      await w.close();
+      expect(fs.syncs).toBeGreaterThanOrEqual(1);
+      await cleanup();
+      ({ dir, cleanup } = await tempDir());
+    }
+  });
+
+  it('a failing write rejects the batch, reports the error, keeps the bytes and succeeds once the disk recovers', async () => {
+    const statuses: (AofError | null)[] = [];
+    const { w, path } = await writer('always', statuses);
+    await w.append(0, args('SET', 'a', '1'));
+    fs.failWrites = 'partial';
+    const failed = w.append(0, args('SET', 'b', '2'.repeat(100)))!;
+    await expect(failed).rejects.toMatchObject({ code: 'ERR_AOF_WRITE' });
+    expect(statuses.length).toBe(1);
+    expect(statuses[0]?.message).toContain('No space left on device');
+    expect(w.error).not.toBeNull();
+    // Still failing: a command appended meanwhile waits for the retry, which fails too.
+    fs.failWrites = 'enospc';
+    const later = w.append(0, args('SET', 'c', '3'))!;
+    await expect(later).rejects.toMatchObject({ code: 'ERR_AOF_WRITE' });
+    fs.failWrites = 'no';
+    await w.append(0, args('SET', 'd', '4'));
+    expect(statuses).toEqual([statuses[0], null]);
+    expect(w.error).toBeNull();
+    await w.close();
+    // The half-written record was completed in place: nothing lost, nothing doubled.
+    expect(await commandsIn(path)).toEqual([
+      '0:SET a 1',
+      `0:SET b ${'2'.repeat(100)}`,
+      '0:SET c 3',
+      '0:SET d 4',
+    ]);
+  });
+
+  it('a failing sync rejects the batch and rewrites its bytes before the next sync counts', async () => {
+    const statuses: (AofError | null)[] = [];
+    const { w, path } = await writer('always', statuses);
+    fs.failSyncs = true;
+    await expect(w.append(0, args('SET', 'x', '1'))!).rejects.toMatchObject({
+      code: 'ERR_AOF_WRITE',
+    });
+    expect(statuses[0]?.message).toContain('Input/output error');
+    const writesBefore = fs.writes;
+    fs.failSyncs = false;
+    await w.append(0, args('SET', 'y', '2'));
+    expect(fs.writes).toBeGreaterThan(writesBefore);
+    expect(statuses.at(-1)).toBeNull();
+    await w.close();
+    expect(await commandsIn(path)).toEqual(['0:SET x 1', '0:SET y 2']);
+  });
+
+  it('everysec: a failing background sync is reported until a sync succeeds', async () => {
+    const statuses: (AofError | null)[] = [];
+    const { w } = await writer('everysec', statuses);
+    fs.failSyncs = true;
+    w.append(0, args('SET', 'x', '1'));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(statuses.length).toBe(1);
+    expect(w.error?.code).toBe('ERR_AOF_WRITE');
+    fs.failSyncs = false;
+    await new Promise((r) => setTimeout(r, 100));
+    expect(statuses.at(-1)).toBeNull();
+    await w.close();
+  });
+
+  it('switchTo continues in a new file after syncing the old one; positions follow', async () => {
+    const { w, path } = await writer('no');
+    w.append(0, args('SET', 'a', '1'));
+    const before = w.position();
+    expect(before.file).toBe(1);
+    const h2 = await fs.open(join(dir, 'b.aof'), 'new');
+    w.switchTo(2, h2);
+    expect(w.position()).toEqual({ file: 2, offset: 0 });
+    w.append(0, args('SET', 'b', '2'));
+    await w.drain();
+    expect(fs.syncs).toBe(1); // the old file, before it was closed
+    await w.close();
+    expect(await commandsIn(path)).toEqual(['0:SET a 1']);
+    // The new file starts with its own SELECT.
+    expect(await commandsIn(join(dir, 'b.aof'))).toEqual(['0:SET b 2']);
+    expect((await readFile(join(dir, 'b.aof'))).toString()).toMatch(/^\*2\r\n\$6\r\nSELECT/);
+  });
+
+  it('refuses appends after close', async () => {
+    const { w } = await writer('no');
+    await w.close();
+    expect(() => w.append(0, args('SET', 'a', '1'))).toThrow(/closed/);
+  });
+});

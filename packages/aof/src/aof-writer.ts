@@ -1,0 +1,338 @@
+import { CommandEncoder } from './command-encoder.js';
+import { AofError } from './errors.js';
+import type { AofFileHandle } from './file-system.js';
+import type { FsyncPolicy } from './fsync-policy.js';
+
+/** A place in the AOF: file sequence number and byte offset in it. */
+export interface AofPosition {
+  readonly file: number;
+  readonly offset: number;
+}
+
+export function comparePositions(a: AofPosition, b: AofPosition): number {
+  return a.file !== b.file ? a.file - b.file : a.offset - b.offset;
+}
+
+export interface AofWriterOptions {
+  policy: FsyncPolicy;
+  /** Called with the error when writing or syncing starts failing, and with null once it works again. */
+  onStatus?: (error: AofError | null) => void;
+  /** Wait before retrying a failed write or sync. Default 100 ms. */
+  retryMs?: number;
+  /** `everysec` period. Default 1000 ms. */
+  syncIntervalMs?: number;
+}
+
+interface Deferred {
+  promise: Promise<void>;
+  resolve(): void;
+  reject(e: unknown): void;
+}
+
+function deferred(): Deferred {
+  let resolve!: () => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // A batch nobody waited on (a rejection during shutdown) must not crash the process.
+  promise.catch(() => undefined);
+  return { promise, resolve, reject };
+}
+
+/** One AOF file being appended to. */
+class Target {
+  readonly encoder = new CommandEncoder();
+  /** Bytes appended: written + being written + encoded. */
+  logical: number;
+  /** Bytes on the file (a prefix of what was appended). */
+  written: number;
+  /** Bytes known durable. */
+  synced: number;
+  /** Database of the last command; -1 forces a SELECT. */
+  db = -1;
+  /** With `always`: bytes written since the last sync, rewritten if the sync fails. */
+  readonly unsynced: Buffer[] = [];
+
+  constructor(
+    readonly file: number,
+    readonly handle: AofFileHandle,
+    size: number,
+  ) {
+    this.logical = size;
+    this.written = size;
+    this.synced = size;
+  }
+}
+
+const SELECT = Buffer.from('SELECT');
+const DIGITS = Array.from({ length: 16 }, (_, i) => Buffer.from(String(i)));
+
+/**
+ * Appends commands to the current AOF file with Redis's fsync policies.
+ *
+ * Group commit: commands appended in one turn of the event loop are written
+ * with one write when the loop next idles (setImmediate, like Redis's
+ * beforeSleep); with `always` that write is followed by one fdatasync and
+ * the batch's promise settles after it. Commands appended while a write or
+ * sync runs form the next batch, so a busy server syncs back to back and
+ * each sync carries every command that arrived meanwhile.
+ *
+ * A failed write keeps the bytes and retries every `retryMs` (the status
+ * callback reports the error, then null once a write and sync succeed); with
+ * `always` the waiting batch is rejected, so its replies become errors.
+ */
+export class AofWriter {
+  private readonly targets: Target[] = [];
+  private batch: Deferred | null = null;
+  private scheduled = false;
+  private running = false;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private syncTimer: NodeJS.Timeout | null = null;
+  private backgroundSync: Promise<void> | null = null;
+  private writeError: AofError | null = null;
+  private syncError: AofError | null = null;
+  private reported: AofError | null = null;
+  private closed = false;
+  private idle: Deferred | null = null;
+  private readonly runBound = () => {
+    this.scheduled = false;
+    void this.run();
+  };
+  /** Write/sync counters for INFO and tests. */
+  readonly stats = { writes: 0, syncs: 0, batches: 0, bytes: 0, failures: 0 };
+
+  constructor(
+    file: number,
+    handle: AofFileHandle,
+    size: number,
+    private readonly options: AofWriterOptions,
+  ) {
+    this.targets.push(new Target(file, handle, size));
+    if (options.policy === 'everysec') {
+      this.syncTimer = setInterval(() => this.syncInBackground(), options.syncIntervalMs ?? 1000);
+      this.syncTimer.unref();
+    }
+  }
+
+  get policy(): FsyncPolicy {
+    return this.options.policy;
+  }
+
+  /** The error writes are failing with, or null. */
+  get error(): AofError | null {
+    return this.writeError ?? this.syncError;
+  }
+
+  private get current(): Target {
+    return this.targets[this.targets.length - 1]!;
+  }
+
+  /** Where the next command will start. */
+  position(): AofPosition {
+    const t = this.current;
+    return { file: t.file, offset: t.logical };
+  }
+
+  get currentFile(): number {
+    return this.current.file;
+  }
+
+  get currentSize(): number {
+    return this.current.logical;
+  }
+
+  /** Bytes appended and not yet written. */
+  get pendingBytes(): number {
+    let n = 0;
+    for (const t of this.targets) n += t.encoder.length;
+    return n;
+  }
+
+  /**
+   * Appends one command of database `db`. With `always` returns the promise
+   * of the batch it joined (settled once its bytes are synced); otherwise
+   * undefined.
+   */
+  append(db: number, argv: readonly Uint8Array[]): Promise<void> | undefined {
+    if (this.closed) throw new AofError('ERR_AOF_CLOSED', 'the append-only file is closed');
+    const t = this.current;
+    if (t.db !== db) {
+      t.logical += t.encoder.encode([SELECT, DIGITS[db] ?? Buffer.from(String(db))]);
+      t.db = db;
+    }
+    t.logical += t.encoder.encode(argv);
+    this.schedule();
+    if (this.options.policy !== 'always') return undefined;
+    this.batch ??= deferred();
+    return this.batch.promise;
+  }
+
+  /**
+   * Continues in a new (empty, already created) file: commands appended from
+   * now on go there. The old file is written out, synced and closed first.
+   */
+  switchTo(file: number, handle: AofFileHandle): void {
+    this.targets.push(new Target(file, handle, 0));
+    this.schedule();
+  }
+
+  /** Resolves once everything appended so far is written (and synced with `always`). */
+  async drain(): Promise<void> {
+    while (this.running || this.scheduled || this.pendingBytes > 0 || this.targets.length > 1) {
+      if (this.retryTimer !== null) throw this.error ?? new AofError('ERR_AOF_WRITE', 'retrying');
+      this.idle ??= deferred();
+      await this.idle.promise;
+    }
+  }
+
+  /** Writes everything out, syncs (whatever the policy) and closes the file. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.syncTimer !== null) clearInterval(this.syncTimer);
+    this.syncTimer = null;
+    try {
+      if (this.retryTimer === null) await this.drain();
+      await this.backgroundSync;
+      const t = this.current;
+      if (this.error === null) {
+        await t.handle.datasync();
+        t.synced = t.written;
+      }
+    } finally {
+      if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+      for (const t of this.targets) await t.handle.close().catch(() => undefined);
+    }
+    if (this.error !== null) throw this.error;
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.running || this.retryTimer !== null) return;
+    this.scheduled = true;
+    setImmediate(this.runBound);
+  }
+
+  private async run(): Promise<void> {
+    this.running = true;
+    let batch: Deferred | null = null;
+    try {
+      for (;;) {
+        batch = this.batch;
+        this.batch = null;
+        for (const t of this.targets) if (t.encoder.length > 0) await this.writeOut(t);
+        // Retire files left by a rotation: synced, so nothing after them is
+        // ever durable while they are not.
+        while (this.targets.length > 1) {
+          const old = this.targets[0]!;
+          await this.backgroundSync;
+          await this.sync(old);
+          await old.handle.close();
+          this.targets.shift();
+        }
+        if (this.options.policy === 'always') await this.sync(this.current);
+        this.stats.batches++;
+        this.writeError = null;
+        if (this.options.policy === 'always') this.syncError = null;
+        this.report();
+        batch?.resolve();
+        batch = null;
+        if (this.pendingBytes === 0) break;
+      }
+    } catch (e) {
+      const err =
+        e instanceof AofError
+          ? e
+          : new AofError('ERR_AOF_WRITE', (e as Error).message ?? String(e), { cause: e });
+      this.stats.failures++;
+      this.report();
+      batch?.reject(err);
+      // The batch that failed and anything appended since wait for the retry.
+      if (!this.closed || this.pendingBytes > 0) {
+        this.retryTimer = setTimeout(() => {
+          this.retryTimer = null;
+          this.schedule();
+        }, this.options.retryMs ?? 100);
+      }
+    } finally {
+      this.running = false;
+      const idle = this.idle;
+      this.idle = null;
+      idle?.resolve();
+    }
+  }
+
+  /** Writes the target's encoded bytes at its end; on failure keeps them for the retry. */
+  private async writeOut(t: Target): Promise<void> {
+    const data = t.encoder.take();
+    let done = 0;
+    try {
+      while (done < data.length) {
+        const n = await t.handle.write(data.subarray(done), t.written);
+        this.stats.writes++;
+        if (n <= 0) throw new Error('short write');
+        done += n;
+        t.written += n;
+      }
+    } catch (e) {
+      t.encoder.unshift(data.subarray(done));
+      this.writeError = new AofError('ERR_AOF_WRITE', errorText(e), { cause: e });
+      throw this.writeError;
+    }
+    this.stats.bytes += data.length;
+    if (this.options.policy === 'always') t.unsynced.push(data);
+  }
+
+  private async sync(t: Target): Promise<void> {
+    if (t.synced === t.written) return;
+    const until = t.written;
+    try {
+      await t.handle.datasync();
+    } catch (e) {
+      this.syncError = new AofError('ERR_AOF_WRITE', errorText(e), { cause: e });
+      // After a failed fsync the kernel may have dropped the dirty pages:
+      // write those bytes again before trusting a later sync (PostgreSQL's
+      // fsyncgate). Only `always` keeps them; the other policies promise less.
+      if (t.unsynced.length > 0) {
+        t.encoder.unshift(Buffer.concat(t.unsynced));
+        t.unsynced.length = 0;
+        t.written = t.synced;
+      }
+      throw this.syncError;
+    }
+    this.stats.syncs++;
+    t.synced = until;
+    t.unsynced.length = 0;
+  }
+
+  /** `everysec`: one sync a second of what was written, off the append path. */
+  private syncInBackground(): void {
+    if (this.backgroundSync !== null) return;
+    const t = this.current;
+    if (t.synced === t.written && this.syncError === null) return;
+    this.backgroundSync = this.sync(t)
+      .then(
+        () => {
+          this.syncError = null;
+        },
+        () => undefined,
+      )
+      .finally(() => {
+        this.backgroundSync = null;
+        this.report();
+      });
+  }
+
+  private report(): void {
+    const e = this.error;
+    if (e === this.reported) return;
+    if (e !== null && this.reported !== null) return; // still failing
+    this.reported = e;
+    this.options.onStatus?.(e);
+  }
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

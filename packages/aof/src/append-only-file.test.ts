@@ -1,0 +1,182 @@
+import { appendFile, readdir, readFile, stat, truncate, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AppendOnlyFile, type AppendOnlyFileOptions } from './append-only-file.js';
+import { encodeCommand } from './command-encoder.js';
+import { args, FaultyFileSystem, tempDir } from './test-support.js';
+
+let dir: string;
+let cleanup: () => Promise<void>;
+beforeEach(async () => {
+  ({ dir, cleanup } = await tempDir());
+});
+afterEach(() => cleanup());
+
+type Cmd = string;
+async function openAof(options: Partial<AppendOnlyFileOptions> = {}) {
+  const warnings: string[] = [];
+  const aof = await AppendOnlyFile.open({
+    dir,
+    policy: 'always',
+    logger: { warn: (m) => warnings.push(m) },
+    ...options,
+  });
+  const replayed: Cmd[] = [];
+  const result = await aof.replay((db, argv) => {
+    replayed.push(`${db}:${argv.map((a) => a.toString()).join(' ')}`);
+  });
+  return { aof, replayed, result, warnings };
+}
+
+describe('AppendOnlyFile', () => {
+  it('creates appendonly.aof.1.incr.aof and a manifest; a reopen replays every command in order', async () => {
+    const { aof } = await openAof();
+    await aof.append(0, args('SET', 'a', '1'));
+    await aof.append(1, args('INCR', 'n'));
+    await aof.append(0, args('APPEND', 'a', 'x'));
+    await aof.close();
+    expect((await readdir(dir)).sort()).toEqual([
+      'appendonly.aof.1.incr.aof',
+      'appendonly.aof.manifest',
+    ]);
+    const { replayed, result, aof: again } = await openAof();
+    expect(replayed).toEqual(['0:SET a 1', '1:INCR n', '0:APPEND a x']);
+    expect(result).toMatchObject({ applied: 3, skipped: 0, truncated: null });
+    await again.close();
+  });
+
+  it('cuts a torn last record off with a warning, truncates the file and appends after it', async () => {
+    const { aof } = await openAof({ policy: 'no' });
+    aof.append(0, args('SET', 'a', '1'));
+    aof.append(0, args('SET', 'b', '2'));
+    await aof.close();
+    const path = join(dir, 'appendonly.aof.1.incr.aof');
+    const full = (await stat(path)).size;
+    await appendFile(path, encodeCommand(['SET', 'c', '3']).subarray(0, 10));
+    const r = await openAof({ policy: 'no' });
+    expect(r.replayed).toEqual(['0:SET a 1', '0:SET b 2']);
+    expect(r.result.truncated).toMatchObject({ file: 1, offset: full, bytes: 10 });
+    expect(r.warnings.join()).toMatch(/short read while loading the AOF/);
+    expect((await stat(path)).size).toBe(full);
+    r.aof.append(0, args('SET', 'd', '4'));
+    await r.aof.close();
+    expect((await openAof()).replayed).toEqual(['0:SET a 1', '0:SET b 2', '0:SET d 4']);
+  });
+
+  it('replays each database from its checkpoint position: marks tell which commands a checkpoint holds', async () => {
+    const { aof } = await openAof({ policy: 'no' });
+    // db 0's store writes land on "pages" 1, 1, 2; db 1 on page 7.
+    aof.append(0, args('SET', 'a', '1'), 1);
+    aof.append(1, args('SET', 'x', '1'), 7);
+    aof.append(0, args('INCR', 'n'), 1);
+    aof.append(0, args('INCR', 'n'), 2); // after the fold-over at page 2
+    aof.append(1, args('INCR', 'y'), 7);
+    // Checkpoint of db 0 covering pages below 2: its position is the third INCR's record.
+    const e0 = await aof.recordCheckpoint(0, 5, 2);
+    // Checkpoint of db 1 covering everything so far (page 8 never reached).
+    const e1 = await aof.recordCheckpoint(1, 9, 8);
+    aof.append(1, args('SET', 'x', '2'), 8);
+    expect(e0.id).toBe(5);
+    expect(e1.position.offset).toBeGreaterThan(e0.position.offset);
+    await aof.close();
+    const r = await openAof();
+    expect(r.replayed).toEqual(['0:INCR n', '1:SET x 2']);
+    expect(r.result).toMatchObject({ applied: 2, skipped: 4 });
+    expect(r.aof.checkpointOf(0)).toEqual(e0);
+    expect(r.aof.checkpointOf(1)).toMatchObject({ id: 9, mark: 8 });
+    expect(r.aof.checkpointOf(2)).toBeUndefined();
+    await r.aof.close();
+  });
+
+  it('rotate + cut: old files go once every database is checkpointed past them; commands after the positions survive', async () => {
+    const { aof } = await openAof({ policy: 'everysec' });
+    aof.append(0, args('SET', 'a', '1'), 0);
+    aof.append(1, args('SET', 'b', '1'), 0);
+    await aof.rotate();
+    aof.append(0, args('SET', 'a', '2'), 1); // after db 0's fold-over at 1
+    await aof.recordCheckpoint(0, 1, 1);
+    // db 1 still needs file 1 (no checkpoint): nothing is cut.
+    expect(await aof.cut()).toEqual([]);
+    await aof.recordCheckpoint(1, 1, 1);
+    expect(await aof.cut()).toEqual([1]);
+    aof.append(1, args('SET', 'b', '2'), 1);
+    await aof.close();
+    expect((await readdir(dir)).sort()).toEqual([
+      'appendonly.aof.2.incr.aof',
+      'appendonly.aof.manifest',
+    ]);
+    const r = await openAof();
+    expect(r.replayed).toEqual(['0:SET a 2', '1:SET b 2']);
+    await r.aof.close();
+  });
+
+  it('a database with no command after its checkpoint does not hold files back', async () => {
+    const { aof } = await openAof({ policy: 'no' });
+    aof.append(3, args('SET', 'k', 'v'), 0);
+    await aof.recordCheckpoint(3, 1, 1);
+    await aof.rotate();
+    aof.append(0, args('SET', 'a', '1'), 0);
+    await aof.recordCheckpoint(0, 1, 0); // db 0's checkpoint is before its command
+    await aof.rotate();
+    expect(await aof.cut()).toEqual([1]); // file 2 holds db 0's command
+    await aof.close();
+    expect((await openAof()).replayed).toEqual(['0:SET a 1']);
+  });
+
+  it('removes files the manifest does not list (an interrupted rotation) and never loses listed ones', async () => {
+    const { aof } = await openAof({ policy: 'no' });
+    aof.append(0, args('SET', 'a', '1'));
+    await aof.close();
+    await writeFile(join(dir, 'appendonly.aof.7.incr.aof'), encodeCommand(['SET', 'ghost', '1']));
+    const r = await openAof();
+    expect(r.replayed).toEqual(['0:SET a 1']);
+    expect(r.warnings.join()).toMatch(/appendonly.aof.7.incr.aof/);
+    expect(await readdir(dir)).not.toContain('appendonly.aof.7.incr.aof');
+    await r.aof.close();
+  });
+
+  it('a failed manifest write leaves the old manifest and the writer where they were', async () => {
+    const fs = new FaultyFileSystem();
+    const { aof } = await openAof({ policy: 'no', fs });
+    aof.append(0, args('SET', 'a', '1'));
+    fs.failManifest = true;
+    await expect(aof.rotate()).rejects.toMatchObject({ code: 'ERR_AOF_WRITE' });
+    expect(aof.position().file).toBe(1);
+    aof.append(0, args('SET', 'b', '2'));
+    fs.failManifest = false;
+    await aof.close();
+    const m = JSON.parse(await readFile(join(dir, 'appendonly.aof.manifest'), 'utf8'));
+    expect(m.files).toEqual([1]);
+    expect((await openAof()).replayed).toEqual(['0:SET a 1', '0:SET b 2']);
+  });
+
+  it('write errors reach onWriteStatus and info(); they clear once writes succeed', async () => {
+    const fs = new FaultyFileSystem();
+    const statuses: (string | null)[] = [];
+    const { aof } = await openAof({
+      fs,
+      retryMs: 10,
+      onWriteStatus: (e) => statuses.push(e === null ? null : e.message),
+    });
+    fs.failWrites = 'enospc';
+    await expect(aof.append(0, args('SET', 'a', '1'))).rejects.toThrow(/No space left/);
+    expect(aof.info()).toMatchObject({ lastWriteStatus: 'err', policy: 'always' });
+    fs.failWrites = 'no';
+    await aof.append(0, args('SET', 'b', '2'));
+    expect(aof.info().lastWriteStatus).toBe('ok');
+    expect(statuses).toEqual([expect.stringMatching(/No space left/), null]);
+    await aof.close();
+    expect((await openAof()).replayed).toEqual(['0:SET a 1', '0:SET b 2']);
+  });
+
+  it('a torn tail in a file that is not the last one is corruption', async () => {
+    const { aof } = await openAof({ policy: 'no' });
+    aof.append(0, args('SET', 'a', '1'));
+    await aof.rotate();
+    aof.append(0, args('SET', 'b', '1'));
+    await aof.close();
+    const first = join(dir, 'appendonly.aof.1.incr.aof');
+    await truncate(first, (await stat(first)).size - 3);
+    await expect(openAof()).rejects.toMatchObject({ code: 'ERR_AOF_CORRUPT' });
+  });
+});

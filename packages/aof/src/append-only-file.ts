@@ -1,0 +1,434 @@
+import { join } from 'node:path';
+import { readAofFile } from './aof-reader.js';
+import { type AofPosition, AofWriter, comparePositions } from './aof-writer.js';
+import { CheckpointMarks } from './checkpoint-marks.js';
+import { AofError } from './errors.js';
+import { type AofFileSystem, nodeFileSystem } from './file-system.js';
+import type { FsyncPolicy } from './fsync-policy.js';
+import {
+  type AofManifest,
+  type CheckpointEntry,
+  decodeManifest,
+  emptyManifest,
+  encodeManifest,
+  fileName,
+  manifestName,
+  parseFileName,
+} from './manifest.js';
+
+export interface AofLogger {
+  warn(message: string): void;
+  notice?(message: string): void;
+}
+
+export interface AppendOnlyFileOptions {
+  /** Directory of the AOF files and manifest (Redis: `<dir>/appendonlydir`). */
+  dir: string;
+  /** Base name (Redis's `appendfilename`). Default `appendonly.aof`. */
+  filename?: string;
+  policy: FsyncPolicy;
+  /** Writing failed (error) or works again (null): the server refuses writes meanwhile. */
+  onWriteStatus?: (error: AofError | null) => void;
+  logger?: AofLogger;
+  /** Unit tests put a failing file system here. */
+  fs?: AofFileSystem;
+  /** Replay slice size in bytes. Default 1 MiB. */
+  sliceBytes?: number;
+  retryMs?: number;
+  syncIntervalMs?: number;
+}
+
+export interface ReplayResult {
+  /** Commands applied / skipped because their database's checkpoint has them. */
+  applied: number;
+  skipped: number;
+  files: number;
+  bytes: number;
+  /** A torn record cut off the end of the last file: where and how many bytes. */
+  truncated: { file: number; offset: number; bytes: number; reason: string } | null;
+  ms: number;
+}
+
+export interface AofInfo {
+  policy: FsyncPolicy;
+  files: readonly number[];
+  currentFile: number;
+  currentSize: number;
+  /** Bytes of every listed file. */
+  totalSize: number;
+  pendingBytes: number;
+  lastWriteStatus: 'ok' | 'err';
+  lastError: string | null;
+  writes: number;
+  syncs: number;
+  batches: number;
+  cuts: number;
+  rotations: number;
+}
+
+type Apply = (db: number, argv: Buffer[]) => void | Promise<void>;
+
+/**
+ * Strata's append-only file: the write commands in RESP (with SELECT when
+ * the database changes) across numbered files listed by a manifest, and,
+ * per database, the position of its newest checkpoint. Recovery: each
+ * database's checkpoint, then its commands from that position on (`replay`).
+ * After checkpoints, `rotate` starts a new file and `cut` drops the files no
+ * database needs any more. Every step leaves a manifest that recovers.
+ *
+ * ```ts
+ * const aof = await AppendOnlyFile.open({ dir, policy: 'everysec' });
+ * await aof.replay((db, argv) => server.execute(db, argv));
+ * const wait = aof.append(0, [Buffer.from('SET'), key, value]); // a promise with `always`
+ * ```
+ */
+export class AppendOnlyFile {
+  private manifest: AofManifest;
+  private writer: AofWriter | null = null;
+  private readonly marks = new CheckpointMarks();
+  /** Per database, where its last command starts (replayed or appended). */
+  private readonly lastCommand = new Map<number, { file: number; offset: number }>();
+  private readonly positionBound = () => this.w.position();
+  private manifestChain: Promise<void> = Promise.resolve();
+  private sizes = new Map<number, number>();
+  private cuts = 0;
+  private rotations = 0;
+  private readonly fs: AofFileSystem;
+  private readonly base: string;
+
+  private constructor(
+    private readonly options: AppendOnlyFileOptions,
+    manifest: AofManifest,
+  ) {
+    this.manifest = manifest;
+    this.fs = options.fs ?? nodeFileSystem;
+    this.base = options.filename ?? 'appendonly.aof';
+  }
+
+  /** Opens the AOF in `dir` (creating it: one empty file and a manifest). Call `replay` next. */
+  static async open(options: AppendOnlyFileOptions): Promise<AppendOnlyFile> {
+    const fs = options.fs ?? nodeFileSystem;
+    const base = options.filename ?? 'appendonly.aof';
+    await fs.mkdirp(options.dir);
+    const path = join(options.dir, manifestName(base));
+    const bytes = await fs.readFile(path);
+    let manifest: AofManifest;
+    if (bytes === null) {
+      manifest = emptyManifest();
+      await fs.remove(join(options.dir, fileName(base, 1)));
+      const h = await fs.open(join(options.dir, fileName(base, 1)), 'new');
+      await h.close();
+      await fs.syncDir(options.dir);
+      await fs.writeFileAtomic(path, encodeManifest(manifest));
+    } else {
+      manifest = decodeManifest(bytes, path);
+    }
+    // Files no manifest lists: left by a rotation or cut that a crash interrupted.
+    const listed = new Set(manifest.files);
+    for (const name of await fs.list(options.dir)) {
+      const n = parseFileName(base, name);
+      if (n !== null && !listed.has(n)) {
+        await fs.remove(join(options.dir, name));
+        options.logger?.warn(`Removed ${name}: no longer part of the append only file`);
+      }
+    }
+    return new AppendOnlyFile(options, manifest);
+  }
+
+  get policy(): FsyncPolicy {
+    return this.options.policy;
+  }
+
+  /** Database `db`'s checkpoint entry, if it has one. */
+  checkpointOf(db: number): CheckpointEntry | undefined {
+    return this.manifest.databases[String(db)];
+  }
+
+  /**
+   * Reads every file in order and applies each command whose database's
+   * checkpoint does not already hold it; a torn record at the end of the
+   * last file is cut off (truncated, with a warning). Then opens the last
+   * file for appending. Call once, before `append`.
+   */
+  async replay(apply: Apply): Promise<ReplayResult> {
+    if (this.writer !== null) throw new AofError('ERR_INVALID_ARGUMENT', 'replay runs once, first');
+    const started = performance.now();
+    const { fs, manifest } = this;
+    const result: ReplayResult = {
+      applied: 0,
+      skipped: 0,
+      files: 0,
+      bytes: 0,
+      truncated: null,
+      ms: 0,
+    };
+    const starts = new Map<number, AofPosition>();
+    for (const [db, e] of Object.entries(manifest.databases)) starts.set(Number(db), e.position);
+    const last = manifest.files[manifest.files.length - 1]!;
+    let lastSize = 0;
+    for (const file of manifest.files) {
+      const path = join(this.options.dir, fileName(this.base, file));
+      let h: Awaited<ReturnType<AofFileSystem['open']>>;
+      try {
+        h = await fs.open(path, 'never');
+      } catch (e) {
+        throw new AofError(
+          'ERR_AOF_MANIFEST',
+          `${path}: listed in the manifest but unreadable: ${(e as Error).message}`,
+          { cause: e },
+        );
+      }
+      try {
+        const r = await readAofFile(h, {
+          ...(this.options.sliceBytes !== undefined ? { sliceBytes: this.options.sliceBytes } : {}),
+          onCommand: (db, argv, offset) => {
+            const lastCmd = this.lastCommand.get(db);
+            if (lastCmd === undefined) this.lastCommand.set(db, { file, offset });
+            else {
+              lastCmd.file = file;
+              lastCmd.offset = offset;
+            }
+            const from = starts.get(db);
+            if (
+              from !== undefined &&
+              (file < from.file || (file === from.file && offset < from.offset))
+            ) {
+              result.skipped++;
+              return undefined;
+            }
+            result.applied++;
+            return apply(db, argv);
+          },
+        });
+        result.files++;
+        result.bytes += r.validBytes;
+        if (r.torn !== null) {
+          if (file !== last) {
+            throw new AofError(
+              'ERR_AOF_CORRUPT',
+              `${path}: ${r.torn.reason} at offset ${r.torn.offset}, and it is not the last file`,
+              { address: r.torn.offset },
+            );
+          }
+          this.options.logger?.warn(
+            `!!! Warning: short read while loading the AOF file ${fileName(this.base, file)}!!! ` +
+              `(${r.torn.reason}: ${r.torn.bytes} bytes at offset ${r.torn.offset}); ` +
+              `AOF loaded anyway because aof-load-truncated is enabled: truncating it to ${r.torn.offset} bytes`,
+          );
+          await h.truncate(r.torn.offset);
+          await h.datasync();
+          result.truncated = {
+            file,
+            offset: r.torn.offset,
+            bytes: r.torn.bytes,
+            reason: r.torn.reason,
+          };
+        }
+        this.sizes.set(file, r.validBytes);
+        if (file === last) lastSize = r.validBytes;
+      } finally {
+        await h.close();
+      }
+    }
+    const handle = await fs.open(join(this.options.dir, fileName(this.base, last)), 'never');
+    this.writer = new AofWriter(last, handle, lastSize, {
+      policy: this.options.policy,
+      onStatus: (e) => this.options.onWriteStatus?.(e),
+      ...(this.options.retryMs !== undefined ? { retryMs: this.options.retryMs } : {}),
+      ...(this.options.syncIntervalMs !== undefined
+        ? { syncIntervalMs: this.options.syncIntervalMs }
+        : {}),
+    });
+    result.ms = performance.now() - started;
+    return result;
+  }
+
+  private get w(): AofWriter {
+    if (this.writer === null) throw new AofError('ERR_INVALID_ARGUMENT', 'replay() first');
+    return this.writer;
+  }
+
+  /**
+   * Appends a command of database `db`. `mark` is the store's coordinate
+   * after the command's change (see `CheckpointMarks`; omit it when the
+   * store has none). With `always`, a promise settled once it is durable.
+   */
+  append(db: number, argv: readonly Uint8Array[], mark?: number): Promise<void> | undefined {
+    const w = this.w;
+    if (mark !== undefined) this.marks.note(db, mark, this.positionBound);
+    let last = this.lastCommand.get(db);
+    if (last === undefined) {
+      last = { file: 0, offset: 0 };
+      this.lastCommand.set(db, last);
+    }
+    last.file = w.currentFile;
+    last.offset = w.currentSize;
+    return w.append(db, argv);
+  }
+
+  /** Where the next command will start. */
+  position(): AofPosition {
+    return this.w.position();
+  }
+
+  /** The database's store was replaced (new, empty): forget its marks. */
+  resetMarks(db: number): void {
+    this.marks.reset(db);
+  }
+
+  /**
+   * Records database `db`'s new checkpoint `id`, which covers every change
+   * below the store coordinate `mark`: its AOF position is the first command
+   * appended at or above `mark`, or the current end. Durable on return.
+   */
+  recordCheckpoint(db: number, id: number, mark: number): Promise<CheckpointEntry> {
+    const position = this.marks.positionOf(db, mark) ?? this.w.position();
+    const entry: CheckpointEntry = { id, mark, position };
+    this.marks.prune(db, mark);
+    return this.updateManifest((m) => ({
+      ...m,
+      databases: { ...m.databases, [String(db)]: entry },
+    })).then(() => entry);
+  }
+
+  /** Starts a new file for the commands from now on (when the current one holds any). */
+  rotate(): Promise<void> {
+    return this.updateManifest(async (m) => {
+      const w = this.w;
+      if (w.currentSize === 0) return null;
+      const file = m.nextFile;
+      const path = join(this.options.dir, fileName(this.base, file));
+      await this.fs.remove(path);
+      const handle = await this.fs.open(path, 'new');
+      try {
+        await this.fs.syncDir(this.options.dir);
+      } catch (e) {
+        await handle.close();
+        throw e;
+      }
+      const next: AofManifest = { ...m, files: [...m.files, file], nextFile: file + 1 };
+      return {
+        manifest: next,
+        // Switch only once the manifest lists the new file.
+        after: () => {
+          this.sizes.set(w.currentFile, w.currentSize);
+          w.switchTo(file, handle);
+          this.rotations++;
+        },
+        abort: () => handle.close(),
+      };
+    });
+  }
+
+  /**
+   * Drops the files before the oldest position any database still needs.
+   * A database with no command after its checkpoint needs nothing: its
+   * position moves to the end. The manifest changes first, then the files go.
+   */
+  async cut(): Promise<number[]> {
+    let removed: number[] = [];
+    await this.updateManifest((m) => {
+      const end = this.w.position();
+      const databases: Record<string, CheckpointEntry> = {};
+      let oldest = end.file;
+      for (const [db, e] of Object.entries(m.databases)) {
+        const lastCmd = this.lastCommand.get(Number(db));
+        const idle = lastCmd === undefined || comparePositions(lastCmd, e.position) < 0;
+        const entry = idle ? { ...e, position: end } : e;
+        databases[db] = entry;
+        oldest = Math.min(oldest, entry.position.file);
+      }
+      // A database with commands but no checkpoint needs every file.
+      for (const db of this.lastCommand.keys()) {
+        if (databases[String(db)] === undefined) oldest = Math.min(oldest, m.files[0]!);
+      }
+      removed = m.files.filter((f) => f < oldest);
+      if (removed.length === 0) return null;
+      return {
+        manifest: { ...m, files: m.files.filter((f) => f >= oldest), databases },
+        after: () => undefined,
+      };
+    });
+    for (const f of removed) {
+      await this.fs.remove(join(this.options.dir, fileName(this.base, f)));
+      this.sizes.delete(f);
+    }
+    if (removed.length > 0) this.cuts++;
+    return removed;
+  }
+
+  /** Resolves once everything appended is written (and synced with `always`). */
+  drain(): Promise<void> {
+    return this.w.drain();
+  }
+
+  /** Writes and syncs what is pending and closes the file. */
+  async close(): Promise<void> {
+    await this.manifestChain.catch(() => undefined);
+    await this.writer?.close();
+  }
+
+  info(): AofInfo {
+    const w = this.w;
+    let totalSize = 0;
+    for (const f of this.manifest.files) {
+      totalSize += f === w.currentFile ? w.currentSize : (this.sizes.get(f) ?? 0);
+    }
+    const e = w.error;
+    return {
+      policy: this.options.policy,
+      files: this.manifest.files,
+      currentFile: w.currentFile,
+      currentSize: w.currentSize,
+      totalSize,
+      pendingBytes: w.pendingBytes,
+      lastWriteStatus: e === null ? 'ok' : 'err',
+      lastError: e === null ? null : e.message,
+      writes: w.stats.writes,
+      syncs: w.stats.syncs,
+      batches: w.stats.batches,
+      cuts: this.cuts,
+      rotations: this.rotations,
+    };
+  }
+
+  /** The error writes fail with, or null. */
+  get writeError(): AofError | null {
+    return this.writer?.error ?? null;
+  }
+
+  /** Manifest changes run one at a time; each writes the new manifest atomically. */
+  private updateManifest(
+    change: (
+      m: AofManifest,
+    ) =>
+      | AofManifest
+      | null
+      | { manifest: AofManifest; after: () => void; abort?: () => Promise<void> }
+      | Promise<{ manifest: AofManifest; after: () => void; abort?: () => Promise<void> } | null>,
+  ): Promise<void> {
+    const run = this.manifestChain
+      .catch(() => undefined)
+      .then(async () => {
+        const r = await change(this.manifest);
+        if (r === null) return;
+        const { manifest, after, abort } =
+          'version' in r ? { manifest: r, after: () => undefined, abort: undefined } : r;
+        try {
+          await this.fs.writeFileAtomic(
+            join(this.options.dir, manifestName(this.base)),
+            encodeManifest(manifest),
+          );
+        } catch (e) {
+          await abort?.().catch(() => undefined);
+          throw new AofError('ERR_AOF_WRITE', `writing the AOF manifest: ${(e as Error).message}`, {
+            cause: e,
+          });
+        }
+        this.manifest = manifest;
+        after();
+      });
+    this.manifestChain = run;
+    return run;
+  }
+}

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { CommandEncoder, encodeCommand } from './command-encoder.js';
+import { parseRecord } from './command-parser.js';
+
+describe('CommandEncoder / parseRecord', () => {
+  it('writes what Redis writes to its AOF', () => {
+    expect(encodeCommand(['SET', 'k', 'hello']).toString()).toBe(
+      '*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$5\r\nhello\r\n',
+    );
+  });
+
+  it('round-trips binary arguments, empty ones and long ones, across buffer growth', () => {
+    const e = new CommandEncoder(16);
+    const cmds: Buffer[][] = [];
+    for (let i = 0; i < 60; i++) {
+      const bin = Buffer.alloc(i * 37);
+      for (let j = 0; j < bin.length; j++) bin[j] = (i * 31 + j) & 0xff;
+      const cmd = [Buffer.from('APPEND'), Buffer.from(`key:${i}`), bin, Buffer.alloc(0)];
+      cmds.push(cmd);
+      e.encode(cmd);
+    }
+    const all = e.take();
+    let pos = 0;
+    for (const cmd of cmds) {
+      const r = parseRecord(all, pos);
+      expect(r.kind).toBe('command');
+      if (r.kind !== 'command') return;
+      expect(r.argv).toEqual(cmd);
+      pos = r.end;
+    }
+    expect(pos).toBe(all.length);
+    expect(e.length).toBe(0);
+  });
+
+  it('reports every strict prefix of a record as incomplete, and junk as invalid', () => {
+    const rec = encodeCommand(['SET', 'key', 'value\r\nwith crlf']);
+    for (let n = 0; n < rec.length; n++) {
+      expect(parseRecord(rec.subarray(0, n), 0).kind).toBe('incomplete');
+    }
+    expect(parseRecord(Buffer.from('+OK\r\n'), 0).kind).toBe('invalid');
+    expect(parseRecord(Buffer.from('*1\r\n$3\r\nabcX\r\n'), 0).kind).toBe('invalid');
+    expect(parseRecord(Buffer.from('*1\r\n$-1\r\n'), 0).kind).toBe('invalid');
+    expect(parseRecord(Buffer.from('*0\r\n'), 0).kind).toBe('invalid');
+  });
+
+  it('unshift puts bytes back in front of what was encoded since', () => {
+    const e = new CommandEncoder(8);
+    e.encode([Buffer.from('A')]);
+    const first = e.take();
+    e.encode([Buffer.from('B')]);
+    e.unshift(first);
+    expect(e.take().toString()).toBe('*1\r\n$1\r\nA\r\n*1\r\n$1\r\nB\r\n');
+  });
+});

@@ -1,0 +1,67 @@
+/** What the parser found at an offset of the buffer. */
+export type ParsedRecord =
+  | { kind: 'command'; argv: Buffer[]; end: number }
+  | { kind: 'incomplete' }
+  | { kind: 'invalid'; reason: string };
+
+const INCOMPLETE: ParsedRecord = { kind: 'incomplete' };
+/** Redis's own limits on a multibulk count and a bulk length. */
+const MAX_ARGS = 1024 * 1024 * 1024;
+const MAX_BULK = 512 * 1024 * 1024;
+
+/**
+ * Parses one AOF record (`*n\r\n` then n `$len\r\n<bytes>\r\n`) at `pos`.
+ * Arguments are views of `buf`. `incomplete` when the buffer ends first.
+ */
+export function parseRecord(buf: Buffer, pos: number): ParsedRecord {
+  if (pos >= buf.length) return INCOMPLETE;
+  if (buf[pos] !== 42 /* * */) return invalid(`expected '*', got byte ${buf[pos]}`);
+  const count = readNumber(buf, pos + 1, MAX_ARGS);
+  if (count === null) return INCOMPLETE;
+  if (typeof count === 'string') return invalid(count);
+  if (count.value < 1) return invalid('empty command');
+  let p = count.next;
+  const argv: Buffer[] = new Array(count.value);
+  for (let i = 0; i < count.value; i++) {
+    if (p >= buf.length) return INCOMPLETE;
+    if (buf[p] !== 36 /* $ */) return invalid(`expected '$', got byte ${buf[p]}`);
+    const len = readNumber(buf, p + 1, MAX_BULK);
+    if (len === null) return INCOMPLETE;
+    if (typeof len === 'string') return invalid(len);
+    const start = len.next;
+    const end = start + len.value;
+    if (end + 2 > buf.length) return INCOMPLETE;
+    if (buf[end] !== 13 || buf[end + 1] !== 10) return invalid('bulk not followed by CRLF');
+    argv[i] = buf.subarray(start, end);
+    p = end + 2;
+  }
+  return { kind: 'command', argv, end: p };
+}
+
+function invalid(reason: string): ParsedRecord {
+  return { kind: 'invalid', reason };
+}
+
+/** Digits then CRLF from `pos`: the value and where the next field starts; null if the buffer ends. */
+function readNumber(
+  buf: Buffer,
+  pos: number,
+  max: number,
+): { value: number; next: number } | string | null {
+  let v = 0;
+  let p = pos;
+  for (;;) {
+    if (p >= buf.length) return null;
+    const c = buf[p]!;
+    if (c === 13) break;
+    if (c < 48 || c > 57) return `unexpected byte ${c} in a length`;
+    v = v * 10 + (c - 48);
+    if (v > max) return 'length out of range';
+    p++;
+    if (p - pos > 12) return 'length too long';
+  }
+  if (p === pos) return 'empty length';
+  if (p + 1 >= buf.length) return null;
+  if (buf[p + 1] !== 10) return 'length not followed by CRLF';
+  return { value: v, next: p + 2 };
+}

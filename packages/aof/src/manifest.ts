@@ -1,0 +1,81 @@
+import type { AofPosition } from './aof-writer.js';
+import { AofError } from './errors.js';
+
+/**
+ * Where a database's checkpoint sits in the AOF: recovery loads checkpoint
+ * `id` and replays that database's commands from `position` on. `mark` is
+ * the store's own coordinate for the checkpoint (for an hlog store, its
+ * fold-over address), kept so the store can be opened at exactly that point.
+ */
+export interface CheckpointEntry {
+  readonly id: number;
+  readonly mark: number;
+  readonly position: AofPosition;
+}
+
+/**
+ * The AOF's table of contents, replaced atomically: the files in order (the
+ * last one is appended to) and each database's checkpoint entry. A file not
+ * listed is garbage from an interrupted rotation or cut.
+ */
+export interface AofManifest {
+  readonly version: 1;
+  readonly files: readonly number[];
+  readonly nextFile: number;
+  readonly databases: Readonly<Record<string, CheckpointEntry>>;
+}
+
+export function emptyManifest(): AofManifest {
+  return { version: 1, files: [1], nextFile: 2, databases: {} };
+}
+
+export function encodeManifest(m: AofManifest): Buffer {
+  return Buffer.from(`${JSON.stringify(m, null, 1)}\n`);
+}
+
+export function decodeManifest(bytes: Buffer, path: string): AofManifest {
+  let m: unknown;
+  try {
+    m = JSON.parse(bytes.toString('utf8'));
+  } catch (e) {
+    throw new AofError('ERR_AOF_MANIFEST', `${path}: not valid JSON`, { cause: e });
+  }
+  const o = m as Partial<AofManifest>;
+  const ok =
+    o !== null &&
+    typeof o === 'object' &&
+    o.version === 1 &&
+    Array.isArray(o.files) &&
+    o.files.length > 0 &&
+    o.files.every((f) => Number.isInteger(f) && f > 0) &&
+    Number.isInteger(o.nextFile) &&
+    typeof o.databases === 'object' &&
+    o.databases !== null &&
+    Object.values(o.databases).every(
+      (e) =>
+        Number.isInteger(e.id) &&
+        typeof e.mark === 'number' &&
+        Number.isInteger(e.position?.file) &&
+        Number.isInteger(e.position?.offset),
+    );
+  if (!ok) throw new AofError('ERR_AOF_MANIFEST', `${path}: not an AOF manifest`);
+  return o as AofManifest;
+}
+
+/** `<name>.<n>.incr.aof`, Redis 7's name for an incremental AOF file. */
+export function fileName(base: string, file: number): string {
+  return `${base}.${file}.incr.aof`;
+}
+
+export function manifestName(base: string): string {
+  return `${base}.manifest`;
+}
+
+/** The file number of an AOF file name of ours, or null. */
+export function parseFileName(base: string, name: string): number | null {
+  const prefix = `${base}.`;
+  const suffix = '.incr.aof';
+  if (!name.startsWith(prefix) || !name.endsWith(suffix)) return null;
+  const n = Number(name.slice(prefix.length, name.length - suffix.length));
+  return Number.isInteger(n) && n > 0 ? n : null;
+}
