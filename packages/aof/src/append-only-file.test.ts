@@ -180,3 +180,29 @@ describe('AppendOnlyFile', () => {
     await expect(openAof()).rejects.toMatchObject({ code: 'ERR_AOF_CORRUPT' });
   });
 });
+
+describe('AppendOnlyFile transactions', () => {
+  it('applies MULTI .. EXEC whole, and reverts one the file ends inside', async () => {
+    const { aof } = await openAof({ policy: 'no' });
+    aof.append(0, args('MULTI'));
+    aof.append(0, args('INCR', 'a'));
+    aof.append(0, args('INCR', 'b'));
+    aof.append(0, args('EXEC'));
+    aof.append(0, args('MULTI'));
+    aof.append(0, args('INCR', 'c'));
+    await aof.close();
+    const r = await openAof({ policy: 'no' });
+    expect(r.replayed).toEqual(['0:MULTI', '0:INCR a', '0:INCR b', '0:EXEC']);
+    expect(r.warnings.join()).toMatch(/Revert incomplete MULTI\/EXEC/);
+    expect(r.result.truncated?.reason).toBe('incomplete MULTI/EXEC transaction');
+    r.aof.append(0, args('SET', 'd', '1'));
+    await r.aof.close();
+    expect((await openAof()).replayed).toEqual([
+      '0:MULTI',
+      '0:INCR a',
+      '0:INCR b',
+      '0:EXEC',
+      '0:SET d 1',
+    ]);
+  });
+});

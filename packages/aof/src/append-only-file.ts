@@ -179,6 +179,20 @@ export class AppendOnlyFile {
         );
       }
       try {
+        /** A MULTI .. EXEC being read: applied whole at EXEC, dropped if the file ends first. */
+        let tx: { offset: number; items: [number, Buffer[]][] } | null = null;
+        const applyOne = (db: number, argv: Buffer[], offset: number) => {
+          const from = starts.get(db);
+          if (
+            from !== undefined &&
+            (file < from.file || (file === from.file && offset < from.offset))
+          ) {
+            result.skipped++;
+            return undefined;
+          }
+          result.applied++;
+          return apply(db, argv);
+        };
         const r = await readAofFile(h, {
           ...(this.options.sliceBytes !== undefined ? { sliceBytes: this.options.sliceBytes } : {}),
           onCommand: (db, argv, offset) => {
@@ -188,19 +202,40 @@ export class AppendOnlyFile {
               lastCmd.file = file;
               lastCmd.offset = offset;
             }
-            const from = starts.get(db);
-            if (
-              from !== undefined &&
-              (file < from.file || (file === from.file && offset < from.offset))
-            ) {
-              result.skipped++;
+            if (tx === null && isCommand(argv, 'MULTI')) {
+              tx = { offset, items: [[db, argv]] };
               return undefined;
             }
-            result.applied++;
-            return apply(db, argv);
+            if (tx === null) return applyOne(db, argv, offset);
+            tx.items.push([db, argv]);
+            if (!isCommand(argv, 'EXEC')) return undefined;
+            const { items, offset: at } = tx;
+            tx = null;
+            return (async () => {
+              for (const [d, a] of items) {
+                const p = applyOne(d, a, at);
+                if (p !== undefined) await p;
+              }
+            })();
           },
         });
         result.files++;
+        const open = tx as { offset: number } | null;
+        if (open !== null) {
+          // Redis: "Revert incomplete MULTI/EXEC transaction in AOF file".
+          this.options.logger?.warn(
+            `Revert incomplete MULTI/EXEC transaction in AOF file ${fileName(this.base, file)} at offset ${open.offset}`,
+          );
+          if (file === last) {
+            const cutAt = Math.min(open.offset, r.torn?.offset ?? open.offset);
+            r.torn = {
+              offset: cutAt,
+              bytes: r.fileBytes - cutAt,
+              reason: 'incomplete MULTI/EXEC transaction',
+            };
+            r.validBytes = cutAt;
+          }
+        }
         result.bytes += r.validBytes;
         if (r.torn !== null) {
           if (file !== last) {
@@ -431,4 +466,9 @@ export class AppendOnlyFile {
     this.manifestChain = run;
     return run;
   }
+}
+
+function isCommand(argv: Buffer[], name: string): boolean {
+  const a = argv[0]!;
+  return a.length === name.length && a.toString('latin1').toUpperCase() === name;
 }
