@@ -9,6 +9,13 @@ export {
 } from './collection-store.js';
 export type { CollectionDecoder, CollectionValue } from './collection-value.js';
 export { HASH_MAX_LISTPACK_ENTRIES, HASH_MAX_LISTPACK_VALUE, HashValue } from './hash-value.js';
+export {
+  decodeList,
+  encodeList,
+  LIST_CHUNK,
+  LIST_LISTPACK_BYTES,
+  List,
+} from './list.js';
 export type { CollectionLookup, MaybePending } from './lookup.js';
 export {
   intsetMember,
@@ -19,3 +26,14 @@ export {
 } from './set-value.js';
 export { cursorSlot, SlotMap, slotCursor } from './slot-map.js';
 export { latin1 } from './value-format.js';
+export {
+  Before,
+  decodeSortedSet,
+  encodeSortedSet,
+  SortedSet,
+  ZAddFlag,
+  type ZAddOutcome,
+  ZSET_LISTPACK_ENTRIES,
+  ZSET_LISTPACK_VALUE,
+} from './zset.js';
+export type { ZCursor } from './zset-tree.js';
