@@ -1,0 +1,137 @@
+import type { RecordSpace } from './record-layout.js';
+import { expiresAtOf, flagsOf, RecordFlag } from './record-layout.js';
+import { K_EXPIRING, K_PLAIN, K_UNRESOLVED } from './step-codes.js';
+
+/** Finds the newest record of `key` on the chain from `start` on the device, or null. */
+export type ChainReader = (key: Buffer, start: number) => Promise<RecordSpace | null>;
+
+/** The live-key count as a checkpoint keeps it. */
+export interface KeyCountSnapshot {
+  /** Keys whose newest record is a value without expiry. */
+  plain: number;
+  /** Keys with an expiry (latin1 key, expiresAt), possibly passed. */
+  expiring: Array<[string, number]>;
+}
+
+/**
+ * The number of live keys, kept as the store writes (DBSIZE without a
+ * scan). Each write reports the key's state before and after it (absent,
+ * a value without expiry, a value with an expiry); keys without expiry are
+ * a counter, keys with one a map key -> expiresAt counted at the clock's
+ * current time. A blind write over a version on the device does not know
+ * the state before: a background read of that version (`resolve`) decides.
+ */
+export class KeyCount {
+  /** Keys whose newest record is a value without expiry. */
+  plainKeys = 0;
+  /** Keys whose newest record is a value with an expiry, and that expiry. */
+  readonly expiringKeys = new Map<string, number>();
+  /** Background reads deciding whether a blind write's key existed. */
+  private readonly resolutions = new Set<Promise<void>>();
+  private failure: unknown = null;
+
+  constructor(
+    private readonly clock: () => number,
+    private readonly readChain: ChainReader,
+  ) {}
+
+  /**
+   * Applies a write of `key` from state `prev` to `exp` (-1 deleted, 0 no
+   * expiry); an unresolved `prev` is read from the chain at `diskStart`.
+   */
+  changed(key: Uint8Array, prev: number, exp: number, diskStart: number): void {
+    if (prev === K_PLAIN) this.plainKeys--;
+    else if (prev === K_EXPIRING) this.expiringKeys.delete(keyString(key));
+    else if (prev === K_UNRESOLVED) this.resolve(key, diskStart);
+    if (exp === 0) this.plainKeys++;
+    else if (exp > 0) this.expiringKeys.set(keyString(key), exp);
+  }
+
+  /**
+   * A blind write replaced a version of `key` that is on the device (the
+   * chain from `start`): read it in the background, and if it was a value
+   * without expiry, the key was counted already.
+   */
+  private resolve(key: Uint8Array, start: number): void {
+    const run: Promise<void> = this.readChain(Buffer.from(key), start)
+      .then(
+        (space) => {
+          if (space === null) return;
+          if ((flagsOf(space, 0) & RecordFlag.TOMBSTONE) !== 0) return;
+          if (expiresAtOf(space, 0) !== 0) return;
+          this.plainKeys--;
+        },
+        (e: unknown) => {
+          this.failure ??= e;
+        },
+      )
+      .finally(() => this.resolutions.delete(run));
+    this.resolutions.add(run);
+  }
+
+  /** Background reads still deciding the count. */
+  get unresolved(): number {
+    return this.resolutions.size;
+  }
+
+  /** The count now; at least the true count while resolutions are outstanding. */
+  approx(): number {
+    return this.plainKeys + this.countExpiring();
+  }
+
+  /** The exact count, once every outstanding resolution finished. */
+  async exact(): Promise<number> {
+    while (this.resolutions.size > 0) await Promise.all([...this.resolutions]);
+    if (this.failure !== null) throw this.failure;
+    return this.plainKeys + this.countExpiring();
+  }
+
+  /** Keys with an expiry still ahead; passed ones leave the map for good. */
+  private countExpiring(): number {
+    const map = this.expiringKeys;
+    if (map.size === 0) return 0;
+    const now = this.clock();
+    let n = 0;
+    for (const [k, exp] of map) {
+      if (exp > now) n++;
+      else map.delete(k);
+    }
+    return n;
+  }
+
+  /** Waits for outstanding resolutions (close, checkpoint). */
+  async settle(): Promise<void> {
+    while (this.resolutions.size > 0) await Promise.allSettled([...this.resolutions]);
+  }
+
+  /**
+   * Sets the count from the newest state of every key (expiresAt, 0 for no
+   * expiry, -1 deleted), e.g. from a whole-log pass.
+   */
+  setFrom(states: Map<string, number>): void {
+    const now = this.clock();
+    this.plainKeys = 0;
+    this.expiringKeys.clear();
+    for (const [k, exp] of states) {
+      if (exp === 0) this.plainKeys++;
+      else if (exp > now) this.expiringKeys.set(k, exp);
+    }
+  }
+
+  /** The count as of now (call after `settle`, so that it is exact). */
+  snapshot(): KeyCountSnapshot {
+    this.countExpiring();
+    return { plain: this.plainKeys, expiring: [...this.expiringKeys] };
+  }
+
+  restore(snapshot: KeyCountSnapshot): void {
+    this.plainKeys = snapshot.plain;
+    this.expiringKeys.clear();
+    for (const [k, exp] of snapshot.expiring) this.expiringKeys.set(k, exp);
+  }
+}
+
+/** A key as a map key (one char per byte). */
+export function keyString(key: Uint8Array): string {
+  return Buffer.from(key.buffer, key.byteOffset, key.length).toString('latin1');
+}

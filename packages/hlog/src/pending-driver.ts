@@ -1,0 +1,213 @@
+// The async driver of pending steps and the device reads it does for them.
+
+import { isStrataError } from '@strata/io';
+import type { CoreState } from './core-state.js';
+import { HlogError } from './errors.js';
+import {
+  BLOB_PREFIX_SIZE,
+  blobChecksum,
+  PAGE_HEADER_SIZE,
+  PAGE_MAGIC,
+  PageFlag,
+} from './page-header.js';
+import {
+  createRecordSpace,
+  flagsOf,
+  keyEquals,
+  keyLengthOf,
+  keyOffsetOf,
+  previousAddress,
+  RecordFlag,
+  type RecordSpace,
+  slotSize,
+} from './record-layout.js';
+import {
+  FIRST_READ,
+  Hint,
+  MAX_RETRIES,
+  R_NEED_BLOB_READ,
+  R_NEED_BLOB_WRITE,
+  R_NEED_DISK,
+  R_NEED_SPACE,
+} from './step-codes.js';
+
+export function pendingView<T>(
+  c: CoreState,
+  pending: Promise<T>,
+): {
+  readonly status: 'pending';
+  readonly pending: Promise<T>;
+} {
+  c.counters.pending++;
+  return { status: 'pending', pending };
+}
+
+export async function drive<T>(
+  c: CoreState,
+  key: Uint8Array,
+  first: number,
+  step: (hint: Hint) => number,
+  finish: (code: number) => T,
+  startHint?: Hint,
+): Promise<T> {
+  const hint = startHint ?? new Hint();
+  let code = first;
+  for (let round = 0; ; round++) {
+    if (round > MAX_RETRIES) {
+      throw new HlogError('ERR_CORRUPT', 'operation did not converge (log chain is corrupt?)');
+    }
+    if (c.closed) throw new HlogError('ERR_STORE_CLOSED', 'store is closed');
+    switch (code) {
+      case R_NEED_DISK: {
+        const entry = c.entry;
+        const start = c.diskStart;
+        try {
+          await walkDisk(c, key, start, hint);
+          hint.walked = true;
+          hint.entry = entry;
+          hint.start = start;
+        } catch (e) {
+          // The walk ran into truncated log (compaction): start again.
+          if (!isStrataError(e, 'ERR_OUT_OF_RANGE')) throw e;
+          hint.walked = false;
+        }
+        break;
+      }
+      case R_NEED_SPACE:
+        await c.log.waitForProgress();
+        break;
+      case R_NEED_BLOB_READ: {
+        const address = c.blobAddress;
+        try {
+          hint.oldBlob = await readBlob(c, address, c.blobKeyLength, c.blobLength);
+          hint.oldBlobAddress = address;
+        } catch (e) {
+          // Compacted away meanwhile: the step finds the copy.
+          if (!isStrataError(e, 'ERR_OUT_OF_RANGE')) throw e;
+          hint.walked = false;
+        }
+        break;
+      }
+      case R_NEED_BLOB_WRITE: {
+        const value = c.pendingBlob!;
+        const blobFor = c.pendingBlobFor;
+        const entry = c.entry;
+        const old = c.pendingBlobOld;
+        c.pendingBlob = null;
+        c.pendingBlobFor = null;
+        const written = c.log.writeBlob(key, value);
+        if (written === null) throw c.log.failure ?? new HlogError('ERR_IO', 'log failed');
+        hint.newBlobAddress = await written;
+        // An upsert's blob is its value whatever the state; a computed one
+        // (rmw) is only good for the state it was computed from.
+        hint.newBlobFor = old === -1 ? blobFor : null;
+        hint.newBlobValue = old === -1 ? null : value;
+        hint.newBlobEntry = entry;
+        hint.newBlobOld = old;
+        break;
+      }
+      default:
+        return finish(code);
+    }
+    c.counters.retries++;
+    code = step(hint);
+  }
+}
+
+/** Follows the chain on the device from `address` until `key` is found. */
+export async function walkDisk(
+  c: CoreState,
+  key: Uint8Array,
+  address: number,
+  hint: Hint,
+): Promise<void> {
+  let a = address;
+  hint.found = false;
+  while (a !== 0 && a >= c.log.begin) {
+    const space =
+      a === hint.knownAddress && hint.knownSpace !== null
+        ? hint.knownSpace
+        : await readRecord(c, a);
+    if (
+      (flagsOf(space, 0) & RecordFlag.INVALID) === 0 &&
+      keyEquals(space.bytes, keyOffsetOf(space, 0), keyLengthOf(space, 0), key)
+    ) {
+      hint.found = true;
+      hint.space = space;
+      hint.address = a;
+      return;
+    }
+    a = previousAddress(space, 0);
+  }
+}
+
+/** Reads the record at `address` from the device into its own space. */
+export async function readRecord(c: CoreState, address: number): Promise<RecordSpace> {
+  const P = c.log.pageSize;
+  const pageEnd = (Math.floor(address / P) + 1) * P;
+  let space = createRecordSpace(Math.min(FIRST_READ, pageEnd - address));
+  c.counters.diskReads++;
+  let n = await c.log.device.read(address, space.bytes);
+  if (n < 16 || (flagsOf(space, 0) & RecordFlag.VALID) === 0) throw corrupt(c, address);
+  const size = slotSize(space, 0);
+  if (size < 16 || size > pageEnd - address || size % 8 !== 0) throw corrupt(c, address);
+  if (size > n) {
+    space = createRecordSpace(size);
+    c.counters.diskReads++;
+    n = await c.log.device.read(address, space.bytes);
+    if (n < size) throw corrupt(c, address);
+  }
+  return space;
+}
+
+export function corrupt(_c: CoreState, address: number): HlogError {
+  return new HlogError('ERR_CORRUPT', `no valid record at address ${address}`, { address });
+}
+
+/** Reads and verifies a blob's value. */
+export async function readBlob(
+  c: CoreState,
+  address: number,
+  keyLength: number,
+  length: number,
+): Promise<Buffer> {
+  const prefix = PAGE_HEADER_SIZE + BLOB_PREFIX_SIZE + keyLength;
+  const buf = Buffer.allocUnsafe(prefix + length);
+  c.counters.diskReads++;
+  const n = await c.log.device.read(address, buf);
+  const value = buf.subarray(prefix);
+  if (
+    n < buf.length ||
+    buf.readUInt32LE(0) !== PAGE_MAGIC ||
+    (buf.readUInt32LE(12) & PageFlag.BLOB) === 0 ||
+    buf.readUInt32LE(8) !== buf.length ||
+    buf.readUInt32LE(PAGE_HEADER_SIZE) !== keyLength ||
+    blobChecksum(buf, buf.subarray(PAGE_HEADER_SIZE, prefix), value) !== buf.readUInt32LE(4)
+  ) {
+    throw new HlogError('ERR_CORRUPT', `blob at ${address} failed its checksum`, { address });
+  }
+  return value;
+}
+
+/** The key a blob was written for (compaction), or null if it is not a blob. */
+export async function readBlobKey(c: CoreState, address: number): Promise<Buffer | null> {
+  const head = Buffer.alloc(PAGE_HEADER_SIZE + BLOB_PREFIX_SIZE);
+  if ((await c.log.device.read(address, head)) < head.length) return null;
+  if (head.readUInt32LE(0) !== PAGE_MAGIC || (head.readUInt32LE(12) & PageFlag.BLOB) === 0) {
+    return null;
+  }
+  const key = Buffer.alloc(head.readUInt32LE(PAGE_HEADER_SIZE));
+  if ((await c.log.device.read(address + head.length, key)) < key.length) return null;
+  return key;
+}
+
+/** The newest record of `key` on the device chain from `start`, or null (the live-key count). */
+export async function readNewest(
+  c: CoreState,
+  key: Buffer,
+  start: number,
+): Promise<RecordSpace | null> {
+  const hint = new Hint();
+  await walkDisk(c, key, start, hint);
+  return hint.found ? hint.space : null;
+}

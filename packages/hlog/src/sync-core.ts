@@ -1,0 +1,287 @@
+import type { StrataError } from '@strata/io';
+import { copyIfLive, relocateBlobIfLive } from './compaction-steps.js';
+import { CoreState, DELETED, EMPTY, EXPIRY_NOT_SET, EXPIRY_OK, NOT_FOUND } from './core-state.js';
+import { HlogError } from './errors.js';
+import { expireSlice, expiryStep } from './expiry-path.js';
+import { hashKey } from './key-hash.js';
+import { drive, pendingView, readBlobKey } from './pending-driver.js';
+import { getStep } from './read-path.js';
+import { type RecordSpace, RecordType } from './record-layout.js';
+import { MAX_VALUE_LENGTH, type RmwFunctions } from './rmw-functions.js';
+import { rmwStep } from './rmw-path.js';
+import {
+  EXPIRY_PERSIST,
+  EXPIRY_SET,
+  R_NOT_FOUND,
+  R_NOT_SET,
+  R_OK,
+  R_WRONG_TYPE,
+} from './step-codes.js';
+import type {
+  DeleteResult,
+  DeleteView,
+  ExpiryResult,
+  ExpiryView,
+  ReadResult,
+  ReadView,
+  RmwResult,
+  RmwView,
+  SetResult,
+  UpsertView,
+} from './store-types.js';
+import { deleteStep, upsertStep } from './upsert-path.js';
+
+/**
+ * The synchronous core API over CoreState: each operation runs its step
+ * (read-path, upsert-path, rmw-path, expiry-path) and returns a view, or a
+ * pending view whose promise the async driver (pending-driver) settles.
+ */
+export class SyncCore extends CoreState {
+  /** Reads `key`: found (a view into the log) / notFound / pending. */
+  read(key: Uint8Array): ReadView {
+    return this.readWith(key, true);
+  }
+
+  /** Like `read`, for existence and expiry only: the view's bytes are not set. */
+  probe(key: Uint8Array): ReadView {
+    return this.readWith(key, false);
+  }
+
+  private readWith(key: Uint8Array, wantValue: boolean): ReadView {
+    this.checkKey(key);
+    const h = hashKey(key);
+    this.counters.reads++;
+    const code = getStep(this, key, h, null, wantValue);
+    if (code === R_OK) return this.found;
+    if (code === R_NOT_FOUND) return NOT_FOUND;
+    return pendingView(
+      this,
+      drive(
+        this,
+        key,
+        code,
+        (hint) => getStep(this, key, h, hint, wantValue),
+        (c) => this.readResult(c, wantValue),
+      ),
+    );
+  }
+
+  /**
+   * Writes `value` under `key`. `expiresAt` in ms since the epoch (0 = none);
+   * `flags` from SetFlag. The value is copied into the log (a large one is
+   * written from `value`, which must stay unchanged until the promise settles).
+   * `type` is the record's type (whatever the key held before is replaced;
+   * with SetFlag.GET an old value of another type ends in `wrongType`).
+   */
+  upsert(
+    key: Uint8Array,
+    value: Uint8Array,
+    expiresAt = 0,
+    flags = 0,
+    type: RecordType = RecordType.STRING,
+  ): UpsertView {
+    this.checkKey(key);
+    if (value.length > MAX_VALUE_LENGTH) {
+      throw new HlogError('ERR_VALUE_TOO_LARGE', 'string exceeds maximum allowed size (512MB)');
+    }
+    const h = hashKey(key);
+    this.counters.writes++;
+    const code = upsertStep(this, key, h, value, expiresAt, flags, type, null);
+    if (code === R_OK) return this.written;
+    if (code === R_NOT_SET) return this.notSet;
+    if (code === R_WRONG_TYPE) return this.wrongType;
+    return pendingView(
+      this,
+      drive(
+        this,
+        key,
+        code,
+        (hint) => upsertStep(this, key, h, value, expiresAt, flags, type, hint),
+        (c) => this.setResult(c),
+      ),
+    );
+  }
+
+  /** Deletes `key` (a tombstone). */
+  remove(key: Uint8Array): DeleteView {
+    this.checkKey(key);
+    const h = hashKey(key);
+    this.counters.writes++;
+    const code = deleteStep(this, key, h, null);
+    if (code === R_OK) return DELETED;
+    if (code === R_NOT_FOUND) return NOT_FOUND;
+    return pendingView(
+      this,
+      drive(
+        this,
+        key,
+        code,
+        (hint) => deleteStep(this, key, h, hint),
+        (c): DeleteResult => (c === R_OK ? { status: 'deleted' } : { status: 'notFound' }),
+      ),
+    );
+  }
+
+  /** Read-modify-write with value functions (see RmwFunctions). */
+  readModifyWrite<C>(key: Uint8Array, fns: RmwFunctions<C>, ctx: C): RmwView {
+    this.checkKey(key);
+    const h = hashKey(key);
+    this.counters.writes++;
+    const code = rmwStep(this, key, h, fns, ctx, null);
+    if (code === R_OK) return this.updated;
+    if (code === R_NOT_FOUND) return NOT_FOUND;
+    if (code === R_WRONG_TYPE) return this.wrongType;
+    return pendingView(
+      this,
+      drive(
+        this,
+        key,
+        code,
+        (hint) => rmwStep(this, key, h, fns, ctx, hint),
+        (c) => this.rmwResult(c),
+      ),
+    );
+  }
+
+  /** Sets (expiresAt > 0) or removes (expiresAt = 0) the expiry of an existing key. */
+  setExpiry(key: Uint8Array, expiresAt: number): ExpiryView {
+    this.checkKey(key);
+    const h = hashKey(key);
+    const mode = expiresAt === 0 ? EXPIRY_PERSIST : EXPIRY_SET;
+    const code = expiryStep(this, key, h, expiresAt, mode, null);
+    if (code === R_OK) return EXPIRY_OK;
+    if (code === R_NOT_SET) return EXPIRY_NOT_SET;
+    if (code === R_NOT_FOUND) return NOT_FOUND;
+    return pendingView(
+      this,
+      drive(
+        this,
+        key,
+        code,
+        (hint) => expiryStep(this, key, h, expiresAt, mode, hint),
+        (c): ExpiryResult =>
+          c === R_OK
+            ? { status: 'ok' }
+            : c === R_NOT_SET
+              ? { status: 'notSet' }
+              : { status: 'notFound' },
+      ),
+    );
+  }
+
+  private readResult(code: number, wantValue: boolean): ReadResult {
+    if (code !== R_OK) return { status: 'notFound' };
+    const f = this.found;
+    return {
+      status: 'found',
+      value: wantValue ? Buffer.from(f.bytes.subarray(f.offset, f.offset + f.length)) : EMPTY,
+      expiresAt: f.expiresAt,
+      type: f.type,
+    };
+  }
+
+  private setResult(code: number): SetResult {
+    if (code === R_WRONG_TYPE) return { status: 'wrongType', type: this.wrongType.type, old: null };
+    const v = code === R_OK ? this.written : this.notSet;
+    const old =
+      v.old === null
+        ? null
+        : Buffer.from(v.old.bytes.subarray(v.old.offset, v.old.offset + v.old.length));
+    return { status: code === R_OK ? 'ok' : 'notSet', old };
+  }
+
+  private rmwResult(code: number): RmwResult {
+    if (code === R_WRONG_TYPE) return { status: 'wrongType', type: this.wrongType.type, old: null };
+    if (code !== R_OK) return { status: 'notFound' };
+    const u = this.updated;
+    return {
+      status: 'ok',
+      created: u.created,
+      value: Buffer.from(u.bytes.subarray(u.offset, u.offset + u.length)),
+    };
+  }
+
+  /**
+   * One slice of the active expiry cycle over `buckets` index buckets: an
+   * entry whose record is in memory, expired and alone on its chain is
+   * removed (and the record tombstoned when still mutable); entries left
+   * pointing below `begin` by compaction go too. Expired records elsewhere
+   * already read as missing; compaction drops them from the disk.
+   */
+  expireSlice(buckets = 256): number {
+    return expireSlice(this, buckets);
+  }
+
+  /**
+   * Compaction: copies the record (a copy of it in `space` at offset 0, from
+   * `address`) to the tail if it is live; resolves true when copied.
+   */
+  protected copyIfLive(space: RecordSpace, address: number): Promise<boolean> | boolean {
+    return copyIfLive(this, space, address);
+  }
+
+  /**
+   * Compaction of a blob: if the newest record of `key` is live and points
+   * at the blob at `blobAddress`, the blob is rewritten at the tail and a
+   * copy of the record points at it. Resolves true when relocated.
+   */
+  protected relocateBlobIfLive(key: Uint8Array, blobAddress: number): Promise<boolean> | boolean {
+    return relocateBlobIfLive(this, key, blobAddress);
+  }
+
+  /** The key a blob was written for (compaction), or null if it is not a blob. */
+  protected readBlobKey(address: number): Promise<Buffer | null> {
+    return readBlobKey(this, address);
+  }
+
+  // ---- live-key count ------------------------------------------------------------
+
+  /** Background reads still deciding the count. */
+  get unresolvedCount(): number {
+    return this.count.unresolved;
+  }
+
+  /**
+   * The live-key count now, without waiting: exact when no resolution is
+   * outstanding (`unresolvedCount === 0`), otherwise at least the true count.
+   */
+  approxCount(): number {
+    return this.count.approx();
+  }
+
+  /**
+   * The exact number of live keys (values not deleted and not expired at
+   * the clock's current time), once every outstanding resolution finished.
+   */
+  exactCount(): Promise<number> {
+    return this.count.exact();
+  }
+
+  /** Waits for outstanding resolutions (close). */
+  protected settleCount(): Promise<void> {
+    return this.count.settle();
+  }
+
+  /**
+   * Sets the count from the newest state of every key in the recovered log
+   * (expiresAt, 0 for none, -1 deleted); used on open without a count.
+   */
+  protected setCountFrom(states: Map<string, number>): void {
+    this.count.setFrom(states);
+  }
+
+  /**
+   * The device failure that keeps part of the log from being persisted
+   * (a failed page or blob write, or sync), or null. While it is set, the
+   * unflushed pages stay in memory; operations that need their frames
+   * reject with it, and checkpoints and close reject until a retry succeeds.
+   */
+  get writeError(): StrataError | null {
+    return this.log.writeError;
+  }
+
+  /** Writes the failed pages again; `writeError` clears once they are on the device. */
+  retryWrites(): Promise<void> {
+    return this.log.retryWrites();
+  }
+}
