@@ -454,3 +454,32 @@ describe('RequestParser: memory', () => {
     expect(parser.bufferedBytes).toBe(3);
   });
 });
+
+describe('RequestParser: idle', () => {
+  it('is idle only between requests, never inside one or after an error', () => {
+    const parser = new RequestParser();
+    expect(parser.idle).toBe(true);
+    // Inside a multibulk with nothing buffered: the count line is read, its arguments are not.
+    parser.feed(latin1('*2\r\n'));
+    expect(parser.next().kind).toBe('need-more');
+    expect(parser.bufferedBytes).toBe(0);
+    expect(parser.idle).toBe(false);
+    parser.feed(latin1('$4\r\nECHO\r\n$1\r\nx\r\n'));
+    expect(parser.next().kind).toBe('command');
+    expect(parser.idle).toBe(true);
+    // A count line whose \r was the last byte: the byte after it is still owed.
+    parser.feed(latin1('*1\r'));
+    expect(parser.next().kind).toBe('need-more');
+    expect(parser.idle).toBe(false);
+    parser.feed(latin1('\n$4\r\nPING\r\nhalf an inline'));
+    expect(parser.next().kind).toBe('command');
+    expect(parser.next().kind).toBe('need-more');
+    expect(parser.idle).toBe(false);
+    parser.feed(latin1(' line\n'));
+    expect(parser.next().kind).toBe('command');
+    expect(parser.idle).toBe(true);
+    parser.feed(latin1('*x\r\n'));
+    expect(parser.next().kind).toBe('error');
+    expect(parser.idle).toBe(false);
+  });
+});

@@ -129,6 +129,14 @@ export class RequestParser {
     return this.buffered + this.scratchLength + this.argvBytes;
   }
 
+  /**
+   * True between requests: every fed byte is parsed and no request is begun.
+   * False while a command is partly received (or after an error).
+   */
+  get idle(): boolean {
+    return this.failure === null && this.reqType === REQ_UNKNOWN && this.buffered === 0;
+  }
+
   /** Hand the parser the next chunk read from the socket. */
   feed(chunk: Uint8Array): void {
     if (chunk.length === 0 || this.failure !== null) return;
