@@ -13,6 +13,7 @@ import {
 } from './keyspace.js';
 import { DEFAULT_PROTO_MAX_BULK_LEN } from './protocol/limits.js';
 import { type ServerConfig, ServerState } from './server-state.js';
+import { StoreHealth } from './store-health.js';
 
 export interface RespServerOptions {
   /** Where the databases live: a provider, or options for one Store per database in a directory. */
@@ -73,6 +74,7 @@ export class RespServer {
   readonly keyspace: Keyspace;
   private readonly state: ServerState;
   private readonly server: Server;
+  private readonly health: StoreHealth;
   private closing: Promise<void> | null = null;
   /** The connection-less client that runs `execute` (replay). */
   private replayClient: Client | null = null;
@@ -101,6 +103,7 @@ export class RespServer {
     };
     this.state = new ServerState(this.table, this.keyspace, config);
     this.state.commandLog = options.commandLog ?? null;
+    this.health = new StoreHealth(this.state);
     this.server = createServer({ noDelay: true }, (socket) => this.accept(socket));
   }
 
@@ -119,6 +122,7 @@ export class RespServer {
         resolve();
       });
     });
+    this.health.start();
     const address = this.address();
     this.state.port = address.port;
     this.state.host = address.host;
@@ -183,6 +187,7 @@ export class RespServer {
   /** Stops accepting, disconnects every client, then closes the databases. */
   close(): Promise<void> {
     this.closing ??= (async () => {
+      this.health.stop();
       const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
       for (const c of this.state.clients.values()) c.kill();
       await closed;
