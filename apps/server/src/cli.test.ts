@@ -84,9 +84,9 @@ describe('refused configurations exit 1 before touching the data directory', () 
     const r = await runCli([conf]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("at line 1\n>>> 'requirepass \"oops'\nUnbalanced quotes");
-    await writeFile(conf, 'port 7000\nappendonly yes\n');
+    await writeFile(conf, 'port 7000\nlua-time-limit 5000\n');
     const r2 = await runCli([conf]);
-    expect(r2.stderr).toContain("at line 2\n>>> 'appendonly yes'\nBad directive");
+    expect(r2.stderr).toContain("at line 2\n>>> 'lua-time-limit 5000'\nBad directive");
   });
 
   test('a config file that does not exist', async () => {

@@ -70,6 +70,10 @@ requirepass "s3cret"
 maxclients 50
 checkpoint-interval 60
 loglevel warning
+appendonly yes
+appendfsync always
+appendfilename strata.aof
+appenddirname aofdir
 `);
     expect(c).toEqual({
       port: 7001,
@@ -85,6 +89,10 @@ loglevel warning
       maxclients: 50,
       checkpointInterval: 60,
       logLevel: 'warning',
+      appendonly: true,
+      appendfsync: 'always',
+      appendfilename: 'strata.aof',
+      appenddirname: 'aofdir',
     });
   });
 
@@ -115,6 +123,9 @@ loglevel warning
     ['log-level loud', 'argument(s) must be one of the following: debug, verbose, notice, warning'],
     ['dir ""', 'argument must not be empty'],
     ['maxmemory 1gb', 'Bad directive or wrong number of arguments'],
+    ['appendonly maybe', "argument must be 'yes' or 'no'"],
+    ['appendfsync sometimes', 'argument(s) must be one of the following: always, everysec, no'],
+    ['appendfilename ../x.aof', "appendfilename can't be a path, just a filename"],
   ])('%s: %s', (line, reason) => {
     const e = failure(`# settings\n\n${line}\n`);
     expect(e.lineNumber).toBe(3);

@@ -1,4 +1,5 @@
 import { constants as bufferConstants } from 'node:buffer';
+import { FSYNC_POLICIES, type FsyncPolicy, isFsyncPolicy } from '@strata/aof';
 import { formatSize, parseSize } from './sizes.js';
 
 export const LOG_LEVELS = ['debug', 'verbose', 'notice', 'warning', 'nothing'] as const;
@@ -24,6 +25,12 @@ export interface ServerConfig {
   /** Seconds between checkpoints of the databases that changed; 0: only on SAVE and shutdown. */
   checkpointInterval: number;
   logLevel: LogLevel;
+  /** Log every write command to the append-only file (Redis's `appendonly`). */
+  appendonly: boolean;
+  appendfsync: FsyncPolicy;
+  /** Base name of the AOF files, in `<dir>/<appenddirname>`. */
+  appendfilename: string;
+  appenddirname: string;
 }
 
 export const DEFAULT_CONFIG: Readonly<ServerConfig> = {
@@ -40,6 +47,10 @@ export const DEFAULT_CONFIG: Readonly<ServerConfig> = {
   maxclients: 10_000,
   checkpointInterval: 300,
   logLevel: 'notice',
+  appendonly: false,
+  appendfsync: 'everysec',
+  appendfilename: 'appendonly.aof',
+  appenddirname: 'appendonlydir',
 };
 
 /** A value a setting refuses; the message is the reason, in Redis's words where Redis has some. */
@@ -110,6 +121,29 @@ function size(min: number, max: number, powerOfTwo = false): (value: string) => 
       );
     }
     return n;
+  };
+}
+
+function yesNo(value: string): boolean {
+  const v = value.toLowerCase();
+  if (v === 'yes') return true;
+  if (v === 'no') return false;
+  throw new ConfigError("argument must be 'yes' or 'no'");
+}
+
+/** Redis: the AOF names are file names inside the data directory, never paths. */
+function fileNameOnly(what: string): (value: string) => string {
+  return (value) => {
+    if (
+      value === '' ||
+      value.includes('/') ||
+      value.includes('\\') ||
+      value === '.' ||
+      value === '..'
+    ) {
+      throw new ConfigError(`${what} can't be a path, just a filename`);
+    }
+    return value;
   };
 }
 
@@ -212,6 +246,43 @@ export const SETTINGS: readonly Setting[] = [
     },
     String,
     ['loglevel'],
+  ),
+  define(
+    'appendonly',
+    'appendonly',
+    '<yes|no>',
+    'log every write to the append-only file',
+    yesNo,
+    (v) => (v ? 'yes' : 'no'),
+  ),
+  define(
+    'appendfsync',
+    'appendfsync',
+    '<policy>',
+    'always, everysec or no: when the AOF is synced',
+    (v) => {
+      const p = v.toLowerCase();
+      if (!isFsyncPolicy(p)) {
+        throw new ConfigError(
+          `argument(s) must be one of the following: ${FSYNC_POLICIES.join(', ')}`,
+        );
+      }
+      return p;
+    },
+  ),
+  define(
+    'appendfilename',
+    'appendfilename',
+    '<name>',
+    'base name of the append-only files',
+    fileNameOnly('appendfilename'),
+  ),
+  define(
+    'appenddirname',
+    'appenddirname',
+    '<name>',
+    'directory of the append-only files, in <dir>',
+    fileNameOnly('appenddirname'),
   ),
 ];
 

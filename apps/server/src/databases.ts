@@ -1,7 +1,11 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Store, type StoreCore, type StoreOptions } from '@strata/hlog';
+import type { AppendOnlyFile } from '@strata/aof';
+import { FileCheckpointStore, Store, type StoreCore, type StoreOptions } from '@strata/hlog';
+import { type Device, FileDevice } from '@strata/io';
 import type { DatabaseProvider } from '@strata/resp';
+import { AofCheckpointStore } from './aof-checkpoint-store.js';
+import { ClippedDevice } from './clipped-device.js';
 import { type Logger, seconds } from './logger.js';
 import { describeSize } from './sizes.js';
 
@@ -16,6 +20,12 @@ export interface DatabasesOptions {
   readonly count: number;
   readonly store: DatabaseStoreOptions;
   readonly logger: Logger;
+}
+
+/** The pieces of an hlog store that the AOF coordinates (device and checkpoints). */
+interface AofStoreParts {
+  device: Device;
+  checkpoints: AofCheckpointStore;
 }
 
 /** What a store has done, to tell whether it changed since its last checkpoint. */
@@ -49,6 +59,9 @@ export class Databases implements DatabaseProvider {
   private readonly marks = new Map<number, Mark>();
   /** Checkpoints in progress, so FLUSHDB and close wait for them. */
   private readonly saving = new Map<number, Promise<void>>();
+  /** With the AOF on: the devices the stores use (the store does not own them). */
+  private readonly devices = new Map<number, Device>();
+  private aof: AppendOnlyFile | null = null;
 
   constructor(private readonly options: DatabasesOptions) {
     this.count = options.count;
@@ -58,15 +71,33 @@ export class Databases implements DatabaseProvider {
     return join(this.options.dir, String(index));
   }
 
-  async open(index: number): Promise<StoreCore> {
+  /**
+   * Turns the AOF coordination on (before any database opens): each store
+   * opens at the checkpoint the AOF names and reports every checkpoint it
+   * takes to the AOF, which records its position.
+   */
+  useAof(aof: AppendOnlyFile): void {
+    this.aof = aof;
+  }
+
+  open(index: number): Promise<StoreCore> {
+    return this.openStore(index, false);
+  }
+
+  /** `fresh`: a new, empty database (FLUSHDB) whatever the AOF's entry says. */
+  private async openStore(index: number, fresh: boolean): Promise<StoreCore> {
     const { logger } = this.options;
     const dir = this.path(index);
     await mkdir(dir, { recursive: true });
     let store: Store;
+    // With the AOF on, a database it has no entry for gets one: a checkpoint right after opening.
+    const adopt = this.aof !== null && (fresh || this.aof.checkpointOf(index) === undefined);
     try {
+      const parts = this.aof === null ? null : await this.aofParts(index, dir, fresh);
       store = await Store.open({
         ...this.options.store,
         dir,
+        ...(parts ?? {}),
         // Shutdown checkpoints explicitly, to log it and to know the result.
         checkpointOnClose: false,
         logger: { warn: (m) => logger.warning(`DB ${index}: ${m}`) },
@@ -92,16 +123,70 @@ export class Databases implements DatabaseProvider {
         `${describeSize(s.memory.logBytes)} of log memory`,
     );
     this.marks.set(index, markOf(store));
+    if (adopt) {
+      // The AOF's entry for this database: a checkpoint of what it holds now,
+      // before any command runs on it.
+      await this.save(index, store);
+    }
     return store;
+  }
+
+  private async aofParts(index: number, dir: string, fresh: boolean): Promise<AofStoreParts> {
+    const aof = this.aof!;
+    const { logger } = this.options;
+    const entry = fresh ? undefined : aof.checkpointOf(index);
+    const inner = new FileCheckpointStore(dir);
+    const file = new FileDevice({
+      dir,
+      name: 'log',
+      ...(this.options.store.segmentSize !== undefined
+        ? { segmentSize: this.options.store.segmentSize }
+        : {}),
+    });
+    let device: Device = file;
+    let approved: number | null = null;
+    if (entry !== undefined) {
+      const seqs = await inner.list();
+      // Newer ones were never recorded in the AOF (a crash in between), older ones are done with.
+      for (const s of seqs) if (s !== entry.id) await inner.remove(s);
+      const present = seqs.includes(entry.id);
+      if (!present) {
+        logger.warning(
+          `DB ${index}: checkpoint ${entry.id} named by the AOF is gone (FLUSHDB before a crash?); ` +
+            'the database starts empty and the AOF replays onto it',
+        );
+      }
+      approved = present ? entry.id : null;
+      const pageSize = this.options.store.pageSize ?? 1 << 20;
+      device = new ClippedDevice(file, present ? entry.mark * pageSize : 0);
+    }
+    aof.resetMarks(index);
+    const checkpoints = new AofCheckpointStore(
+      inner,
+      approved,
+      entry === undefined,
+      async (seq, meta) => {
+        await aof.recordCheckpoint(index, seq, meta.until / meta.pageSize);
+      },
+    );
+    this.devices.set(index, device);
+    return { device, checkpoints };
+  }
+
+  private async closeDevice(index: number): Promise<void> {
+    const device = this.devices.get(index);
+    this.devices.delete(index);
+    if (device !== undefined && !device.closed) await device.close();
   }
 
   async flush(index: number, store: StoreCore): Promise<StoreCore> {
     await this.saving.get(index)?.catch(() => undefined);
     // Nothing of the old log is kept, so there is nothing to checkpoint.
     if (store instanceof Store) await store.abandon();
+    await this.closeDevice(index);
     await rm(this.path(index), { recursive: true, force: true });
     this.options.logger.verbose(`DB ${index} flushed`);
-    return this.open(index);
+    return this.openStore(index, true);
   }
 
   /** Takes a checkpoint of one database (SAVE, BGSAVE, periodic, shutdown). */
@@ -110,7 +195,16 @@ export class Databases implements DatabaseProvider {
     const previous = this.saving.get(index);
     const run = (async () => {
       await previous?.catch(() => undefined);
+      // Commands from now on go to a new AOF file, so the cut after this
+      // checkpoint can drop the old one.
+      await this.aof?.rotate();
       await this.checkpoint(index, store);
+      const removed = (await this.aof?.cut()) ?? [];
+      if (removed.length > 0) {
+        this.options.logger.verbose(
+          `AOF cut after DB ${index}'s checkpoint: removed file${removed.length === 1 ? '' : 's'} ${removed.join(', ')}`,
+        );
+      }
     })();
     const tracked = run.finally(() => {
       if (this.saving.get(index) === tracked) this.saving.delete(index);
@@ -166,6 +260,7 @@ export class Databases implements DatabaseProvider {
         error = e;
       }
       await store.close();
+      await this.closeDevice(index);
       this.marks.delete(index);
       if (error !== null) throw error;
     }

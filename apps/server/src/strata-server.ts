@@ -1,11 +1,13 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { type AofError, AppendOnlyFile } from '@strata/aof';
 import { RespServer } from '@strata/resp';
+import { aofCommandLog } from './aof-command-log.js';
 import { describeConfig, type ServerConfig } from './config.js';
 import { Databases } from './databases.js';
 import { DirLock } from './dir-lock.js';
 import { commandsInFlight, waitForCommands } from './in-flight.js';
 import type { LoadedConfig } from './load-config.js';
-import type { Logger } from './logger.js';
+import { type Logger, seconds } from './logger.js';
 import { PeriodicCheckpoints } from './periodic-checkpoints.js';
 import { VERSION } from './version.js';
 
@@ -25,6 +27,7 @@ export class StrataServer {
   private readonly checkpoints: PeriodicCheckpoints;
   private shutdownRun: Promise<number> | null = null;
   private lock: DirLock | null = null;
+  private aof: AppendOnlyFile | null = null;
 
   constructor(
     private readonly loaded: LoadedConfig,
@@ -50,6 +53,14 @@ export class StrataServer {
       databases: this.databases,
       requirepass: config.requirepass,
       maxclients: config.maxclients,
+      ...(config.appendonly
+        ? {
+            commandLog: aofCommandLog(
+              () => this.aof!,
+              () => this.resp.keyspace,
+            ),
+          }
+        : {}),
       // SHUTDOWN from a client: the same clean stop as SIGTERM, then exit.
       onShutdown: () => {
         this.shutdown().then(this.exit, (e: unknown) => {
@@ -89,6 +100,15 @@ export class StrataServer {
     this.lock = lock;
     process.once('exit', () => lock.release());
     logger.notice('Server initialized');
+    if (config.appendonly) {
+      try {
+        await this.loadAof();
+      } catch (e) {
+        await this.resp.close().catch(() => undefined);
+        lock.release();
+        throw e;
+      }
+    }
     let address: { host: string; port: number };
     try {
       address = await this.resp.listen(config.port, config.bind);
@@ -108,6 +128,71 @@ export class StrataServer {
     const host = address.host.includes(':') ? `[${address.host}]` : address.host;
     logger.notice(`Ready to accept connections tcp on ${host}:${address.port}`);
     return address;
+  }
+
+  /**
+   * Opens the append-only file and replays it before any client connects:
+   * each database opens at the checkpoint the AOF names, then gets the
+   * commands after it. Write errors of the AOF refuse writes (MISCONF) until
+   * writing works again.
+   */
+  private async loadAof(): Promise<void> {
+    const { config, logger } = this;
+    const dir = join(resolve(config.dir), config.appenddirname);
+    const aof = await AppendOnlyFile.open({
+      dir,
+      filename: config.appendfilename,
+      policy: config.appendfsync,
+      logger: { warn: (m) => logger.warning(m) },
+      onWriteStatus: (e) => this.aofWriteStatus(e),
+    });
+    this.aof = aof;
+    this.databases.useAof(aof);
+    let errors = 0;
+    const r = await aof.replay((db, argv) =>
+      this.resp.execute(db, argv).catch((e: unknown) => {
+        // Redis ignores a replayed command's error reply; say so, a few times.
+        if (++errors <= 5) {
+          logger.warning(
+            `AOF replay: '${argv[0]?.toString('latin1')}' failed: ${(e as Error).message}`,
+          );
+        }
+      }),
+    );
+    logger.notice(
+      `DB loaded from append only file: ${r.applied} commands applied, ${r.skipped} already in checkpoints, ` +
+        `${r.files} file${r.files === 1 ? '' : 's'} (${r.bytes} bytes), in ${seconds(r.ms)} seconds`,
+    );
+    if (errors > 0) logger.warning(`AOF replay: ${errors} commands answered an error`);
+  }
+
+  private aofWriteStatus(e: AofError | null): void {
+    if (e === null) {
+      this.logger.warning('AOF write error looks solved, Strata can write again.');
+      this.resp.setWriteError(null);
+      return;
+    }
+    const why = strerror(e);
+    this.logger.warning(`Error writing to the AOF file: ${why}`);
+    this.resp.setWriteError(`Errors writing to the AOF file: ${why}`);
+  }
+
+  /** INFO persistence's AOF fields, as Redis names them. */
+  aofInfo(): string[] {
+    const aof = this.aof;
+    if (aof === null) return ['aof_enabled:0', 'aof_last_write_status:ok'];
+    const i = aof.info();
+    return [
+      'aof_enabled:1',
+      'aof_rewrite_in_progress:0',
+      `aof_last_write_status:${i.lastWriteStatus}`,
+      `aof_current_size:${i.totalSize}`,
+      `aof_buffer_length:${i.pendingBytes}`,
+      `aof_fsync_policy:${i.policy}`,
+      `aof_files:${i.files.length}`,
+      `aof_syncs:${i.syncs}`,
+      `aof_cuts:${i.cuts}`,
+    ];
   }
 
   /**
@@ -139,6 +224,10 @@ export class StrataServer {
     );
     try {
       await this.resp.close();
+      if (this.aof !== null) {
+        logger.notice('Calling fsync() on the AOF file.');
+        await this.aof.close();
+      }
     } catch (e) {
       logger.warning(`Error trying to save the databases: ${(e as Error).message}`);
       return 1;
@@ -148,4 +237,20 @@ export class StrataServer {
     logger.warning('Strata is now ready to exit, bye bye...');
     return 0;
   }
+}
+
+const STRERROR: Record<string, string> = {
+  ENOSPC: 'No space left on device',
+  EIO: 'Input/output error',
+  EDQUOT: 'Disk quota exceeded',
+  EROFS: 'Read-only file system',
+  EBADF: 'Bad file descriptor',
+  EFBIG: 'File too large',
+  EACCES: 'Permission denied',
+};
+
+/** The OS error as Redis prints it (strerror), else the message. */
+function strerror(e: AofError): string {
+  const code = (e.cause as NodeJS.ErrnoException | undefined)?.code;
+  return (code !== undefined ? STRERROR[code] : undefined) ?? e.message;
 }
