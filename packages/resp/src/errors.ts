@@ -35,7 +35,10 @@ export type CommandErrorCode =
   | 'ERR_KEY_TOO_LONG'
   | 'ERR_INVALID_CURSOR'
   | 'ERR_STORE'
-  | 'ERR_MISCONF';
+  | 'ERR_MISCONF'
+  /** A value outside what the command accepts (counts, indexes, timeouts). */
+  | 'ERR_OUT_OF_RANGE'
+  | 'ERR_NO_SUCH_KEY';
 
 /** An error reply. `message` is the whole reply after the `-`, code word first. */
 export class CommandError extends Error {
