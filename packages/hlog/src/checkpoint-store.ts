@@ -30,8 +30,11 @@ export interface CheckpointMeta {
   /** Fold-over point: the log below it is on the device and never changes. */
   until: number;
   pageSize: number;
+  /** Bytes of the snapshot (index, then the live-key count), and their crc32. */
   indexBytes: number;
   indexCrc: number;
+  /** Bytes of the live-key count at the end of the snapshot (absent: none, recount on open). */
+  countBytes?: number;
   createdAt: number;
 }
 

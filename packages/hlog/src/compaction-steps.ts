@@ -1,6 +1,6 @@
 import type { CoreState } from './core-state.js';
-import { drive } from './pending-driver.js';
 import { hashKey } from './key-hash.js';
+import { drive } from './pending-driver.js';
 import {
   expiresAtOf,
   flagsOf,

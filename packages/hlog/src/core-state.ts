@@ -41,7 +41,6 @@ import type {
   WrongTypeView,
 } from './store-types.js';
 
-
 export interface StoreCoreOptions {
   device: Device;
   /** Bytes of log page frames (the log's memory budget). Default 64 MiB. */

@@ -1,99 +1,27 @@
-import {
-  DEFAULT_SEGMENT_SIZE,
-  type Device,
-  type DeviceStatsSnapshot,
-  FileDevice,
-} from '@strata/io';
-import type { ReadMode } from '@strata/pagebuf';
-import {
-  type CheckpointMeta,
-  type CheckpointStore,
-  FileCheckpointStore,
-  sealMeta,
-} from './checkpoint-store.js';
+import type { Device } from '@strata/io';
+import { type CheckpointStore, sealMeta } from './checkpoint-store.js';
+import { runCompaction } from './compaction.js';
 import { HlogError } from './errors.js';
-import { HashIndex, type HashIndexStats } from './hash-index.js';
-import { HybridLog, type HybridLogStats } from './hybrid-log.js';
-import { IndexRebuilder } from './index-rebuild.js';
-import { hashBytes } from './key-hash.js';
-import { scanLog } from './log-scan.js';
+import { encodeKeyCount } from './key-count.js';
+import { type RecoveredCount, type RecoveredLog, recoverLog } from './recovery.js';
+import { K_ABSENT, K_EXPIRING, K_UNRESOLVED } from './step-codes.js';
+import { StoreCore } from './store.js';
 import {
-  createRecordSpace,
-  expiresAtOf,
-  flagsOf,
-  keyLengthOf,
-  keyOffsetOf,
-  RecordFlag,
-  slotSize,
-} from './record-layout.js';
-import { StoreCore, type StoreCoreOptions } from './store.js';
+  type CompactionResult,
+  consoleLogger,
+  type Logger,
+  type RecoveryInfo,
+  type StoreOptions,
+  type StoreStats,
+} from './store-options.js';
 
-export interface Logger {
-  warn(message: string): void;
-}
-
-export interface StoreOptions extends Omit<StoreCoreOptions, 'device'> {
-  /** Directory for log segments (`log.<n>`) and checkpoints. */
-  dir?: string;
-  /** A device to use instead of files in `dir` (the store does not close it). */
-  device?: Device;
-  /** Segment size of the file device created for `dir`. Default 1 GiB. */
-  segmentSize?: number;
-  /** Default: files in `dir`; none (no checkpoints, recovery rebuilds) with only a device. */
-  checkpoints?: CheckpointStore | null;
-  /** Read mode of whole-log recovery. Default adaptive read-ahead. */
-  recoveryMode?: ReadMode;
-  /** Ignore checkpoints and rebuild the index from the whole log. */
-  rebuildIndex?: boolean;
-  /** Active expiry: a slice of `buckets` index buckets every `intervalMs`. Default 100 ms, 1024. */
-  expiry?: { intervalMs: number; buckets: number } | false;
-  /** Background compaction once the log exceeds `maxLogBytes`. Default off. */
-  compaction?: { maxLogBytes: number; intervalMs?: number } | false;
-  /** Checkpoint on close (when there is a checkpoint store). Default true. */
-  checkpointOnClose?: boolean;
-  logger?: Logger;
-}
-
-export interface RecoveryInfo {
-  /** Checkpoint loaded, or null when the index was rebuilt from the log. */
-  checkpoint: number | null;
-  /** Log scanned (from the checkpoint, or from `begin`). */
-  scannedFrom: number;
-  scannedBytes: number;
-  records: number;
-  /** Where a torn or corrupt page cut the log off, or null. */
-  cutAt: number | null;
-  cutReason: string | null;
-  ms: number;
-}
-
-export interface CompactionResult {
-  /** New begin address (everything below was dropped). */
-  until: number;
-  scanned: number;
-  copied: number;
-  dropped: number;
-  bytesFreed: number;
-}
-
-export interface StoreStats {
-  log: HybridLogStats;
-  index: HashIndexStats;
-  ops: Record<string, number>;
-  memory: { logBytes: number; indexBytes: number; rssBytes: number };
-  device: DeviceStatsSnapshot;
-  /** Bytes the log holds on the device (`tail - begin`). */
-  logBytes: number;
-  checkpoints: number;
-  compactions: number;
-  recovery: RecoveryInfo;
-}
-
-function floorPowerOfTwo(n: number): number {
-  return n < 1 ? 1 : 2 ** Math.floor(Math.log2(n));
-}
-
-const consoleLogger: Logger = { warn: (m) => console.warn(`[@strata/hlog] ${m}`) };
+export type {
+  CompactionResult,
+  Logger,
+  RecoveryInfo,
+  StoreOptions,
+  StoreStats,
+} from './store-options.js';
 
 /**
  * The embedded store: StoreCore (sync core + async facade) plus opening with
@@ -120,22 +48,13 @@ export class Store extends StoreCore {
   private checkpointsTaken = 0;
   private compactions = 0;
 
-  private constructor(
-    options: StoreOptions,
-    device: Device,
-    ownsDevice: boolean,
-    checkpoints: CheckpointStore | null,
-    log: HybridLog,
-    index: HashIndex,
-    recovery: RecoveryInfo,
-    lastSeq: number,
-  ) {
-    super({ ...options, device }, log, index);
-    this.device = device;
-    this.ownsDevice = ownsDevice;
-    this.checkpoints = checkpoints;
-    this.recovery = recovery;
-    this.lastSeq = lastSeq;
+  private constructor(options: StoreOptions, r: RecoveredLog) {
+    super({ ...options, device: r.device }, r.log, r.index);
+    this.device = r.device;
+    this.ownsDevice = r.ownsDevice;
+    this.checkpoints = r.checkpoints;
+    this.recovery = r.recovery;
+    this.lastSeq = r.lastSeq;
     this.logger = options.logger ?? consoleLogger;
     this.checkpointOnClose = options.checkpointOnClose ?? true;
     const expiry = options.expiry ?? { intervalMs: 100, buckets: 1024 };
@@ -158,142 +77,34 @@ export class Store extends StoreCore {
 
   /** Opens (creating or recovering) a store. */
   static async open(options: StoreOptions): Promise<Store> {
-    if (options.device === undefined && options.dir === undefined) {
-      throw new HlogError('ERR_INVALID_ARGUMENT', 'open needs a dir or a device');
-    }
-    const pageSize = options.pageSize ?? 1 << 20;
-    const device =
-      options.device ??
-      new FileDevice({
-        dir: options.dir!,
-        name: 'log',
-        segmentSize: options.segmentSize ?? DEFAULT_SEGMENT_SIZE,
-      });
-    const checkpoints =
-      options.checkpoints !== undefined
-        ? options.checkpoints
-        : options.dir !== undefined
-          ? new FileCheckpointStore(options.dir)
-          : null;
-    const logger = options.logger ?? consoleLogger;
-    const started = performance.now();
-    const seqs = checkpoints === null ? [] : (await checkpoints.list()).sort((a, b) => b - a);
-    const lastSeq = seqs[0] ?? 0;
-
-    // 1. The newest checkpoint that verifies, unless told to rebuild.
-    let index: HashIndex | null = null;
-    let meta: CheckpointMeta | null = null;
-    const deviceBegin = Math.floor(device.beginAddress / pageSize) * pageSize;
-    if (checkpoints !== null && options.rebuildIndex !== true) {
-      for (const seq of seqs) {
-        const c = await checkpoints.read(seq);
-        if (c === null) {
-          logger.warn(`checkpoint ${seq} is incomplete or corrupt; trying an older one`);
-          continue;
-        }
-        if (c.meta.pageSize !== pageSize) {
-          throw new HlogError(
-            'ERR_INVALID_ARGUMENT',
-            `the log was written with pageSize ${c.meta.pageSize}, not ${pageSize}`,
-          );
-        }
-        if (c.meta.until < deviceBegin) continue;
-        try {
-          index = HashIndex.fromSnapshot(c.index);
-          meta = c.meta;
-          break;
-        } catch (e) {
-          logger.warn(`checkpoint ${seq}: ${String(e)}`);
-        }
-      }
-    }
-    const begin = Math.max(deviceBegin, meta?.begin ?? 0);
-    const from = meta?.until ?? begin;
-    // A rebuild sizes the index for the log it is about to read (at most one
-    // doubling's worth early), so it does not split its way up record by record.
-    const configured = options.indexBuckets ?? 1 << 16;
-    const estimate = Math.floor((device.endAddress - begin) / 128 / 5.5);
-    index ??= new HashIndex({
-      initialBuckets: Math.max(configured, floorPowerOfTwo(Math.min(estimate, 1 << 26))),
-    });
-
-    // 2. Replay the log after it (or the whole log): newest record wins.
-    const rebuilder = new IndexRebuilder(index);
-    const scan = await scanLog({
-      device,
-      pageSize,
-      from,
-      minEpoch: meta?.epoch ?? 0,
-      // Without a checkpoint the first segment may start inside a blob.
-      resync: meta === null,
-      ...(options.recoveryMode !== undefined ? { mode: options.recoveryMode } : {}),
-      onRecord: (space, off, address) => {
-        if ((flagsOf(space, off) & RecordFlag.INVALID) !== 0) return;
-        rebuilder.add(
-          hashBytes(space.bytes, keyOffsetOf(space, off), keyLengthOf(space, off)),
-          address,
-        );
-      },
-    });
-    rebuilder.flush();
-    if (scan.cutAt !== null) {
-      logger.warn(
-        `log cut off at ${scan.cutAt}: ${scan.reason}; ${device.endAddress - scan.cutAt} bytes after it are ignored and will be overwritten`,
-      );
-    }
-    const tail = scan.cutAt ?? scan.end;
-
-    // 3. A new epoch above every page ever written.
-    const persisted = checkpoints === null ? 0 : await checkpoints.readEpoch();
-    const epoch = Math.max(persisted, scan.maxEpoch, meta?.epoch ?? 0) + 1;
-    if (checkpoints !== null) await checkpoints.writeEpoch(epoch);
-    const log = new HybridLog({
-      device,
-      memory: options.memory ?? 64 << 20,
-      pageSize,
-      mutableFraction: options.mutableFraction ?? 0.9,
-      epoch,
-      tailAddress: tail,
-      beginAddress: begin,
-    });
-    const recovery: RecoveryInfo = {
-      checkpoint: meta?.seq ?? null,
-      scannedFrom: from,
-      scannedBytes: scan.bytesRead,
-      records: scan.records,
-      cutAt: scan.cutAt,
-      cutReason: scan.reason,
-      ms: performance.now() - started,
-    };
-    const store = new Store(
-      options,
-      device,
-      options.device === undefined,
-      checkpoints,
-      log,
-      index,
-      recovery,
-      lastSeq,
-    );
-    // 4. The live-key count, from the whole recovered log (newest record wins).
-    const states = new Map<string, number>();
-    await scanLog({
-      device,
-      pageSize,
-      from: Math.floor(begin / pageSize) * pageSize,
-      to: tail,
-      resync: true,
-      ...(options.recoveryMode !== undefined ? { mode: options.recoveryMode } : {}),
-      onRecord: (space, off, address) => {
-        const flags = flagsOf(space, off);
-        if (address < begin || (flags & RecordFlag.INVALID) !== 0) return;
-        const ko = keyOffsetOf(space, off);
-        const k = space.bytes.toString('latin1', ko, ko + keyLengthOf(space, off));
-        states.set(k, (flags & RecordFlag.TOMBSTONE) !== 0 ? -1 : expiresAtOf(space, off));
-      },
-    });
-    store.setCountFrom(states);
+    const r = await recoverLog(options);
+    const store = new Store(options, r);
+    await store.restoreCount(r.count);
     return store;
+  }
+
+  /**
+   * The live-key count after recovery: the checkpoint's, adjusted for every
+   * key the replayed tail wrote (its state at the checkpoint is known from
+   * the count's expiry map, or read from the chain below the tail), or a
+   * recount of the whole log when the checkpoint has none.
+   */
+  private async restoreCount(count: RecoveredCount): Promise<void> {
+    if (count.kind === 'recount') {
+      this.count.setFrom(count.states);
+      return;
+    }
+    this.count.restore(count.snapshot);
+    const begin = this.log.begin;
+    for (const [k, t] of count.tail) {
+      const prev = this.count.expiringKeys.has(k)
+        ? K_EXPIRING
+        : t.firstPrevious === 0 || t.firstPrevious < begin
+          ? K_ABSENT
+          : K_UNRESOLVED;
+      this.count.changed(Buffer.from(k, 'latin1'), prev, t.state, t.firstPrevious);
+    }
+    await this.count.settle();
   }
 
   private logBytes(): number {
@@ -319,13 +130,21 @@ export class Store extends StoreCore {
     const log = this.log;
     // Writes that failed earlier go first: a checkpoint needs the whole log.
     await log.retryWrites();
-    let point = log.sealTail();
-    while (point === null) {
-      await log.waitForProgress();
+    // The count must be exact when it is captured: no background resolution
+    // may still be reading (checked again in the tick of the fold-over).
+    let point: number | null = null;
+    for (;;) {
+      await this.count.settle();
+      if (this.count.unresolved > 0) continue;
       point = log.sealTail();
+      if (point !== null) break;
+      await log.waitForProgress();
     }
-    // Same tick as the fold-over: every entry points below `point`.
+    // Same tick as the fold-over: every entry points below `point`, and the
+    // count is that of the log below it.
     const parts = this.checkpoints === null ? [] : this.index.snapshot();
+    if (this.checkpoints !== null) parts.push(encodeKeyCount(this.count.snapshot()));
+    const countBytes = parts.length > 0 ? parts[parts.length - 1]!.byteLength : 0;
     const begin = log.begin;
     await log.waitFlushed(point);
     await log.sync();
@@ -339,6 +158,7 @@ export class Store extends StoreCore {
         begin,
         until: point,
         pageSize: log.pageSize,
+        countBytes,
         createdAt: Date.now(),
       },
       parts,
@@ -367,83 +187,17 @@ export class Store extends StoreCore {
   }
 
   private async runCompaction(until?: number): Promise<CompactionResult> {
-    const log = this.log;
-    const S = this.device.segmentSize;
-    const limit = Math.floor(Math.min(log.head, log.flushedUntil) / S) * S;
-    const target = Math.min(until ?? limit, limit);
-    const begin = log.begin;
-    const result: CompactionResult = {
-      until: begin,
-      scanned: 0,
-      copied: 0,
-      dropped: 0,
-      bytesFreed: 0,
-    };
-    if (target <= begin) return result;
-    // Copies of live records, collected per page and processed between pages.
-    const batch: Array<{ address: number; bytes: Uint8Array }> = [];
-    const blobs: number[] = [];
-    const processBatch = async (): Promise<void> => {
-      for (const r of batch) {
-        const space = createRecordSpace(r.bytes.length);
-        space.bytes.set(r.bytes);
-        const copied = await this.copyIfLive(space, r.address);
-        if (copied) result.copied++;
-        else result.dropped++;
-      }
-      batch.length = 0;
-    };
-    const scan = await scanLog({
-      device: this.device,
-      pageSize: log.pageSize,
-      from: begin,
-      to: target,
-      onRecord: (space, off, address) => {
-        result.scanned++;
-        const flags = flagsOf(space, off);
-        if ((flags & (RecordFlag.INVALID | RecordFlag.TOMBSTONE)) !== 0) {
-          result.dropped++;
-          return;
-        }
-        // A copy: the scanner reuses its page buffer (Buffer#slice would be a view).
-        batch.push({
-          address,
-          bytes: Uint8Array.prototype.slice.call(space.bytes, off, off + slotSize(space, off)),
-        });
+    const result = await runCompaction(
+      {
+        log: this.log,
+        copyIfLive: (space, address) => this.copyIfLive(space, address),
+        relocateBlobIfLive: (key, address) => this.relocateBlobIfLive(key, address),
+        readBlobKey: (address) => this.readBlobKey(address),
+        checkpoint: () => this.checkpoint(),
       },
-      onBlob: (address) => {
-        blobs.push(address);
-      },
-      onPage: async () => {
-        if (batch.length > 0) await processBatch();
-        // Let other operations run between slices.
-        await new Promise<void>((resolve) => setImmediate(resolve));
-      },
-    });
-    await processBatch();
-    if (scan.cutAt !== null) {
-      // Never drop what could not be read and checked.
-      throw new HlogError(
-        'ERR_CORRUPT',
-        `compaction stopped at ${scan.cutAt ?? scan.end}: ${scan.reason ?? 'short log'}`,
-        { address: scan.cutAt ?? scan.end },
-      );
-    }
-    // Blobs in the range may belong to live records beyond it: move those.
-    for (const address of blobs) {
-      const key = await this.readBlobKey(address);
-      if (key !== null && (await this.relocateBlobIfLive(key, address))) result.copied++;
-    }
-    // Drop the range (a blob crossing its end stays, from its start), make
-    // the copies and the new begin durable in a checkpoint, then free the
-    // segments: a crash at any point leaves a consistent store.
-    const newBegin = scan.end;
-    log.dropUntil(newBegin);
-    await this.checkpoint();
-    await log.truncateDevice();
-    result.until = newBegin;
-    result.bytesFreed = newBegin - begin;
-    this.compactions++;
+      until,
+    );
+    if (result.bytesFreed > 0) this.compactions++;
     return result;
   }
 

@@ -135,3 +135,42 @@ export class KeyCount {
 export function keyString(key: Uint8Array): string {
   return Buffer.from(key.buffer, key.byteOffset, key.length).toString('latin1');
 }
+
+const COUNT_MAGIC = 0x544e4f43; // 'CONT'
+
+/** The count as bytes for a checkpoint: magic, plain (f64), n, then n × (key length, key, expiresAt). */
+export function encodeKeyCount(snapshot: KeyCountSnapshot): Buffer {
+  let size = 16;
+  for (const [k] of snapshot.expiring) size += 4 + k.length + 8;
+  const b = Buffer.allocUnsafe(size);
+  b.writeUInt32LE(COUNT_MAGIC, 0);
+  b.writeUInt32LE(snapshot.expiring.length, 4);
+  b.writeDoubleLE(snapshot.plain, 8);
+  let o = 16;
+  for (const [k, exp] of snapshot.expiring) {
+    b.writeUInt32LE(k.length, o);
+    b.write(k, o + 4, 'latin1');
+    o += 4 + k.length;
+    b.writeDoubleLE(exp, o);
+    o += 8;
+  }
+  return b;
+}
+
+/** The count from `encodeKeyCount`'s bytes, or null if they do not parse. */
+export function decodeKeyCount(b: Uint8Array): KeyCountSnapshot | null {
+  const buf = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+  if (buf.length < 16 || buf.readUInt32LE(0) !== COUNT_MAGIC) return null;
+  const n = buf.readUInt32LE(4);
+  const plain = buf.readDoubleLE(8);
+  const expiring: Array<[string, number]> = [];
+  let o = 16;
+  for (let i = 0; i < n; i++) {
+    if (o + 4 > buf.length) return null;
+    const kl = buf.readUInt32LE(o);
+    if (o + 4 + kl + 8 > buf.length) return null;
+    expiring.push([buf.toString('latin1', o + 4, o + 4 + kl), buf.readDoubleLE(o + 4 + kl)]);
+    o += 4 + kl + 8;
+  }
+  return o === buf.length && Number.isSafeInteger(plain) && plain >= 0 ? { plain, expiring } : null;
+}

@@ -1,7 +1,6 @@
 // Read-modify-write: RmwFunctions applied in place, copied to the tail, or into a blob.
 
 import type { CoreState } from './core-state.js';
-import { fitsInPlace } from './upsert-path.js';
 import {
   expiresAtOf,
   RecordFlag,
@@ -24,6 +23,7 @@ import {
   R_OK,
   R_WRONG_TYPE,
 } from './step-codes.js';
+import { fitsInPlace } from './upsert-path.js';
 
 export function rmwStep<C>(
   c: CoreState,

@@ -70,6 +70,8 @@ async function run(seed: number, rounds: number): Promise<number> {
   const keys = Array.from({ length: 300 }, (_, i) => Buffer.from(`key:${i}:${'x'.repeat(i % 7)}`));
   let resolutionsSeen = 0;
   let checks = 0;
+  let checkpointed = false;
+  let tailRecoveries = 0;
 
   const check = async (): Promise<void> => {
     const exact = await store.exactCount();
@@ -131,18 +133,33 @@ async function run(seed: number, rounds: number): Promise<number> {
     const r = int(40);
     if (r === 0) {
       expect(await wholeLogCount(store, now)).toBe(liveCount());
+      checkpointed = true;
     } else if (r === 1) {
       await store.close();
       store = await Store.open(options);
+      expect(store.recovery.count).toBe('checkpoint');
       await check();
+      checkpointed = true;
     } else if (r === 2) {
       // Crash after a checkpoint: nothing after it is written.
       await store.checkpoint();
       await store.abandon();
       store = await Store.open(options);
+      expect(store.recovery.count).toBe('checkpoint');
       await check();
+      checkpointed = true;
     } else if (r === 3) {
       await store.compact();
+      await check();
+    } else if (r === 4) {
+      // Crash with a tail: everything since the last checkpoint is on the
+      // device but no checkpoint covers it; the count is the checkpoint's
+      // adjusted for the keys the replayed tail wrote.
+      await store.log.sealAndFlush();
+      await store.abandon();
+      store = await Store.open(options);
+      expect(store.recovery.count).toBe(checkpointed ? 'checkpoint' : 'recount');
+      if (checkpointed && store.recovery.records > 0) tailRecoveries++;
       await check();
     }
   }
@@ -150,10 +167,12 @@ async function run(seed: number, rounds: number): Promise<number> {
   // Reopening without any checkpoint rebuilds the count from the whole log.
   await store.close();
   store = await Store.open({ ...options, rebuildIndex: true });
+  expect(store.recovery.count).toBe('recount');
   await check();
   const st = store.stats();
   await store.close();
   expect(checks).toBeGreaterThan(rounds);
+  expect(tailRecoveries).toBeGreaterThan(0);
   expect(st.log.memoryBytes).toBe(4096);
   return resolutionsSeen;
 }
@@ -168,6 +187,54 @@ describe('live-key count', () => {
   it('exactCount agrees with the model and the whole-log count (seed 11)', async () => {
     await run(11, 400);
   }, 60_000);
+
+  it('recovery loads the count from the checkpoint and adjusts it for the replayed tail', async () => {
+    const now = 1000;
+    const dir = await mkdtemp(join(tmpdir(), 'hlog-count-'));
+    dirs.push(dir);
+    const options: StoreOptions = {
+      dir,
+      memory: 4096,
+      pageSize: 1024,
+      clock: () => now,
+      expiry: false,
+    };
+    const b = (s: string) => Buffer.from(s);
+    let store = await Store.open(options);
+    for (const k of 'abcdefghij') await store.set(b(k), b('v'));
+    await store.set(b('t1'), b('v'), { ttlMs: 10_000 });
+    await store.set(b('t2'), b('v'), { ttlMs: 10_000 });
+    await store.close();
+    store = await Store.open(options);
+    expect(store.recovery.count).toBe('checkpoint');
+    expect(store.recovery.records).toBe(0);
+    expect(await store.exactCount()).toBe(12);
+    // A tail after the checkpoint: every kind of change, over keys whose
+    // previous versions are only on the device.
+    await store.delete(b('a'));
+    await store.set(b('b'), b('blind overwrite'));
+    await store.set(b('z'), b('new'));
+    await store.expire(b('c'), 5000);
+    await store.persist(b('t1'));
+    await store.delete(b('t2'));
+    await store.set(b('d'), b('x'), { ttlMs: 100 });
+    await store.delete(b('d'));
+    await store.set(b('d'), b('back'));
+    await store.delete(b('never-there'));
+    expect(await store.exactCount()).toBe(11);
+    await store.log.sealAndFlush();
+    await store.abandon();
+    store = await Store.open(options);
+    expect(store.recovery.count).toBe('checkpoint');
+    expect(store.recovery.records).toBeGreaterThan(0);
+    expect(store.unresolvedCount).toBe(0);
+    expect(await store.exactCount()).toBe(11);
+    await store.close();
+    store = await Store.open({ ...options, rebuildIndex: true });
+    expect(store.recovery.count).toBe('recount');
+    expect(await store.exactCount()).toBe(11);
+    await store.close();
+  });
 
   it('counts expiring keys out as the clock passes their expiry', async () => {
     let now = 1000;

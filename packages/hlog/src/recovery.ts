@@ -1,0 +1,228 @@
+import { DEFAULT_SEGMENT_SIZE, type Device, FileDevice } from '@strata/io';
+import {
+  type CheckpointMeta,
+  type CheckpointStore,
+  FileCheckpointStore,
+} from './checkpoint-store.js';
+import { HlogError } from './errors.js';
+import { HashIndex } from './hash-index.js';
+import { HybridLog } from './hybrid-log.js';
+import { IndexRebuilder } from './index-rebuild.js';
+import { decodeKeyCount, type KeyCountSnapshot } from './key-count.js';
+import { hashBytes } from './key-hash.js';
+import { scanLog } from './log-scan.js';
+import {
+  expiresAtOf,
+  flagsOf,
+  keyLengthOf,
+  keyOffsetOf,
+  previousAddress,
+  RecordFlag,
+} from './record-layout.js';
+import { consoleLogger, type RecoveryInfo, type StoreOptions } from './store-options.js';
+
+/** A key's newest state in the replayed tail, and where its older versions continue. */
+export interface TailKey {
+  /** expiresAt (0: no expiry), or -1 for a tombstone. */
+  state: number;
+  /** Previous address of the key's first record in the tail (its version at the checkpoint). */
+  firstPrevious: number;
+}
+
+/**
+ * How the live-key count comes back: from the checkpoint, adjusted for the
+ * keys the replayed tail wrote, or recounted from the whole log.
+ */
+export type RecoveredCount =
+  | { kind: 'checkpoint'; snapshot: KeyCountSnapshot; tail: Map<string, TailKey> }
+  | { kind: 'recount'; states: Map<string, number> };
+
+export interface RecoveredLog {
+  device: Device;
+  ownsDevice: boolean;
+  checkpoints: CheckpointStore | null;
+  log: HybridLog;
+  index: HashIndex;
+  recovery: RecoveryInfo;
+  lastSeq: number;
+  count: RecoveredCount;
+}
+
+function floorPowerOfTwo(n: number): number {
+  return n < 1 ? 1 : 2 ** Math.floor(Math.log2(n));
+}
+
+/**
+ * Recovery: loads the newest valid checkpoint (index, markers, live-key
+ * count) and replays the log after it, or rebuilds the index from the whole
+ * log; cuts the log at a torn or corrupt page; opens the log for a new
+ * epoch at the recovered tail.
+ */
+export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
+  if (options.device === undefined && options.dir === undefined) {
+    throw new HlogError('ERR_INVALID_ARGUMENT', 'open needs a dir or a device');
+  }
+  const pageSize = options.pageSize ?? 1 << 20;
+  const device =
+    options.device ??
+    new FileDevice({
+      dir: options.dir!,
+      name: 'log',
+      segmentSize: options.segmentSize ?? DEFAULT_SEGMENT_SIZE,
+    });
+  const checkpoints =
+    options.checkpoints !== undefined
+      ? options.checkpoints
+      : options.dir !== undefined
+        ? new FileCheckpointStore(options.dir)
+        : null;
+  const logger = options.logger ?? consoleLogger;
+  const started = performance.now();
+  const seqs = checkpoints === null ? [] : (await checkpoints.list()).sort((a, b) => b - a);
+  const lastSeq = seqs[0] ?? 0;
+
+  // 1. The newest checkpoint that verifies, unless told to rebuild.
+  let index: HashIndex | null = null;
+  let meta: CheckpointMeta | null = null;
+  let snapshot: KeyCountSnapshot | null = null;
+  const deviceBegin = Math.floor(device.beginAddress / pageSize) * pageSize;
+  if (checkpoints !== null && options.rebuildIndex !== true) {
+    for (const seq of seqs) {
+      const c = await checkpoints.read(seq);
+      if (c === null) {
+        logger.warn(`checkpoint ${seq} is incomplete or corrupt; trying an older one`);
+        continue;
+      }
+      if (c.meta.pageSize !== pageSize) {
+        throw new HlogError(
+          'ERR_INVALID_ARGUMENT',
+          `the log was written with pageSize ${c.meta.pageSize}, not ${pageSize}`,
+        );
+      }
+      if (c.meta.until < deviceBegin) continue;
+      try {
+        const countBytes = c.meta.countBytes ?? 0;
+        const end = c.index.byteLength - countBytes;
+        index = HashIndex.fromSnapshot(c.index.subarray(0, end));
+        snapshot = countBytes > 0 ? decodeKeyCount(c.index.subarray(end)) : null;
+        meta = c.meta;
+        break;
+      } catch (e) {
+        logger.warn(`checkpoint ${seq}: ${String(e)}`);
+      }
+    }
+  }
+  const begin = Math.max(deviceBegin, meta?.begin ?? 0);
+  const from = meta?.until ?? begin;
+  // A rebuild sizes the index for the log it is about to read (at most one
+  // doubling's worth early), so it does not split its way up record by record.
+  const configured = options.indexBuckets ?? 1 << 16;
+  const estimate = Math.floor((device.endAddress - begin) / 128 / 5.5);
+  index ??= new HashIndex({
+    initialBuckets: Math.max(configured, floorPowerOfTwo(Math.min(estimate, 1 << 26))),
+  });
+
+  // 2. Replay the log after it (or the whole log): newest record wins. With
+  // a count in the checkpoint, note each key the tail writes.
+  const rebuilder = new IndexRebuilder(index);
+  const tail = snapshot === null ? null : new Map<string, TailKey>();
+  const scan = await scanLog({
+    device,
+    pageSize,
+    from,
+    minEpoch: meta?.epoch ?? 0,
+    // Without a checkpoint the first segment may start inside a blob.
+    resync: meta === null,
+    ...(options.recoveryMode !== undefined ? { mode: options.recoveryMode } : {}),
+    onRecord: (space, off, address) => {
+      const flags = flagsOf(space, off);
+      if ((flags & RecordFlag.INVALID) !== 0) return;
+      const ko = keyOffsetOf(space, off);
+      const kl = keyLengthOf(space, off);
+      rebuilder.add(hashBytes(space.bytes, ko, kl), address);
+      if (tail !== null) {
+        const k = space.bytes.toString('latin1', ko, ko + kl);
+        const state = (flags & RecordFlag.TOMBSTONE) !== 0 ? -1 : expiresAtOf(space, off);
+        const seen = tail.get(k);
+        if (seen === undefined) tail.set(k, { state, firstPrevious: previousAddress(space, off) });
+        else seen.state = state;
+      }
+    },
+  });
+  rebuilder.flush();
+  if (scan.cutAt !== null) {
+    logger.warn(
+      `log cut off at ${scan.cutAt}: ${scan.reason}; ${device.endAddress - scan.cutAt} bytes after it are ignored and will be overwritten`,
+    );
+  }
+  const end = scan.cutAt ?? scan.end;
+
+  // 3. A new epoch above every page ever written.
+  const persisted = checkpoints === null ? 0 : await checkpoints.readEpoch();
+  const epoch = Math.max(persisted, scan.maxEpoch, meta?.epoch ?? 0) + 1;
+  if (checkpoints !== null) await checkpoints.writeEpoch(epoch);
+  const log = new HybridLog({
+    device,
+    memory: options.memory ?? 64 << 20,
+    pageSize,
+    mutableFraction: options.mutableFraction ?? 0.9,
+    epoch,
+    tailAddress: end,
+    beginAddress: begin,
+  });
+  const recovery: RecoveryInfo = {
+    checkpoint: meta?.seq ?? null,
+    scannedFrom: from,
+    scannedBytes: scan.bytesRead,
+    records: scan.records,
+    cutAt: scan.cutAt,
+    cutReason: scan.reason,
+    count: snapshot !== null ? 'checkpoint' : 'recount',
+    ms: 0,
+  };
+  const count: RecoveredCount =
+    snapshot !== null && tail !== null
+      ? { kind: 'checkpoint', snapshot, tail }
+      : { kind: 'recount', states: await recountKeys(device, pageSize, begin, end, options) };
+  recovery.ms = performance.now() - started;
+  return {
+    device,
+    ownsDevice: options.device === undefined,
+    checkpoints,
+    log,
+    index,
+    recovery,
+    lastSeq,
+    count,
+  };
+}
+
+/**
+ * The newest state of every key in [begin, end) (a checkpoint without a
+ * count, or none): one map entry per key while it runs.
+ */
+async function recountKeys(
+  device: Device,
+  pageSize: number,
+  begin: number,
+  end: number,
+  options: StoreOptions,
+): Promise<Map<string, number>> {
+  const states = new Map<string, number>();
+  await scanLog({
+    device,
+    pageSize,
+    from: Math.floor(begin / pageSize) * pageSize,
+    to: end,
+    resync: true,
+    ...(options.recoveryMode !== undefined ? { mode: options.recoveryMode } : {}),
+    onRecord: (space, off, address) => {
+      const flags = flagsOf(space, off);
+      if (address < begin || (flags & RecordFlag.INVALID) !== 0) return;
+      const ko = keyOffsetOf(space, off);
+      const k = space.bytes.toString('latin1', ko, ko + keyLengthOf(space, off));
+      states.set(k, (flags & RecordFlag.TOMBSTONE) !== 0 ? -1 : expiresAtOf(space, off));
+    },
+  });
+  return states;
+}

@@ -1,0 +1,75 @@
+import type { Device, DeviceStatsSnapshot } from '@strata/io';
+import type { ReadMode } from '@strata/pagebuf';
+import type { CheckpointStore } from './checkpoint-store.js';
+import type { StoreCoreOptions } from './core-state.js';
+import type { HashIndexStats } from './hash-index.js';
+import type { HybridLogStats } from './hybrid-log.js';
+
+export interface Logger {
+  warn(message: string): void;
+}
+
+export interface StoreOptions extends Omit<StoreCoreOptions, 'device'> {
+  /** Directory for log segments (`log.<n>`) and checkpoints. */
+  dir?: string;
+  /** A device to use instead of files in `dir` (the store does not close it). */
+  device?: Device;
+  /** Segment size of the file device created for `dir`. Default 1 GiB. */
+  segmentSize?: number;
+  /** Default: files in `dir`; none (no checkpoints, recovery rebuilds) with only a device. */
+  checkpoints?: CheckpointStore | null;
+  /** Read mode of whole-log recovery. Default adaptive read-ahead. */
+  recoveryMode?: ReadMode;
+  /** Ignore checkpoints and rebuild the index from the whole log. */
+  rebuildIndex?: boolean;
+  /** Active expiry: a slice of `buckets` index buckets every `intervalMs`. Default 100 ms, 1024. */
+  expiry?: { intervalMs: number; buckets: number } | false;
+  /** Background compaction once the log exceeds `maxLogBytes`. Default off. */
+  compaction?: { maxLogBytes: number; intervalMs?: number } | false;
+  /** Checkpoint on close (when there is a checkpoint store). Default true. */
+  checkpointOnClose?: boolean;
+  logger?: Logger;
+}
+
+export interface RecoveryInfo {
+  /** Checkpoint loaded, or null when the index was rebuilt from the log. */
+  checkpoint: number | null;
+  /** Log scanned (from the checkpoint, or from `begin`). */
+  scannedFrom: number;
+  scannedBytes: number;
+  records: number;
+  /** Where a torn or corrupt page cut the log off, or null. */
+  cutAt: number | null;
+  cutReason: string | null;
+  /**
+   * Where the live-key count came from: the checkpoint (adjusted for the
+   * replayed tail) or a recount of the whole log (no checkpoint, or one
+   * without a count).
+   */
+  count: 'checkpoint' | 'recount';
+  ms: number;
+}
+
+export interface CompactionResult {
+  /** New begin address (everything below was dropped). */
+  until: number;
+  scanned: number;
+  copied: number;
+  dropped: number;
+  bytesFreed: number;
+}
+
+export interface StoreStats {
+  log: HybridLogStats;
+  index: HashIndexStats;
+  ops: Record<string, number>;
+  memory: { logBytes: number; indexBytes: number; rssBytes: number };
+  device: DeviceStatsSnapshot;
+  /** Bytes the log holds on the device (`tail - begin`). */
+  logBytes: number;
+  checkpoints: number;
+  compactions: number;
+  recovery: RecoveryInfo;
+}
+
+export const consoleLogger: Logger = { warn: (m) => console.warn(`[@strata/hlog] ${m}`) };
