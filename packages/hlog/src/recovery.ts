@@ -178,13 +178,15 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
     cutAt: scan.cutAt,
     cutReason: scan.reason,
     count: snapshot !== null ? 'checkpoint' : 'recount',
-    ms: 0,
+    ms: performance.now() - started,
+    countMs: 0,
   };
+  const counted = performance.now();
   const count: RecoveredCount =
     snapshot !== null && tail !== null
       ? { kind: 'checkpoint', snapshot, tail }
       : { kind: 'recount', states: await recountKeys(device, pageSize, begin, end, options) };
-  recovery.ms = performance.now() - started;
+  recovery.countMs = performance.now() - counted;
   return {
     device,
     ownsDevice: options.device === undefined,

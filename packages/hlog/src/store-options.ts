@@ -47,7 +47,10 @@ export interface RecoveryInfo {
    * without a count).
    */
   count: 'checkpoint' | 'recount';
+  /** Time to load the checkpoint, replay or rebuild the index, and cut a torn tail. */
   ms: number;
+  /** Time of the whole-log recount of live keys (0 with a count in the checkpoint). */
+  countMs: number;
 }
 
 export interface CompactionResult {
