@@ -23,6 +23,9 @@ describe('resp-throughput (tiny size)', () => {
         pipelines: [1, 16],
         valueBytes: 100,
         memory: 16 * MiB,
+        diskMemory: 1 * MiB,
+        diskKeyspace: 20_000,
+        diskRequests: 1000,
       },
       tmp.path,
     );
@@ -30,14 +33,23 @@ describe('resp-throughput (tiny size)', () => {
     const names = json.variants.map((v) => v.name);
     expect(names).toContain('strata-set-p1');
     expect(names).toContain('strata-get-p16');
+    expect(names).toContain('strata16x-get-p1');
+    // Most of strata16x's data is on the device.
+    expect(json.metrics.strata16x_data_over_memory).toBeGreaterThan(2);
     for (const v of json.variants) {
       expect(v.unit).toBe('ops/s');
       expect(v.median).toBeGreaterThan(0);
       expect(Number.isFinite(json.metrics[`${v.name}.p50_ms`])).toBe(true);
       expect(Number.isFinite(json.metrics[`${v.name}.p99_ms`])).toBe(true);
+      // redis's CPU is read in 10 ms ticks: a tiny run may show none.
+      if (v.name.startsWith('strata'))
+        expect(json.metrics[`${v.name}.cpu_us_per_op`]).toBeGreaterThan(0);
+      else expect(json.metrics[`${v.name}.cpu_us_per_op`]).toBeGreaterThanOrEqual(0);
     }
-    if (names.includes('redis-set-p1'))
+    if (names.includes('redis-set-p1')) {
       expect(json.ratios.map((r) => r.name)).toContain('strata-set-p1/redis-set-p1');
+      expect(json.ratios.map((r) => r.name)).toContain('strata16x-get-p16/redis-get-p16');
+    }
     for (const r of json.ratios) expect(r.median).toBeGreaterThan(0);
   }, 60_000);
 });

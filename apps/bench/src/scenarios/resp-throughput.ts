@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { Store } from '@strata/hlog';
 import { RespServer } from '@strata/resp';
 import { defineScenario, higher, type Measurement } from '../scenario.js';
 import { MiB } from '../sizes.js';
@@ -14,6 +15,19 @@ import { MiB } from '../sizes.js';
  * `redis-server` is installed, the same load runs against it in the same
  * rounds: variants `strata-<op>-p<depth>`, `redis-<op>-p<depth>`, ratios
  * `strata-x/redis-x`; samples `p50_ms`, `p99_ms` per variant.
+ *
+ * Data 16x memory: a second strata server (`strata16x-...`) whose store has
+ * `diskMemory` bytes of memory and 16 times that in keys (`diskKeyspace`,
+ * filled before the runs), so most GETs read the device and SETs push pages
+ * out; its runs send `diskRequests`. Ratios `strata16x-x/redis-x` compare
+ * it with redis-server in memory (the `redis-...` runs, over `keyspace`);
+ * `metrics.strata16x_data_over_memory` is the log's size over its memory.
+ *
+ * CPU per operation (sample `cpu_us_per_op`): the server's user + system
+ * CPU time over the run divided by the requests (strata: this process, which
+ * does nothing else meanwhile; redis: /proc/<pid>/stat). It does not depend
+ * on how busy the machine is, unlike ops/s on a shared box; metrics
+ * `cpu_ratio.<case>` = strata's over redis's (medians).
  * `metrics.load_redis_benchmark` is 1 when redis-benchmark drove the load.
  */
 
@@ -24,14 +38,23 @@ type Params = {
   pipelines: readonly number[];
   valueBytes: number;
   memory: number;
+  /** Memory of the `strata16x` server's store; it holds 16 times that in keys. */
+  diskMemory: number;
+  /** Keys loaded into the `strata16x` server (16x diskMemory of records). */
+  diskKeyspace: number;
+  /** Requests of each `strata16x` run. */
+  diskRequests: number;
 };
 
 interface Target {
   port: number;
+  /** CPU time of the server process so far, in µs. */
+  cpuUs(): number;
 }
 
 interface State {
   strata: RespServer;
+  strata16x: RespServer;
   targets: Record<string, Target>;
   redis: ReturnType<typeof spawn> | null;
   useBenchmark: boolean;
@@ -52,7 +75,25 @@ const hasRedisServer = () => which('redis-server') !== null;
 const hasRedisBenchmark = () => which('redis-benchmark') !== null;
 
 function servers(): string[] {
-  return hasRedisServer() ? ['strata', 'redis'] : ['strata'];
+  return hasRedisServer() ? ['strata', 'strata16x', 'redis'] : ['strata', 'strata16x'];
+}
+
+/** This process's CPU time (the in-process strata servers), µs. */
+const ownCpuUs = (): number => {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+};
+
+/** A child process's CPU time from /proc (Linux), µs; NaN elsewhere. */
+function childCpuUs(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second).
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 function cases(p: Params): string[] {
@@ -251,6 +292,10 @@ export const respThroughput = defineScenario<Params, State>({
       pipelines: [1, 16],
       valueBytes: 100,
       memory: 256 * MiB,
+      diskMemory: 16 * MiB,
+      // ~150 bytes a record (16-byte key, 100-byte value, header): 16 x 16 MiB.
+      diskKeyspace: 1_800_000,
+      diskRequests: 50_000,
     },
     ci: {
       requests: 20_000,
@@ -259,10 +304,16 @@ export const respThroughput = defineScenario<Params, State>({
       pipelines: [1, 16],
       valueBytes: 100,
       memory: 64 * MiB,
+      diskMemory: 2 * MiB,
+      diskKeyspace: 230_000,
+      diskRequests: 5_000,
     },
   },
   variants: (p) => servers().flatMap((s) => cases(p).map((c) => higher(`${s}-${c}`, 'ops/s'))),
-  ratios: (p) => (hasRedisServer() ? cases(p).map((c) => `strata-${c}/redis-${c}`) : []),
+  ratios: (p) =>
+    hasRedisServer()
+      ? cases(p).flatMap((c) => [`strata-${c}/redis-${c}`, `strata16x-${c}/redis-${c}`])
+      : [],
 
   async setup(ctx) {
     const p = ctx.params;
@@ -273,7 +324,18 @@ export const respThroughput = defineScenario<Params, State>({
       databases: { dir: path.join(ctx.dir, 'strata'), store: { memory: p.memory } },
     });
     const { port } = await strata.listen(0, '127.0.0.1');
-    const targets: Record<string, Target> = { strata: { port } };
+    // Small pages, so 16x memory is many pages and reads fetch records, not whole pages.
+    const strata16x = new RespServer({
+      databases: {
+        dir: path.join(ctx.dir, 'strata16x'),
+        store: { memory: p.diskMemory, pageSize: 256 * 1024 },
+      },
+    });
+    const port16x = (await strata16x.listen(0, '127.0.0.1')).port;
+    const targets: Record<string, Target> = {
+      strata: { port, cpuUs: ownCpuUs },
+      strata16x: { port: port16x, cpuUs: ownCpuUs },
+    };
     let redis: ReturnType<typeof spawn> | null = null;
     try {
       if (hasRedisServer()) {
@@ -295,39 +357,69 @@ export const respThroughput = defineScenario<Params, State>({
           { stdio: 'ignore' },
         );
         await waitForPort(rport);
-        targets.redis = { port: rport };
+        const child = redis;
+        targets.redis = { port: rport, cpuUs: () => childCpuUs(child.pid) };
       } else ctx.log('redis-server not installed: strata variants only');
       // Fill the keyspace so GETs hit (data in memory).
       for (const [name, t] of Object.entries(targets)) {
-        ctx.log(`${name}: loading ${p.keyspace} keys`);
-        const fill = { ...p, requests: p.keyspace * 2 };
+        const keyspace = name === 'strata16x' ? p.diskKeyspace : p.keyspace;
+        ctx.log(`${name}: loading ${keyspace} keys`);
+        const fill = { ...p, keyspace, requests: keyspace * 2 };
         await (useBenchmark ? benchmarkLoad : nodeLoad)(t.port, 'set', 16, fill);
       }
     } catch (err) {
       redis?.kill('SIGKILL');
       await strata.close();
+      await strata16x.close();
       throw err;
     }
-    return { strata, targets, redis, useBenchmark };
+    return { strata, strata16x, targets, redis, useBenchmark };
   },
 
   async run(variant, ctx): Promise<Measurement> {
     const m = /^(\w+)-(set|get)-p(\d+)$/.exec(variant.name)!;
-    const target = ctx.state.targets[m[1]!]!;
+    const name = m[1]!;
+    const target = ctx.state.targets[name]!;
+    const p = ctx.params;
+    const params =
+      name === 'strata16x' ? { ...p, keyspace: p.diskKeyspace, requests: p.diskRequests } : p;
+    const cpu0 = target.cpuUs();
     const load = await (ctx.state.useBenchmark ? benchmarkLoad : nodeLoad)(
       target.port,
       m[2]!,
       Number(m[3]),
-      ctx.params,
+      params,
     );
-    return { value: load.rps, samples: { p50_ms: load.p50, p99_ms: load.p99 } };
+    const cpuUsPerOp = (target.cpuUs() - cpu0) / params.requests;
+    return {
+      value: load.rps,
+      samples: { p50_ms: load.p50, p99_ms: load.p99, cpu_us_per_op: cpuUsPerOp },
+    };
   },
 
-  metrics(_results, ctx) {
-    return {
+  metrics(results, ctx) {
+    const out: Record<string, number> = {
       load_redis_benchmark: ctx.state.useBenchmark ? 1 : 0,
       redis_server: ctx.state.redis !== null ? 1 : 0,
     };
+    const median = (xs: number[]) => {
+      const s = [...xs].sort((a, b) => a - b);
+      return s.length === 0 ? Number.NaN : s[Math.floor((s.length - 1) / 2)]!;
+    };
+    if (ctx.state.redis !== null) {
+      for (const c of cases(ctx.params)) {
+        const redis = median(results.samples(`redis-${c}`, 'cpu_us_per_op'));
+        for (const s of ['strata', 'strata16x']) {
+          const mine = median(results.samples(`${s}-${c}`, 'cpu_us_per_op'));
+          if (Number.isFinite(mine / redis)) out[`cpu_ratio.${s}-${c}`] = mine / redis;
+        }
+      }
+    }
+    const store = ctx.state.strata16x.keyspace.get(0);
+    if (store instanceof Store) {
+      out.strata16x_data_over_memory = store.stats().logBytes / ctx.params.diskMemory;
+    }
+    return out;
   },
 
   async teardown(ctx) {
@@ -338,5 +430,6 @@ export const respThroughput = defineScenario<Params, State>({
       await exited;
     }
     await strata.close();
+    await ctx.state.strata16x.close();
   },
 });
