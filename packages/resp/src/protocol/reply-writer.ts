@@ -27,6 +27,9 @@ const MAX_HEADER = 1 + 20 + 2;
 
 const DEFAULT_CAPACITY = 16 * 1024;
 
+/** Lines up to this long are written char by char when they are ASCII. */
+const SHORT_LINE = 64;
+
 /**
  * Appends RESP2 or RESP3 replies for one connection into one output buffer,
  * and hands out everything written since the last flush as a single chunk,
@@ -311,6 +314,7 @@ export class ReplyWriter {
 
   /** A string or bytes up to \r\n, with \r and \n in it turned to spaces. */
   private line(text: string | Uint8Array): void {
+    if (typeof text === 'string' && text.length <= SHORT_LINE && this.shortAscii(text)) return;
     const from = this.pos;
     if (typeof text === 'string') {
       this.reserve(Buffer.byteLength(text) + 2);
@@ -325,6 +329,27 @@ export class ReplyWriter {
       if (b === CR || b === LF) this.buf[i] = SPACE;
     }
     this.crlf();
+  }
+
+  /**
+   * `+OK`, `-ERR syntax error`...: a short ASCII line written char by char
+   * (no native call for the encoding); false, and nothing written, when
+   * `text` has a character outside ASCII.
+   */
+  private shortAscii(text: string): boolean {
+    const n = text.length;
+    this.reserve(n + 2);
+    const buf = this.buf;
+    const at = this.pos;
+    for (let i = 0; i < n; i++) {
+      const ch = text.charCodeAt(i);
+      if (ch >= 0x80) return false;
+      buf[at + i] = ch === CR || ch === LF ? SPACE : ch;
+    }
+    buf[at + n] = CR;
+    buf[at + n + 1] = LF;
+    this.pos = at + n + 2;
+    return true;
   }
 
   private ascii(text: string): void {
