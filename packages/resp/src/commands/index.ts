@@ -1,15 +1,18 @@
 import { type CommandDefinition, CommandTable } from '../command-table.js';
 import { bitCommands } from './bits.js';
+import { blockingCommands } from './blocking.js';
 import { clientCommand } from './client.js';
 import { commandCommand } from './command.js';
 import { connectionCommands } from './connection.js';
 import { keyCommands } from './keys.js';
+import { listCommands } from './lists.js';
 import { objectCommand } from './object.js';
 import { scanCommands } from './scan.js';
 import { serverCommands } from './server.js';
 import { type ShutdownHook, shutdownCommand } from './shutdown.js';
 import { stringCommands } from './strings.js';
 import { transactionCommands } from './transactions.js';
+import { zsetCommands } from './zsets.js';
 
 export interface CommandSetOptions {
   /** Whether FLUSHDB / FLUSHALL exist (the databases can be flushed). */
@@ -31,6 +34,9 @@ export function commandDefinitions(options: CommandSetOptions = {}): CommandDefi
     ...stringCommands,
     ...bitCommands,
     ...keyCommands,
+    ...zsetCommands,
+    ...listCommands,
+    ...blockingCommands,
     objectCommand,
     ...scanCommands,
     ...transactionCommands,
