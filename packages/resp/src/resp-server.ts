@@ -202,12 +202,11 @@ export class RespServer {
     if (this.closing !== null || state.clients.size >= state.config.maxclients) {
       // Redis answers, then closes: the client sees why.
       state.stats.rejectedConnections++;
-      socket.end(`-${maxClientsError().message}\r\n`);
+      refuse(socket, `-${maxClientsError().message}\r\n`);
       return;
     }
     if (state.config.protectedMode && !state.authRequired && !isLoopback(socket.remoteAddress)) {
-      socket.on('error', () => undefined);
-      socket.end(PROTECTED_MODE_REPLY);
+      refuse(socket, PROTECTED_MODE_REPLY);
       return;
     }
     const client = new Client(state, socket);
@@ -221,6 +220,21 @@ export class RespServer {
     });
   }
 }
+
+/**
+ * Answers a connection that is not let in, then closes it. It is read (and
+ * its input dropped) so its end is seen and the socket freed; one that keeps
+ * its side open is destroyed shortly after. A reset is no error of ours.
+ */
+function refuse(socket: Socket, reply: string): void {
+  socket.on('error', () => undefined);
+  socket.end(reply);
+  socket.resume();
+  socket.setTimeout(REFUSED_LINGER_MS, () => socket.destroy());
+}
+
+/** How long a refused connection may stay half open. */
+const REFUSED_LINGER_MS = 1000;
 
 /** Redis's connIsLocal: 127.0.0.0/8 and ::1 (IPv4-mapped too). */
 function isLoopback(address: string | undefined): boolean {
