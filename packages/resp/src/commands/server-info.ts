@@ -1,5 +1,6 @@
 import { Store } from '@strata/hlog';
 import type { ServerState } from '../server-state.js';
+import { blockedClients } from './blocking-registry.js';
 
 /** What HELLO and INFO report: clients pick features by the Redis version. */
 export const SERVER_NAME = 'redis';
@@ -24,7 +25,7 @@ const SECTIONS: Record<string, Section> = {
   clients: (s) => [
     `connected_clients:${s.clients.size}`,
     `maxclients:${s.config.maxclients}`,
-    `blocked_clients:0`,
+    `blocked_clients:${blockedClients(s)}`,
     `pending_commands:${s.inFlight}`,
     `watching_clients:${new Set([...s.watched.values()].flatMap((m) => [...m.values()].flatMap((x) => [...x]))).size}`,
   ],
