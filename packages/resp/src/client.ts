@@ -193,7 +193,8 @@ export class Client {
         }
       }
       this.flushReplies();
-      if (this.closeAfterReply && !this.closed) {
+      // QUIT after a write whose append is pending: its replies go first.
+      if (this.closeAfterReply && !this.closed && this.holding === 0) {
         this.closed = true;
         this.socket.end();
       }

@@ -138,6 +138,20 @@ describe('CommandLog', () => {
     }
   });
 
+  test('QUIT after a write whose append is pending: both replies, then the close', async () => {
+    const log = new RecordingLog();
+    log.deferred = [];
+    await start(log);
+    const raw = await RawClient.connect(t!.port);
+    raw.write(Buffer.concat([encodeCommand(['SET', 'q', '1']), encodeCommand(['QUIT'])]));
+    await waitFor(() => log.entries.length === 1);
+    await sleep(20);
+    expect(raw.take()).toBe('');
+    log.deferred[0]!.resolve();
+    await raw.waitClosed();
+    expect(raw.take()).toBe('+OK\r\n+OK\r\n');
+  });
+
   test('through ioredis: replies wait for their appends and stay in order', async () => {
     const log = new RecordingLog();
     log.deferred = [];
