@@ -31,6 +31,8 @@ export interface ServerConfig {
   /** Base name of the AOF files, in `<dir>/<appenddirname>`. */
   appendfilename: string;
   appenddirname: string;
+  /** Compact a database's log once it holds more than this on disk; 0: never. */
+  compactionThreshold: number;
 }
 
 export const DEFAULT_CONFIG: Readonly<ServerConfig> = {
@@ -51,6 +53,7 @@ export const DEFAULT_CONFIG: Readonly<ServerConfig> = {
   appendfsync: 'everysec',
   appendfilename: 'appendonly.aof',
   appenddirname: 'appendonlydir',
+  compactionThreshold: 0,
 };
 
 /** A value a setting refuses; the message is the reason, in Redis's words where Redis has some. */
@@ -283,6 +286,14 @@ export const SETTINGS: readonly Setting[] = [
     '<name>',
     'directory of the append-only files, in <dir>',
     fileNameOnly('appenddirname'),
+  ),
+  define(
+    'compaction-threshold',
+    'compactionThreshold',
+    '<size>',
+    'compact a database log larger than this on disk (0: never)',
+    (v) => (v === '0' ? 0 : size(1024, 2 ** 52)(v)),
+    formatSize,
   ),
 ];
 

@@ -235,6 +235,52 @@ export class Databases implements DatabaseProvider {
   }
 
   /**
+   * Compacts one database's log (live records of the oldest segments copied
+   * to the tail, a checkpoint, the segments freed), logged like a
+   * checkpoint. Runs in the background in page-sized slices; FLUSHDB and
+   * close wait for it as for a checkpoint.
+   */
+  compact(index: number, store: StoreCore): Promise<void> {
+    if (!(store instanceof Store)) return Promise.resolve();
+    const { logger } = this.options;
+    const previous = this.saving.get(index);
+    const run = (async () => {
+      await previous?.catch(() => undefined);
+      const before = store.stats().logBytes;
+      logger.notice(`DB ${index}: log ${describeSize(before)} on disk, compacting...`);
+      await this.aof?.rotate();
+      const started = performance.now();
+      try {
+        const r = await store.compact();
+        logger.notice(
+          `DB ${index} compacted: ${r.copied} records copied, ${r.dropped} dropped, ` +
+            `${describeSize(r.bytesFreed)} freed, log ${describeSize(store.stats().logBytes)}, ` +
+            `in ${seconds(performance.now() - started)} seconds`,
+        );
+      } catch (e) {
+        logger.warning(`DB ${index} compaction failed: ${(e as Error).message}`);
+        throw e;
+      }
+      await this.aof?.cut();
+    })();
+    const tracked = run.finally(() => {
+      if (this.saving.get(index) === tracked) this.saving.delete(index);
+    });
+    this.saving.set(index, tracked);
+    return tracked;
+  }
+
+  /** Bytes of log `store` holds on disk. */
+  logBytes(store: StoreCore): number {
+    return store instanceof Store ? store.stats().logBytes : 0;
+  }
+
+  /** A checkpoint or compaction of the database is running. */
+  busy(index: number): boolean {
+    return this.saving.has(index);
+  }
+
+  /**
    * Writes to `store` since its last checkpoint, or null when nothing
    * changed. (An EXPIRE that rewrites a record's expiry in place moves no
    * counter; the next checkpoint after any other change, or shutdown, has it.)

@@ -7,6 +7,7 @@ import { Databases } from './databases.js';
 import { DirLock } from './dir-lock.js';
 import { commandsInFlight, waitForCommands } from './in-flight.js';
 import type { LoadedConfig } from './load-config.js';
+import { LogCompaction } from './log-compaction.js';
 import { type Logger, seconds } from './logger.js';
 import { PeriodicCheckpoints } from './periodic-checkpoints.js';
 import { VERSION } from './version.js';
@@ -25,6 +26,7 @@ export class StrataServer {
   private readonly databases: Databases;
   private readonly resp: RespServer;
   private readonly checkpoints: PeriodicCheckpoints;
+  private readonly compaction: LogCompaction;
   private shutdownRun: Promise<number> | null = null;
   private lock: DirLock | null = null;
   private aof: AppendOnlyFile | null = null;
@@ -74,6 +76,11 @@ export class StrataServer {
       this.databases,
       config.checkpointInterval,
       logger,
+    );
+    this.compaction = new LogCompaction(
+      this.resp.keyspace,
+      this.databases,
+      config.compactionThreshold,
     );
   }
 
@@ -125,6 +132,7 @@ export class StrataServer {
       throw e;
     }
     this.checkpoints.start();
+    this.compaction.start();
     const host = address.host.includes(':') ? `[${address.host}]` : address.host;
     logger.notice(`Ready to accept connections tcp on ${host}:${address.port}`);
     return address;
@@ -209,6 +217,7 @@ export class StrataServer {
     const { logger } = this;
     logger.notice('User requested shutdown...');
     await this.checkpoints.stop();
+    await this.compaction.stop();
     const inFlight = commandsInFlight(this.resp);
     if (inFlight > 0) {
       logger.verbose(`Waiting for ${inFlight} commands in flight`);
