@@ -28,6 +28,8 @@ export class AofCheckpointStore implements CheckpointStore {
     await this.onWritten(seq, meta);
     this.approved = seq;
     this.adopting = false;
+    // hlog drops the checkpoints `list` shows below the new one; it shows only this one now.
+    for (const old of await this.inner.list()) if (old < seq) await this.inner.remove(old);
   }
 
   read(seq: number): ReturnType<CheckpointStore['read']> {

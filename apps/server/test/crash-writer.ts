@@ -174,7 +174,7 @@ export async function verify(
       const id = log.id;
       const [s, n, a] = await r.mget(`s:${id}`, `n:${id}`, `a:${id}`);
       // SET: one of the values sent; with everything acknowledged kept, the newest acknowledged or later.
-      if (s !== null) {
+      if (s !== null && s !== undefined) {
         const m = /^(\d+):(\d+)$/.exec(s);
         const i = m === null ? -1 : Number(m[2]);
         if (m === null || Number(m[1]) !== id || i >= log.setNext) v.invented.push(`s:${id}=${s}`);
