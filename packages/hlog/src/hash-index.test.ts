@@ -100,4 +100,31 @@ describe('hash index', () => {
     expect(copy.find(keyHash(9999))).toBe(8);
     expect(() => HashIndex.fromSnapshot(bytes.subarray(0, 100))).toThrow(/corrupt/);
   });
+
+  it('reserve + insertBatch (the rebuild) give the index upsert gives', () => {
+    // Hash collisions on purpose (i % 30_000): later records of a hash win.
+    const n = 100_000;
+    const hashes = new Float64Array(n);
+    const addresses = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      hashes[i] = keyHash(i % 30_000);
+      addresses[i] = i * 8 + 32;
+    }
+    const byUpsert = new HashIndex({ initialBuckets: 16 });
+    for (let i = 0; i < n; i++) byUpsert.upsert(hashes[i]!, addresses[i]!);
+    for (const reserve of [0, 10_000, 30_000, 200_000]) {
+      const bulk = new HashIndex({ initialBuckets: 16 });
+      bulk.reserve(reserve);
+      if (reserve > 0) expect(bulk.buckets * 5.5).toBeGreaterThanOrEqual(reserve);
+      const order = Uint32Array.from({ length: n }, (_, i) => i);
+      // Two batches, as the rebuilder feeds them.
+      bulk.insertBatch(hashes, addresses, order, n / 2);
+      bulk.insertBatch(hashes, addresses, order.subarray(n / 2), n / 2);
+      expect(bulk.size).toBe(byUpsert.size);
+      for (let i = 0; i < 30_000; i++)
+        expect(bulk.find(keyHash(i))).toBe(byUpsert.find(keyHash(i)));
+      bulk.upsert(keyHash(123_456), 8);
+      expect(bulk.find(keyHash(123_456))).toBe(8);
+    }
+  });
 });

@@ -201,6 +201,81 @@ export class HashIndex {
     return true;
   }
 
+  /**
+   * Grows (splits buckets) until `entries` fit at the maximum load, so that
+   * a bulk load does not split as it goes. Cheap on an empty index.
+   */
+  reserve(entries: number): void {
+    if (this.entryCount === 0 && this.maxLoad * this.bucketCount < entries) {
+      // Empty: no entry to move, so set the geometry directly (linear
+      // hashing's state for that many buckets) instead of splitting.
+      const max = 2 ** (this.maxLevel + 1);
+      const buckets = Math.min(max, Math.ceil(entries / this.maxLoad));
+      this.level = Math.min(this.maxLevel, Math.floor(Math.log2(buckets)));
+      this.split = buckets - 2 ** this.level;
+      if (this.split >= 2 ** this.level) this.split = 2 ** this.level - 1;
+      this.bucketCount = 2 ** this.level + this.split;
+      while (this.primary.length * CHUNK_BUCKETS < this.bucketCount) {
+        this.primary.push(new Uint32Array(CHUNK_WORDS));
+      }
+      return;
+    }
+    while (this.maxLoad * this.bucketCount < entries && this.level < this.maxLevel) {
+      this.splitOne();
+    }
+  }
+
+  /**
+   * Bulk `upsert` of `hashes[order[k]]` -> `addresses[order[k]]` for k in
+   * [0, n) (the whole-log rebuild; later calls win, so feed records in log
+   * order per bucket). A tight loop over the typed arrays: the entry of a
+   * (bucket, tag) is overwritten, or the first free slot of the primary
+   * bucket taken; only chains with overflow buckets, and growth, take the
+   * general path.
+   */
+  insertBatch(hashes: Float64Array, addresses: Float64Array, order: Uint32Array, n: number): void {
+    const primary = this.primary;
+    const div = this.tagDivisor;
+    let level = this.level;
+    let split = this.split;
+    let limit = this.maxLoad * this.bucketCount;
+    for (let k = 0; k < n; k++) {
+      const i = order[k]!;
+      const hash = hashes[i]!;
+      const address = addresses[i]!;
+      const lo = hash >>> 0;
+      let b = lo & ((1 << level) - 1);
+      if (b < split) b = lo & ((1 << (level + 1)) - 1);
+      const tag = Math.floor(hash / div) & 0xffff;
+      const arr = primary[b >>> CHUNK_BITS]!;
+      const w = (b & CHUNK_MASK) * BUCKET_WORDS;
+      let free = -1;
+      let done = false;
+      for (let j = w; j < w + 2 * SLOTS; j += 2) {
+        const hi = arr[j + 1]!;
+        if (hi >>> 16 === tag && (arr[j]! | (hi & 0xffff)) !== 0) {
+          arr[j] = address >>> 0;
+          arr[j + 1] = ((tag << 16) | ((address / TWO_32) & 0xffff)) >>> 0;
+          done = true;
+          break;
+        }
+        if (free < 0 && hi === 0 && arr[j] === 0) free = j;
+      }
+      if (done) continue;
+      if (free >= 0 && arr[w + OVERFLOW_WORD] === 0 && this.entryCount + 1 <= limit) {
+        arr[free] = address >>> 0;
+        arr[free + 1] = ((tag << 16) | ((address / TWO_32) & 0xffff)) >>> 0;
+        this.entryCount++;
+        continue;
+      }
+      // Overflow chains and growth: the general path (it may split).
+      this.compareAndSet(hash, -1, address);
+      level = this.level;
+      split = this.split;
+      limit = this.maxLoad * this.bucketCount;
+    }
+  }
+
   /** Removes the entry for `hash` if it holds `expected`. */
   remove(hash: number, expected: number): boolean {
     if (expected <= 0) return false;

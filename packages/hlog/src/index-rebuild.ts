@@ -19,8 +19,15 @@ export class IndexRebuilder {
   private readonly counts = new Uint32Array(PARTS + 1);
   private n = 0;
 
+  private reserved = false;
+
+  /**
+   * `bytes`: the length of the log about to be read; the first batch tells
+   * how many records that is, and the index is grown for them at once.
+   */
   constructor(
     private readonly index: HashIndex,
+    private readonly bytes = 0,
     private readonly capacity = 1 << 16,
   ) {
     this.hashes = new Float64Array(capacity);
@@ -40,6 +47,12 @@ export class IndexRebuilder {
     const n = this.n;
     if (n === 0) return;
     const index = this.index;
+    if (!this.reserved) {
+      this.reserved = true;
+      const span = this.addresses[n - 1]! - this.addresses[0]! + 1;
+      if (this.bytes > span) index.reserve(Math.ceil((n * this.bytes) / span));
+      else index.reserve(index.size + n);
+    }
     const bits = Math.ceil(Math.log2(index.buckets + 1));
     const shift = Math.max(0, bits - PART_BITS);
     const counts = this.counts;
@@ -51,10 +64,7 @@ export class IndexRebuilder {
     }
     for (let p = 0; p < PARTS; p++) counts[p + 1]! += counts[p]!;
     for (let i = 0; i < n; i++) this.order[counts[this.parts[i]!]!++] = i;
-    for (let k = 0; k < n; k++) {
-      const i = this.order[k]!;
-      index.upsert(this.hashes[i]!, this.addresses[i]!);
-    }
+    index.insertBatch(this.hashes, this.addresses, this.order, n);
     this.n = 0;
   }
 }

@@ -124,7 +124,7 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
 
   // 2. Replay the log after it (or the whole log): newest record wins. With
   // a count in the checkpoint, note each key the tail writes.
-  const rebuilder = new IndexRebuilder(index);
+  const rebuilder = new IndexRebuilder(index, Math.max(0, device.endAddress - from));
   const tail = snapshot === null ? null : new Map<string, TailKey>();
   const scan = await scanLog({
     device,
