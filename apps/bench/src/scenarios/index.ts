@@ -11,6 +11,7 @@ import { respThroughput } from './resp-throughput.js';
 import { scanDbsize } from './scan-dbsize.js';
 import { scanFilters } from './scan-filters.js';
 import { scanSummaries } from './scan-summaries.js';
+import { types } from './types.js';
 
 /**
  * Every scenario, in the order `strata-bench list` and `--ci` use.
@@ -30,4 +31,5 @@ export const scenarios: readonly AnyScenario[] = [
   scanSummaries,
   multigetBatch,
   respThroughput,
+  types,
 ];
