@@ -1,4 +1,5 @@
 import type { AnyScenario } from '../scenario.js';
+import { durability } from './durability.js';
 import { hlogLoad } from './hlog-load.js';
 import { hlogRead } from './hlog-read.js';
 import { hlogRecover } from './hlog-recover.js';
@@ -31,5 +32,6 @@ export const scenarios: readonly AnyScenario[] = [
   scanSummaries,
   multigetBatch,
   respThroughput,
+  durability,
   types,
 ];
