@@ -1,4 +1,4 @@
-import type { Store } from '@strata/hlog';
+import { RecordType, type Store } from '@strata/hlog';
 import { afterEach, describe, expect, it } from 'vitest';
 import { compileGlob } from './glob-matcher.js';
 import { KeyScanner, type ScanOptions, VISITS_PER_COUNT } from './key-scanner.js';
@@ -141,7 +141,42 @@ describe('KeyScanner', () => {
       }
     }
     expect((await iterate(scanner, { type: 'STRING' })).keys.length).toBe(model.size);
-    expect(await scanner.scan(0, { type: 'hash' })).toEqual({ cursor: 0, keys: [] });
+    expect((await iterate(scanner, { type: 'hash', count: 50 })).keys).toEqual([]);
+    await scanner.close();
+    await store.close();
+  });
+
+  it('TYPE selects each record type hlog writes, by name in any case', async () => {
+    const store = await openTiny();
+    const types = [
+      ['string', RecordType.STRING],
+      ['hash', RecordType.HASH],
+      ['set', RecordType.SET],
+      ['zset', RecordType.ZSET],
+      ['list', RecordType.LIST],
+    ] as const;
+    const model = new Map<string, string>();
+    const rand = rng(5);
+    for (let i = 0; i < 600; i++) {
+      const key = `t:${Math.floor(rand() * 200)}`;
+      if (rand() < 0.1) {
+        await store.delete(k(key));
+        model.delete(key);
+        continue;
+      }
+      // A key may change type: only its newest version counts.
+      const [name, type] = types[Math.floor(rand() * types.length)]!;
+      await store.set(k(key), k(`v${i}`), { type });
+      model.set(key, name);
+    }
+    const scanner = new KeyScanner(store);
+    for (const [name] of types) {
+      const want = [...model].filter(([, t]) => t === name).map(([key]) => key);
+      expect(want.length).toBeGreaterThan(10);
+      const { keys } = await iterate(scanner, { type: name.toUpperCase(), count: 7 });
+      expect([...new Set(keys)].sort(), name).toEqual(want.sort());
+    }
+    expect((await iterate(scanner, { type: 'stream' })).keys).toEqual([]);
     await scanner.close();
     await store.close();
   });

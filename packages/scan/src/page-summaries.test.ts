@@ -1,16 +1,23 @@
-import { RecordFlag } from '@strata/hlog';
+import { RecordFlag, RecordType } from '@strata/hlog';
 import { afterEach, describe, expect, it } from 'vitest';
 import { compileGlob } from './glob-matcher.js';
 import { KeyScanner, type ScanOptions } from './key-scanner.js';
 import type { PageContext } from './log-iterator.js';
 import { PageSummaries, type SummaryQuery } from './page-summaries.js';
-import { createRecordBytes, PAGE_HEADER_SIZE } from './record-bytes.js';
+import { copyKey, createRecordBytes, PAGE_HEADER_SIZE } from './record-bytes.js';
 import { k, openTiny, removeTempDirs, reopenLast, rng } from './test-support.js';
 import { buildSummaries, countKeys, forEachLive, listKeys } from './whole-log.js';
 
 afterEach(removeTempDirs);
 
 const NONE = new Uint8Array(0);
+const TYPES = [
+  RecordType.STRING,
+  RecordType.HASH,
+  RecordType.SET,
+  RecordType.ZSET,
+  RecordType.LIST,
+] as const;
 
 /** A fake device page of records (type, key, expiry) in the hlog layout. */
 function fakePage(address: number, records: Array<[number, string, number]>): PageContext {
@@ -98,10 +105,12 @@ describe('PageSummaries', () => {
     for (let run = 0; run < 60; run++) {
       const prefix = prefixes[Math.floor(rand() * prefixes.length)]!;
       const ttl = rand() < 0.3 ? 1 + Math.floor(rand() * 400) : 0;
+      // Runs of one type too, so pages differ in the types they hold.
+      const type = TYPES[Math.floor(rand() * TYPES.length)]!;
       for (let i = 0; i < 25; i++) {
         const key = `${prefix}${Math.floor(rand() * 400)}`;
         if (rand() < 0.1) await store.delete(k(key));
-        else await store.set(k(key), k(`v${run}`), ttl === 0 ? {} : { ttlMs: ttl });
+        else await store.set(k(key), k(`v${run}`), ttl === 0 ? { type } : { ttlMs: ttl, type });
       }
     }
     now += 200;
@@ -115,6 +124,8 @@ describe('PageSummaries', () => {
       for (const options of [
         { match, count: 7 },
         { match, count: 50, type: 'string' },
+        { match, count: 30, type: 'zset' },
+        { match, count: 30, type: 'list' },
         { match, nocase: true, count: 20 },
       ]) {
         expect(await allKeys(sieved, options), JSON.stringify(options)).toEqual(
@@ -131,6 +142,22 @@ describe('PageSummaries', () => {
       );
     }
     expect(await countKeys(store, { clock, summaries })).toBe(await countKeys(store, { clock }));
+    for (const type of ['string', 'hash', 'set', 'zset', 'list']) {
+      const plainKeys: string[] = [];
+      await forEachLive(store, { type }, (r, o) => plainKeys.push(copyKey(r, o).toString()), {
+        clock,
+      });
+      expect(plainKeys.length, type).toBeGreaterThan(0);
+      const sievedKeys: string[] = [];
+      const stats = await forEachLive(
+        store,
+        { type },
+        (r, o) => sievedKeys.push(copyKey(r, o).toString()),
+        { clock, summaries },
+      );
+      expect(sievedKeys.sort(), type).toEqual(plainKeys.sort());
+      expect(stats.skippedPages, type).toBeGreaterThan(0);
+    }
     expect(sieved.skippedPages).toBeGreaterThan(0);
     await store.close();
   });

@@ -32,16 +32,16 @@ export interface RecordFilter {
 }
 
 /**
- * Redis's type names. Only strings exist in @strata/hlog today; the other
- * names are valid (SCAN TYPE list is not an error in Redis) but match no
- * record until hlog gives them a RecordType.
+ * Redis's type names and hlog's record type codes. Streams have no
+ * RecordType: the name is valid (SCAN TYPE stream is not an error in Redis)
+ * but matches no record.
  */
 const TYPE_CODES: ReadonlyMap<string, number | null> = new Map([
   ['string', RecordType.STRING],
-  ['list', null],
-  ['set', null],
-  ['zset', null],
-  ['hash', null],
+  ['hash', RecordType.HASH],
+  ['set', RecordType.SET],
+  ['zset', RecordType.ZSET],
+  ['list', RecordType.LIST],
   ['stream', null],
 ]);
 

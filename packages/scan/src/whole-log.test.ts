@@ -1,4 +1,4 @@
-import type { Store } from '@strata/hlog';
+import { RecordType, type Store } from '@strata/hlog';
 import { readMode } from '@strata/pagebuf';
 import { afterEach, describe, expect, it } from 'vitest';
 import { compileGlob } from './glob-matcher.js';
@@ -118,7 +118,7 @@ describe('whole-log queries', () => {
     await store.close();
   });
 
-  it('an unknown type is an error; a type no record has yet counts nothing', async () => {
+  it('an unknown type is an error; a type no record has counts nothing; each type counts its keys', async () => {
     const store = await openTiny();
     for (let i = 0; i < 50; i++) await store.set(k(`t:${i}`), k('x'));
     await expect(forEachLive(store, { type: 'nosuch' }, () => {})).rejects.toMatchObject({
@@ -129,6 +129,16 @@ describe('whole-log queries', () => {
     expect(n).toBe(0);
     await forEachLive(store, { type: 'string' }, () => n++);
     expect(n).toBe(50);
+    for (let i = 0; i < 30; i++) await store.set(k(`z:${i}`), k('x'), { type: RecordType.ZSET });
+    // Ten strings become lists: each key counts under its newest type only.
+    for (let i = 0; i < 10; i++) await store.set(k(`t:${i}`), k('x'), { type: RecordType.LIST });
+    const counts: Record<string, number> = {};
+    for (const type of ['string', 'zset', 'list', 'hash', 'set', 'stream']) {
+      counts[type] = 0;
+      await forEachLive(store, { type }, () => counts[type]!++);
+    }
+    expect(counts).toEqual({ string: 40, zset: 30, list: 10, hash: 0, set: 0, stream: 0 });
+    expect(await countKeys(store)).toBe(80);
     await store.close();
   });
 });
