@@ -119,7 +119,7 @@ export class CollectionStore {
    * its record now. The returned promise (if any) settles when the record
    * is written; the entry is usable at once.
    */
-  create(key: Uint8Array, value: CollectionValue, expiresAt = 0): MaybePending<void> {
+  create(key: Uint8Array, value: CollectionValue, expiresAt = 0): Promise<void> | undefined {
     const hash = KeyTable.hash(key);
     let e = this.table.find(key, hash);
     if (e === undefined) {
@@ -157,7 +157,7 @@ export class CollectionStore {
   }
 
   /** Deletes the key (a collection left empty): drops the entry and removes the record. */
-  delete(key: Uint8Array): MaybePending<void> {
+  delete(key: Uint8Array): Promise<void> | undefined {
     const e = this.table.find(key);
     if (e === undefined) {
       const r = this.store.remove(key);
@@ -174,7 +174,7 @@ export class CollectionStore {
   }
 
   /** Writes the record of `key` from its cached structure when that is dirty (before a record-level read). */
-  writeBack(key: Uint8Array): MaybePending<void> {
+  writeBack(key: Uint8Array): Promise<void> | undefined {
     const e = this.table.find(key);
     if (e === undefined) return undefined;
     return this.schedule(e, () => this.writeOp(e));
@@ -269,7 +269,7 @@ export class CollectionStore {
   // ---- writes ----------------------------------------------------------------------
 
   /** Runs `op` after the entry's previous write (if still in flight); tracks it as the entry's last write. */
-  private schedule(e: CacheEntry, op: () => Promise<void> | undefined): MaybePending<void> {
+  private schedule(e: CacheEntry, op: () => Promise<void> | undefined): Promise<void> | undefined {
     let p: Promise<void> | undefined;
     if (e.writing === null) {
       p = op();
@@ -296,6 +296,11 @@ export class CollectionStore {
   private writeOp(e: CacheEntry): Promise<void> | undefined {
     const value = e.value;
     if (!e.dirty || value === null) return undefined;
+    if (e.expiresAt !== 0 && e.expiresAt <= this.now()) {
+      // Expired: the key is gone; writing it back could only resurrect it.
+      this.lost(e);
+      return undefined;
+    }
     e.dirty = false;
     this.counters.writeBacks++;
     const r = this.store.upsert(

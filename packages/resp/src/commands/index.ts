@@ -4,11 +4,13 @@ import { blockingCommands } from './blocking.js';
 import { clientCommand } from './client.js';
 import { commandCommand } from './command.js';
 import { connectionCommands } from './connection.js';
+import { hashCommands } from './hashes.js';
 import { keyCommands } from './keys.js';
 import { listCommands } from './lists.js';
 import { objectCommand } from './object.js';
 import { scanCommands } from './scan.js';
 import { serverCommands } from './server.js';
+import { setCommands } from './sets.js';
 import { type ShutdownHook, shutdownCommand } from './shutdown.js';
 import { stringCommands } from './strings.js';
 import { transactionCommands } from './transactions.js';
@@ -34,6 +36,8 @@ export function commandDefinitions(options: CommandSetOptions = {}): CommandDefi
     ...stringCommands,
     ...bitCommands,
     ...keyCommands,
+    ...hashCommands,
+    ...setCommands,
     ...zsetCommands,
     ...listCommands,
     ...blockingCommands,

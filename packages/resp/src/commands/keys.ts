@@ -1,4 +1,5 @@
-import type { ReadResult, StoreCore } from '@strata/hlog';
+import type { CollectionStore } from '@strata/collections';
+import { type ReadResult, RecordType, type StoreCore } from '@strata/hlog';
 import { eqi, parseInteger, pushTo } from '../args.js';
 import type { Client } from '../client.js';
 import type { CommandDefinition, CommandResult } from '../command-table.js';
@@ -41,6 +42,15 @@ function exists(store: StoreCore, key: Buffer): boolean | Promise<boolean> {
   return v.status === 'found';
 }
 
+/** DEL / UNLINK of one key: its cached collection goes first (nothing of it is written back). */
+function removeKey(c: Client): (store: StoreCore, key: Buffer) => boolean | Promise<boolean> {
+  const collections = c.collections;
+  return (store, key) => {
+    collections.invalidate(key);
+    return remove(store, key);
+  };
+}
+
 function remove(store: StoreCore, key: Buffer): boolean | Promise<boolean> {
   const v = store.remove(key);
   if (v.status === 'pending') return v.pending.then((r) => r.status === 'deleted');
@@ -58,6 +68,22 @@ function probe(store: StoreCore, key: Buffer): ReadResult | Promise<ReadResult> 
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/** TYPE's answer for a record type. */
+export function typeName(type: number): string {
+  switch (type) {
+    case RecordType.HASH:
+      return 'hash';
+    case RecordType.SET:
+      return 'set';
+    case RecordType.ZSET:
+      return 'zset';
+    case RecordType.LIST:
+      return 'list';
+    default:
+      return 'string';
+  }
+}
 
 function withProbe(c: Client, key: Buffer, f: (r: ReadResult) => CommandResult): CommandResult {
   const r = probe(c.store, key);
@@ -146,6 +172,7 @@ function expire(
     }
     if (when <= Date.now()) {
       // Already expired: the key goes now, as Redis deletes it.
+      c.collections.invalidate(key);
       const d = store.remove(key);
       if (d.status === 'pending') {
         return d.pending.then(() => {
@@ -155,24 +182,30 @@ function expire(
       c.reply.integer(1);
       return undefined;
     }
+    const collections = c.collections;
     const v = store.setExpiry(key, when);
     if (v.status === 'pending') {
       return v.pending.then((x) => {
+        if (x.status === 'ok') collections.expiryChanged(key, when);
         c.reply.integer(x.status === 'ok' ? 1 : 0);
       });
     }
+    if (v.status === 'ok') collections.expiryChanged(key, when);
     c.reply.integer(v.status === 'ok' ? 1 : 0);
     return undefined;
   });
 }
 
 function persist(c: Client, argv: Buffer[]): CommandResult {
+  const collections = c.collections;
   const v = c.store.setExpiry(argv[1]!, 0);
   if (v.status === 'pending') {
     return v.pending.then((r) => {
+      if (r.status === 'ok') collections.expiryChanged(argv[1]!, 0);
       c.reply.integer(r.status === 'ok' ? 1 : 0);
     });
   }
+  if (v.status === 'ok') collections.expiryChanged(argv[1]!, 0);
   c.reply.integer(v.status === 'ok' ? 1 : 0);
   return undefined;
 }
@@ -210,13 +243,20 @@ async function settled<T extends { status: string }>(
  */
 function transfer(
   c: Client,
-  from: StoreCore,
+  fromDb: number,
   src: Buffer,
-  to: StoreCore,
+  toDb: number,
   dst: Buffer,
   mode: 'rename' | 'renamenx' | 'copy' | 'copy-replace' | 'move',
 ): CommandResult {
   return c.server.runExclusive(c, async () => {
+    const keyspace = c.server.keyspace;
+    const from = await keyspace.ensure(fromDb);
+    const to = await keyspace.ensure(toDb);
+    const fromCollections = keyspace.collections(fromDb) as CollectionStore;
+    const toCollections = keyspace.collections(toDb) as CollectionStore;
+    // A cached collection is written back first: the record is what moves.
+    await fromCollections.writeBack(src);
     const r = await readValue(from, src);
     if (r.status === 'notFound') {
       if (mode === 'rename' || mode === 'renamenx') throw noSuchKeyError();
@@ -239,8 +279,12 @@ function transfer(
         return;
       }
     }
-    await settled(to.upsert(dst, r.value, r.expiresAt, 0));
-    if (mode !== 'copy' && mode !== 'copy-replace') await settled(from.remove(src));
+    toCollections.invalidate(dst);
+    await settled(to.upsert(dst, r.value, r.expiresAt, 0, r.type));
+    if (mode !== 'copy' && mode !== 'copy-replace') {
+      fromCollections.invalidate(src);
+      await settled(from.remove(src));
+    }
     if (mode === 'rename') c.reply.simple('OK');
     else c.reply.integer(1);
   });
@@ -263,20 +307,13 @@ function copy(c: Client, argv: Buffer[]): CommandResult {
     } else throw syntaxError();
   }
   if (db === c.db && argv[1]!.equals(argv[2]!)) throw sameObjectError();
-  const from = c.store;
-  const mode = replace ? 'copy-replace' : 'copy';
-  const to = c.server.keyspace.get(db);
-  if (to !== undefined) return transfer(c, from, argv[1]!, to, argv[2]!, mode);
-  return c.server.keyspace.ensure(db).then((s) => transfer(c, from, argv[1]!, s, argv[2]!, mode));
+  return transfer(c, c.db, argv[1]!, db, argv[2]!, replace ? 'copy-replace' : 'copy');
 }
 
 function move(c: Client, argv: Buffer[]): CommandResult {
   const db = dbArgument(c, argv[2]!);
   if (db === c.db) throw sameObjectError();
-  const from = c.store;
-  const to = c.server.keyspace.get(db);
-  if (to !== undefined) return transfer(c, from, argv[1]!, to, argv[1]!, 'move');
-  return c.server.keyspace.ensure(db).then((s) => transfer(c, from, argv[1]!, s, argv[1]!, 'move'));
+  return transfer(c, c.db, argv[1]!, db, argv[1]!, 'move');
 }
 
 // ---- the table -----------------------------------------------------------------
@@ -335,7 +372,7 @@ export const keyCommands: CommandDefinition[] = [
     since: '1.0.0',
     complexity: 'O(N) where N is the number of keys that will be removed.',
     summary: 'Deletes one or more keys.',
-    handler: (c, argv) => countKeys(c, argv, remove),
+    handler: (c, argv) => countKeys(c, argv, removeKey(c)),
   },
   {
     name: 'unlink',
@@ -347,7 +384,7 @@ export const keyCommands: CommandDefinition[] = [
     since: '4.0.0',
     complexity: 'O(1) for each key removed regardless of its size.',
     summary: 'Asynchronously deletes one or more keys.',
-    handler: (c, argv) => countKeys(c, argv, remove),
+    handler: (c, argv) => countKeys(c, argv, removeKey(c)),
   },
   {
     name: 'exists',
@@ -383,7 +420,7 @@ export const keyCommands: CommandDefinition[] = [
     summary: 'Determines the type of value stored at a key.',
     handler(c, argv) {
       return withProbe(c, argv[1]!, (r) => {
-        c.reply.simple(r.status === 'found' ? 'string' : 'none');
+        c.reply.simple(r.status === 'found' ? typeName(r.type) : 'none');
         return undefined;
       });
     },
@@ -431,7 +468,7 @@ export const keyCommands: CommandDefinition[] = [
     since: '1.0.0',
     complexity: 'O(1)',
     summary: 'Renames a key and overwrites the destination.',
-    handler: (c, argv) => transfer(c, c.store, argv[1]!, c.store, argv[2]!, 'rename'),
+    handler: (c, argv) => transfer(c, c.db, argv[1]!, c.db, argv[2]!, 'rename'),
   },
   {
     name: 'renamenx',
@@ -444,7 +481,7 @@ export const keyCommands: CommandDefinition[] = [
     since: '1.0.0',
     complexity: 'O(1)',
     summary: "Renames a key only when the target key name doesn't exist.",
-    handler: (c, argv) => transfer(c, c.store, argv[1]!, c.store, argv[2]!, 'renamenx'),
+    handler: (c, argv) => transfer(c, c.db, argv[1]!, c.db, argv[2]!, 'renamenx'),
   },
   {
     name: 'copy',

@@ -1,3 +1,4 @@
+import { RecordType } from '@strata/hlog';
 import type { Client } from '../client.js';
 import type { CommandDefinition, CommandHandler, CommandResult } from '../command-table.js';
 import { CommandError } from '../errors.js';
@@ -43,6 +44,43 @@ function withValue(
     return undefined;
   };
 }
+
+/**
+ * OBJECT ENCODING: a string's from its bytes; a collection's from its
+ * structure (listpack, intset, hashtable...), loaded into the cache if need be.
+ */
+const encoding: CommandHandler = (c, argv): CommandResult => {
+  const key = argv[2]!;
+  const reply = (r: { status: 'found'; type: number } | { status: 'notFound' }): CommandResult => {
+    if (r.status === 'notFound') {
+      c.reply.null();
+      return undefined;
+    }
+    if (r.type === RecordType.STRING) {
+      const v = c.store.read(key);
+      if (v.status === 'found') c.reply.bulk(stringEncoding(v.bytes, v.offset, v.length));
+      else if (v.status === 'notFound') c.reply.null();
+      else {
+        return v.pending.then((x) => {
+          if (x.status === 'found') c.reply.bulk(stringEncoding(x.value, 0, x.value.length));
+          else c.reply.null();
+        });
+      }
+      return undefined;
+    }
+    const found = c.collections.get(key, r.type);
+    const answer = (x: Awaited<typeof found>) => {
+      if (x.status === 'found') c.reply.bulk(x.value.encoding());
+      else c.reply.null();
+    };
+    if (found instanceof Promise) return found.then(answer);
+    answer(found);
+    return undefined;
+  };
+  const p = c.store.probe(key);
+  if (p.status === 'pending') return p.pending.then((r) => reply(r));
+  return reply(p);
+};
 
 const noLfuError = () =>
   new CommandError(
@@ -101,13 +139,7 @@ export const objectCommand: CommandDefinition = {
   complexity: 'Depends on subcommand.',
   summary: 'A container for object introspection commands.',
   subcommands: [
-    sub(
-      'encoding',
-      'Returns the internal encoding of a Redis object.',
-      withValue((c, b, o, l) => {
-        c.reply.bulk(stringEncoding(b, o, l));
-      }),
-    ),
+    sub('encoding', 'Returns the internal encoding of a Redis object.', encoding),
     sub(
       'freq',
       'Returns the logarithmic access frequency counter of a Redis object.',

@@ -5,6 +5,7 @@ import {
   incrFunctions,
   MAX_VALUE_LENGTH,
   type ReadResult,
+  RecordType,
   type RmwFunctions,
   SetFlag,
   type SetRangeContext,
@@ -39,10 +40,18 @@ import { ExpiryUnit, expiryMs, expiryOption, optionValue } from './expiry.js';
 
 // ---- helpers ------------------------------------------------------------------
 
+const STRING = RecordType.STRING;
+
+/** WRONGTYPE when a found record holds a collection (string commands read strings only). */
+function mustBeString(v: { status: string; type?: number }): void {
+  if (v.status === 'found' && v.type !== STRING) throw wrongTypeError();
+}
+
 /** Writes a read's value, or null. Views are written at once: the store reuses them. */
 function replyRead(c: Client, store: StoreCore, key: Buffer): CommandResult {
   const v = store.read(key);
   if (v.status === 'found') {
+    mustBeString(v);
     c.reply.bulkRange(v.bytes, v.offset, v.length);
     return undefined;
   }
@@ -51,15 +60,17 @@ function replyRead(c: Client, store: StoreCore, key: Buffer): CommandResult {
     return undefined;
   }
   return v.pending.then((r) => {
+    mustBeString(r);
     if (r.status === 'found') c.reply.bulk(r.value);
     else c.reply.null();
   });
 }
 
-/** A read as an owned result (a copy), sync when the record is in memory. */
+/** A read as an owned result (a copy), sync when the record is in memory; WRONGTYPE for a collection. */
 function readOwned(store: StoreCore, key: Buffer): ReadResult | Promise<ReadResult> {
   const v = store.read(key);
   if (v.status === 'found') {
+    mustBeString(v);
     return {
       status: 'found',
       value: Buffer.from(v.bytes.subarray(v.offset, v.offset + v.length)),
@@ -68,7 +79,10 @@ function readOwned(store: StoreCore, key: Buffer): ReadResult | Promise<ReadResu
     };
   }
   if (v.status === 'notFound') return { status: 'notFound' };
-  return v.pending;
+  return v.pending.then((r) => {
+    mustBeString(r);
+    return r;
+  });
 }
 
 function then<T>(v: T | Promise<T>, f: (v: T) => void): CommandResult {
@@ -85,10 +99,16 @@ function setAndReply(
   expiresAt: number,
   flags: number,
 ): CommandResult {
+  // A write that replaces whatever the key holds drops its cached collection
+  // first; one that may not write (NX, GET over another type) only once it did.
+  const collections = c.collections;
+  if ((flags & (SetFlag.NX | SetFlag.GET)) === 0) collections.invalidate(key);
   const v = c.store.upsert(key, value, expiresAt, flags);
   const get = (flags & SetFlag.GET) !== 0;
   if (v.status === 'pending') {
     return v.pending.then((r) => {
+      if (r.status === 'wrongType') throw wrongTypeError();
+      if (r.status === 'ok') collections.invalidate(key);
       if (get) {
         if (r.old === null) c.reply.null();
         else c.reply.bulk(r.old);
@@ -96,6 +116,8 @@ function setAndReply(
       else c.reply.null();
     });
   }
+  if (v.status === 'wrongType') throw wrongTypeError();
+  if (v.status === 'ok') collections.invalidate(key);
   if (get) {
     const old = v.old;
     if (old === null) c.reply.null();
@@ -212,7 +234,8 @@ function mget(c: Client, argv: Buffer[]): CommandResult {
     const v = store.read(argv[i]!);
     if (v.status === 'pending') return mgetRest(c, store, argv, i, v.pending);
     if (i === 1) c.reply.array(n);
-    if (v.status === 'found') c.reply.bulkRange(v.bytes, v.offset, v.length);
+    // A collection is nil to MGET, as in Redis.
+    if (v.status === 'found' && v.type === STRING) c.reply.bulkRange(v.bytes, v.offset, v.length);
     else c.reply.null();
   }
   return undefined;
@@ -230,7 +253,7 @@ function mgetRest(
   return Promise.all([pending, rest]).then(([head, batch]) => {
     if (first === 1) c.reply.array(argv.length - 1);
     const reply = (r: ReadResult) => {
-      if (r.status === 'found') c.reply.bulk(r.value);
+      if (r.status === 'found' && r.type === STRING) c.reply.bulk(r.value);
       else c.reply.null();
     };
     reply(head);
@@ -241,8 +264,10 @@ function mgetRest(
 function mset(c: Client, argv: Buffer[]): CommandResult {
   if (argv.length % 2 === 0) throw wrongArityError('mset');
   const store = c.store;
+  const collections = c.collections;
   let waits: Promise<unknown>[] | null = null;
   for (let i = 1; i < argv.length; i += 2) {
+    collections.invalidate(argv[i]!);
     const v = store.upsert(argv[i]!, argv[i + 1]!, 0, 0);
     if (v.status === 'pending') waits = pushTo(waits, v.pending);
   }
@@ -267,7 +292,9 @@ function msetNx(c: Client, argv: Buffer[]): CommandResult {
   }
   const write = (): CommandResult => {
     let w: Promise<unknown>[] | null = null;
+    const collections = c.collections;
     for (let i = 1; i < argv.length; i += 2) {
+      collections.invalidate(argv[i]!);
       const v = store.upsert(argv[i]!, argv[i + 1]!, 0, 0);
       if (v.status === 'pending') w = pushTo(w, v.pending);
     }
@@ -383,20 +410,24 @@ function incrBy(c: Client, key: Buffer, delta: number | bigint): CommandResult {
     const ctx: IncrContext = { delta, result: 0 };
     const v = store.readModifyWrite(key, incrFunctions, ctx);
     if (v.status !== 'pending') {
+      if (v.status === 'wrongType') throw wrongTypeError();
       c.reply.integer(ctx.result);
       return undefined;
     }
-    return v.pending.then(() => {
+    return v.pending.then((r) => {
+      if (r.status === 'wrongType') throw wrongTypeError();
       c.reply.integer(ctx.result);
     });
   }
   const ctx: BigIncrContext = { delta: BigInt(delta), result: 0 };
   const v = store.readModifyWrite(key, bigIncrFunctions, ctx);
   if (v.status !== 'pending') {
+    if (v.status === 'wrongType') throw wrongTypeError();
     c.reply.integer(ctx.result);
     return undefined;
   }
-  return v.pending.then(() => {
+  return v.pending.then((r) => {
+    if (r.status === 'wrongType') throw wrongTypeError();
     c.reply.integer(ctx.result);
   });
 }
@@ -440,10 +471,12 @@ function incrByFloat(c: Client, argv: Buffer[]): CommandResult {
   const ctx: FloatContext = { delta, text: '' };
   const v = c.store.readModifyWrite(argv[1]!, floatFunctions, ctx);
   if (v.status !== 'pending') {
+    if (v.status === 'wrongType') throw wrongTypeError();
     c.reply.bulk(ctx.text);
     return undefined;
   }
-  return v.pending.then(() => {
+  return v.pending.then((r) => {
+    if (r.status === 'wrongType') throw wrongTypeError();
     c.reply.bulk(ctx.text);
   });
 }
@@ -452,10 +485,12 @@ function incrByFloat(c: Client, argv: Buffer[]): CommandResult {
 
 function strlen(c: Client, argv: Buffer[]): CommandResult {
   const v = c.store.read(argv[1]!);
+  mustBeString(v);
   if (v.status === 'found') c.reply.integer(v.length);
   else if (v.status === 'notFound') c.reply.integer(0);
   else {
     return v.pending.then((r) => {
+      mustBeString(r);
       c.reply.integer(r.status === 'found' ? r.value.length : 0);
     });
   }
@@ -482,10 +517,12 @@ function getRange(c: Client, argv: Buffer[]): CommandResult {
     else c.reply.bulkRange(bytes, offset + start, end - start + 1);
   };
   const v = c.store.read(argv[1]!);
+  mustBeString(v);
   if (v.status === 'found') write(v.bytes, v.offset, v.length);
   else if (v.status === 'notFound') c.reply.bulk('');
   else {
     return v.pending.then((r) => {
+      mustBeString(r);
       if (r.status === 'found') write(r.value, 0, r.value.length);
       else c.reply.bulk('');
     });
@@ -542,9 +579,11 @@ export const stringCommands: CommandDefinition[] = [
       const v = c.store.upsert(argv[1]!, argv[2]!, 0, SetFlag.NX);
       if (v.status === 'pending') {
         return v.pending.then((r) => {
+          if (r.status === 'ok') c.collections.invalidate(argv[1]!);
           c.reply.integer(r.status === 'ok' ? 1 : 0);
         });
       }
+      if (v.status === 'ok') c.collections.invalidate(argv[1]!);
       c.reply.integer(v.status === 'ok' ? 1 : 0);
       return undefined;
     },

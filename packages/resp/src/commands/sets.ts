@@ -1,0 +1,549 @@
+import { latin1, SetValue } from '@strata/collections';
+import { RecordType } from '@strata/hlog';
+import { eqi, parseInteger } from '../args.js';
+import type { Client } from '../client.js';
+import type { CommandDefinition, CommandResult } from '../command-table.js';
+import { CommandError, syntaxError } from '../errors.js';
+import {
+  after,
+  bulkLatin1,
+  type Found,
+  matches,
+  parseCollectionScan,
+  withCollection,
+  withCollections,
+} from './collection-access.js';
+import { parseCursor } from './scan.js';
+
+/**
+ * Set commands (Redis 7 semantics) on the cached SetValue of each key.
+ * Multi-key commands look every key up at once (keys on disk are read
+ * concurrently) and answer WRONGTYPE when any of them holds another type,
+ * before anything is computed, as Redis does.
+ */
+
+const SET = RecordType.SET;
+
+const mustBePositiveError = () =>
+  new CommandError('ERR_SYNTAX', 'ERR value is out of range, must be positive');
+
+/** An integer argument whose parse error has the command's own wording (Redis's getRangeLong...OrReply). */
+function integerOr(arg: Buffer, error: () => CommandError): number {
+  try {
+    return parseInteger(arg);
+  } catch {
+    throw error();
+  }
+}
+
+function read(c: Client, key: Buffer, f: (s: SetValue | null) => void): CommandResult {
+  return withCollection<SetValue>(c, key, SET, (s) => {
+    f(s);
+    return undefined;
+  });
+}
+
+/** After members were removed from `s` at `key`: delete it when empty, else mark it changed. */
+function afterRemoval(c: Client, key: Buffer, s: SetValue, reply: () => void): CommandResult {
+  if (s.size === 0) return after(c.collections.delete(key), reply);
+  c.collections.changed(key, s);
+  reply();
+  return undefined;
+}
+
+function sadd(c: Client, argv: Buffer[]): CommandResult {
+  const key = argv[1]!;
+  return withCollection<SetValue>(c, key, SET, (found) => {
+    const s = found ?? SetValue.empty();
+    let added = 0;
+    for (let i = 2; i < argv.length; i++) if (s.add(latin1(argv[i]!))) added++;
+    const reply = () => c.reply.integer(added);
+    if (found === null) return after(c.collections.create(key, s), reply);
+    if (added > 0) c.collections.changed(key, s);
+    reply();
+    return undefined;
+  });
+}
+
+function srem(c: Client, argv: Buffer[]): CommandResult {
+  const key = argv[1]!;
+  return withCollection<SetValue>(c, key, SET, (s) => {
+    let n = 0;
+    if (s !== null) for (let i = 2; i < argv.length; i++) if (s.delete(latin1(argv[i]!))) n++;
+    const reply = () => c.reply.integer(n);
+    if (s === null || n === 0) {
+      reply();
+      return undefined;
+    }
+    return afterRemoval(c, key, s, reply);
+  });
+}
+
+/** Members as a RESP3 set (an array in RESP2). */
+function replyMembers(c: Client, members: Iterable<string>, n: number): void {
+  c.reply.set(n);
+  for (const m of members) bulkLatin1(c.reply, m);
+}
+
+function smembers(c: Client, argv: Buffer[]): CommandResult {
+  return read(c, argv[1]!, (s) => {
+    c.reply.set(s?.size ?? 0);
+    s?.forEach((m) => {
+      bulkLatin1(c.reply, m);
+    });
+  });
+}
+
+function spop(c: Client, argv: Buffer[]): CommandResult {
+  const key = argv[1]!;
+  if (argv.length > 3) throw syntaxError();
+  if (argv.length === 2) {
+    return withCollection<SetValue>(c, key, SET, (s) => {
+      if (s === null) {
+        c.reply.null();
+        return undefined;
+      }
+      const m = s.random(Math.random);
+      s.delete(m);
+      return afterRemoval(c, key, s, () => bulkLatin1(c.reply, m));
+    });
+  }
+  const count = integerOr(argv[2]!, mustBePositiveError);
+  if (count < 0) throw mustBePositiveError();
+  return withCollection<SetValue>(c, key, SET, (s) => {
+    if (s === null || count === 0) {
+      c.reply.set(0);
+      return undefined;
+    }
+    const popped: string[] = [];
+    if (count >= s.size) {
+      s.forEach((m) => {
+        popped.push(m);
+      });
+      for (const m of popped) s.delete(m);
+    } else {
+      for (let i = 0; i < count; i++) {
+        const m = s.random(Math.random);
+        s.delete(m);
+        popped.push(m);
+      }
+    }
+    return afterRemoval(c, key, s, () => replyMembers(c, popped, popped.length));
+  });
+}
+
+function srandmember(c: Client, argv: Buffer[]): CommandResult {
+  if (argv.length > 3) throw syntaxError();
+  if (argv.length === 2) {
+    return read(c, argv[1]!, (s) => {
+      if (s === null) c.reply.null();
+      else bulkLatin1(c.reply, s.random(Math.random));
+    });
+  }
+  const l = parseInteger(argv[2]!);
+  return read(c, argv[1]!, (s) => {
+    const w = c.reply;
+    if (s === null || l === 0) {
+      w.array(0);
+      return;
+    }
+    if (l < 0 || l === 1) {
+      const n = Math.abs(l);
+      w.array(n);
+      for (let i = 0; i < n; i++) bulkLatin1(w, s.random(Math.random));
+      return;
+    }
+    if (l >= s.size) {
+      w.array(s.size);
+      s.forEach((m) => {
+        bulkLatin1(w, m);
+      });
+      return;
+    }
+    const picked = new Set<string>();
+    if (l * 3 <= s.size) {
+      while (picked.size < l) picked.add(s.random(Math.random));
+    } else {
+      const all: string[] = [];
+      s.forEach((m) => {
+        all.push(m);
+      });
+      for (let i = 0; i < l; i++) {
+        const j = i + Math.floor(Math.random() * (all.length - i));
+        const t = all[i]!;
+        all[i] = all[j]!;
+        all[j] = t;
+        picked.add(all[i]!);
+      }
+    }
+    w.array(picked.size);
+    for (const m of picked) bulkLatin1(w, m);
+  });
+}
+
+function smove(c: Client, argv: Buffer[]): CommandResult {
+  const src = argv[1]!;
+  const dst = argv[2]!;
+  const member = latin1(argv[3]!);
+  return withCollections<SetValue>(c, [src, dst], SET, ([from = null, to = null]) => {
+    if (from === null || !from.has(member)) {
+      c.reply.integer(0);
+      return undefined;
+    }
+    if (src.equals(dst)) {
+      c.reply.integer(1);
+      return undefined;
+    }
+    from.delete(member);
+    const cs = c.collections;
+    const waits: (Promise<void> | undefined)[] = [];
+    if (from.size === 0) waits.push(cs.delete(src));
+    else cs.changed(src, from);
+    if (to === null) {
+      const s = SetValue.empty();
+      s.add(member);
+      waits.push(cs.create(dst, s));
+    } else if (to.add(member)) cs.changed(dst, to);
+    const pending = waits.filter((p) => p !== undefined);
+    const reply = () => c.reply.integer(1);
+    if (pending.length === 0) {
+      reply();
+      return undefined;
+    }
+    return Promise.all(pending).then(() => {
+      reply();
+    });
+  });
+}
+
+// ---- SINTER / SUNION / SDIFF -----------------------------------------------------
+
+type SetOp = 'inter' | 'union' | 'diff';
+
+/** The members of the operation over `sets` (null = missing = empty), as Redis computes them. */
+function compute(op: SetOp, sets: Found<SetValue>[], limit = 0): string[] {
+  const out: string[] = [];
+  if (op === 'inter') {
+    if (sets.some((s) => s === null || s.size === 0)) return out;
+    const ordered = (sets as SetValue[]).slice().sort((a, b) => a.size - b.size);
+    const [smallest, ...rest] = ordered;
+    smallest!.forEach((m) => {
+      if (limit > 0 && out.length >= limit) return;
+      for (const s of rest) if (!s.has(m)) return;
+      out.push(m);
+    });
+    return out;
+  }
+  if (op === 'union') {
+    const seen = new Set<string>();
+    for (const s of sets)
+      s?.forEach((m) => {
+        seen.add(m);
+      });
+    return [...seen];
+  }
+  const [first, ...rest] = sets;
+  if (first === null || first === undefined) return out;
+  first.forEach((m) => {
+    for (const s of rest) if (s?.has(m)) return;
+    out.push(m);
+  });
+  return out;
+}
+
+function setOp(c: Client, argv: Buffer[], op: SetOp): CommandResult {
+  return withCollections<SetValue>(c, argv.slice(1), SET, (sets) => {
+    const members = compute(op, sets);
+    replyMembers(c, members, members.length);
+    return undefined;
+  });
+}
+
+function setOpStore(c: Client, argv: Buffer[], op: SetOp): CommandResult {
+  const dst = argv[1]!;
+  return withCollections<SetValue>(c, argv.slice(2), SET, (sets) => {
+    const members = compute(op, sets);
+    const cs = c.collections;
+    const reply = () => c.reply.integer(members.length);
+    if (members.length === 0) {
+      // The destination goes, whatever it held (Redis deletes it).
+      cs.invalidate(dst);
+      const r = c.store.remove(dst);
+      if (r.status === 'pending') {
+        return r.pending.then(() => {
+          reply();
+        });
+      }
+      reply();
+      return undefined;
+    }
+    const s = SetValue.empty();
+    for (const m of members) s.add(m);
+    return after(cs.create(dst, s), reply);
+  });
+}
+
+function sintercard(c: Client, argv: Buffer[]): CommandResult {
+  const numkeysError = () => new CommandError('ERR_SYNTAX', 'ERR numkeys should be greater than 0');
+  const numkeys = integerOr(argv[1]!, numkeysError);
+  if (numkeys <= 0) throw numkeysError();
+  if (numkeys > argv.length - 2) {
+    throw new CommandError('ERR_SYNTAX', "ERR Number of keys can't be greater than number of args");
+  }
+  let limit = 0;
+  for (let i = 2 + numkeys; i < argv.length; i++) {
+    if (eqi(argv[i]!, 'limit') && i + 1 < argv.length) {
+      const limitError = () => new CommandError('ERR_SYNTAX', "ERR LIMIT can't be negative");
+      limit = integerOr(argv[++i]!, limitError);
+      if (limit < 0) throw limitError();
+    } else throw syntaxError();
+  }
+  return withCollections<SetValue>(c, argv.slice(2, 2 + numkeys), SET, (sets) => {
+    c.reply.integer(compute('inter', sets, limit).length);
+    return undefined;
+  });
+}
+
+function sscan(c: Client, argv: Buffer[]): CommandResult {
+  const cursor = parseCursor(argv[2]!);
+  return read(c, argv[1]!, (s) => {
+    const w = c.reply;
+    if (s === null) {
+      w.array(2);
+      w.bulk('0');
+      w.array(0);
+      return;
+    }
+    const opts = parseCollectionScan(argv, 3, false);
+    const out: string[] = [];
+    const next = s.scan(cursor, opts.count, (m) => {
+      if (matches(opts.match, m)) out.push(m);
+    });
+    w.array(2);
+    w.bulk(String(next));
+    w.array(out.length);
+    for (const m of out) bulkLatin1(w, m);
+  });
+}
+
+// ---- the table -----------------------------------------------------------------
+
+const key1 = { firstKey: 1, lastKey: 1, step: 1 } as const;
+const allKeys = { firstKey: 1, lastKey: -1, step: 1 } as const;
+const set = { acl: ['set'], group: 'set' } as const;
+
+const def = (d: Omit<CommandDefinition, 'acl' | 'group'>): CommandDefinition => ({ ...set, ...d });
+
+export const setCommands: CommandDefinition[] = [
+  def({
+    name: 'sadd',
+    arity: -3,
+    flags: ['write', 'denyoom', 'fast'],
+    ...key1,
+    keyFlags: ['RW', 'insert'],
+    since: '1.0.0',
+    complexity:
+      'O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.',
+    summary: "Adds one or more members to a set. Creates the key if it doesn't exist.",
+    handler: sadd,
+  }),
+  def({
+    name: 'srem',
+    arity: -3,
+    flags: ['write', 'fast'],
+    ...key1,
+    keyFlags: ['RW', 'delete'],
+    since: '1.0.0',
+    complexity: 'O(N) where N is the number of members to be removed.',
+    summary:
+      'Removes one or more members from a set. Deletes the set if the last member was removed.',
+    handler: srem,
+  }),
+  def({
+    name: 'scard',
+    arity: 2,
+    flags: ['readonly', 'fast'],
+    ...key1,
+    keyFlags: ['RO'],
+    since: '1.0.0',
+    complexity: 'O(1)',
+    summary: 'Returns the number of members in a set.',
+    handler: (c, a) => read(c, a[1]!, (s) => c.reply.integer(s?.size ?? 0)),
+  }),
+  def({
+    name: 'sismember',
+    arity: 3,
+    flags: ['readonly', 'fast'],
+    ...key1,
+    keyFlags: ['RO'],
+    since: '1.0.0',
+    complexity: 'O(1)',
+    summary: 'Determines whether a member belongs to a set.',
+    handler: (c, a) => read(c, a[1]!, (s) => c.reply.integer(s?.has(latin1(a[2]!)) ? 1 : 0)),
+  }),
+  def({
+    name: 'smismember',
+    arity: -3,
+    flags: ['readonly', 'fast'],
+    ...key1,
+    keyFlags: ['RO'],
+    since: '6.2.0',
+    complexity: 'O(N) where N is the number of elements being checked for membership',
+    summary: 'Determines whether multiple members belong to a set.',
+    handler: (c, a) =>
+      read(c, a[1]!, (s) => {
+        c.reply.array(a.length - 2);
+        for (let i = 2; i < a.length; i++) c.reply.integer(s?.has(latin1(a[i]!)) ? 1 : 0);
+      }),
+  }),
+  def({
+    name: 'smembers',
+    arity: 2,
+    flags: ['readonly'],
+    ...key1,
+    keyFlags: ['RO'],
+    tips: ['nondeterministic_output_order'],
+    since: '1.0.0',
+    complexity: 'O(N) where N is the set cardinality.',
+    summary: 'Returns all members of a set.',
+    handler: smembers,
+  }),
+  def({
+    name: 'spop',
+    arity: -2,
+    flags: ['write', 'fast'],
+    ...key1,
+    keyFlags: ['RW', 'access', 'delete'],
+    tips: ['nondeterministic_output'],
+    since: '1.0.0',
+    complexity:
+      'Without the count argument O(1), otherwise O(N) where N is the value of the passed count.',
+    summary:
+      'Returns one or more random members from a set after removing them. Deletes the set if the last member was popped.',
+    handler: spop,
+  }),
+  def({
+    name: 'srandmember',
+    arity: -2,
+    flags: ['readonly'],
+    ...key1,
+    keyFlags: ['RO'],
+    tips: ['nondeterministic_output'],
+    since: '1.0.0',
+    complexity:
+      'Without the count argument O(1), otherwise O(N) where N is the absolute value of the passed count.',
+    summary: 'Get one or multiple random members from a set',
+    handler: srandmember,
+  }),
+  def({
+    name: 'smove',
+    arity: 4,
+    flags: ['write', 'fast'],
+    firstKey: 1,
+    lastKey: 2,
+    step: 1,
+    keyFlags: ['RW', 'delete'],
+    since: '1.0.0',
+    complexity: 'O(1)',
+    summary: 'Moves a member from one set to another.',
+    handler: smove,
+  }),
+  def({
+    name: 'sinter',
+    arity: -2,
+    flags: ['readonly'],
+    ...allKeys,
+    keyFlags: ['RO', 'access'],
+    tips: ['nondeterministic_output_order'],
+    since: '1.0.0',
+    complexity:
+      'O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.',
+    summary: 'Returns the intersect of multiple sets.',
+    handler: (c, a) => setOp(c, a, 'inter'),
+  }),
+  def({
+    name: 'sintercard',
+    arity: -3,
+    flags: ['readonly'],
+    firstKey: 0,
+    lastKey: 0,
+    step: 0,
+    keyFlags: ['RO', 'access'],
+    since: '7.0.0',
+    complexity:
+      'O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.',
+    summary: 'Returns the number of members of the intersect of multiple sets.',
+    handler: sintercard,
+  }),
+  def({
+    name: 'sinterstore',
+    arity: -3,
+    flags: ['write', 'denyoom'],
+    ...allKeys,
+    keyFlags: ['OW', 'update'],
+    since: '1.0.0',
+    complexity:
+      'O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.',
+    summary: 'Stores the intersect of multiple sets in a key.',
+    handler: (c, a) => setOpStore(c, a, 'inter'),
+  }),
+  def({
+    name: 'sunion',
+    arity: -2,
+    flags: ['readonly'],
+    ...allKeys,
+    keyFlags: ['RO', 'access'],
+    tips: ['nondeterministic_output_order'],
+    since: '1.0.0',
+    complexity: 'O(N) where N is the total number of elements in all given sets.',
+    summary: 'Returns the union of multiple sets.',
+    handler: (c, a) => setOp(c, a, 'union'),
+  }),
+  def({
+    name: 'sunionstore',
+    arity: -3,
+    flags: ['write', 'denyoom'],
+    ...allKeys,
+    keyFlags: ['OW', 'update'],
+    since: '1.0.0',
+    complexity: 'O(N) where N is the total number of elements in all given sets.',
+    summary: 'Stores the union of multiple sets in a key.',
+    handler: (c, a) => setOpStore(c, a, 'union'),
+  }),
+  def({
+    name: 'sdiff',
+    arity: -2,
+    flags: ['readonly'],
+    ...allKeys,
+    keyFlags: ['RO', 'access'],
+    tips: ['nondeterministic_output_order'],
+    since: '1.0.0',
+    complexity: 'O(N) where N is the total number of elements in all given sets.',
+    summary: 'Returns the difference of multiple sets.',
+    handler: (c, a) => setOp(c, a, 'diff'),
+  }),
+  def({
+    name: 'sdiffstore',
+    arity: -3,
+    flags: ['write', 'denyoom'],
+    ...allKeys,
+    keyFlags: ['OW', 'update'],
+    since: '1.0.0',
+    complexity: 'O(N) where N is the total number of elements in all given sets.',
+    summary: 'Stores the difference of multiple sets in a key.',
+    handler: (c, a) => setOpStore(c, a, 'diff'),
+  }),
+  def({
+    name: 'sscan',
+    arity: -3,
+    flags: ['readonly'],
+    ...key1,
+    keyFlags: ['RO', 'access'],
+    tips: ['nondeterministic_output'],
+    since: '2.8.0',
+    complexity:
+      'O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..',
+    summary: 'Iterates over members of a set.',
+    handler: sscan,
+  }),
+];
