@@ -104,6 +104,10 @@ export class HybridLog {
   private tailIsBlob = false;
   /** Index in `ring.u32` of the tail page's used-bytes header word. */
   private tailUsedWord = 0;
+  /** An insert ending past this address pre-arms the next frame (`armNextFrame`). */
+  private armAt = Number.POSITIVE_INFINITY;
+  /** The page whose frame `armNextFrame` prepared (header written), or -1. */
+  private armedPage = -1;
   private flushIssuedUntil: number;
   private readonly framePage: Float64Array;
   private readonly mutablePages: number;
@@ -229,6 +233,7 @@ export class HybridLog {
       // touch a line (and OS page) gone cold while it filled, a TLB miss
       // that costs microseconds in a VM.
       this.ring.u32[this.tailUsedWord] = end - this.tailPageEnd + this.pageSize;
+      if (end > this.armAt) this.armNextFrame();
       return address;
     }
     const P = this.pageSize;
@@ -253,30 +258,74 @@ export class HybridLog {
     const nextStart = next * P;
     const frame = next % this.frameCount;
     this.framePage[frame] = next;
-    // The new page's header (writeOpenHeader, inline): the same cache line
-    // as the page's first record.
     const w = (frame * P) >>> 2;
-    u32[w] = PAGE_MAGIC;
-    u32[w + 1] = 0;
+    if (this.armedPage !== next) {
+      // The new page's header (writeOpenHeader, inline): the same cache
+      // line as the page's first record. Usually written already, near the
+      // end of the previous page (armNextFrame).
+      u32[w] = PAGE_MAGIC;
+      u32[w + 1] = 0;
+      u32[w + 3] = 0;
+      this.ring.f64[(w >>> 1) + 2] = nextStart;
+      u32[w + 6] = this.epoch;
+      u32[w + 7] = 0;
+    }
     u32[w + 2] = PAGE_HEADER_SIZE + size;
-    u32[w + 3] = 0;
-    this.ring.f64[(w >>> 1) + 2] = nextStart;
-    u32[w + 6] = this.epoch;
-    u32[w + 7] = 0;
     this.tailUsedWord = w + 2;
     this.tail = nextStart + PAGE_HEADER_SIZE + size;
     this.tailPageEnd = nextStart + P;
-    // shiftReadOnly, inline.
+    this.armAt = this.tailPageEnd - (P >>> 3);
+    // shiftReadOnly, inline. A flush in flight picks the new read-only
+    // pages up when it completes; only an idle flush worker is woken here.
     const readOnly = (next + 1 - this.mutablePages) * P;
     if (readOnly > this.readOnly) {
       this.readOnly = Math.min(readOnly, nextStart);
-      if (!this.flushScheduled) {
+      if (!this.flushScheduled && this.writing === 0) {
         this.flushScheduled = true;
         RESOLVED.then(this.runFlushesBound);
       }
     }
     return nextStart + PAGE_HEADER_SIZE;
   }
+
+  /**
+   * Prepares the frame of the next page while the current one still has
+   * room (an insert in its last eighth, once per page): when the frame's old
+   * page is flushed, `head` moves over it and the next page's header is
+   * written, so the insert that opens the page finds its first cache lines
+   * (and their TLB entry) warm and writes only the used bytes. Apart from
+   * the page-opening insert, so its cost is spread, not added.
+   */
+  private armNextFrame(): void {
+    this.armAt = Number.POSITIVE_INFINITY;
+    if (this.tailIsBlob || this.failure !== undefined) return;
+    const P = this.pageSize;
+    const next = this.tailPage + 1;
+    const needHead = (next - this.frameCount + 1) * P;
+    if (needHead > this.head) {
+      if (this.flushedUntil < needHead) return;
+      this.head = Math.max(needHead, this.begin);
+    }
+    const u32 = this.ring.u32;
+    const w = ((next % this.frameCount) * P) >>> 2;
+    u32[w] = PAGE_MAGIC;
+    u32[w + 1] = 0;
+    u32[w + 2] = PAGE_HEADER_SIZE;
+    u32[w + 3] = 0;
+    this.ring.f64[(w >>> 1) + 2] = next * P;
+    u32[w + 6] = this.epoch;
+    u32[w + 7] = 0;
+    // The lines the first records go to: read now, written soon.
+    let touch = 0;
+    for (let i = 16; i < 256; i += 16) touch |= u32[w + i]!;
+    this.armTouch = touch;
+    this.armedPage = next;
+  }
+
+  /** Keeps the pre-arm reads live. */
+  private armTouch = 0;
+  /** Device writes (pages, blobs) not settled yet. */
+  private writing = 0;
 
   /** Opens the next page (the tail page keeps what it holds). */
   private openNextPage(): boolean {
@@ -355,12 +404,15 @@ export class HybridLog {
 
   /** Writes `range`; resolves false when it failed (it is then in `failed`). */
   private issue(range: FlushRange): Promise<boolean> {
+    this.writing++;
     return range.write().then(
       () => {
+        this.writing--;
         this.complete(range);
         return true;
       },
       (e: unknown) => {
+        this.writing--;
         this.writeFailed(range, e);
         return false;
       },
@@ -369,6 +421,10 @@ export class HybridLog {
 
   private writeFailed(range: FlushRange, e: unknown): void {
     this.failed.push(range);
+    if (this.flushIssuedUntil < this.readOnly && !this.flushScheduled) {
+      this.flushScheduled = true;
+      RESOLVED.then(this.runFlushesBound);
+    }
     this.noteWriteError(e);
     // Waiters for flush progress would wait for this range forever.
     const waiters = this.waiters;
@@ -450,12 +506,15 @@ export class HybridLog {
       Promise.all([this.device.write(start + head.length, body), this.device.write(start, head)]),
     );
     this.blobsWritten++;
+    this.writing++;
     return range.write().then(
       () => {
+        this.writing--;
         this.complete(range);
         return start;
       },
       (e: unknown) => {
+        this.writing--;
         // The caller's buffer is theirs again once this rejects: a retry
         // writes a copy (the blob is then orphaned, skipped by scans).
         body = Buffer.from(value);
@@ -482,6 +541,11 @@ export class HybridLog {
       this.flushedUntil = first.end;
       this.inflight.shift();
       moved = true;
+    }
+    // Pages that became read-only while writes were in flight.
+    if (this.flushIssuedUntil < this.readOnly && !this.flushScheduled) {
+      this.flushScheduled = true;
+      RESOLVED.then(this.runFlushesBound);
     }
     if (moved) {
       this.clearWriteError();
