@@ -22,6 +22,7 @@ const { values } = parseArgs({
     redis: { type: 'boolean', default: false },
     'redis-frames': { type: 'string', default: '200000' },
     json: { type: 'boolean', default: false },
+    sessions: { type: 'string' },
     help: { type: 'boolean', default: false },
   },
 });
@@ -31,7 +32,8 @@ if (values.help) {
   --seed         seed of the run (default: from the clock; printed)
   --connections  fuzz connections at once (default 64)
   --redis        also send --redis-frames frames to a redis-server 7 started here
-  --json         print the whole report as JSON`);
+  --json         print the whole report as JSON
+  --sessions     replay these session seeds (comma separated, from a report), one connection`);
   process.exit(0);
 }
 const frames = Number(values.frames);
@@ -102,7 +104,14 @@ const progress = (p) =>
   process.stderr.write(
     `  ${p.frames} frames, ${p.sessions} connections, ${p.seconds.toFixed(0)} s\n`,
   );
-const r = await runFuzz({ frames, seed, connections, onProgress: progress });
+const replay = values.sessions?.split(',').map(Number);
+const r = await runFuzz({
+  frames,
+  seed,
+  connections: replay === undefined ? connections : 1,
+  onProgress: progress,
+  ...(replay === undefined ? {} : { sessions: replay }),
+});
 print(r);
 failed ||= r.failures.length > 0 || r.uncaught.length > 0;
 

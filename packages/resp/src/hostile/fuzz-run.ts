@@ -48,6 +48,8 @@ export interface FuzzOptions {
   readonly sessionTimeoutMs?: number;
   /** Called every few seconds. */
   readonly onProgress?: (p: { frames: number; sessions: number; seconds: number }) => void;
+  /** Replay: run these session seeds (from a report's failures), in order, instead of random ones. */
+  readonly sessions?: readonly number[];
 }
 
 export interface MemorySample {
@@ -176,9 +178,11 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const sessionOptions = { maxBulkLength, maxFrames };
   const worker = async (): Promise<void> => {
     while (frames < options.frames && failures.length < 50) {
-      const seed = master.nextUint32();
+      const replay = options.sessions;
+      if (replay !== undefined && sessions >= replay.length) break;
+      const seed = replay !== undefined ? replay[sessions]! : master.nextUint32();
       sessions++;
-      if (stalledEvery > 0 && sessions % stalledEvery === 0) {
+      if (replay === undefined && stalledEvery > 0 && sessions % stalledEvery === 0) {
         stalledSessions++;
         if (await stalledClient(port, admin, sessionTimeoutMs, fail)) stalledDisconnected++;
         continue;
