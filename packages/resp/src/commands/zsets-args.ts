@@ -1,6 +1,7 @@
 import { Before, type SortedSet } from '@strata/collections';
 import { parseInteger } from '../args.js';
 import { CommandError, notFloatError, notIntegerError } from '../errors.js';
+import { parseLongLong } from '../protocol/parse-long-long.js';
 
 /**
  * Arguments of the sorted set commands, parsed as Redis 7 parses them:
@@ -16,6 +17,11 @@ const HEX = /^[+-]?0x[\da-f]+$/i;
 /** A double as Redis's strtod-based parsers read it, or NaN when it is not one. */
 export function parseDouble(arg: Uint8Array): number {
   if (arg.length === 0 || arg.length > 5120) return Number.NaN;
+  // Integers (most scores) are read from the bytes, with no string made.
+  if (arg.length <= 15) {
+    const n = parseLongLong(arg, 0, arg.length);
+    if (!Number.isNaN(n)) return n;
+  }
   const s = Buffer.from(arg.buffer, arg.byteOffset, arg.length).toString('latin1');
   if (NUMBER.test(s)) return Number(s);
   if (INF.test(s)) return s[0] === '-' ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
