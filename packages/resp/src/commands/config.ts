@@ -32,7 +32,12 @@ const PARAMETERS: Record<string, Parameter> = {
   requirepass: {
     get: (s) => s.config.requirepass ?? '',
     set(s, v) {
-      s.config = { ...s.config, requirepass: v === '' ? null : v };
+      // `v` holds the argument's bytes as latin1, the password is compared
+      // as UTF-8: decode it, so AUTH with the same bytes matches.
+      const bytes = Buffer.from(v, 'latin1');
+      const text = bytes.toString('utf8');
+      const password = Buffer.from(text).equals(bytes) ? text : v;
+      s.config = { ...s.config, requirepass: v === '' ? null : password };
     },
   },
   maxclients: {
@@ -85,6 +90,29 @@ function configGet(c: Client, argv: Buffer[]): undefined {
   return undefined;
 }
 
+/**
+ * Redis settings no client may change at run time: the paths of files the
+ * server writes or reads (protected configs, refused unless
+ * enable-protected-configs, which is off) and start-up only ones
+ * (immutable). Refused with Redis's words, so CONFIG SET can never point the
+ * server at files outside its data directory.
+ */
+const REFUSED: Record<string, 'protected' | 'immutable'> = {
+  dir: 'protected',
+  dbfilename: 'protected',
+  appendfilename: 'immutable',
+  appenddirname: 'immutable',
+  logfile: 'immutable',
+  pidfile: 'immutable',
+  unixsocket: 'immutable',
+  aclfile: 'immutable',
+  'cluster-config-file': 'immutable',
+  'enable-protected-configs': 'immutable',
+  'enable-debug-command': 'immutable',
+  'enable-module-command': 'immutable',
+  daemonize: 'immutable',
+};
+
 function configSet(c: Client, argv: Buffer[]): undefined {
   if (argv.length % 2 !== 0) {
     throw new CommandError('ERR_SYNTAX', "ERR wrong number of arguments for 'config|set' command");
@@ -92,6 +120,14 @@ function configSet(c: Client, argv: Buffer[]): undefined {
   const changes: [Parameter, string][] = [];
   for (let i = 2; i < argv.length; i += 2) {
     const name = argv[i]!.toString('latin1');
+    const refused = REFUSED[name.toLowerCase()];
+    if (refused !== undefined) {
+      throw new CommandError(
+        'ERR_SYNTAX',
+        `ERR CONFIG SET failed (possibly related to argument '${name}') - can't set ${refused} config`,
+        true,
+      );
+    }
     const p = PARAMETERS[name.toLowerCase()];
     if (p === undefined || p.set === undefined) {
       throw new CommandError(
