@@ -11,6 +11,7 @@ import {
   PageFlag,
 } from './page-header.js';
 import {
+  align8,
   createRecordSpace,
   flagsOf,
   keyEquals,
@@ -20,6 +21,7 @@ import {
   RecordFlag,
   type RecordSpace,
   slotSize,
+  usedSize,
 } from './record-layout.js';
 import {
   FIRST_READ,
@@ -149,14 +151,20 @@ export async function readRecord(c: CoreState, address: number): Promise<RecordS
   c.counters.diskReads++;
   let n = await c.log.device.read(address, space.bytes);
   if (n < 16 || (flagsOf(space, 0) & RecordFlag.VALID) === 0) throw corrupt(c, address);
-  const size = slotSize(space, 0);
-  if (size < 16 || size > pageEnd - address || size % 8 !== 0) throw corrupt(c, address);
-  if (size > n) {
-    space = createRecordSpace(size);
+  // A record that shrank in place (FILLER) keeps its slot size in the word
+  // after its used bytes, which can lie past the first read: read up to it.
+  const used = align8(usedSize(space, 0));
+  const filler = (flagsOf(space, 0) & RecordFlag.FILLER) !== 0;
+  const need = filler ? used + 8 : used;
+  if (used < 16 || need > pageEnd - address) throw corrupt(c, address);
+  if (need > n) {
+    space = createRecordSpace(need);
     c.counters.diskReads++;
     n = await c.log.device.read(address, space.bytes);
-    if (n < size) throw corrupt(c, address);
+    if (n < need) throw corrupt(c, address);
   }
+  const size = slotSize(space, 0);
+  if (size < used || size > pageEnd - address || size % 8 !== 0) throw corrupt(c, address);
   return space;
 }
 
