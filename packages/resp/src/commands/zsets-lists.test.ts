@@ -269,6 +269,32 @@ describe('reply shapes (node-redis, RESP2 and RESP3)', () => {
   }
 });
 
+describe('ZSCAN', () => {
+  test('returns every member present for the whole iteration while members are removed and added', async () => {
+    const r = await io(3);
+    const n = 2000;
+    await r.zadd('scan', ...Array.from({ length: n }, (_, i) => [i % 50, `m${i}`]).flat());
+    const seen = new Set<string>();
+    let cursor = '0';
+    let calls = 0;
+    do {
+      const [next, items] = await r.zscan('scan', cursor, 'COUNT', 25);
+      for (let i = 0; i < items.length; i += 2) seen.add(items[i]!);
+      // Remove what was returned (the usual scan-and-delete loop) and add new members.
+      const returned = items.filter((_, i) => i % 2 === 0);
+      if (returned.length > 0) await r.zrem('scan', ...returned);
+      await r.zadd('scan', 25, `new${calls}`);
+      cursor = next;
+      calls++;
+    } while (cursor !== '0' && calls < 10_000);
+    for (let i = 0; i < n; i++) expect(seen.has(`m${i}`)).toBe(true);
+    await r.zadd('scan', 1, 'tail1', 2, 'tail2', 3, 'other');
+    const [, matched] = await r.zscan('scan', 0, 'MATCH', 'tail*', 'COUNT', 10_000, 'NOSCORES');
+    expect(matched).toEqual(['tail1', 'tail2']);
+    r.disconnect();
+  });
+});
+
 describe('blocking pops', () => {
   test('clients blocked on a key are served in the order they blocked, then time out', async () => {
     const [a, b, c, pusher] = await Promise.all([io(5), io(5), io(5), io(5)]);
