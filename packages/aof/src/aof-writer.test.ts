@@ -17,13 +17,18 @@ beforeEach(async () => {
 });
 afterEach(() => cleanup());
 
-async function writer(policy: FsyncPolicy, statuses: (AofError | null)[] = []) {
+async function writer(
+  policy: FsyncPolicy,
+  statuses: (AofError | null)[] = [],
+  maxSyncsInFlight = 1,
+) {
   const path = join(dir, 'a.aof');
   const h = await fs.open(path, 'new');
   const w = new AofWriter(1, h, 0, {
     policy,
     retryMs: 10,
     syncIntervalMs: 30,
+    maxSyncsInFlight,
     onStatus: (e) => statuses.push(e),
   });
   return { w, path };
@@ -98,6 +103,50 @@ describe('AofWriter', () => {
     expect(cmds.length).toBe(400);
     expect(cmds[100]).toBe('0:INCR n0');
     expect(cmds[101]).toBe('1:INCR n1');
+  });
+
+  it('always: a batch written while syncs run gets its own sync at once, up to maxSyncsInFlight', async () => {
+    const { w, path } = await writer('always', [], 2);
+    let release!: () => void;
+    fs.syncGate = new Promise((r) => {
+      release = r;
+    });
+    const batches: Promise<void>[] = [];
+    for (let b = 0; b < 3; b++) {
+      batches.push(w.append(0, args('SET', `k${b}`, 'v'))!);
+      await new Promise((r) => setTimeout(r, 15));
+    }
+    // Two syncs run at once; the third batch waits for a slot (and gathers what comes meanwhile).
+    expect(fs.syncs).toBe(2);
+    expect(fs.writes).toBe(2);
+    fs.syncGate = null;
+    release();
+    await Promise.all(batches);
+    expect(fs.syncs).toBe(3);
+    await w.close();
+    expect(await commandsIn(path)).toEqual(['0:SET k0 v', '0:SET k1 v', '0:SET k2 v']);
+  });
+
+  it('always: a sync failing while another runs fails both batches; the bytes are rewritten and synced', async () => {
+    const { w, path } = await writer('always', [], 2);
+    let release!: () => void;
+    fs.syncGate = new Promise((r) => {
+      release = r;
+    });
+    fs.failSyncs = true;
+    const a = w.append(0, args('SET', 'a', '1'))!;
+    await new Promise((r) => setTimeout(r, 15));
+    const b = w.append(0, args('SET', 'b', '2'))!;
+    await new Promise((r) => setTimeout(r, 15));
+    fs.syncGate = null;
+    release();
+    await expect(a).rejects.toMatchObject({ code: 'ERR_AOF_WRITE' });
+    await expect(b).rejects.toMatchObject({ code: 'ERR_AOF_WRITE' });
+    fs.failSyncs = false;
+    await w.append(0, args('SET', 'c', '3'));
+    expect(w.error).toBeNull();
+    await w.close();
+    expect(await commandsIn(path)).toEqual(['0:SET a 1', '0:SET b 2', '0:SET c 3']);
   });
 
   it('everysec writes at once and syncs in the background; no never syncs before close', async () => {

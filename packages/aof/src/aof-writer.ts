@@ -21,6 +21,13 @@ export interface AofWriterOptions {
   retryMs?: number;
   /** `everysec` period. Default 1000 ms. */
   syncIntervalMs?: number;
+  /**
+   * `always`: syncs allowed in flight at once. A batch is written and its
+   * sync starts while earlier ones still run (each sync covers every byte
+   * written before it started), so commit latency is one sync, not a queue
+   * of them. Default 3 (Node's thread pool has 4 threads).
+   */
+  maxSyncsInFlight?: number;
 }
 
 interface Deferred {
@@ -52,8 +59,8 @@ class Target {
   synced: number;
   /** Database of the last command; -1 forces a SELECT. */
   db = -1;
-  /** With `always`: bytes written since the last sync, rewritten if the sync fails. */
-  readonly unsynced: Buffer[] = [];
+  /** With `always`: bytes written and not yet known durable, with their end offsets. */
+  readonly unsynced: { end: number; data: Buffer }[] = [];
 
   constructor(
     readonly file: number,
@@ -96,6 +103,11 @@ export class AofWriter {
   private reported: AofError | null = null;
   private closed = false;
   private idle: Deferred | null = null;
+  /** `always`: syncs running, and a waiter for a free slot. */
+  private syncsInFlight = 0;
+  private slot: Deferred | null = null;
+  /** Moves on every failed sync: a sync launched before a failure proves nothing. */
+  private failures = 0;
   private readonly runBound = () => {
     this.scheduled = false;
     void this.run();
@@ -180,7 +192,13 @@ export class AofWriter {
 
   /** Resolves once everything appended so far is written (and synced with `always`). */
   async drain(): Promise<void> {
-    while (this.running || this.scheduled || this.pendingBytes > 0 || this.targets.length > 1) {
+    while (
+      this.running ||
+      this.scheduled ||
+      this.syncsInFlight > 0 ||
+      this.pendingBytes > 0 ||
+      this.targets.length > 1
+    ) {
       if (this.retryTimer !== null) throw this.error ?? new AofError('ERR_AOF_WRITE', 'retrying');
       this.idle ??= deferred();
       await this.idle.promise;
@@ -217,26 +235,33 @@ export class AofWriter {
   private async run(): Promise<void> {
     this.running = true;
     let batch: Deferred | null = null;
+    const always = this.options.policy === 'always';
+    const maxSyncs = Math.max(1, this.options.maxSyncsInFlight ?? 3);
     try {
       for (;;) {
+        // Wait for a sync slot first: whatever arrives meanwhile joins this batch.
+        if (always) while (this.syncsInFlight >= maxSyncs) await this.freeSlot();
         batch = this.batch;
         this.batch = null;
-        for (const t of this.targets) if (t.encoder.length > 0) await this.writeOut(t);
+        const generation = this.failures;
+        for (const t of this.targets) if (t.encoder.length > 0) this.writeOut(t);
         // Retire files left by a rotation: synced, so nothing after them is
         // ever durable while they are not.
         while (this.targets.length > 1) {
           const old = this.targets[0]!;
+          while (this.syncsInFlight > 0) await this.freeSlot();
           await this.backgroundSync;
-          await this.sync(old);
+          await this.sync(old, null);
           await old.handle.close();
           this.targets.shift();
         }
-        if (this.options.policy === 'always') await this.sync(this.current);
         this.stats.batches++;
         this.writeError = null;
-        if (this.options.policy === 'always') this.syncError = null;
         this.report();
-        batch?.resolve();
+        if (always) {
+          // Not awaited: the next batch is written while this sync runs.
+          void this.sync(this.current, batch, generation).catch(() => undefined);
+        } else batch?.resolve();
         batch = null;
         if (this.pendingBytes === 0) break;
       }
@@ -249,61 +274,105 @@ export class AofWriter {
       this.report();
       batch?.reject(err);
       // The batch that failed and anything appended since wait for the retry.
-      if (!this.closed || this.pendingBytes > 0) {
-        this.retryTimer = setTimeout(() => {
-          this.retryTimer = null;
-          this.schedule();
-        }, this.options.retryMs ?? 100);
-      }
+      this.scheduleRetry();
     } finally {
       this.running = false;
-      const idle = this.idle;
-      this.idle = null;
-      idle?.resolve();
+      this.wakeIdle();
     }
   }
 
-  /** Writes the target's encoded bytes at its end; on failure keeps them for the retry. */
-  private async writeOut(t: Target): Promise<void> {
+  private scheduleRetry(): void {
+    if (this.retryTimer !== null) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      this.schedule();
+    }, this.options.retryMs ?? 100);
+  }
+
+  private wakeIdle(): void {
+    const idle = this.idle;
+    this.idle = null;
+    idle?.resolve();
+  }
+
+  private freeSlot(): Promise<void> {
+    this.slot ??= deferred();
+    return this.slot.promise;
+  }
+
+  /**
+   * Writes the target's encoded bytes at its end (synchronously with the
+   * node file system: into the page cache); on failure keeps them for the
+   * retry.
+   */
+  private writeOut(t: Target): void {
     const data = t.encoder.take();
     let done = 0;
     try {
       while (done < data.length) {
-        const n = await t.handle.write(data.subarray(done), t.written);
+        const r = t.handle.write(data.subarray(done), t.written);
+        if (typeof r !== 'number') throw new Error('an asynchronous file handle in the sync path');
         this.stats.writes++;
-        if (n <= 0) throw new Error('short write');
-        done += n;
-        t.written += n;
+        if (r <= 0) throw new Error('short write');
+        done += r;
+        t.written += r;
       }
     } catch (e) {
       t.encoder.unshift(data.subarray(done));
+      if (done > 0 && this.options.policy === 'always')
+        t.unsynced.push({ end: t.written, data: data.subarray(0, done) });
       this.writeError = new AofError('ERR_AOF_WRITE', errorText(e), { cause: e });
       throw this.writeError;
     }
     this.stats.bytes += data.length;
-    if (this.options.policy === 'always') t.unsynced.push(data);
+    if (this.options.policy === 'always') t.unsynced.push({ end: t.written, data });
   }
 
-  private async sync(t: Target): Promise<void> {
-    if (t.synced === t.written) return;
+  /**
+   * Syncs the target; settles `batch` (whose bytes were written before) with
+   * the outcome. A failed sync makes every byte not yet known durable be
+   * written again, and no sync that started before the failure counts.
+   */
+  private async sync(t: Target, batch: Deferred | null, generation = this.failures): Promise<void> {
     const until = t.written;
+    this.syncsInFlight++;
     try {
-      await t.handle.datasync();
+      // A sync failed since the batch was written: its bytes wait for the rewrite.
+      if (generation !== this.failures) throw this.syncError;
+      if (t.synced < until) await t.handle.datasync();
+      if (generation !== this.failures) throw this.syncError;
+      this.stats.syncs++;
+      if (until > t.synced) t.synced = until;
+      let drop = 0;
+      while (drop < t.unsynced.length && t.unsynced[drop]!.end <= t.synced) drop++;
+      if (drop > 0) t.unsynced.splice(0, drop);
+      this.syncError = null;
+      batch?.resolve();
     } catch (e) {
-      this.syncError = new AofError('ERR_AOF_WRITE', errorText(e), { cause: e });
-      // After a failed fsync the kernel may have dropped the dirty pages:
-      // write those bytes again before trusting a later sync (PostgreSQL's
-      // fsyncgate). Only `always` keeps them; the other policies promise less.
-      if (t.unsynced.length > 0) {
-        t.encoder.unshift(Buffer.concat(t.unsynced));
-        t.unsynced.length = 0;
-        t.written = t.synced;
+      if (generation === this.failures) {
+        this.failures++;
+        this.syncError = new AofError('ERR_AOF_WRITE', errorText(e), { cause: e });
+        // After a failed fsync the kernel may have dropped the dirty pages:
+        // write those bytes again before trusting a later sync (PostgreSQL's
+        // fsyncgate). Only `always` keeps them; the other policies promise less.
+        if (t.unsynced.length > 0) {
+          t.encoder.unshift(Buffer.concat(t.unsynced.map((u) => u.data)));
+          t.unsynced.length = 0;
+          t.written = t.synced;
+        }
+        this.stats.failures++;
+        this.scheduleRetry();
       }
+      batch?.reject(this.syncError);
       throw this.syncError;
+    } finally {
+      this.syncsInFlight--;
+      const slot = this.slot;
+      this.slot = null;
+      slot?.resolve();
+      this.report();
+      this.wakeIdle();
     }
-    this.stats.syncs++;
-    t.synced = until;
-    t.unsynced.length = 0;
   }
 
   /** `everysec`: one sync a second of what was written, off the append path. */
@@ -311,13 +380,8 @@ export class AofWriter {
     if (this.backgroundSync !== null) return;
     const t = this.current;
     if (t.synced === t.written && this.syncError === null) return;
-    this.backgroundSync = this.sync(t)
-      .then(
-        () => {
-          this.syncError = null;
-        },
-        () => undefined,
-      )
+    this.backgroundSync = this.sync(t, null)
+      .catch(() => undefined)
       .finally(() => {
         this.backgroundSync = null;
         this.report();

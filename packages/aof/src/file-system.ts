@@ -1,11 +1,16 @@
-import { constants } from 'node:fs';
+import { constants, writeSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 /** An open AOF file: positioned writes, data sync, truncation. */
 export interface AofFileHandle {
-  /** Writes `data` at `position`; resolves with the bytes written (maybe fewer). */
-  write(data: Uint8Array, position: number): Promise<number>;
+  /**
+   * Writes `data` at `position`: the bytes written (maybe fewer), or a
+   * promise of them. The node implementation writes synchronously (into the
+   * page cache, as Redis's write(2) in its event loop): one thread-pool hop
+   * less per batch; only the sync waits on the thread pool.
+   */
+  write(data: Uint8Array, position: number): number | Promise<number>;
   read(into: Uint8Array, position: number): Promise<number>;
   datasync(): Promise<void>;
   truncate(length: number): Promise<void>;
@@ -35,7 +40,7 @@ export const nodeFileSystem: AofFileSystem = {
       create === 'new' ? constants.O_RDWR | constants.O_CREAT | constants.O_EXCL : constants.O_RDWR;
     const h = await open(path, flags, 0o644);
     return {
-      write: async (data, position) => (await h.write(data, 0, data.length, position)).bytesWritten,
+      write: (data, position) => writeSync(h.fd, data, 0, data.length, position),
       read: async (into, position) => (await h.read(into, 0, into.length, position)).bytesRead,
       datasync: () => h.datasync(),
       truncate: (length) => h.truncate(length),

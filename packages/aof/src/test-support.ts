@@ -29,11 +29,11 @@ export class FaultyFileSystem implements AofFileSystem {
   async open(path: string, create: 'new' | 'never'): Promise<AofFileHandle> {
     const h = await nodeFileSystem.open(path, create);
     return {
-      write: async (data, position) => {
+      write: (data, position) => {
         this.writes++;
         if (this.failWrites === 'enospc') throw errno('ENOSPC', 'No space left on device');
         if (this.failWrites === 'partial' && data.length > 1) {
-          await h.write(data.subarray(0, data.length >> 1), position);
+          h.write(data.subarray(0, data.length >> 1), position);
           throw errno('ENOSPC', 'No space left on device');
         }
         return h.write(data, position);

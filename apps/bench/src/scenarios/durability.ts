@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { defineScenario, higher, type Measurement } from '../scenario.js';
+import { median } from '../stats.js';
 import {
   benchmarkSet,
   childCpuUs,
@@ -17,7 +18,8 @@ import {
  * (always, everysec, no), 50 redis-benchmark clients, pipeline 1, 100-byte
  * values: strata-server (the built binary, apps/server/dist/cli.js) against
  * redis-server with the same settings when it is installed, each in its own
- * process and directory, the variants interleaved in every round. Ratios
+ * process and directory, the variants interleaved in every round
+ * (`STRATA_SERVER_CLI=<path>` runs another build of strata-server). Ratios
  * `strata-<policy>/redis-<policy>`; `metrics.always_over_no` is strata's
  * `always` over its `no`, per round then median: what waiting for the disk
  * costs with group commit (target >= 0.5 at 50 clients). Samples per
@@ -43,8 +45,10 @@ interface State {
   servers: Map<string, Server>;
 }
 
-/** Where the strata-server build is (the bench's dist is apps/bench/dist). */
+/** Where the strata-server build is: STRATA_SERVER_CLI, else apps/server/dist/cli.js. */
 function strataCli(): string {
+  const fromEnv = process.env.STRATA_SERVER_CLI;
+  if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
   const candidates = [
     path.resolve(import.meta.dirname, '../../server/dist/cli.js'),
     path.resolve(import.meta.dirname, '../../../server/dist/cli.js'),
@@ -156,19 +160,14 @@ export const durability = defineScenario<Params, State>({
   },
 
   metrics(results) {
-    // Per round, then the median: both variants ran in the same round.
-    const always = results.get('strata-always').values;
-    const no = results.get('strata-no').values;
-    const ratios = always.map((a, i) => a / no[i]!).sort((a, b) => a - b);
-    const out: Record<string, number> = {
-      always_over_no: ratios[Math.floor((ratios.length - 1) / 2)] ?? Number.NaN,
+    // Per round, then the median (as the runner's ratios): both ran in the same round.
+    const perRound = (a: string, b: string) => {
+      const xs = results.get(a).values;
+      const ys = results.get(b).values;
+      return median(xs.map((x, i) => x / ys[i]!));
     };
-    if (hasRedis()) {
-      const ra = results.get('redis-always').values;
-      const rn = results.get('redis-no').values;
-      const r = ra.map((a, i) => a / rn[i]!).sort((a, b) => a - b);
-      out.redis_always_over_no = r[Math.floor((r.length - 1) / 2)] ?? Number.NaN;
-    }
+    const out: Record<string, number> = { always_over_no: perRound('strata-always', 'strata-no') };
+    if (hasRedis()) out.redis_always_over_no = perRound('redis-always', 'redis-no');
     return out;
   },
 
