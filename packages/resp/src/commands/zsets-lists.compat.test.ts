@@ -40,6 +40,7 @@ const CASES: CompatCase[] = [
       ['zcard', 'nokey'],
       ['set', 'str', 'v'],
       ['zadd', 'str', '1', 'a'],
+      ['zpopmin', 'str', '0'],
       ['zcard', 'str'],
       ['zscore', 'str', 'a'],
       ['lpush', 'str', 'a'],
@@ -115,6 +116,9 @@ const CASES: CompatCase[] = [
       ['zrangestore', 'dst3', 'nokey', '0', '-1'],
       ['exists', 'dst3'],
       ['zrangestore', 'dst3', 'z3', '0', '-1', 'withscores'],
+      ['zrangestore', 'dst3', 'z3', '0', '1', 'rev'],
+      ['zrange', 'dst3', '0', '-1', 'withscores'],
+      ['zpopmin', 'str', '0'],
     ],
   },
   {

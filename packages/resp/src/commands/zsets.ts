@@ -241,13 +241,13 @@ function zrangeGeneric(c: Client, argv: Buffer[], call: RangeCall): CommandResul
   const src = argv[first]!;
   return withZset(c, src, (z) => {
     const [from, count] = z === null ? [0, 0] : pick(z);
-    if (call.store) return storeRange(c, argv, z, from, count, rev);
+    // A rank window walks from its first rank; reverse ranks count from the end.
+    const at = z !== null && kind === 'rank' && rev ? z.size - 1 - from : from;
+    if (call.store) return storeRange(c, argv, z, at, count, rev);
     if (z === null) {
       c.reply.array(0);
       return undefined;
     }
-    // A rank window walks from its first rank; reverse ranks count from the end.
-    const at = kind === 'rank' && rev ? z.size - 1 - from : from;
     replyPairs(c, z, at, count, rev, withScores);
     return undefined;
   });
