@@ -344,7 +344,7 @@ async function runSession(
       else if ((n & 3) === 0) await new Promise((r) => setImmediate(r));
     }
     const expectText = (): string =>
-      `expected ${s.commands} replies then ${s.error !== null ? JSON.stringify(s.error.message) : s.idle ? 'the sentinel' : 'nothing'}; got ${reader.count} replies, last ${JSON.stringify(reader.last.subarray(0, 200).toString('latin1'))}, closed ${closed}`;
+      `expected ${s.commands} replies then ${s.error !== null ? JSON.stringify(s.error.message) : s.idle ? 'the sentinel' : 'nothing'}; got ${reader.count} replies, last ${JSON.stringify(reader.last.subarray(0, 200).toString('latin1'))}, closed ${closed}; first unanswered command ${JSON.stringify(s.names[reader.count] ?? null)}`;
 
     if (s.error !== null) {
       if (!(await until(() => closed, timeoutMs)))

@@ -18,6 +18,8 @@ export interface Session {
   readonly frames: number;
   /** Commands before the end of the input or the protocol error. */
   readonly commands: number;
+  /** Their names (the first 24 bytes), for failure reports. */
+  readonly names: readonly string[];
   readonly error: ProtocolError | null;
   /** The input ends between two requests. */
   readonly idle: boolean;
@@ -85,6 +87,7 @@ function tryBuild(seed: number, options: SessionOptions): Session | null {
   const parts: Buffer[] = [];
   const kinds = new Map<FrameKind, number>();
   let commands = 0;
+  const names: string[] = [];
   let error: ProtocolError | null = null;
   let frames = 0;
   while (frames < target && error === null) {
@@ -101,6 +104,7 @@ function tryBuild(seed: number, options: SessionOptions): Session | null {
         break;
       }
       if (denied(r.argv)) return null;
+      names.push(r.argv[0]!.toString('latin1', 0, 24));
       commands++;
     }
   }
@@ -111,6 +115,7 @@ function tryBuild(seed: number, options: SessionOptions): Session | null {
     kinds,
     frames,
     commands,
+    names,
     error,
     idle: error === null && oracle.idle,
     chunks: splitPoints(prng, bytes.length),
