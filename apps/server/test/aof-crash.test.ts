@@ -146,7 +146,7 @@ describe('AOF crash safety (SIGKILL, restart, verify)', () => {
   test(
     'appendfsync everysec: what is lost was acknowledged in about the last second; nothing invented',
     async () => {
-      const run = await crashCycles({ policy: 'everysec', cycles: Math.max(5, LONG) });
+      const run = await crashCycles({ policy: 'everysec', cycles: Math.max(4, LONG) });
       const t = totals(run);
       console.log(
         `everysec: ${run.verdicts.length} kills, ${run.opsAcked} writes acknowledged, lost ${t.lost}, ` +
@@ -164,7 +164,7 @@ describe('AOF crash safety (SIGKILL, restart, verify)', () => {
     async () => {
       const run = await crashCycles({
         policy: 'always',
-        cycles: Math.max(5, Math.ceil(LONG / 2)),
+        cycles: Math.max(4, Math.ceil(LONG / 2)),
         args: ['--checkpoint-interval', '1'],
         during: { start: /Checkpointing\.\.\./, end: /saved on disk|checkpoint failed/, after: 0 },
       });
