@@ -25,6 +25,9 @@ import { parseDouble } from './zsets-args.js';
  * wait for them.
  */
 
+/** The longest delay setTimeout takes. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 const LPOP = Buffer.from('LPOP');
 const RPOP = Buffer.from('RPOP');
 const LMOVE = Buffer.from('LMOVE');
@@ -118,11 +121,23 @@ function block(
     };
     registry.add(waiter);
     if (timeoutMs > 0) {
-      timer = setTimeout(() => {
-        if (done) return;
-        c.reply.nullArray();
-        waiter.finish();
-      }, timeoutMs);
+      // setTimeout holds at most 2^31 - 1 ms: longer waits re-arm until the deadline.
+      const deadline = Date.now() + timeoutMs;
+      const arm = () => {
+        timer = setTimeout(
+          () => {
+            if (done) return;
+            if (Date.now() < deadline) {
+              arm();
+              return;
+            }
+            c.reply.nullArray();
+            waiter.finish();
+          },
+          Math.min(deadline - Date.now(), MAX_TIMER_MS),
+        );
+      };
+      arm();
     }
     c.socket.once('close', onClose);
     // The connection pauses reading while a command is pending; a blocked

@@ -354,6 +354,13 @@ describe('blocking pops', () => {
     const started = Date.now();
     expect(await a.blpop('none', 0.2)).toBeNull();
     expect(Date.now() - started).toBeGreaterThanOrEqual(150);
+    // Past setTimeout's 2^31 - 1 ms: still blocked a moment later, served by a push.
+    const long = a.blpop('lt', 3_000_000);
+    await until(async () => (await blocked(b)) === 1);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await blocked(b)).toBe(1);
+    await b.rpush('lt', 'late');
+    expect(await long).toEqual(['lt', 'late']);
     await expect(a.blpop('none', -1)).rejects.toThrow('ERR timeout is negative');
     await expect(a.blpop('none', 'x')).rejects.toThrow(
       'ERR timeout is not a float or out of range',
