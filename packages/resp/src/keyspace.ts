@@ -1,4 +1,4 @@
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CollectionStore } from '@strata/collections';
 import { Store, type StoreCore, type StoreOptions } from '@strata/hlog';
@@ -23,6 +23,12 @@ export interface DatabaseProvider {
   save?(index: number, store: StoreCore): Promise<void>;
   /** Closes a store this provider opened (server shutdown). */
   close(index: number, store: StoreCore): Promise<void>;
+  /**
+   * Records that databases `a` and `b` swapped their stores (SWAPDB), so a
+   * restart opens each index on the other's data. Without it a swap lasts
+   * until the server stops.
+   */
+  swap?(a: number, b: number): Promise<void>;
 }
 
 export interface StoreDatabasesOptions {
@@ -34,12 +40,34 @@ export interface StoreDatabasesOptions {
   readonly store?: Omit<StoreOptions, 'dir' | 'device'>;
 }
 
-/** One hlog Store per database, in `<dir>/<index>`. */
+/**
+ * One hlog Store per database, in `<dir>/<index>`; after a SWAPDB the two
+ * directories trade indexes, recorded in `<dir>/databases.json` (written
+ * atomically), which later opens follow.
+ */
 export function storeDatabases(options: StoreDatabasesOptions): DatabaseProvider {
   const { dir } = options;
   const storeOptions = options.store ?? {};
+  const mapFile = join(dir, 'databases.json');
+  // index -> directory name, for indexes that were swapped; loaded once.
+  let names: Promise<Map<number, string>> | null = null;
+  const loadNames = (): Promise<Map<number, string>> => {
+    names ??= readFile(mapFile, 'utf8').then(
+      (text) =>
+        new Map(
+          Object.entries(JSON.parse(text) as Record<string, string>).map(([k, v]) => [
+            Number(k),
+            v,
+          ]),
+        ),
+      () => new Map<number, string>(),
+    );
+    return names;
+  };
+  const pathOf = async (index: number): Promise<string> =>
+    join(dir, (await loadNames()).get(index) ?? String(index));
   const open = async (index: number): Promise<StoreCore> => {
-    const path = join(dir, String(index));
+    const path = await pathOf(index);
     await mkdir(path, { recursive: true });
     return Store.open({ ...storeOptions, dir: path });
   };
@@ -49,8 +77,20 @@ export function storeDatabases(options: StoreDatabasesOptions): DatabaseProvider
     async flush(index, store) {
       // Nothing of the old log is kept, so there is nothing to checkpoint.
       if (store instanceof Store) await store.abandon();
-      await rm(join(dir, String(index)), { recursive: true, force: true });
+      await rm(await pathOf(index), { recursive: true, force: true });
       return open(index);
+    },
+    async swap(a, b) {
+      const map = await loadNames();
+      const na = map.get(a) ?? String(a);
+      const nb = map.get(b) ?? String(b);
+      map.set(a, nb);
+      map.set(b, na);
+      for (const [i, n] of [...map]) if (n === String(i)) map.delete(i);
+      await mkdir(dir, { recursive: true });
+      const tmp = `${mapFile}.tmp`;
+      await writeFile(tmp, JSON.stringify(Object.fromEntries(map)));
+      await rename(tmp, mapFile);
     },
     async save(_index, store) {
       if (store instanceof Store) await store.checkpoint();
@@ -205,6 +245,24 @@ export class Keyspace {
     }
   }
 
+  /**
+   * SWAPDB: databases `a` and `b` trade their stores and collection caches
+   * (both are opened first; passes over them finish first). Clients keep
+   * their selected index and see the other data from now on.
+   */
+  async swap(a: number, b: number): Promise<void> {
+    if (a === b) return;
+    await Promise.all([this.ensure(a), this.ensure(b)]);
+    await Promise.all([this.passesEnded(a), this.passesEnded(b)]);
+    await this.provider.swap?.(a, b);
+    const store = this.stores[a];
+    this.stores[a] = this.stores[b];
+    this.stores[b] = store;
+    const cache = this.caches[a];
+    this.caches[a] = this.caches[b];
+    this.caches[b] = cache;
+  }
+
   get canSave(): boolean {
     return this.provider.save !== undefined;
   }
@@ -216,7 +274,8 @@ export class Keyspace {
     const saving: Promise<void>[] = [];
     for (let i = 0; i < this.stores.length; i++) {
       const s = this.stores[i];
-      if (s !== undefined) saving.push(this.writeBack(i).then(() => save.call(this.provider, i, s)));
+      if (s !== undefined)
+        saving.push(this.writeBack(i).then(() => save.call(this.provider, i, s)));
     }
     await Promise.all(saving);
   }

@@ -153,7 +153,7 @@ describe('hashes against a Map model, evicted to disk (ioredis)', () => {
     const found = new Set<string>();
     let cursor = '0';
     do {
-      const [next, keys] = await redis.scan(cursor, 'TYPE', 'hash', 'COUNT', 100);
+      const [next, keys] = await redis.scan(cursor, 'COUNT', 100, 'TYPE', 'hash');
       for (const k of keys) found.add(k);
       cursor = next;
     } while (cursor !== '0');

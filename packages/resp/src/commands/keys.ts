@@ -316,6 +316,33 @@ function move(c: Client, argv: Buffer[]): CommandResult {
   return transfer(c, c.db, argv[1]!, db, argv[1]!, 'move');
 }
 
+// ---- SWAPDB ----------------------------------------------------------------------
+
+/** A DB index argument with SWAPDB's own parse error (Redis's getIntFromObjectOrReply). */
+function swapIndex(arg: Buffer, which: 'first' | 'second'): number {
+  let v: number;
+  try {
+    v = parseInteger(arg);
+  } catch {
+    throw new CommandError('ERR_DB_INDEX', `ERR invalid ${which} DB index`);
+  }
+  if (v < -(2 ** 31) || v >= 2 ** 31)
+    throw new CommandError('ERR_DB_INDEX', `ERR invalid ${which} DB index`);
+  return v;
+}
+
+function swapdb(c: Client, argv: Buffer[]): CommandResult {
+  const a = swapIndex(argv[1]!, 'first');
+  const b = swapIndex(argv[2]!, 'second');
+  const keyspace = c.server.keyspace;
+  if (a < 0 || a >= keyspace.count || b < 0 || b >= keyspace.count) throw dbIndexError();
+  // Other clients are held while the stores trade places.
+  return c.server.runExclusive(c, async () => {
+    await keyspace.swap(a, b);
+    c.reply.simple('OK');
+  });
+}
+
 // ---- the table -----------------------------------------------------------------
 
 const keys = { firstKey: 1, lastKey: -1, step: 1 } as const;
@@ -506,6 +533,21 @@ export const keyCommands: CommandDefinition[] = [
     complexity: 'O(1)',
     summary: 'Moves a key to another database.',
     handler: move,
+  },
+  {
+    name: 'swapdb',
+    arity: 3,
+    flags: ['write', 'fast'],
+    firstKey: 0,
+    lastKey: 0,
+    step: 0,
+    acl: ['keyspace', 'dangerous'],
+    group: 'server',
+    since: '4.0.0',
+    complexity:
+      'O(N) where N is the count of clients watching or blocking on keys from both databases.',
+    summary: 'Swaps two Redis databases.',
+    handler: swapdb,
   },
   {
     name: 'persist',
