@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import { type AofError, AppendOnlyFile } from '@strata/aof';
+import { type AofError, type AofFileSystem, AppendOnlyFile } from '@strata/aof';
 import { RespServer } from '@strata/resp';
 import { aofCommandLog } from './aof-command-log.js';
 import { describeConfig, type ServerConfig } from './config.js';
@@ -36,6 +36,8 @@ export class StrataServer {
     private readonly logger: Logger,
     /** Called with the exit code when a client's SHUTDOWN has run its course. */
     private readonly exit: (code: number) => void = (code) => process.exit(code),
+    /** Tests: the file system under the AOF (a failing one). */
+    private readonly aofFileSystem?: AofFileSystem,
   ) {
     const config = loaded.config;
     this.config = config;
@@ -153,6 +155,7 @@ export class StrataServer {
       policy: config.appendfsync,
       logger: { warn: (m) => logger.warning(m) },
       onWriteStatus: (e) => this.aofWriteStatus(e),
+      ...(this.aofFileSystem !== undefined ? { fs: this.aofFileSystem } : {}),
     });
     this.aof = aof;
     this.databases.useAof(aof);
@@ -180,7 +183,7 @@ export class StrataServer {
       this.resp.setWriteError(null);
       return;
     }
-    const why = strerror(e);
+    const why = e.message;
     this.logger.warning(`Error writing to the AOF file: ${why}`);
     this.resp.setWriteError(`Errors writing to the AOF file: ${why}`);
   }
@@ -246,20 +249,4 @@ export class StrataServer {
     logger.warning('Strata is now ready to exit, bye bye...');
     return 0;
   }
-}
-
-const STRERROR: Record<string, string> = {
-  ENOSPC: 'No space left on device',
-  EIO: 'Input/output error',
-  EDQUOT: 'Disk quota exceeded',
-  EROFS: 'Read-only file system',
-  EBADF: 'Bad file descriptor',
-  EFBIG: 'File too large',
-  EACCES: 'Permission denied',
-};
-
-/** The OS error as Redis prints it (strerror), else the message. */
-function strerror(e: AofError): string {
-  const code = (e.cause as NodeJS.ErrnoException | undefined)?.code;
-  return (code !== undefined ? STRERROR[code] : undefined) ?? e.message;
 }

@@ -1,5 +1,5 @@
 import { CommandEncoder } from './command-encoder.js';
-import { AofError } from './errors.js';
+import { AofError, describeError } from './errors.js';
 import type { AofFileHandle } from './file-system.js';
 import type { FsyncPolicy } from './fsync-policy.js';
 
@@ -397,6 +397,4 @@ export class AofWriter {
   }
 }
 
-function errorText(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
+const errorText = describeError;

@@ -20,3 +20,25 @@ export class AofError extends StrataError {
     super(code, message, details);
   }
 }
+
+const STRERROR: Record<string, string> = {
+  ENOSPC: 'No space left on device',
+  EIO: 'Input/output error',
+  EDQUOT: 'Disk quota exceeded',
+  EROFS: 'Read-only file system',
+  EBADF: 'Bad file descriptor',
+  EFBIG: 'File too large',
+  EACCES: 'Permission denied',
+  EPERM: 'Operation not permitted',
+};
+
+/**
+ * An OS error as Redis reports it (strerror: `No space left on device`),
+ * so MISCONF replies read as Redis's; other errors by their message.
+ */
+export function describeError(e: unknown): string {
+  const code = (e as NodeJS.ErrnoException | null)?.code;
+  const known = code !== undefined ? STRERROR[code] : undefined;
+  if (known !== undefined) return known;
+  return e instanceof Error ? e.message : String(e);
+}

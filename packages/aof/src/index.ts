@@ -14,7 +14,7 @@ export {
 } from './append-only-file.js';
 export { CheckpointMarks } from './checkpoint-marks.js';
 export { CommandEncoder, encodeCommand } from './command-encoder.js';
-export { AofError, type AofErrorCode } from './errors.js';
+export { AofError, type AofErrorCode, describeError } from './errors.js';
 export { type AofFileHandle, type AofFileSystem, nodeFileSystem } from './file-system.js';
 export { FSYNC_POLICIES, type FsyncPolicy, isFsyncPolicy } from './fsync-policy.js';
 export { type AofManifest, type CheckpointEntry, fileName, manifestName } from './manifest.js';

@@ -62,7 +62,7 @@ export class FaultyFileSystem implements AofFileSystem {
 }
 
 function errno(code: string, message: string): NodeJS.ErrnoException {
-  const e: NodeJS.ErrnoException = new Error(`${code}: ${message}`);
+  const e: NodeJS.ErrnoException = new Error(`${code}: ${message.toLowerCase()}, write`);
   e.code = code;
   return e;
 }
