@@ -54,7 +54,10 @@ export class PeriodicCheckpoints {
     this.since = performance.now();
     this.logger.notice(`${changes} changes in ${elapsed} seconds. Checkpointing...`);
     // Each database logs its own result; a failed one is retried next round.
-    await Promise.allSettled(due.map(([i, store]) => this.databases.save(i, store)));
+    // Cached collections first (as SAVE does), so the checkpoint holds them.
+    await Promise.allSettled(
+      due.map(([i, store]) => this.keyspace.writeBack(i).then(() => this.databases.save(i, store))),
+    );
   }
 
   /** Stops the timer and waits for a round in progress. */
