@@ -83,6 +83,15 @@ const MODES: [string, ReadMode][] = [
     'adaptive-2-ahead',
     readMode.adaptive({ minReadSize: 8 * KiB, maxReadSize: 32 * KiB, readsAhead: 2 }),
   ],
+  [
+    'adaptive-chained',
+    readMode.adaptive({
+      minReadSize: 8 * KiB,
+      maxReadSize: 32 * KiB,
+      readsAhead: 2,
+      concurrentReads: 1,
+    }),
+  ],
 ];
 
 /** [name, start, end] with `end` as an offset from the device end when negative-ish markers are needed. */
@@ -504,6 +513,56 @@ describe('PageReader adaptive mode', () => {
     expect(reader.stats().memoryHighWater).toBeLessThanOrEqual(3 * 8 * MiB);
   });
 
+  it('with concurrentReads 1, chains its reads: one outstanding at a time, still two ahead', async () => {
+    const t = await device('memory', 4 * MiB, { segmentSize: 1 * MiB });
+    let outstanding = 0;
+    let most = 0;
+    class Counting extends ReadLog {
+      override async read(address: number, into: Uint8Array): Promise<number> {
+        most = Math.max(most, ++outstanding);
+        try {
+          // A macrotask per read, so reads would overlap if the reader let them.
+          await new Promise((resolve) => setImmediate(resolve));
+          return await super.read(address, into);
+        } finally {
+          outstanding--;
+        }
+      }
+    }
+    const log = new Counting(t.device);
+    const reader = new PageReader({
+      device: log,
+      start: 0,
+      pageSize: PAGE,
+      mode: readMode.adaptive({
+        minReadSize: 64 * KiB,
+        maxReadSize: 256 * KiB,
+        concurrentReads: 1,
+      }),
+    });
+    const ahead: number[] = [];
+    const bytes: Buffer[] = [];
+    for await (const f of reader) {
+      bytes.push(Buffer.from(f.bytes()));
+      // The caller works a while: the chain fills both slots ahead meanwhile.
+      for (let i = 0; i < 6; i++) await new Promise((resolve) => setImmediate(resolve));
+      ahead.push(log.events.length - (f.sequence + 1));
+    }
+    expect(most).toBe(1);
+    expect(Buffer.concat(bytes).equals(patternBytes(4 * MiB))).toBe(true);
+    // Two reads ahead of every frame but the last two.
+    expect(ahead.slice(0, -2).every((n) => n === 2)).toBe(true);
+    expect(ahead.slice(-2)).toEqual([1, 0]);
+  });
+
+  it('rejects concurrentReads outside 1..readsAhead + 1', () => {
+    expect(() => readMode.adaptive({ concurrentReads: 0 })).toThrow(/concurrentReads/);
+    expect(() => readMode.adaptive({ readsAhead: 1, concurrentReads: 3 })).toThrow(
+      /concurrentReads/,
+    );
+    expect(readMode.adaptive({ concurrentReads: 3 })).toMatchObject({ concurrentReads: 3 });
+  });
+
   it('drops back to the minimum and frees its memory after a short read at the device end', async () => {
     const bytes = 3 * MiB + 5 * PAGE + 77;
     const t = await device('memory', bytes, { segmentSize: MiB });
@@ -628,6 +687,7 @@ describe('PageReader options', () => {
       'single',
       'double',
       'frames3',
+      'adaptive',
       'adaptive',
       'adaptive',
     ]);

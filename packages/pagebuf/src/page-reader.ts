@@ -77,6 +77,12 @@ export class PageReader implements AsyncIterableIterator<Frame, undefined> {
   readonly #policy: AdaptiveReadahead | undefined;
   readonly #slots: ReadSlot[];
   readonly #capacity: number;
+  /** Device reads allowed outstanding at once (`concurrentReads`, else every slot). */
+  readonly #concurrent: number;
+  /** Device reads outstanding now (slots in state `reading`). */
+  #reading = 0;
+  /** Reads in flight are being dropped: settling ones must not issue more. */
+  #draining = false;
   /** Oldest read in flight; reads in flight occupy the next `#inFlight` slots in ring order. */
   #head = 0;
   #inFlight = 0;
@@ -115,6 +121,8 @@ export class PageReader implements AsyncIterableIterator<Frame, undefined> {
     this.#cursor = options.start;
     this.#end = end;
     this.#capacity = framesForMode(mode);
+    this.#concurrent =
+      mode.kind === 'adaptive' ? (mode.concurrentReads ?? this.#capacity) : this.#capacity;
 
     if (mode.kind === 'adaptive') {
       if (options.pool !== undefined) {
@@ -148,7 +156,7 @@ export class PageReader implements AsyncIterableIterator<Frame, undefined> {
       });
       this.#ownsPool = true;
     }
-    this.#slots = Array.from({ length: this.#capacity }, () => new ReadSlot());
+    this.#slots = Array.from({ length: this.#capacity }, () => new ReadSlot(this.#onReadSettled));
   }
 
   /** Address of the next frame `next()` will yield. */
@@ -318,20 +326,45 @@ export class PageReader implements AsyncIterableIterator<Frame, undefined> {
     this.#eof = false;
   }
 
-  /** Issues reads into free slots, as many as the mode allows, in address order. */
-  #fill(): void {
-    while (this.#inFlight < this.#capacity && !this.#eof && this.#cursor < this.#end) {
+  /**
+   * A device read settled. With fewer concurrent reads than slots, the next
+   * read ahead is issued now, not when the caller next asks: the reads stay
+   * chained back to back while the caller works.
+   */
+  readonly #onReadSettled = (): void => {
+    this.#reading--;
+    if (this.#concurrent < this.#capacity && this.#state === 'open' && !this.#draining) {
+      this.#fill(true);
+    }
+  };
+
+  /**
+   * Issues reads into free slots, as many as the mode allows, in address
+   * order. `ahead`: only reads ahead of one already issued (from a settling
+   * read), never the one the caller waits for, and never an error.
+   */
+  #fill(ahead = false): void {
+    if (ahead && this.#inFlight === 0) return;
+    // The caller's frame keeps its slot (the one before `#head`) until it asks again.
+    const slots = this.#current === undefined ? this.#capacity : this.#capacity - 1;
+    while (
+      this.#inFlight < slots &&
+      this.#reading < this.#concurrent &&
+      !this.#eof &&
+      this.#cursor < this.#end
+    ) {
       // The first read is the one the caller waits for; the others are read-ahead,
       // which adaptive mode holds back after a jump.
       if (this.#inFlight > 0 && this.#policy !== undefined && !this.#policy.readsAhead) break;
       const slot = this.#slots[(this.#head + this.#inFlight) % this.#capacity]!;
       if (!this.#plan(slot)) break;
+      this.#reading++;
       slot.start(this.device);
       this.#inFlight++;
       this.#reads++;
       this.#bytesRequested += slot.readLength;
     }
-    if (this.#inFlight === 0 && !this.#eof && this.#cursor < this.#end) {
+    if (!ahead && this.#inFlight === 0 && !this.#eof && this.#cursor < this.#end) {
       throw new PoolExhaustedError(
         `no free frame in the pool (${this.#pool.maxFrames} frames, all in use)`,
       );
@@ -404,6 +437,15 @@ export class PageReader implements AsyncIterableIterator<Frame, undefined> {
 
   /** Waits for every read in flight (ignoring failures: nobody needs those frames) and frees its frame. */
   async #dropInFlight(): Promise<void> {
+    this.#draining = true;
+    try {
+      await this.#dropAll();
+    } finally {
+      this.#draining = false;
+    }
+  }
+
+  async #dropAll(): Promise<void> {
     while (this.#inFlight > 0) {
       const slot = this.#slots[this.#head]!;
       if (slot.state === 'reading') await slot.settled;

@@ -31,6 +31,15 @@ export type ReadMode =
       readonly minReadSize: ByteCount;
       readonly maxReadSize: ByteCount;
       readonly readsAhead: number;
+      /**
+       * Device reads outstanding at once, at most (default: all of them,
+       * `readsAhead + 1`). 1 chains the reads: the next is issued as soon as
+       * the one before it completes, so the frames still fill ahead of the
+       * caller but the file sees strictly sequential reads, which is what
+       * the kernel's own readahead on a buffered file needs to keep
+       * streaming (concurrent reads of one file look random to it).
+       */
+      readonly concurrentReads?: number;
     };
 
 export interface AdaptiveModeOptions {
@@ -40,6 +49,8 @@ export interface AdaptiveModeOptions {
   maxReadSize?: ByteCount;
   /** Reads in flight while the caller processes a frame. Default 2. */
   readsAhead?: number;
+  /** Device reads outstanding at once, 1..readsAhead + 1. Default readsAhead + 1. */
+  concurrentReads?: number;
 }
 
 const SINGLE: ReadMode = Object.freeze({ kind: 'single' });
@@ -56,6 +67,9 @@ export const readMode = {
       minReadSize: options.minReadSize ?? DEFAULT_MIN_READ_SIZE,
       maxReadSize: options.maxReadSize ?? DEFAULT_MAX_READ_SIZE,
       readsAhead: options.readsAhead ?? DEFAULT_READS_AHEAD,
+      ...(options.concurrentReads === undefined
+        ? {}
+        : { concurrentReads: options.concurrentReads }),
     }),
 } as const;
 
@@ -120,6 +134,16 @@ export function checkReadMode(mode: ReadMode): ReadMode {
       if (!Number.isInteger(mode.readsAhead) || mode.readsAhead < 0) {
         throw new InvalidArgumentError(
           `readsAhead must be an integer >= 0, got ${mode.readsAhead}`,
+        );
+      }
+      if (
+        mode.concurrentReads !== undefined &&
+        (!Number.isInteger(mode.concurrentReads) ||
+          mode.concurrentReads < 1 ||
+          mode.concurrentReads > mode.readsAhead + 1)
+      ) {
+        throw new InvalidArgumentError(
+          `concurrentReads must be an integer in 1..readsAhead + 1 (${mode.readsAhead + 1}), got ${mode.concurrentReads}`,
         );
       }
       return mode;

@@ -30,14 +30,23 @@ export class ReadSlot {
   readonly frame = new MutableFrame();
   readonly result: IteratorYieldResult<Frame> = { done: false, value: this.frame };
 
+  /** Called once each read settles (after `state` says how): the reader may issue the next. */
+  readonly #onSettled: () => void;
+
+  constructor(onSettled: () => void = noop) {
+    this.#onSettled = onSettled;
+  }
+
   // Bound once so that issuing a read creates no closures.
   readonly #onRead = (n: ByteCount): void => {
     this.got = n;
     this.state = 'done';
+    this.#onSettled();
   };
   readonly #onError = (e: unknown): void => {
     this.error = e;
     this.state = 'failed';
+    this.#onSettled();
   };
 
   /** Issues the read described by the fields; a device that throws synchronously counts as a failed read. */
@@ -73,3 +82,5 @@ export class ReadSlot {
     frame.sequence = sequence;
   }
 }
+
+function noop(): void {}
