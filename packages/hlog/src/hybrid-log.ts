@@ -275,12 +275,13 @@ export class HybridLog {
     this.tail = nextStart + PAGE_HEADER_SIZE + size;
     this.tailPageEnd = nextStart + P;
     this.armAt = this.tailPageEnd - (P >>> 3);
-    // shiftReadOnly, inline. A flush in flight picks the new read-only
-    // pages up when it completes; only an idle flush worker is woken here.
+    // shiftReadOnly, inline. (The writes of the newly read-only pages are
+    // issued at once, next to those in flight: waiting for a completion
+    // would serialize them behind the device's latency.)
     const readOnly = (next + 1 - this.mutablePages) * P;
     if (readOnly > this.readOnly) {
       this.readOnly = Math.min(readOnly, nextStart);
-      if (!this.flushScheduled && this.writing === 0) {
+      if (!this.flushScheduled) {
         this.flushScheduled = true;
         RESOLVED.then(this.runFlushesBound);
       }
@@ -322,10 +323,8 @@ export class HybridLog {
     this.armedPage = next;
   }
 
-  /** Keeps the pre-arm reads live. */
-  private armTouch = 0;
-  /** Device writes (pages, blobs) not settled yet. */
-  private writing = 0;
+  /** @internal What the pre-arm read (a field, so the reads are not optimized away). */
+  armTouch = 0;
 
   /** Opens the next page (the tail page keeps what it holds). */
   private openNextPage(): boolean {
@@ -404,15 +403,12 @@ export class HybridLog {
 
   /** Writes `range`; resolves false when it failed (it is then in `failed`). */
   private issue(range: FlushRange): Promise<boolean> {
-    this.writing++;
     return range.write().then(
       () => {
-        this.writing--;
         this.complete(range);
         return true;
       },
       (e: unknown) => {
-        this.writing--;
         this.writeFailed(range, e);
         return false;
       },
@@ -506,15 +502,12 @@ export class HybridLog {
       Promise.all([this.device.write(start + head.length, body), this.device.write(start, head)]),
     );
     this.blobsWritten++;
-    this.writing++;
     return range.write().then(
       () => {
-        this.writing--;
         this.complete(range);
         return start;
       },
       (e: unknown) => {
-        this.writing--;
         // The caller's buffer is theirs again once this rejects: a retry
         // writes a copy (the blob is then orphaned, skipped by scans).
         body = Buffer.from(value);
