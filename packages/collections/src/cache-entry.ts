@@ -9,6 +9,9 @@ export class CacheEntry {
   bytes = 0;
   /** Changed since its record was last written. */
   dirty = false;
+  /** Background write-back ticks (CollectionStore) of the last change and of the first unwritten one. */
+  changedTick = 0;
+  dirtyTick = 0;
   /** The last store write of this key issued by the cache, while in flight (writes run in order). */
   writing: Promise<void> | null = null;
   /** Evicted: drop once clean and no write-back is in flight. */

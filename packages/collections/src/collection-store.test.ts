@@ -145,4 +145,32 @@ describe('CollectionStore', () => {
     expect(back.status === 'found' && HashValue.decode(back.value).size).toBe(2);
     await store.close();
   });
+
+  it('the background write-back writes idle dirty entries, and a busy one after 12 periods', async () => {
+    const store = await open();
+    const cs = new CollectionStore(store, { budgetBytes: 1 << 20 });
+    const idle = HashValue.empty();
+    idle.set('a', '1');
+    await cs.create(k('idle'), idle);
+    const busy = HashValue.empty();
+    busy.set('a', '1');
+    await cs.create(k('busy'), busy);
+    idle.set('b', '2');
+    cs.changed(k('idle'), idle);
+    const fields = async (key: string) => {
+      const r = await store.get(k(key));
+      return r.status === 'found' ? HashValue.decode(r.value).size : -1;
+    };
+    for (let period = 1; period <= 12; period++) {
+      busy.set(`f${period}`, 'x');
+      cs.changed(k('busy'), busy);
+      cs.backgroundWriteBack();
+      await cs.flushPending();
+      if (period === 2) expect(await fields('idle')).toBe(2);
+      if (period < 12) expect(await fields('busy')).toBe(1);
+    }
+    expect(await fields('busy')).toBe(13);
+    expect(cs.stats().dirty).toBe(0);
+    await store.close();
+  });
 });

@@ -11,6 +11,13 @@ export interface CollectionStoreOptions {
   readonly budgetBytes: number;
   /** Clock for expiry checks (tests). Default Date.now. */
   readonly now?: () => number;
+  /**
+   * Background write-back period in ms (0: none). Each period writes back
+   * the dirty entries left unchanged for a whole period, and any dirty for
+   * 12 periods, so a crash loses little and checkpoints taken by others see
+   * recent changes; a hot collection is not re-encoded on every change.
+   */
+  readonly writeBackIntervalMs?: number;
 }
 
 export interface CollectionStoreStats {
@@ -59,6 +66,8 @@ export class CollectionStore {
   /** Bytes of entries being evicted (their write-back is in flight). */
   private evictingBytes = 0;
   private counters = { hits: 0, loads: 0, evictions: 0, writeBacks: 0 };
+  private tick = 0;
+  private timer: NodeJS.Timeout | null = null;
 
   constructor(
     readonly store: StoreCore,
@@ -66,6 +75,28 @@ export class CollectionStore {
   ) {
     this.budgetBytes = options.budgetBytes;
     this.now = options.now ?? Date.now;
+    const every = options.writeBackIntervalMs ?? 0;
+    if (every > 0) {
+      this.timer = setInterval(() => this.backgroundWriteBack(), every);
+      this.timer.unref();
+    }
+  }
+
+  /** Stops the background write-back (the store is closing or being dropped). */
+  dispose(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** One period of the background write-back (see writeBackIntervalMs). */
+  backgroundWriteBack(): void {
+    const tick = ++this.tick;
+    this.table.forEach((e) => {
+      if (!e.dirty || e.writing !== null) return;
+      if (tick - e.changedTick >= 2 || tick - e.dirtyTick >= 12) {
+        this.schedule(e, () => this.writeOp(e))?.catch(() => undefined);
+      }
+    });
   }
 
   /**
@@ -149,6 +180,8 @@ export class CollectionStore {
   changed(key: Uint8Array, value: CollectionValue): void {
     const e = this.table.find(key);
     if (e === undefined || e.value !== value) return; // dropped meanwhile (deleted, overwritten)
+    if (!e.dirty) e.dirtyTick = this.tick;
+    e.changedTick = this.tick;
     e.dirty = true;
     if (e.evicting) this.unmarkEvicting(e);
     this.charge(e);
@@ -190,6 +223,15 @@ export class CollectionStore {
     await Promise.all(waits);
   }
 
+  /** Resolves once no write issued by this cache is in flight. */
+  async flushPending(): Promise<void> {
+    const waits: Promise<void>[] = [];
+    this.table.forEach((e) => {
+      if (e.writing !== null) waits.push(e.writing);
+    });
+    await Promise.allSettled(waits);
+  }
+
   /**
    * Forgets `key` without writing it (a command replaced or deleted the key
    * at the record level: SET, DEL, RENAME's destination, FLUSHDB...).
@@ -209,6 +251,7 @@ export class CollectionStore {
 
   /** Drops every entry without writing (FLUSHDB, the store is being dropped). */
   clear(): void {
+    this.dispose();
     this.table.clear();
     this.head = null;
     this.tail = null;

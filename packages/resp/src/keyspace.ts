@@ -107,6 +107,12 @@ export interface KeyspaceOptions {
    * given its store. Default: half of the store's log memory, at least 64 KiB.
    */
   readonly collectionBudget?: (store: StoreCore) => number;
+  /**
+   * Period of the caches' background write-back in ms (idle dirty
+   * collections are written into their records, so a checkpoint taken
+   * outside SAVE/close sees them). Default 1000; 0 turns it off.
+   */
+  readonly collectionWriteBackMs?: number;
 }
 
 const MIN_COLLECTION_BUDGET = 64 << 10;
@@ -125,6 +131,7 @@ export class Keyspace {
   private readonly stores: (StoreCore | undefined)[];
   private readonly caches: (CollectionStore | undefined)[];
   private readonly collectionBudget: (store: StoreCore) => number;
+  private readonly collectionWriteBackMs: number;
   private readonly opening = new Map<number, Promise<StoreCore>>();
   /** Whole-log passes running per database (flush and close wait for them). */
   private readonly passes = new Map<number, Set<Promise<unknown>>>();
@@ -136,6 +143,7 @@ export class Keyspace {
     this.stores = new Array<StoreCore | undefined>(provider.count).fill(undefined);
     this.caches = new Array<CollectionStore | undefined>(provider.count).fill(undefined);
     this.collectionBudget = options.collectionBudget ?? defaultCollectionBudget;
+    this.collectionWriteBackMs = options.collectionWriteBackMs ?? 1000;
   }
 
   get count(): number {
@@ -154,7 +162,10 @@ export class Keyspace {
 
   private install(index: number, store: StoreCore): void {
     this.stores[index] = store;
-    this.caches[index] = new CollectionStore(store, { budgetBytes: this.collectionBudget(store) });
+    this.caches[index] = new CollectionStore(store, {
+      budgetBytes: this.collectionBudget(store),
+      writeBackIntervalMs: this.collectionWriteBackMs,
+    });
   }
 
   /** Writes back the cached collections of `index` (a record-level read or a checkpoint follows). */
@@ -287,6 +298,8 @@ export class Keyspace {
     for (let i = 0; i < this.stores.length; i++) {
       const s = this.stores[i];
       if (s !== undefined) {
+        const cache = this.caches[i];
+        cache?.dispose();
         closing.push(this.writeBack(i).finally(() => this.provider.close(i, s)));
       }
       this.stores[i] = undefined;
