@@ -19,6 +19,7 @@ export {
   LogIterator,
   type LogIteratorOptions,
   type PageContext,
+  type PageWalker,
   type RecordVisitor,
   wholeLogMode,
 } from './log-iterator.js';

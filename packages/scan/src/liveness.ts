@@ -52,10 +52,33 @@ export class LivenessChecker {
       ko += EXPIRY_SIZE;
     }
     const kl = u32[w + 2]!;
+    return this.chainFrom(
+      rec,
+      ko,
+      kl,
+      address,
+      this.store.index.find(hashBytes(rec.bytes, ko, kl)),
+      page,
+    );
+  }
+
+  /**
+   * The chain part of `check`, for a record already known to be neither a
+   * tombstone nor expired, whose key is `rec[ko, ko + kl)`: walks the chain
+   * down from `a` (the index entry) to `address`. Batched passes call it only
+   * when the entry lies above the record (a newer version or a colliding key).
+   */
+  chainFrom(
+    rec: RecordBytes,
+    ko: number,
+    kl: number,
+    address: number,
+    a: number,
+    page: PageContext | null,
+  ): Verdict {
     const log = this.store.log;
     const ring = log.ring;
     const head = log.head;
-    let a = this.store.index.find(hashBytes(rec.bytes, ko, kl));
     while (a > address) {
       let s: RecordBytes;
       let o: number;

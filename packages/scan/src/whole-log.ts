@@ -1,11 +1,12 @@
 import type { StoreCore } from '@strata/hlog';
 import type { ReadMode } from '@strata/pagebuf';
-import { Liveness, LivenessChecker } from './liveness.js';
+import { type LiveVisitor, LiveWalker } from './live-walker.js';
+import { LivenessChecker } from './liveness.js';
 import { LogIterator, type PageContext, wholeLogMode } from './log-iterator.js';
 import type { PageSummaries } from './page-summaries.js';
 import { PendingChecks } from './pending-checks.js';
-import { copyKey, expiresAtAt, type RecordBytes } from './record-bytes.js';
-import { acceptsRecord, compileFilter, type FilterOptions } from './record-filter.js';
+import { copyKey, expiresAtAt } from './record-bytes.js';
+import { compileFilter, type FilterOptions } from './record-filter.js';
 
 /**
  * Whole-log queries (DBSIZE, KEYS, INFO keyspace) as Garnet runs them: a
@@ -57,9 +58,24 @@ const yieldNow = (): Promise<void> => new Promise((resolve) => setImmediate(reso
 export async function forEachLive(
   store: StoreCore,
   filterOptions: FilterOptions,
-  onLive: (rec: RecordBytes, offset: number, address: number) => void,
+  onLive: LiveVisitor,
   options: WholeLogOptions = {},
 ): Promise<WholeLogStats> {
+  return (await livePass(store, filterOptions, onLive, options)).stats;
+}
+
+/** DBSIZE by a whole-log pass: the number of live keys. */
+export async function countKeys(store: StoreCore, options: WholeLogOptions = {}): Promise<number> {
+  return (await livePass(store, {}, null, options)).live;
+}
+
+/** The pass itself; `onLive` null only counts (no call per live record). */
+async function livePass(
+  store: StoreCore,
+  filterOptions: FilterOptions,
+  onLive: LiveVisitor | null,
+  options: WholeLogOptions,
+): Promise<{ stats: WholeLogStats; live: number }> {
   const filter = compileFilter(filterOptions);
   const stats: WholeLogStats = {
     records: 0,
@@ -68,15 +84,21 @@ export async function forEachLive(
     skippedPages: 0,
     livenessDiskReads: 0,
   };
-  if (filter.type.kind === 'none') return stats;
+  if (filter.type.kind === 'none') return { stats, live: 0 };
   const log = store.log;
   const iterator = new LogIterator(log, { mode: options.mode ?? wholeLogMode(log.pageSize) });
   const liveness = new LivenessChecker(store);
   const pending = new PendingChecks(liveness);
   const now = (options.clock ?? Date.now)();
+  const walker = new LiveWalker(store, filter, liveness, pending, iterator.page, now, onLive);
+  let resolvedLive = 0;
+  const onResolved: LiveVisitor =
+    onLive ??
+    (() => {
+      resolvedLive++;
+    });
   const sliceMs = options.sliceMs ?? DEFAULT_SLICE_MS;
   let sliceStart = performance.now();
-  const page = iterator.page;
   const summaries = options.summaries;
   summaries?.catchUp();
   const glob = filter.glob;
@@ -96,15 +118,10 @@ export async function forEachLive(
       ...sieve,
       from: log.begin,
       to: log.tail,
-      onRecord: (rec, off, address) => {
-        if (!acceptsRecord(filter, rec, off)) return true;
-        const v = liveness.check(rec, off, address, page.onDisk ? page : null, now);
-        if (v === Liveness.LIVE) onLive(rec, off, address);
-        else if (v === Liveness.NEEDS_DISK) pending.add(off, address, liveness.diskFrom);
-        return true;
-      },
+      walker,
+      onRecord: () => true,
       onPage: async (p: PageContext) => {
-        if (pending.count > 0) await pending.resolve(p, onLive);
+        if (pending.count > 0) await pending.resolve(p, onResolved);
         if (performance.now() - sliceStart >= sliceMs) {
           await yieldNow();
           sliceStart = performance.now();
@@ -116,17 +133,10 @@ export async function forEachLive(
     stats.diskPages = r.diskPages;
     stats.skippedPages = r.skippedPages;
     stats.livenessDiskReads = liveness.diskReads;
-    return stats;
+    return { stats, live: walker.live + resolvedLive };
   } finally {
     await iterator.close();
   }
-}
-
-/** DBSIZE by a whole-log pass: the number of live keys. */
-export async function countKeys(store: StoreCore, options: WholeLogOptions = {}): Promise<number> {
-  let n = 0;
-  await forEachLive(store, {}, () => n++, options);
-  return n;
 }
 
 /** KEYS pattern: every live key matching the glob (owned copies). */

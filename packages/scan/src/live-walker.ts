@@ -1,0 +1,179 @@
+import { hashBytes, RecordFlag, type StoreCore } from '@strata/hlog';
+import { Liveness, type LivenessChecker } from './liveness.js';
+import type { IterateResult, PageContext, PageWalker } from './log-iterator.js';
+import type { PendingChecks } from './pending-checks.js';
+import {
+  EXPIRY_SIZE,
+  PAGE_HEADER_SIZE,
+  RECORD_HEADER_SIZE,
+  type RecordBytes,
+} from './record-bytes.js';
+import type { RecordFilter } from './record-filter.js';
+
+/** A live record, valid during the call only. */
+export type LiveVisitor = (rec: RecordBytes, offset: number, address: number) => void;
+
+const VALID = RecordFlag.VALID;
+const INVALID = RecordFlag.INVALID;
+const TOMBSTONE = RecordFlag.TOMBSTONE;
+const HAS_EXPIRY = RecordFlag.HAS_EXPIRY;
+const FILLER = RecordFlag.FILLER;
+const OVERFLOW = RecordFlag.OVERFLOW;
+
+/**
+ * Index probes per batch. The probes of a batch run back to back with
+ * nothing depending on one another, so the CPU overlaps their cache misses
+ * (the index is far bigger than the caches: a probe is a miss). 256 is past
+ * the point where larger batches stopped helping, and keeps the arrays
+ * small (7 KiB).
+ */
+export const LIVE_BATCH = 256;
+
+/**
+ * The whole-log pass's page walk (DBSIZE, KEYS, INFO keyspace): one loop of
+ * typed-array loads per page, no call per record, nothing allocated. Each
+ * record passing the filter that is neither a tombstone nor expired has its
+ * key hashed into a batch; a full batch (or the page's end) probes the index
+ * for all of them in a row, then decides each: the entry is the record
+ * itself (live: by far the most common case), below it (dead), or above it
+ * (a newer version or a colliding key: the chain walk of `LivenessChecker`,
+ * which may queue the check for the device in `pending`). Verdicts are those
+ * of `LivenessChecker.check`, and live records reach `onLive` in page order.
+ *
+ * All of a page happens synchronously, so nothing can change the index
+ * between a record's probe and its verdict.
+ */
+export class LiveWalker implements PageWalker {
+  /** Live records found without the device (`onLive` calls, or the count without one). */
+  live = 0;
+  private readonly offsets = new Int32Array(LIVE_BATCH);
+  private readonly addresses = new Float64Array(LIVE_BATCH);
+  private readonly hashes = new Float64Array(LIVE_BATCH);
+  private readonly found = new Float64Array(LIVE_BATCH);
+  private readonly typeCode: number;
+
+  constructor(
+    private readonly store: StoreCore,
+    private readonly filter: RecordFilter,
+    private readonly liveness: LivenessChecker,
+    private readonly pending: PendingChecks,
+    /** The iterator's page in hand (for chains that stay inside it). */
+    private readonly page: PageContext,
+    private readonly now: number,
+    /** null: only count. */
+    private readonly onLive: LiveVisitor | null,
+  ) {
+    this.typeCode = filter.typeCode;
+  }
+
+  walkPage(
+    rec: RecordBytes,
+    base: number,
+    page: number,
+    used: number,
+    from: number,
+    to: number,
+    result: IterateResult,
+  ): number {
+    const u32 = rec.u32;
+    const f64 = rec.f64;
+    const bytes = rec.bytes;
+    const typeCode = this.typeCode;
+    const glob = this.filter.glob;
+    const now = this.now;
+    const offsets = this.offsets;
+    const addresses = this.addresses;
+    const hashes = this.hashes;
+    let n = 0;
+    let records = 0;
+    let next = page + this.store.log.pageSize;
+    let off = base + PAGE_HEADER_SIZE;
+    const end = base + used;
+    while (off < end) {
+      const w = off >>> 2;
+      const w1 = u32[w + 1]!;
+      const flags = (w1 >>> 16) & 0xff;
+      if ((flags & VALID) === 0) break;
+      const kl = u32[w + 2]!;
+      const hasExpiry = (flags & HAS_EXPIRY) !== 0;
+      const ko = off + RECORD_HEADER_SIZE + (hasExpiry ? EXPIRY_SIZE : 0);
+      // The record's slot, as slotSizeAt computes it.
+      let size = (ko - off + kl + ((flags & OVERFLOW) !== 0 ? 8 : u32[w + 3]!) + 7) & ~7;
+      if ((flags & FILLER) !== 0) size = u32[(off + size) >>> 2]!;
+      if (size < 16) break;
+      const address = page + (off - base);
+      if (address >= to) {
+        next = address;
+        break;
+      }
+      // A `from` inside a record snaps back to it, as the iterator's walk does.
+      if (address + size > from && (flags & INVALID) === 0) {
+        records++;
+        if (
+          (flags & TOMBSTONE) === 0 &&
+          (typeCode < 0 || w1 >>> 24 === typeCode) &&
+          !(
+            hasExpiry &&
+            f64[(off + RECORD_HEADER_SIZE) >>> 3]! !== 0 &&
+            f64[(off + RECORD_HEADER_SIZE) >>> 3]! <= now
+          ) &&
+          (glob === null || glob.match(bytes, ko, ko + kl))
+        ) {
+          offsets[n] = off;
+          addresses[n] = address;
+          hashes[n] = hashBytes(bytes, ko, kl);
+          if (++n === LIVE_BATCH) {
+            this.decide(rec, n);
+            n = 0;
+          }
+        }
+      }
+      off += size;
+    }
+    if (n > 0) this.decide(rec, n);
+    result.records += records;
+    return next;
+  }
+
+  /** Probes the index for the batch, then gives each record its verdict. */
+  private decide(rec: RecordBytes, n: number): void {
+    const index = this.store.index;
+    const hashes = this.hashes;
+    const found = this.found;
+    for (let i = 0; i < n; i++) found[i] = index.find(hashes[i]!);
+    const offsets = this.offsets;
+    const addresses = this.addresses;
+    const onLive = this.onLive;
+    for (let i = 0; i < n; i++) {
+      const entry = found[i]!;
+      const address = addresses[i]!;
+      if (entry < address) continue;
+      const off = offsets[i]!;
+      if (entry > address) {
+        const v = this.chain(rec, off, address, entry);
+        if (v === Liveness.DEAD) continue;
+        if (v === Liveness.NEEDS_DISK) {
+          this.pending.add(off, address, this.liveness.diskFrom);
+          continue;
+        }
+      }
+      this.live++;
+      if (onLive !== null) onLive(rec, off, address);
+    }
+  }
+
+  private chain(rec: RecordBytes, off: number, address: number, entry: number): number {
+    const w = off >>> 2;
+    const flags = (rec.u32[w + 1]! >>> 16) & 0xff;
+    const ko = off + RECORD_HEADER_SIZE + ((flags & HAS_EXPIRY) !== 0 ? EXPIRY_SIZE : 0);
+    const page = this.page;
+    return this.liveness.chainFrom(
+      rec,
+      ko,
+      rec.u32[w + 2]!,
+      address,
+      entry,
+      page.onDisk ? page : null,
+    );
+  }
+}
