@@ -74,6 +74,7 @@ appendonly yes
 appendfsync always
 appendfilename strata.aof
 appenddirname aofdir
+compaction-threshold 1gb
 `);
     expect(c).toEqual({
       port: 7001,
@@ -93,6 +94,7 @@ appenddirname aofdir
       appendfsync: 'always',
       appendfilename: 'strata.aof',
       appenddirname: 'aofdir',
+      compactionThreshold: 1024 ** 3,
     });
   });
 
