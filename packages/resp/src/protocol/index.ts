@@ -2,6 +2,7 @@ export { encodeCommand } from './encode-command.js';
 export { formatDouble } from './format-double.js';
 export { splitInlineArgs } from './inline-args.js';
 export {
+  DEFAULT_CLIENT_QUERY_BUFFER_LIMIT,
   DEFAULT_PROTO_MAX_BULK_LEN,
   MAX_MULTIBULK_LENGTH,
   PROTO_INLINE_MAX_SIZE,
