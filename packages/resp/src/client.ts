@@ -159,6 +159,8 @@ export class Client {
     this.lastInteraction = Date.now();
     this.parser.feed(chunk);
     if (this.paused === 0) this.run();
+    // Redis's client-query-buffer-limit: dropped, with no reply, as Redis does.
+    if (this.parser.bufferedBytes > this.server.config.queryBufferLimit) this.kill();
   }
 
   /** Runs every complete command buffered, then writes their replies at once. */

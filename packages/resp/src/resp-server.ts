@@ -11,7 +11,10 @@ import {
   type StoreDatabasesOptions,
   storeDatabases,
 } from './keyspace.js';
-import { DEFAULT_PROTO_MAX_BULK_LEN } from './protocol/limits.js';
+import {
+  DEFAULT_CLIENT_QUERY_BUFFER_LIMIT,
+  DEFAULT_PROTO_MAX_BULK_LEN,
+} from './protocol/limits.js';
 import { type ServerConfig, ServerState } from './server-state.js';
 import { StoreHealth } from './store-health.js';
 
@@ -30,6 +33,11 @@ export interface RespServerOptions {
    * normal clients; reading from a client pauses while its replies do not drain.
    */
   readonly outputBufferLimit?: number;
+  /**
+   * Request bytes a client may have buffered and not run (a command still
+   * arriving) before it is disconnected (client-query-buffer-limit). Default 1 GB.
+   */
+  readonly queryBufferLimit?: number;
   /** Extra commands, or replacements of built-in ones by name. */
   readonly commands?: readonly CommandDefinition[];
   /**
@@ -99,6 +107,7 @@ export class RespServer {
       maxclients: options.maxclients ?? 10_000,
       maxBulkLength: options.maxBulkLength ?? DEFAULT_PROTO_MAX_BULK_LEN,
       outputBufferLimit: options.outputBufferLimit ?? 0,
+      queryBufferLimit: options.queryBufferLimit ?? DEFAULT_CLIENT_QUERY_BUFFER_LIMIT,
       protectedMode: options.protectedMode ?? true,
     };
     this.state = new ServerState(this.table, this.keyspace, config);

@@ -13,6 +13,8 @@ export interface ServerConfig {
   maxBulkLength: number;
   /** Bytes of replies a client may have waiting before it is disconnected; 0 = no limit. */
   outputBufferLimit: number;
+  /** client-query-buffer-limit: request bytes a client may hold before it is disconnected. */
+  queryBufferLimit: number;
   /** protected-mode: with no requirepass, only loopback clients are accepted. */
   protectedMode: boolean;
 }
