@@ -24,6 +24,7 @@ function state(requirepass: string | null): ServerState {
     maxclients: 10,
     maxBulkLength: 1 << 20,
     outputBufferLimit: 0,
+    queryBufferLimit: 1 << 30,
     protectedMode: true,
   });
 }

@@ -193,6 +193,39 @@ describe('announced sizes reserve nothing: buffers grow with the bytes that arri
   });
 });
 
+describe('client-query-buffer-limit', () => {
+  test('a client holding more unrun request bytes than the limit is dropped; others are not', async () => {
+    const s = await startServer({ queryBufferLimit: MB });
+    try {
+      // Many complete commands at once: they run as they come, nothing piles up.
+      const fine = await RawClient.connect(s.port);
+      const sets = Buffer.concat(
+        Array.from({ length: 20_000 }, (_, i) =>
+          encodeCommand(['SET', `q:${i % 50}`, 'v'.repeat(100)]),
+        ),
+      );
+      fine.write(sets);
+      await fine.readUntil((x) => x.length >= 20_000 * 5, 20_000);
+      // One bulk just under the limit arrives whole.
+      fine.write(encodeCommand(['ECHO', Buffer.alloc(MB - 100, 0x65)]));
+      await fine.readUntil((x) => x.length >= 20_000 * 5 + MB - 100, 20_000);
+      expect(fine.closed).toBe(false);
+      // A bulk that may be 4 MB, but the client may only have 1 MB waiting.
+      const big = await RawClient.connect(s.port);
+      big.write('*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$4000000\r\n');
+      for (let i = 0; i < 32; i++) big.write(Buffer.alloc(64 * 1024, 0x66));
+      await big.waitClosed(10_000);
+      expect(big.take()).toBe('');
+      fine.take();
+      fine.send('PING');
+      expect(await fine.expect('+PONG\r\n')).toBe('+PONG\r\n');
+      fine.close();
+    } finally {
+      await s.stop();
+    }
+  });
+});
+
 describe('clients that do not read', () => {
   test('the output buffer limit disconnects a client pipelining GETs of a big value', async () => {
     const s = await startServer({ outputBufferLimit: 4 * MB });
