@@ -97,6 +97,10 @@ describe('strata-server with a failing AOF disk', () => {
       }
       expect(lines.join('')).toMatch(/AOF write error looks solved/);
       expect(await r.get('c')).toBe('3');
+      // A swap would mix two databases' AOF positions and checkpoints.
+      await expect(r.swapdb(0, 1)).rejects.toThrow(
+        'ERR SWAPDB is not supported while appendonly is yes',
+      );
     } finally {
       r.disconnect();
     }
