@@ -87,6 +87,20 @@ describe('readAofFile', () => {
     expect(r.torn).toMatchObject({ offset: file.length, bytes: 4096, reason: 'zero-filled tail' });
   });
 
+  it('treats a record cut off by zeros (its second block never written) as torn', async () => {
+    const rec = encodeCommand(['SET', 'k', 'v'.repeat(100)]);
+    const bytes = Buffer.concat([file, rec.subarray(0, 40), Buffer.alloc(200)]);
+    const r = await read(bytes);
+    expect(r.commands).toBe(4);
+    expect(r.torn).toMatchObject({ offset: file.length, reason: 'zero-filled tail' });
+    // Junk followed by zeros is still corruption.
+    await expect(
+      read(Buffer.concat([file, Buffer.from('junk'), Buffer.alloc(50)])),
+    ).rejects.toMatchObject({
+      code: 'ERR_AOF_CORRUPT',
+    });
+  });
+
   it('refuses junk before the end with ERR_AOF_CORRUPT and its offset', async () => {
     const bad = Buffer.concat([encodeCommand(['SET', 'a', '1']), Buffer.from('garbage\r\n'), file]);
     await expect(read(bad)).rejects.toMatchObject({ code: 'ERR_AOF_CORRUPT', address: 27 });

@@ -67,7 +67,7 @@ export async function readAofFile(
       if (r.kind === 'incomplete') break;
       if (r.kind === 'invalid') {
         const offset = base + (recordStart >= 0 ? recordStart : pos);
-        if (await zerosFrom(handle, base + pos, fileBytes)) {
+        if (await tornWithZeros(handle, base + pos, fileBytes)) {
           return {
             commands,
             validBytes: offset,
@@ -124,6 +124,27 @@ function isSelect(argv: Buffer[]): boolean {
   if (argv.length !== 2) return false;
   const a = argv[0]!;
   return a.length === 6 && a.toString('latin1').toUpperCase() === 'SELECT';
+}
+
+/**
+ * A record at `from` that parses as invalid is torn when the file ends in
+ * zeros (extended before its data reached the disk) and what comes before
+ * them is the start of a record: a crash, not corruption.
+ */
+async function tornWithZeros(handle: AofFileHandle, from: number, end: number): Promise<boolean> {
+  const limit = Math.min(end - from, 64 << 20);
+  if (end - from > limit) return false;
+  const rest = Buffer.allocUnsafe(limit);
+  let got = 0;
+  while (got < limit) {
+    const n = await handle.read(rest.subarray(got), from + got);
+    if (n <= 0) break;
+    got += n;
+  }
+  let last = got - 1;
+  while (last >= 0 && rest[last] === 0) last--;
+  if (last === got - 1) return false; // no zeros at the end
+  return last < 0 || parseRecord(rest.subarray(0, last + 1), 0).kind === 'incomplete';
 }
 
 async function zerosFrom(handle: AofFileHandle, from: number, end: number): Promise<boolean> {
