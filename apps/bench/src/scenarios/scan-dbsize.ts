@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Store } from '@strata/hlog';
 import { type ReadMode, readMode } from '@strata/pagebuf';
 import { countKeys, wholeLogMode } from '@strata/scan';
-import { measureBestPlainRead } from '../plain-read.js';
+import { measureBestPlainRead, measurePlainRead } from '../plain-read.js';
 import {
   defineScenario,
   higher,
@@ -33,6 +33,15 @@ import { loadStore } from './hlog-support.js';
  * pass. Every `o1` run also checks, after the timed call, that
  * `exactCount()` equals an untimed `countKeys` of the same log (and the keys
  * loaded) and fails the run otherwise: exactness is the point.
+ *
+ * `plain` (and `plain-large`) repeat the plain read at the best read size
+ * found in setup, interleaved with the passes in every round, page cache
+ * dropped like theirs: `adaptive/plain` holds the pass to a plain read made
+ * under the same load (the setup figure is the best of single attempts,
+ * taken minutes earlier, on a shared machine). Each pass also records its
+ * CPU time per record (`cpu_ns_per_record`: the process's user + system
+ * time, IO threads included), the number that says whether the pass is
+ * CPU-bound; `metrics.<variant>_cpu_ns_per_record` are their medians.
  */
 
 type Params = {
@@ -52,6 +61,8 @@ interface Shape {
   logBytes: number;
   bestPlainMbps: number;
   bestPlainReadSize: number;
+  /** The interleaved plain reads' buffer, allocated once. */
+  plainBuffer: Uint8Array;
 }
 
 interface State {
@@ -63,6 +74,7 @@ const SINGLE = 'single';
 const DOUBLE = 'double';
 const ADAPTIVE = 'adaptive';
 const O1 = 'o1';
+const PLAIN = 'plain';
 
 const LARGE = '-large';
 
@@ -106,6 +118,7 @@ async function buildShape(
     logBytes,
     bestPlainMbps: best.mbps,
     bestPlainReadSize: best.readSize,
+    plainBuffer: new Uint8Array(best.readSize),
   };
 }
 
@@ -164,6 +177,8 @@ export const scanDbsize = defineScenario<Params, State>({
       DOUBLE,
       ADAPTIVE,
       ...(p.largeKeys > 0 ? [SINGLE, DOUBLE, ADAPTIVE].map((m) => m + LARGE) : []),
+      PLAIN,
+      ...(p.largeKeys > 0 ? [PLAIN + LARGE] : []),
     ].map((n) => higher(n, 'MB/s')),
     ...[O1, ...(p.largeKeys > 0 ? [O1 + LARGE] : [])].map((n) => lower(n, 'us')),
   ],
@@ -172,6 +187,11 @@ export const scanDbsize = defineScenario<Params, State>({
     `${ADAPTIVE}/${SINGLE}`,
     ...(p.largeKeys > 0
       ? [`${DOUBLE}${LARGE}/${SINGLE}${LARGE}`, `${ADAPTIVE}${LARGE}/${SINGLE}${LARGE}`]
+      : []),
+    `${ADAPTIVE}/${DOUBLE}`,
+    `${ADAPTIVE}/${PLAIN}`,
+    ...(p.largeKeys > 0
+      ? [`${ADAPTIVE}${LARGE}/${DOUBLE}${LARGE}`, `${ADAPTIVE}${LARGE}/${PLAIN}${LARGE}`]
       : []),
   ],
 
@@ -193,12 +213,29 @@ export const scanDbsize = defineScenario<Params, State>({
     const shape = variant.name.endsWith(LARGE) ? ctx.state.large! : ctx.state.small;
     const { store } = shape;
     if (variant.name.startsWith(O1)) return runO1(shape, ctx.params.pageSize);
+    if (variant.name.startsWith(PLAIN)) {
+      const r = await measurePlainRead({
+        handle: shape.handle,
+        readSize: shape.bestPlainReadSize,
+        buffer: shape.plainBuffer,
+      });
+      return { value: r.mbps, samples: { seconds: r.milliseconds / 1000 } };
+    }
     const bytes = store.log.tail - store.log.begin;
+    const cpu = process.cpuUsage();
     const start = performance.now();
     const n = await countKeys(store, { mode: modeOf(variant.name, ctx.params.pageSize) });
     const ms = performance.now() - start;
+    const used = process.cpuUsage(cpu);
     if (n !== shape.keys) throw new Error(`countKeys gave ${n}, expected ${shape.keys}`);
-    return { value: mbPerSecond(bytes, ms), samples: { seconds: ms / 1000, keys: n } };
+    return {
+      value: mbPerSecond(bytes, ms),
+      samples: {
+        seconds: ms / 1000,
+        keys: n,
+        cpu_ns_per_record: ((used.user + used.system) * 1000) / n,
+      },
+    };
   },
 
   metrics(results, ctx) {
@@ -211,7 +248,16 @@ export const scanDbsize = defineScenario<Params, State>({
       log_over_memory: small.logBytes / ctx.params.memory,
       o1_count_us: results.median(O1),
       o1_over_adaptive: secondsOver(results, ADAPTIVE, O1),
+      plain_mbps: results.median(PLAIN),
     };
+    for (const m of [SINGLE, DOUBLE, ADAPTIVE]) {
+      out[`${m}_cpu_ns_per_record`] = median(results.samples(m, 'cpu_ns_per_record'));
+      if (large !== null) {
+        out[`${m}_large_cpu_ns_per_record`] = median(
+          results.samples(m + LARGE, 'cpu_ns_per_record'),
+        );
+      }
+    }
     if (large !== null) {
       out.adaptive_large_over_best_plain = results.median(ADAPTIVE + LARGE) / large.bestPlainMbps;
       out.best_plain_mbps_large = large.bestPlainMbps;
@@ -219,6 +265,7 @@ export const scanDbsize = defineScenario<Params, State>({
       out.log_over_memory_large = large.logBytes / ctx.params.memory;
       out.o1_count_us_large = results.median(O1 + LARGE);
       out.o1_large_over_adaptive_large = secondsOver(results, ADAPTIVE + LARGE, O1 + LARGE);
+      out.plain_mbps_large = results.median(PLAIN + LARGE);
     }
     return out;
   },

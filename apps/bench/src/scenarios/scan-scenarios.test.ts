@@ -35,6 +35,8 @@ describe('scan scenarios end to end (tiny sizes)', () => {
       'single-large',
       'double-large',
       'adaptive-large',
+      'plain',
+      'plain-large',
       'o1',
       'o1-large',
     ]);
@@ -50,6 +52,10 @@ describe('scan scenarios end to end (tiny sizes)', () => {
       'adaptive/single',
       'double-large/single-large',
       'adaptive-large/single-large',
+      'adaptive/double',
+      'adaptive/plain',
+      'adaptive-large/double-large',
+      'adaptive-large/plain-large',
     ]);
     expect(json.metrics.adaptive_over_best_plain).toBeGreaterThan(0);
     expect(json.metrics.adaptive_large_over_best_plain).toBeGreaterThan(0);
@@ -63,6 +69,12 @@ describe('scan scenarios end to end (tiny sizes)', () => {
     expect(json.metrics.o1_count_us).toBeGreaterThan(0);
     expect(json.metrics.o1_over_adaptive).toBeGreaterThan(0);
     expect(json.metrics.o1_large_over_adaptive_large).toBeGreaterThan(0);
+    // Plain reads interleaved with the passes, and each pass's CPU per record.
+    expect(json.metrics.plain_mbps).toBeGreaterThan(0);
+    expect(json.metrics.plain_mbps_large).toBeGreaterThan(0);
+    for (const m of ['single', 'double', 'adaptive', 'single_large', 'adaptive_large']) {
+      expect(json.metrics[`${m}_cpu_ns_per_record`], m).toBeGreaterThan(0);
+    }
   });
 
   it('scan-dbsize runs without the large shape', async () => {
@@ -74,7 +86,13 @@ describe('scan scenarios end to end (tiny sizes)', () => {
       memory: 64 * KiB,
       pageSize: 16 * KiB,
     });
-    expect(json.variants.map((v) => v.name)).toEqual(['single', 'double', 'adaptive', 'o1']);
+    expect(json.variants.map((v) => v.name)).toEqual([
+      'single',
+      'double',
+      'adaptive',
+      'plain',
+      'o1',
+    ]);
     expect(json.metrics.adaptive_large_over_best_plain).toBeUndefined();
     expect(json.metrics.o1_count_us_large).toBeUndefined();
     expect(json.metrics['o1.keys']).toBe(5_000);
