@@ -5,7 +5,7 @@ import { RequestConnection } from './request-connection.js';
 
 // CI-sized runs; `node scripts/fuzz/run.mjs --frames 1000000` is the full one.
 // STRATA_FUZZ_SEED / STRATA_FUZZ_FRAMES reproduce or enlarge a run.
-const FRAMES = Number(process.env.STRATA_FUZZ_FRAMES ?? 60_000);
+const FRAMES = Number(process.env.STRATA_FUZZ_FRAMES ?? 50_000);
 const SEED = Number(process.env.STRATA_FUZZ_SEED ?? 20261129);
 const MB = 1 << 20;
 
