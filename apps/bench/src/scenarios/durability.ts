@@ -45,7 +45,15 @@ interface State {
   servers: Map<string, Server>;
 }
 
-/** Where the strata-server build is: STRATA_SERVER_CLI, else apps/server/dist/cli.js. */
+/** Where the strata-server build is: STRATA_SERVER_CLI, else apps/server/dist/cli.js; null if none. */
+export function findStrataCli(): string | null {
+  try {
+    return strataCli();
+  } catch {
+    return null;
+  }
+}
+
 function strataCli(): string {
   const fromEnv = process.env.STRATA_SERVER_CLI;
   if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
