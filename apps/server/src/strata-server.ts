@@ -189,24 +189,6 @@ export class StrataServer {
     this.resp.setWriteError(`Errors writing to the AOF file: ${why}`);
   }
 
-  /** INFO persistence's AOF fields, as Redis names them. */
-  aofInfo(): string[] {
-    const aof = this.aof;
-    if (aof === null) return ['aof_enabled:0', 'aof_last_write_status:ok'];
-    const i = aof.info();
-    return [
-      'aof_enabled:1',
-      'aof_rewrite_in_progress:0',
-      `aof_last_write_status:${i.lastWriteStatus}`,
-      `aof_current_size:${i.totalSize}`,
-      `aof_buffer_length:${i.pendingBytes}`,
-      `aof_fsync_policy:${i.policy}`,
-      `aof_files:${i.files.length}`,
-      `aof_syncs:${i.syncs}`,
-      `aof_cuts:${i.cuts}`,
-    ];
-  }
-
   /**
    * Redis's shutdown: stop the periodic checkpoints, let commands waiting on
    * the disk finish, then close: no more connections, clients dropped, every
