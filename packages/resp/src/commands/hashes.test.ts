@@ -159,6 +159,11 @@ describe('hashes against a Map model, evicted to disk (ioredis)', () => {
     } while (cursor !== '0');
     expect(found.has('enc')).toBe(true);
     expect(found.has('plain')).toBe(false);
+    // The cache reports itself in INFO memory and storage.
+    expect(await redis.info('memory')).toMatch(/collections_cache_bytes:[1-9]\d*/);
+    expect(await redis.info('storage')).toMatch(
+      /db0:.*,collections=[1-9]\d*,collections_bytes=\d+,collections_budget=65536/,
+    );
   });
 
   test('HSCAN over a large hash returns every field once at least, MATCH and NOVALUES inside the iteration', async () => {

@@ -29,9 +29,24 @@ const SECTIONS: Record<string, Section> = {
     `pending_commands:${s.inFlight}`,
     `watching_clients:${new Set([...s.watched.values()].flatMap((m) => [...m.values()].flatMap((x) => [...x]))).size}`,
   ],
-  memory: () => {
+  memory: (s) => {
     const m = process.memoryUsage();
-    return [`used_memory:${m.heapUsed + m.external}`, `used_memory_rss:${m.rss}`];
+    // Decoded collections cached over the stores (their budgets summed).
+    let cached = 0;
+    let budget = 0;
+    for (let db = 0; db < s.keyspace.count; db++) {
+      const c = s.keyspace.collections(db)?.stats();
+      if (c !== undefined) {
+        cached += c.bytes;
+        budget += c.budgetBytes;
+      }
+    }
+    return [
+      `used_memory:${m.heapUsed + m.external}`,
+      `used_memory_rss:${m.rss}`,
+      `collections_cache_bytes:${cached}`,
+      `collections_cache_budget:${budget}`,
+    ];
   },
   persistence: () => ['loading:0', 'async_loading:0'],
   stats: (s) => [
@@ -63,12 +78,19 @@ const SECTIONS: Record<string, Section> = {
       if (store === undefined) continue;
       const log = store.log;
       out.push(
-        `db${db}:begin=${log.begin},head=${log.head},read_only=${log.readOnly},tail=${log.tail},memory=${store instanceof Store ? store.stats().memory.logBytes : 0}`,
+        `db${db}:begin=${log.begin},head=${log.head},read_only=${log.readOnly},tail=${log.tail},memory=${store instanceof Store ? store.stats().memory.logBytes : 0}${collectionStats(s, db)}`,
       );
     }
     return out;
   },
 };
+
+/** The collection cache of a database, for INFO storage. */
+function collectionStats(s: ServerState, db: number): string {
+  const c = s.keyspace.collections(db)?.stats();
+  if (c === undefined) return '';
+  return `,collections=${c.entries},collections_bytes=${c.bytes},collections_budget=${c.budgetBytes},collections_dirty=${c.dirty},collections_evictions=${c.evictions},collections_writebacks=${c.writeBacks}`;
+}
 
 const DEFAULT = ['server', 'clients', 'memory', 'persistence', 'stats', 'replication', 'keyspace'];
 const ALL = [...DEFAULT, 'commandstats', 'storage'];
