@@ -103,6 +103,8 @@ export class Store extends StoreCore {
           ? K_ABSENT
           : K_UNRESOLVED;
       this.count.changed(Buffer.from(k, 'latin1'), prev, t.state, t.firstPrevious);
+      // A bounded number of chain reads in flight, however long the tail.
+      if (this.count.unresolved >= 256) await this.count.settle();
     }
     await this.count.settle();
   }
