@@ -96,6 +96,18 @@ export class ReplyWriter {
     return chunk;
   }
 
+  /**
+   * Takes back what was written since `position` (a reply begun that will be
+   * written later, or replaced by an error). It must not be flushed yet.
+   */
+  rewind(position: number): void {
+    const from = position - this.flushedBytes;
+    if (from < 0 || from > this.pos - this.start) {
+      throw new RangeError(`cannot rewind to ${position}: flushed or not written yet`);
+    }
+    this.pos = this.start + from;
+  }
+
   /** Drop what was written since the last flush (the client is going away). */
   discard(): void {
     this.pos = this.start;
