@@ -230,9 +230,17 @@ function getDel(c: Client, argv: Buffer[]): CommandResult {
 function mget(c: Client, argv: Buffer[]): CommandResult {
   const store = c.store;
   const n = argv.length - 1;
+  const start = c.reply.position;
   for (let i = 1; i <= n; i++) {
     const v = store.read(argv[i]!);
-    if (v.status === 'pending') return mgetRest(c, store, argv, i, v.pending);
+    if (v.status === 'pending') {
+      // The reply so far is taken back (a copy) and written once every value
+      // is in: the connection flushes while it waits, and a read that fails
+      // must leave one error reply, not a short array.
+      const head = i === 1 ? null : Buffer.from(c.reply.since(start));
+      if (head !== null) c.reply.rewind(start);
+      return mgetRest(c, store, argv, i, v.pending, head);
+    }
     if (i === 1) c.reply.array(n);
     // A collection is nil to MGET, as in Redis.
     if (v.status === 'found' && v.type === STRING) c.reply.bulkRange(v.bytes, v.offset, v.length);
@@ -248,10 +256,12 @@ function mgetRest(
   argv: Buffer[],
   first: number,
   pending: Promise<ReadResult>,
+  written: Buffer | null,
 ): Promise<void> {
   const rest = first < argv.length - 1 ? multiGet(store, argv.slice(first + 1)) : null;
   return Promise.all([pending, rest]).then(([head, batch]) => {
-    if (first === 1) c.reply.array(argv.length - 1);
+    if (written === null) c.reply.array(argv.length - 1);
+    else c.reply.raw(written);
     const reply = (r: ReadResult) => {
       if (r.status === 'found' && r.type === STRING) c.reply.bulk(r.value);
       else c.reply.null();
