@@ -7,10 +7,15 @@ import { args, FaultyFileSystem, tempDir } from './test-support.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;
+const opened: AppendOnlyFile[] = [];
 beforeEach(async () => {
   ({ dir, cleanup } = await tempDir());
 });
-afterEach(() => cleanup());
+afterEach(async () => {
+  // Close what a test left open (close twice is harmless).
+  for (const a of opened.splice(0)) await a.close().catch(() => undefined);
+  await cleanup();
+});
 
 type Cmd = string;
 async function openAof(options: Partial<AppendOnlyFileOptions> = {}) {
@@ -21,6 +26,7 @@ async function openAof(options: Partial<AppendOnlyFileOptions> = {}) {
     logger: { warn: (m) => warnings.push(m) },
     ...options,
   });
+  opened.push(aof);
   const replayed: Cmd[] = [];
   const result = await aof.replay((db, argv) => {
     replayed.push(`${db}:${argv.map((a) => a.toString()).join(' ')}`);
@@ -204,5 +210,24 @@ describe('AppendOnlyFile transactions', () => {
       '0:EXEC',
       '0:SET d 1',
     ]);
+  });
+});
+
+describe('AppendOnlyFile FLUSHALL', () => {
+  it('replays FLUSHALL as FLUSHDB of each database whose checkpoint is older than it', async () => {
+    const { aof } = await openAof({ policy: 'no' });
+    await aof.recordCheckpoint(0, 1, 0);
+    await aof.recordCheckpoint(1, 1, 0);
+    await aof.recordCheckpoint(2, 1, 0);
+    aof.append(0, args('SET', 'a', '1'), 0);
+    aof.append(0, args('FLUSHALL', 'SYNC'), 0);
+    aof.append(1, args('SET', 'b', '1'), 0);
+    // db 1's checkpoint came after the FLUSHALL and its SET: it holds them.
+    await aof.recordCheckpoint(1, 2, 1);
+    aof.append(2, args('SET', 'c', '1'), 0);
+    await aof.close();
+    const r = await openAof();
+    expect(r.replayed).toEqual(['0:SET a 1', '0:FLUSHDB SYNC', '2:FLUSHDB SYNC', '2:SET c 1']);
+    await r.aof.close();
   });
 });

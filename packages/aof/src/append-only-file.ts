@@ -181,17 +181,34 @@ export class AppendOnlyFile {
       try {
         /** A MULTI .. EXEC being read: applied whole at EXEC, dropped if the file ends first. */
         let tx: { offset: number; items: [number, Buffer[]][] } | null = null;
-        const applyOne = (db: number, argv: Buffer[], offset: number) => {
+        const before = (db: number, offset: number) => {
           const from = starts.get(db);
-          if (
-            from !== undefined &&
-            (file < from.file || (file === from.file && offset < from.offset))
-          ) {
+          return (
+            from !== undefined && (file < from.file || (file === from.file && offset < from.offset))
+          );
+        };
+        const applyOne = (db: number, argv: Buffer[], offset: number) => {
+          if (isCommand(argv, 'FLUSHALL')) return flushAll(db, argv, offset);
+          if (before(db, offset)) {
             result.skipped++;
             return undefined;
           }
           result.applied++;
           return apply(db, argv);
+        };
+        // FLUSHALL empties every database, but a database whose checkpoint
+        // came after it already holds what was written since: it becomes a
+        // FLUSHDB of each database whose checkpoint is older.
+        const flushAll = async (db: number, argv: Buffer[], offset: number) => {
+          const dbs = new Set([db, ...starts.keys()]);
+          let any = false;
+          for (const d of [...dbs].sort((a, b) => a - b)) {
+            if (before(d, offset)) continue;
+            any = true;
+            await apply(d, [FLUSHDB, ...argv.slice(1)]);
+          }
+          if (any) result.applied++;
+          else result.skipped++;
         };
         const r = await readAofFile(h, {
           ...(this.options.sliceBytes !== undefined ? { sliceBytes: this.options.sliceBytes } : {}),
@@ -467,6 +484,8 @@ export class AppendOnlyFile {
     return run;
   }
 }
+
+const FLUSHDB = Buffer.from('FLUSHDB');
 
 function isCommand(argv: Buffer[], name: string): boolean {
   const a = argv[0]!;
