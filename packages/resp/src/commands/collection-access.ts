@@ -27,8 +27,15 @@ export function withCollection<V extends CollectionValue>(
   f: (value: Found<V>) => CommandResult,
 ): CommandResult {
   const r = c.collections.get<V>(key, type);
-  if (r instanceof Promise) return r.then((x) => f(unwrap(x)));
-  return f(unwrap(r));
+  if (!(r instanceof Promise)) return f(unwrap(r));
+  // Looked up again once the disk read is in: another command may have
+  // created or loaded the key meanwhile, and the decision (create or change)
+  // must be taken in the same step as the change.
+  return r.then(() => {
+    const again = c.collections.get<V>(key, type);
+    if (again instanceof Promise) return again.then((x) => f(unwrap(x)));
+    return f(unwrap(again));
+  });
 }
 
 function unwrap<V extends CollectionValue>(r: CollectionLookup<V>): Found<V> {
@@ -42,6 +49,7 @@ export function withCollections<V extends CollectionValue>(
   keys: readonly Buffer[],
   type: number,
   f: (values: Found<V>[]) => CommandResult,
+  again = true,
 ): CommandResult {
   const cs = c.collections;
   const found: MaybePending<CollectionLookup<V>>[] = [];
@@ -52,7 +60,11 @@ export function withCollections<V extends CollectionValue>(
     found.push(r);
   }
   if (!pending) return f((found as CollectionLookup<V>[]).map(unwrap));
-  return Promise.all(found).then((rs) => f(rs.map(unwrap)));
+  // As withCollection: looked up again, synchronously, once the reads are in.
+  // (Once: a cache too small for all the keys could send them to disk again.)
+  return Promise.all(found).then((rs) =>
+    again ? withCollections(c, keys, type, f, false) : f(rs.map(unwrap)),
+  );
 }
 
 /** Replies once `p` (a record write) settled, so an error is the only reply. */

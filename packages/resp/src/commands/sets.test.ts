@@ -139,6 +139,30 @@ describe('sets against a Set model, evicted to disk (ioredis)', () => {
     expect(stats.loads).toBeGreaterThan(0);
   });
 
+  test('concurrent clients adding to the same sets on disk lose nothing', async () => {
+    const clients = Array.from({ length: 8 }, () => new Redis({ port: t.port, host: '127.0.0.1' }));
+    try {
+      // Keys created and deleted (their tombstones then pushed to disk by
+      // other writes, so a lookup goes to disk), then created by every client at once.
+      for (let k = 0; k < 20; k++) await redis.sadd(`race:${k}`, 'seed');
+      for (let k = 0; k < 20; k++) await redis.del(`race:${k}`);
+      const filler = redis.pipeline();
+      for (let i = 0; i < 3000; i++) filler.set(`filler:${i}`, 'x'.repeat(100));
+      await filler.exec();
+      await Promise.all(
+        clients.map((c, ci) => {
+          const p = c.pipeline();
+          for (let k = 0; k < 20; k++)
+            for (let j = 0; j < 5; j++) p.sadd(`race:${k}`, `c${ci}:${j}`);
+          return p.exec();
+        }),
+      );
+      for (let k = 0; k < 20; k++) expect(await redis.scard(`race:${k}`)).toBe(8 * 5);
+    } finally {
+      for (const c of clients) c.disconnect();
+    }
+  });
+
   test('encodings: intset, listpack, hashtable as Redis 7.2', async () => {
     await redis.sadd('ints', '3', '1', '2');
     expect(await redis.object('ENCODING', 'ints')).toBe('intset');
