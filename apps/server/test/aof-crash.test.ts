@@ -1,5 +1,5 @@
 import { afterAll, afterEach, describe, expect, test } from 'vitest';
-import { type ConnectionLog, newLog, type Verdict, verify, write } from './crash-writer.js';
+import { type ConnectionLog, client, newLog, type Verdict, verify, write } from './crash-writer.js';
 import { StrataProcess, tempDir } from './strata-process.js';
 
 /**
@@ -198,4 +198,59 @@ describe('AOF crash safety (SIGKILL, restart, verify)', () => {
     },
     LONG > 0 ? LONG * 10_000 : 40_000,
   );
+});
+
+describe('AOF recovery of whole-database commands', () => {
+  test('FLUSHDB, FLUSHALL, SELECT and a checkpoint in between come back right after SIGKILL', async () => {
+    const dir = await tempDir('strata-aof-flush-');
+    dirs.push(dir);
+    const args = [
+      '--port',
+      '0',
+      '--dir',
+      dir.path,
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      'always',
+      ...STORE,
+    ];
+    const a = await StrataProcess.start(args);
+    const r = client(a.port);
+    await r.connect();
+    await r.mset('gone', '1', 'gone2', '2');
+    await r.select(1);
+    await r.set('db1-before', 'x');
+    await r.select(0);
+    await r.flushdb();
+    await r.set('kept', 'k');
+    await r.select(2);
+    await r.set('db2-old', 'y');
+    await r.flushall();
+    await r.set('db2-new', 'z');
+    await r.select(1);
+    await r.set('db1-after', 'w');
+    await r.save(); // a checkpoint of every database after the FLUSHALL
+    await r.incr('counter');
+    await r.select(0);
+    await r.append('kept', '+more');
+    r.disconnect();
+    a.process.child.kill('SIGKILL');
+    await a.process.exited;
+
+    const b = await StrataProcess.start(args);
+    const s = client(b.port);
+    await s.connect();
+    try {
+      // FLUSHALL took 'kept'; the APPEND after it made a new one.
+      expect(await s.mget('gone', 'gone2', 'kept')).toEqual([null, null, '+more']);
+      await s.select(1);
+      expect(await s.mget('db1-before', 'db1-after', 'counter')).toEqual([null, 'w', '1']);
+      await s.select(2);
+      expect(await s.mget('db2-old', 'db2-new')).toEqual([null, 'z']);
+    } finally {
+      s.disconnect();
+    }
+    expect((await b.process.stop('SIGTERM')).code).toBe(0);
+  });
 });
