@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Prng } from '@strata/io';
+import { type DatabaseProvider, storeDatabases } from '../keyspace.js';
 import { encodeCommand } from '../protocol/encode-command.js';
 import { RespServer } from '../resp-server.js';
 import type { FrameKind } from './frame-generator.js';
@@ -48,6 +49,8 @@ export interface FuzzOptions {
   readonly sessionTimeoutMs?: number;
   /** Called every few seconds. */
   readonly onProgress?: (p: { frames: number; sessions: number; seconds: number }) => void;
+  /** Wraps the in-process server's databases (fault injection: see failing-reads.ts). */
+  readonly wrapDatabases?: (provider: DatabaseProvider) => DatabaseProvider;
   /** Replay: run these session seeds (from a report's failures), in order, instead of random ones. */
   readonly sessions?: readonly number[];
 }
@@ -119,16 +122,17 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   let port: number;
   if (options.target === undefined) {
     dir = await mkdtemp(join(tmpdir(), 'strata-fuzz-'));
-    server = new RespServer({
-      databases: {
-        dir,
-        store: {
-          memory: options.storeMemory ?? 1 << 20,
-          pageSize: 32 * 1024,
-          indexBuckets: 4096,
-          checkpointOnClose: false,
-        },
+    const databases = storeDatabases({
+      dir,
+      store: {
+        memory: options.storeMemory ?? 1 << 20,
+        pageSize: 32 * 1024,
+        indexBuckets: 4096,
+        checkpointOnClose: false,
       },
+    });
+    server = new RespServer({
+      databases: options.wrapDatabases?.(databases) ?? databases,
       maxBulkLength,
       outputBufferLimit,
       maxclients: connections + stalledCap(connections) + 16,

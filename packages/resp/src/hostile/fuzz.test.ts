@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { hasRedisServer, startRedis } from '../compat/compat-runner.js';
+import { failingReads } from './failing-reads.js';
 import { type FuzzReport, runFuzz } from './fuzz-run.js';
 import { RequestConnection } from './request-connection.js';
 
@@ -66,6 +67,28 @@ describe('hostile input: random and mutated frames over real sockets', () => {
     expect(m.final.heapUsed + m.final.external).toBeLessThan(
       m.baseline.heapUsed + m.baseline.external + 48 * MB,
     );
+  });
+});
+
+describe('hostile input while store reads fail', () => {
+  test('every command still gets one reply, in order; nothing is left unhandled', {
+    timeout: 180_000,
+  }, async () => {
+    // Reads of one fuzz key in ten fail, as a failing device's would.
+    const r = await runFuzz({
+      frames: Math.min(FRAMES, 20_000),
+      seed: SEED + 2,
+      connections: 32,
+      wrapDatabases: (p) =>
+        failingReads(
+          p,
+          (key) => key[key.length - 1] === 0x37 && key.toString('latin1').startsWith('fz:'),
+        ),
+    });
+    console.log(summary(r));
+    expect(r.failures).toEqual([]);
+    expect(r.uncaught).toEqual([]);
+    expect(r.control.mismatches).toBe(0);
   });
 });
 

@@ -1,41 +1,19 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { StoreCore } from '@strata/hlog';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { type DatabaseProvider, storeDatabases } from '../keyspace.js';
+import { storeDatabases } from '../keyspace.js';
 import { encodeCommand } from '../protocol/encode-command.js';
 import { RespServer } from '../resp-server.js';
 import { RawClient, SMALL_STORE } from '../test-helpers.js';
+import { failingReads } from './failing-reads.js';
 
 /**
  * A store read that fails while a command's reply is half written (the fuzz
  * run met this as hlog's 'no valid record' before that was fixed): the
  * command must answer one error, and the replies after it stay in step.
- * Reads of keys starting with `bad` fail as a device read would: pending,
- * then rejected.
+ * Reads of keys starting with `bad` fail as a device read would.
  */
-function failingReads(provider: DatabaseProvider): DatabaseProvider {
-  return {
-    count: provider.count,
-    async open(index) {
-      const store = await provider.open(index);
-      return new Proxy(store, {
-        get(target, prop) {
-          if (prop === 'read') {
-            return (key: Uint8Array) =>
-              Buffer.from(key).toString('latin1').startsWith('bad')
-                ? { status: 'pending', pending: Promise.reject(new Error('device read failed')) }
-                : target.read(key);
-          }
-          const v = Reflect.get(target, prop, target);
-          return typeof v === 'function' ? v.bind(target) : v;
-        },
-      }) as StoreCore;
-    },
-    close: (index, store) => provider.close(index, store),
-  };
-}
 
 let dir: string;
 let server: RespServer;
@@ -45,6 +23,7 @@ beforeAll(async () => {
   server = new RespServer({
     databases: failingReads(
       storeDatabases({ dir, store: { ...SMALL_STORE, checkpointOnClose: false } }),
+      (key) => key.toString('latin1').startsWith('bad'),
     ),
   });
   port = (await server.listen(0)).port;
