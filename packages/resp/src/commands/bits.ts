@@ -1,8 +1,14 @@
-import { MAX_VALUE_LENGTH, type ReadResult, type RmwFunctions, type StoreCore } from '@strata/hlog';
+import {
+  MAX_VALUE_LENGTH,
+  type ReadResult,
+  RecordType,
+  type RmwFunctions,
+  type StoreCore,
+} from '@strata/hlog';
 import { eqi, parseInteger } from '../args.js';
 import type { Client } from '../client.js';
 import type { CommandDefinition, CommandResult } from '../command-table.js';
-import { CommandError, syntaxError } from '../errors.js';
+import { CommandError, syntaxError, wrongTypeError } from '../errors.js';
 import { parseLongLong } from '../protocol/parse-long-long.js';
 
 // ---- helpers ------------------------------------------------------------------
@@ -19,12 +25,26 @@ function parseBitOffset(arg: Buffer): number {
   return v;
 }
 
-/** A read as an owned value (a copy when it comes from the log), or null. */
+/** WRONGTYPE for a found collection (hash, set...): bit commands work on strings. */
+function mustBeString(v: { status: string; type?: number }): void {
+  if (v.status === 'found' && v.type !== RecordType.STRING) throw wrongTypeError();
+}
+
+const lcsTypeError = () =>
+  new CommandError('ERR_WRONGTYPE', 'ERR The specified keys must contain string values');
+
+/** LCS's read: an owned value (a copy when it comes from the log), or null; collections refused. */
 function readValue(store: StoreCore, key: Buffer): Buffer | null | Promise<Buffer | null> {
   const v = store.read(key);
-  if (v.status === 'found') return Buffer.from(v.bytes.subarray(v.offset, v.offset + v.length));
+  if (v.status === 'found') {
+    if (v.type !== RecordType.STRING) throw lcsTypeError();
+    return Buffer.from(v.bytes.subarray(v.offset, v.offset + v.length));
+  }
   if (v.status === 'notFound') return null;
-  return v.pending.then((r: ReadResult) => (r.status === 'found' ? r.value : null));
+  return v.pending.then((r: ReadResult) => {
+    if (r.status === 'found' && r.type !== RecordType.STRING) throw lcsTypeError();
+    return r.status === 'found' ? r.value : null;
+  });
 }
 
 // ---- SETBIT / GETBIT ------------------------------------------------------------
@@ -76,10 +96,12 @@ function setBit(c: Client, argv: Buffer[]): CommandResult {
   };
   const v = c.store.readModifyWrite(argv[1]!, setBitFunctions, ctx);
   if (v.status !== 'pending') {
+    if (v.status === 'wrongType') throw wrongTypeError();
     c.reply.integer(ctx.old);
     return undefined;
   }
-  return v.pending.then(() => {
+  return v.pending.then((r) => {
+    if (r.status === 'wrongType') throw wrongTypeError();
     c.reply.integer(ctx.old);
   });
 }
@@ -91,10 +113,12 @@ function getBit(c: Client, argv: Buffer[]): CommandResult {
   const bitOf = (bytes: Uint8Array, off: number, len: number) =>
     byte < len && (bytes[off + byte]! & mask) !== 0 ? 1 : 0;
   const v = c.store.read(argv[1]!);
+  mustBeString(v);
   if (v.status === 'found') c.reply.integer(bitOf(v.bytes, v.offset, v.length));
   else if (v.status === 'notFound') c.reply.integer(0);
   else {
     return v.pending.then((r) => {
+      mustBeString(r);
       c.reply.integer(r.status === 'found' ? bitOf(r.value, 0, r.value.length) : 0);
     });
   }
@@ -144,10 +168,12 @@ function bitCount(argv: Buffer[], b: Uint8Array, off: number, len: number): numb
 
 function bitCountCommand(c: Client, argv: Buffer[]): CommandResult {
   const v = c.store.read(argv[1]!);
+  mustBeString(v);
   if (v.status === 'found') c.reply.integer(bitCount(argv, v.bytes, v.offset, v.length));
   else if (v.status === 'notFound') c.reply.integer(0);
   else {
     return v.pending.then((r) => {
+      mustBeString(r);
       c.reply.integer(r.status === 'found' ? bitCount(argv, r.value, 0, r.value.length) : 0);
     });
   }
