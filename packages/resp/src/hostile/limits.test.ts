@@ -187,9 +187,14 @@ describe('announced sizes reserve nothing: buffers grow with the bytes that arri
     while (s.server.clientCount > 0 && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 20));
     }
-    await new Promise((r) => setTimeout(r, 50));
-    // What the clients sent is released with them.
-    expect(bufferBytes() - before).toBeLessThan(16 * MB);
+    // What the clients sent is released with them (sockets and their
+    // buffers go over a few ticks and GCs).
+    let held = bufferBytes() - before;
+    for (let i = 0; i < 40 && held >= 8 * MB; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      held = bufferBytes() - before;
+    }
+    expect(held).toBeLessThan(8 * MB);
   });
 });
 
