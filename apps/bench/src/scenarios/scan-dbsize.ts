@@ -101,25 +101,34 @@ async function buildShape(
     checkpoints: null,
     expiry: false,
   });
-  ctx.log(`${name}: loading ${keys} keys x ${valueBytes} B`);
-  const load = await loadStore(store, keys, valueBytes);
-  const logBytes = store.log.tail - store.log.begin;
-  ctx.log(
-    `${name}: log ${sizeLabel(logBytes)} (${(logBytes / p.memory).toFixed(1)}x memory) in ${(load.ms / 1000).toFixed(1)} s`,
-  );
-  // Plain reads of the same segment file, through a handle kept open.
-  const handle = await open(path.join(dir, 'log.0'), 'r');
-  const best = await measureBestPlainRead({ handle, before: () => ctx.dropCaches() });
-  ctx.log(`${name}: best plain read ${best.mbps.toFixed(0)} MB/s at ${sizeLabel(best.readSize)}`);
-  return {
-    store,
-    handle,
-    keys,
-    logBytes,
-    bestPlainMbps: best.mbps,
-    bestPlainReadSize: best.readSize,
-    plainBuffer: new Uint8Array(best.readSize),
-  };
+  // A failed load or plain read leaves nothing open: no store, no handle
+  // for the garbage collector to close.
+  let handle: FileHandle | undefined;
+  try {
+    ctx.log(`${name}: loading ${keys} keys x ${valueBytes} B`);
+    const load = await loadStore(store, keys, valueBytes);
+    const logBytes = store.log.tail - store.log.begin;
+    ctx.log(
+      `${name}: log ${sizeLabel(logBytes)} (${(logBytes / p.memory).toFixed(1)}x memory) in ${(load.ms / 1000).toFixed(1)} s`,
+    );
+    // Plain reads of the same segment file, through a handle kept open.
+    handle = await open(path.join(dir, 'log.0'), 'r');
+    const best = await measureBestPlainRead({ handle, before: () => ctx.dropCaches() });
+    ctx.log(`${name}: best plain read ${best.mbps.toFixed(0)} MB/s at ${sizeLabel(best.readSize)}`);
+    return {
+      store,
+      handle,
+      keys,
+      logBytes,
+      bestPlainMbps: best.mbps,
+      bestPlainReadSize: best.readSize,
+      plainBuffer: new Uint8Array(best.readSize),
+    };
+  } catch (err) {
+    await handle?.close();
+    await store.abandon();
+    throw err;
+  }
 }
 
 /** The O(1) count, timed alone; then checked against an untimed whole-log count. */
