@@ -109,7 +109,12 @@ function block(
       client: c,
       db: c.db,
       keys: keys.map((k) => k.toString('latin1')),
-      serve,
+      serve(key, by) {
+        const forms = serve(key, by);
+        // The pusher logs this pop after its own command; this command logs nothing.
+        if (forms !== null) logAs(c, []);
+        return forms;
+      },
       finish() {
         if (done) return;
         done = true;
@@ -132,6 +137,7 @@ function block(
               return;
             }
             c.reply.nullArray();
+            logAs(c, []);
             waiter.finish();
           },
           Math.min(deadline - Date.now(), MAX_TIMER_MS),
@@ -170,6 +176,7 @@ function blpop(c: Client, argv: Buffer[], end: End): CommandResult {
     }
     if (!mayBlock(c)) {
       c.reply.nullArray();
+      logAs(c, []);
       return undefined;
     }
     return block(c, keys, timeout, (key, by) => {
@@ -207,6 +214,7 @@ function blmove(c: Client, argv: Buffer[], from: End, to: End, timeoutAt: number
     }
     if (!mayBlock(c)) {
       c.reply.null();
+      logAs(c, []);
       return undefined;
     }
     const srcKey = Buffer.from(src);
@@ -258,6 +266,7 @@ function blmpop(c: Client, argv: Buffer[]): CommandResult {
       }
       if (!mayBlock(c)) {
         c.reply.nullArray();
+        logAs(c, []);
         return undefined;
       }
       return block(
@@ -297,6 +306,7 @@ function bzpop(c: Client, argv: Buffer[], max: boolean): CommandResult {
     }
     if (!mayBlock(c)) {
       c.reply.nullArray();
+      logAs(c, []);
       return undefined;
     }
     return block(
