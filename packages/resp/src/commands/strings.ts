@@ -317,6 +317,9 @@ function msetNx(c: Client, argv: Buffer[]): CommandResult {
     });
   };
   if (any) {
+    // Probes still on the disk are not needed: one that fails must not
+    // become an unhandled rejection (which ends the process).
+    if (waits !== null) for (const w of waits) w.catch(() => undefined);
     c.reply.integer(0);
     return undefined;
   }
