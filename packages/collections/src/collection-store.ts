@@ -13,9 +13,10 @@ export interface CollectionStoreOptions {
   readonly now?: () => number;
   /**
    * Background write-back period in ms (0: none). Each period writes back
-   * the dirty entries left unchanged for a whole period, and any dirty for
-   * 12 periods, so a crash loses little and checkpoints taken by others see
-   * recent changes; a hot collection is not re-encoded on every change.
+   * the dirty entries left unchanged for a whole period, and those of up to
+   * 8 MiB dirty for 12 periods, so a crash loses little and checkpoints
+   * taken by others see recent changes; a hot collection is not re-encoded
+   * on every change.
    */
   readonly writeBackIntervalMs?: number;
 }
@@ -31,6 +32,9 @@ export interface CollectionStoreStats {
   readonly evictions: number;
   readonly writeBacks: number;
 }
+
+/** Entries up to this size are written back after 12 periods even while they keep changing. */
+const FORCED_WRITE_BACK_MAX_BYTES = 8 << 20;
 
 // Bookkeeping bytes charged per entry besides its structure and key.
 const ENTRY_OVERHEAD = 128;
@@ -93,7 +97,11 @@ export class CollectionStore {
     const tick = ++this.tick;
     this.table.forEach((e) => {
       if (!e.dirty || e.writing !== null) return;
-      if (tick - e.changedTick >= 2 || tick - e.dirtyTick >= 12) {
+      // A large collection that keeps changing is left to eviction, SAVE
+      // and close: re-encoding it every few seconds would cost more than
+      // the changes (the AOF, when on, has them meanwhile).
+      const busyLimit = e.bytes <= FORCED_WRITE_BACK_MAX_BYTES ? 12 : Number.POSITIVE_INFINITY;
+      if (tick - e.changedTick >= 2 || tick - e.dirtyTick >= busyLimit) {
         this.schedule(e, () => this.writeOp(e))?.catch(() => undefined);
       }
     });

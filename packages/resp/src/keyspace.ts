@@ -29,6 +29,8 @@ export interface DatabaseProvider {
    * until the server stops.
    */
   swap?(a: number, b: number): Promise<void>;
+  /** Bytes of decoded collections database `index` may cache (default: half its log memory). */
+  collectionBudget?(index: number, store: StoreCore): number;
 }
 
 export interface StoreDatabasesOptions {
@@ -38,6 +40,8 @@ export interface StoreDatabasesOptions {
   readonly count?: number;
   /** Options for every database's store (memory, pageSize...). */
   readonly store?: Omit<StoreOptions, 'dir' | 'device'>;
+  /** Bytes of decoded collections each database caches. Default: half its log memory, at least 64 KiB. */
+  readonly collectionMemory?: number;
 }
 
 /**
@@ -71,9 +75,11 @@ export function storeDatabases(options: StoreDatabasesOptions): DatabaseProvider
     await mkdir(path, { recursive: true });
     return Store.open({ ...storeOptions, dir: path });
   };
+  const collectionMemory = options.collectionMemory;
   return {
     count: options.count ?? 16,
     open,
+    ...(collectionMemory !== undefined ? { collectionBudget: () => collectionMemory } : {}),
     async flush(index, store) {
       // Nothing of the old log is kept, so there is nothing to checkpoint.
       if (store instanceof Store) await store.abandon();
@@ -132,6 +138,8 @@ export class Keyspace {
   private readonly caches: (CollectionStore | undefined)[];
   private readonly collectionBudget: (store: StoreCore) => number;
   private readonly collectionWriteBackMs: number;
+  /** Saves (write-back, then checkpoint) running per database: a flush waits for them. */
+  private readonly saving = new Map<number, Promise<void>>();
   private readonly opening = new Map<number, Promise<StoreCore>>();
   /** Whole-log passes running per database (flush and close wait for them). */
   private readonly passes = new Map<number, Set<Promise<unknown>>>();
@@ -163,7 +171,7 @@ export class Keyspace {
   private install(index: number, store: StoreCore): void {
     this.stores[index] = store;
     this.caches[index] = new CollectionStore(store, {
-      budgetBytes: this.collectionBudget(store),
+      budgetBytes: this.provider.collectionBudget?.(index, store) ?? this.collectionBudget(store),
       writeBackIntervalMs: this.collectionWriteBackMs,
     });
   }
@@ -241,6 +249,7 @@ export class Keyspace {
     if (flush === undefined) throw new TypeError('the database provider cannot flush');
     await this.opening.get(index);
     await this.passesEnded(index);
+    await this.saving.get(index);
     const store = this.stores[index];
     if (store === undefined) return;
     this.stores[index] = undefined;
@@ -285,8 +294,17 @@ export class Keyspace {
     const saving: Promise<void>[] = [];
     for (let i = 0; i < this.stores.length; i++) {
       const s = this.stores[i];
-      if (s !== undefined)
-        saving.push(this.writeBack(i).then(() => save.call(this.provider, i, s)));
+      if (s === undefined) continue;
+      const run = this.writeBack(i).then(() => save.call(this.provider, i, s));
+      const tracked: Promise<void> = run.then(
+        () => undefined,
+        () => undefined,
+      );
+      this.saving.set(i, tracked);
+      tracked.then(() => {
+        if (this.saving.get(i) === tracked) this.saving.delete(i);
+      });
+      saving.push(run);
     }
     await Promise.all(saving);
   }
