@@ -90,6 +90,27 @@ describe('hostile input while store reads fail', () => {
     expect(r.uncaught).toEqual([]);
     expect(r.control.mismatches).toBe(0);
   });
+
+  test('and when every kind of key operation fails (reads, writes, deletes, expiries)', {
+    timeout: 180_000,
+  }, async () => {
+    const r = await runFuzz({
+      frames: Math.min(FRAMES, 20_000),
+      seed: SEED + 3,
+      connections: 32,
+      wrapDatabases: (p) =>
+        failingReads(
+          p,
+          (key) => key[key.length - 1] === 0x33 && key.toString('latin1').startsWith('fz:'),
+          'device failed',
+          ['read', 'probe', 'upsert', 'remove', 'readModifyWrite', 'setExpiry'],
+        ),
+    });
+    console.log(summary(r));
+    expect(r.failures).toEqual([]);
+    expect(r.uncaught).toEqual([]);
+    expect(r.control.mismatches).toBe(0);
+  });
 });
 
 const redis = hasRedisServer();
