@@ -302,7 +302,15 @@ function lcs(c: Client, a: Buffer, b: Buffer, o: LcsOptions): void {
 
 function lcsCommand(c: Client, argv: Buffer[]): CommandResult {
   const ra = readValue(c.store, argv[1]!);
-  const rb = readValue(c.store, argv[2]!);
+  let rb: Buffer | null | Promise<Buffer | null>;
+  try {
+    rb = readValue(c.store, argv[2]!);
+  } catch (e) {
+    // The first read, if on the disk, is not needed: its failure must not
+    // become an unhandled rejection (which ends the process).
+    if (ra instanceof Promise) ra.catch(() => undefined);
+    throw e;
+  }
   const run = (a: Buffer | null, b: Buffer | null) => {
     const o = parseLcsOptions(argv);
     lcs(c, a ?? Buffer.alloc(0), b ?? Buffer.alloc(0), o);
