@@ -55,6 +55,8 @@ export interface FrameGeneratorOptions {
   /** The server's proto-max-bulk-len: lengths just above it are tried. */
   readonly maxBulkLength: number;
   readonly weights?: FrameWeights;
+  /** Hash, set, sorted set and list commands too (a quarter of the commands). Default true. */
+  readonly collections?: boolean;
 }
 
 type Arg = string | Buffer;
@@ -105,6 +107,7 @@ export class FrameGenerator {
   private readonly kinds: FrameKind[];
   private readonly cumulative: number[];
   private readonly total: number;
+  private readonly collections: boolean;
 
   constructor(
     private readonly prng: Prng,
@@ -113,6 +116,7 @@ export class FrameGenerator {
     this.keyPrefix = options.keyPrefix ?? 'fz:';
     this.keySpace = options.keySpace ?? 512;
     this.maxBulkLength = options.maxBulkLength;
+    this.collections = options.collections ?? true;
     const weights = options.weights ?? DEFAULT_WEIGHTS;
     this.kinds = Object.keys(weights) as FrameKind[];
     this.cumulative = [];
@@ -217,6 +221,7 @@ export class FrameGenerator {
   command(): Arg[] {
     const k = this.key();
     const v = this.value();
+    if (this.collections && this.chance(0.25)) return this.collectionCommand(k, v);
     switch (this.prng.nextInt(60)) {
       case 0:
         return ['PING'];
@@ -338,6 +343,51 @@ export class FrameGenerator {
           k,
           ...(this.chance(0.5) ? [v] : []),
         ];
+    }
+  }
+
+  /**
+   * Hash, set, sorted set and list commands on the same keys (so WRONGTYPE
+   * meets the string commands). No blocking ones: their replies wait.
+   */
+  private collectionCommand(k: Arg, v: Arg): Arg[] {
+    const m = this.value();
+    switch (this.prng.nextInt(16)) {
+      case 0:
+        return ['HSET', k, m, v, ...(this.chance(0.3) ? [this.value(), this.value()] : [])];
+      case 1:
+        return [this.pick(['HGET', 'HDEL', 'HEXISTS', 'HSTRLEN']), k, m];
+      case 2:
+        return [
+          this.pick(['HGETALL', 'HLEN', 'HKEYS', 'HVALS', 'SMEMBERS', 'SCARD', 'ZCARD', 'LLEN']),
+          k,
+        ];
+      case 3:
+        return ['HINCRBY', k, m, this.int()];
+      case 4:
+        return [this.pick(['SADD', 'SREM']), k, m, ...(this.chance(0.3) ? [this.value()] : [])];
+      case 5:
+        return [this.pick(['SISMEMBER', 'SMISMEMBER']), k, m];
+      case 6:
+        return ['SPOP', k, ...(this.chance(0.5) ? [this.small(5)] : [])];
+      case 7:
+        return ['ZADD', k, this.pick(['1', '-2.5', '1e3', 'inf', 'nan', this.int()]), m];
+      case 8:
+        return [this.pick(['ZSCORE', 'ZRANK', 'ZREM']), k, m];
+      case 9:
+        return ['ZRANGE', k, this.int(), this.int(), ...(this.chance(0.5) ? ['WITHSCORES'] : [])];
+      case 10:
+        return [this.pick(['ZINCRBY']), k, this.int(), m];
+      case 11:
+        return [this.pick(['LPUSH', 'RPUSH', 'LPUSHX']), k, m, ...(this.chance(0.3) ? [v] : [])];
+      case 12:
+        return [this.pick(['LPOP', 'RPOP']), k, ...(this.chance(0.3) ? [this.small(5)] : [])];
+      case 13:
+        return ['LRANGE', k, this.int(), this.int()];
+      case 14:
+        return [this.pick(['LINDEX', 'LSET']), k, this.int(), ...(this.chance(0.5) ? [m] : [])];
+      default:
+        return [this.pick(['HSCAN', 'SSCAN', 'ZSCAN']), k, '0', 'COUNT', this.small(20)];
     }
   }
 
