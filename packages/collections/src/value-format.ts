@@ -70,5 +70,7 @@ export class StringReader {
 
 /** A byte string as the latin1 string the structures hold. */
 export function latin1(bytes: Uint8Array): string {
+  // Arguments off the socket are Buffers already: no view made for them.
+  if (Buffer.isBuffer(bytes)) return bytes.toString('latin1');
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
 }
