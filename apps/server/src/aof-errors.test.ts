@@ -83,6 +83,7 @@ describe('strata-server with a failing AOF disk', () => {
       await expect(r.incr('n')).rejects.toThrow(/^MISCONF/);
       expect(await r.get('a')).toBe('1');
       expect(lines.join('')).toMatch(/# Error writing to the AOF file: No space left on device/);
+      expect(await r.info('persistence')).toMatch(/\r\naof_last_write_status:err\r\n/);
       disk.full = false;
       // The retry (every 100 ms) writes what was pending; writes are accepted again.
       const deadline = Date.now() + 5000;
@@ -97,6 +98,7 @@ describe('strata-server with a failing AOF disk', () => {
       }
       expect(lines.join('')).toMatch(/AOF write error looks solved/);
       expect(await r.get('c')).toBe('3');
+      expect(await r.info('persistence')).toMatch(/\r\naof_last_write_status:ok\r\n/);
       // A swap would mix two databases' AOF positions and checkpoints.
       await expect(r.swapdb(0, 1)).rejects.toThrow(
         'ERR SWAPDB is not supported while appendonly is yes',

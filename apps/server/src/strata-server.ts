@@ -2,6 +2,7 @@ import { join, resolve } from 'node:path';
 import { type AofError, type AofFileSystem, AppendOnlyFile } from '@strata/aof';
 import { CommandError, commandDefinitions, RespServer } from '@strata/resp';
 import { aofCommandLog } from './aof-command-log.js';
+import { aofConfigValues, aofInfoLines } from './aof-info.js';
 import { describeConfig, type ServerConfig } from './config.js';
 import { Databases } from './databases.js';
 import { DirLock } from './dir-lock.js';
@@ -57,6 +58,8 @@ export class StrataServer {
       databases: this.databases,
       requirepass: config.requirepass,
       maxclients: config.maxclients,
+      infoSections: { persistence: () => aofInfoLines(this.aof) },
+      configValues: aofConfigValues(config),
       ...(config.appendonly
         ? {
             commandLog: aofCommandLog(

@@ -56,6 +56,8 @@ export interface AofInfo {
   currentSize: number;
   /** Bytes of every listed file. */
   totalSize: number;
+  /** `totalSize` after loading or after the last cut (Redis's aof_base_size, its size at the last rewrite). */
+  baseSize: number;
   pendingBytes: number;
   lastWriteStatus: 'ok' | 'err';
   lastError: string | null;
@@ -92,6 +94,7 @@ export class AppendOnlyFile {
   private manifestChain: Promise<void> = Promise.resolve();
   private sizes = new Map<number, number>();
   private cuts = 0;
+  private baseSize = 0;
   private rotations = 0;
   private readonly fs: AofFileSystem;
   private readonly base: string;
@@ -291,6 +294,7 @@ export class AppendOnlyFile {
         ? { syncIntervalMs: this.options.syncIntervalMs }
         : {}),
     });
+    this.baseSize = this.info().totalSize;
     result.ms = performance.now() - started;
     return result;
   }
@@ -405,7 +409,10 @@ export class AppendOnlyFile {
       await this.fs.remove(join(this.options.dir, fileName(this.base, f)));
       this.sizes.delete(f);
     }
-    if (removed.length > 0) this.cuts++;
+    if (removed.length > 0) {
+      this.cuts++;
+      this.baseSize = this.info().totalSize;
+    }
     return removed;
   }
 
@@ -433,6 +440,7 @@ export class AppendOnlyFile {
       currentFile: w.currentFile,
       currentSize: w.currentSize,
       totalSize,
+      baseSize: this.baseSize,
       pendingBytes: w.pendingBytes,
       lastWriteStatus: e === null ? 'ok' : 'err',
       lastError: e === null ? null : e.message,

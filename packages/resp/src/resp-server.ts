@@ -56,7 +56,22 @@ export interface RespServerOptions {
    * non-loopback address gets Redis's DENIED error and is disconnected.
    */
   readonly protectedMode?: boolean;
+  /**
+   * An app's INFO lines (`field:value`), by section name. A built-in section
+   * (`persistence`...) shows them after its own; another name is a section
+   * of its own, shown by `INFO <name>`, `all` and `everything`. Called on
+   * each INFO, so they are current.
+   */
+  readonly infoSections?: Readonly<Record<string, InfoSectionProvider>>;
+  /**
+   * An app's read-only settings for CONFIG GET (`appendonly`, `appendfsync`...),
+   * by Redis's name; a built-in one of the same name is replaced.
+   */
+  readonly configValues?: Readonly<Record<string, () => string>>;
 }
+
+/** The lines an app adds to one INFO section, each `field:value`. */
+export type InfoSectionProvider = () => readonly string[];
 
 export interface RespServerAddress {
   readonly host: string;
@@ -112,6 +127,8 @@ export class RespServer {
     };
     this.state = new ServerState(this.table, this.keyspace, config);
     this.state.commandLog = options.commandLog ?? null;
+    this.state.infoSections = options.infoSections ?? {};
+    this.state.configValues = options.configValues ?? {};
     this.health = new StoreHealth(this.state);
     this.server = createServer({ noDelay: true }, (socket) => this.accept(socket));
   }

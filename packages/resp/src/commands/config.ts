@@ -70,19 +70,26 @@ const PARAMETERS: Record<string, Parameter> = {
   databases: { get: (s) => String(s.keyspace.count) },
   port: { get: (s) => String(s.port) },
   bind: { get: (s) => s.host },
-  // Strata persists by checkpoints of its log, never by RDB or AOF:
-  // clients (redis-benchmark) that ask find both off.
+  // Strata persists by checkpoints of its log, never by RDB; an app with an
+  // AOF reports appendonly through RespServerOptions.configValues.
   save: { get: () => '' },
   appendonly: { get: () => 'no' },
+  appendfsync: { get: () => 'everysec' },
 };
 
 function configGet(c: Client, argv: Buffer[]): undefined {
   const found = new Map<string, string>();
+  const apps = c.server.configValues;
   for (let i = 2; i < argv.length; i++) {
     const glob = compileGlob(argv[i]!, { nocase: true });
     for (const [name, p] of Object.entries(PARAMETERS)) {
       const bytes = Buffer.from(name);
       if (glob.match(bytes, 0, bytes.length)) found.set(name, p.get(c.server));
+    }
+    // The app's settings (an AOF's appendonly, appendfsync) win over the defaults here.
+    for (const [name, get] of Object.entries(apps)) {
+      const bytes = Buffer.from(name);
+      if (glob.match(bytes, 0, bytes.length)) found.set(name, get());
     }
   }
   c.reply.map(found.size);

@@ -96,13 +96,13 @@ const DEFAULT = ['server', 'clients', 'memory', 'persistence', 'stats', 'replica
 const ALL = [...DEFAULT, 'commandstats', 'storage'];
 
 /** The sections INFO shows for the names asked (`default`, `all`, `everything` or names). */
-export function infoSections(asked: readonly string[]): Set<string> {
-  let names: string[] = [];
-  if (asked.length === 0) names = DEFAULT;
+export function infoSections(asked: readonly string[], extra: readonly string[] = []): Set<string> {
+  const names: string[] = [];
+  if (asked.length === 0) names.push(...DEFAULT);
   for (const a of asked) {
     const n = a.toLowerCase();
     if (n === 'default') names.push(...DEFAULT);
-    else if (n === 'all' || n === 'everything') names.push(...ALL);
+    else if (n === 'all' || n === 'everything') names.push(...ALL, ...extra);
     else names.push(n);
   }
   return new Set(names);
@@ -119,15 +119,14 @@ export function infoText(
   keyspace: readonly string[] = [],
 ): string {
   const parts: string[] = [];
-  for (const name of infoSections(asked)) {
+  const apps = s.infoSections;
+  for (const name of infoSections(asked, Object.keys(apps))) {
     const section = name === 'keyspace' ? () => keyspace : SECTIONS[name];
-    if (section === undefined) continue;
+    const app = Object.hasOwn(apps, name) ? apps[name] : undefined;
+    if (section === undefined && app === undefined) continue;
+    const lines = [...(section?.(s) ?? []), ...(app?.() ?? [])];
     const title = name === 'commandstats' ? 'Commandstats' : name[0]!.toUpperCase() + name.slice(1);
-    parts.push(
-      `# ${title}\r\n${section(s)
-        .map((l) => `${l}\r\n`)
-        .join('')}`,
-    );
+    parts.push(`# ${title}\r\n${lines.map((l) => `${l}\r\n`).join('')}`);
   }
   return parts.join('\r\n');
 }

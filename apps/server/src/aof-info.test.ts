@@ -1,0 +1,103 @@
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { DEFAULT_CONFIG, type ServerConfig } from './config.js';
+import { Logger } from './logger.js';
+import { StrataServer } from './strata-server.js';
+
+let dir: string;
+let server: StrataServer | null = null;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'strata-aof-info-'));
+});
+afterEach(async () => {
+  await server?.shutdown();
+  server = null;
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function start(config: Partial<ServerConfig>): Promise<Redis> {
+  server = new StrataServer(
+    {
+      config: {
+        ...DEFAULT_CONFIG,
+        port: 0,
+        dir,
+        memory: 64 * 1024,
+        pageSize: 16 * 1024,
+        ...config,
+      },
+      notes: [],
+      configFile: null,
+    },
+    new Logger({ level: 'warning', write: () => undefined }),
+    () => undefined,
+  );
+  const { port } = await server.start();
+  return new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 0, retryStrategy: () => null });
+}
+
+/** INFO's `field:value` lines of one section, as a map. */
+async function fields(r: Redis, section: string): Promise<Map<string, string>> {
+  const text = await r.info(section);
+  return new Map(
+    text
+      .split('\r\n')
+      .filter((l) => l.includes(':'))
+      .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1)] as [string, string]),
+  );
+}
+
+describe('INFO persistence and CONFIG GET with the AOF', () => {
+  test('appendonly yes: aof_enabled, sizes that grow with writes, the settings in CONFIG GET', async () => {
+    const r = await start({ appendonly: true, appendfsync: 'always' });
+    try {
+      const before = await fields(r, 'persistence');
+      expect(before.get('loading')).toBe('0');
+      expect(before.get('aof_enabled')).toBe('1');
+      expect(before.get('aof_rewrite_in_progress')).toBe('0');
+      expect(before.get('aof_last_write_status')).toBe('ok');
+      expect(before.get('aof_base_size')).toBe('0');
+      for (let i = 0; i < 20; i++) await r.set(`k${i}`, 'v'.repeat(100));
+      const after = await fields(r, 'persistence');
+      // Every acknowledged SET is in the file (appendfsync always): ~130 bytes each, plus a SELECT.
+      const size = Number(after.get('aof_current_size'));
+      expect(size).toBeGreaterThan(20 * 120);
+      const file = join(dir, 'appendonlydir', 'appendonly.aof.1.incr.aof');
+      expect((await stat(file)).size).toBe(size);
+      expect(Number(after.get('aof_fsyncs'))).toBeGreaterThan(0);
+      expect(after.get('aof_buffer_length')).toBe('0');
+      // INFO (default) shows the persistence section too.
+      expect(await r.info()).toMatch(/# Persistence\r\nloading:0\r\n[^#]*aof_enabled:1\r\n/);
+      expect(await r.config('GET', 'append*')).toEqual(
+        expect.arrayContaining([
+          'appendonly',
+          'yes',
+          'appendfsync',
+          'always',
+          'appendfilename',
+          'appendonly.aof',
+        ]),
+      );
+      await expect(r.config('SET', 'appendfsync', 'no')).rejects.toThrow(/ERR/);
+    } finally {
+      r.disconnect();
+    }
+  });
+
+  test('appendonly no: aof_enabled:0 and no size fields; CONFIG GET appendonly no', async () => {
+    const r = await start({ appendonly: false, appendfsync: 'everysec' });
+    try {
+      const f = await fields(r, 'persistence');
+      expect(f.get('aof_enabled')).toBe('0');
+      expect(f.get('aof_last_write_status')).toBe('ok');
+      expect(f.has('aof_current_size')).toBe(false);
+      expect(await r.config('GET', 'appendonly')).toEqual(['appendonly', 'no']);
+      expect(await r.config('GET', 'appendfsync')).toEqual(['appendfsync', 'everysec']);
+    } finally {
+      r.disconnect();
+    }
+  });
+});
