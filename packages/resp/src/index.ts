@@ -40,4 +40,9 @@ export {
   storeDatabases,
 } from './keyspace.js';
 export * from './protocol/index.js';
-export { RespServer, type RespServerAddress, type RespServerOptions } from './resp-server.js';
+export {
+  type InfoSectionProvider,
+  RespServer,
+  type RespServerAddress,
+  type RespServerOptions,
+} from './resp-server.js';

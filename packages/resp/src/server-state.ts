@@ -55,6 +55,10 @@ export class ServerState {
   /** Where write commands are logged (an AOF), or null. */
   commandLog: CommandLog | null = null;
 
+  /** An app's INFO lines (RespServerOptions.infoSections) and CONFIG GET values (configValues). */
+  infoSections: Readonly<Record<string, () => readonly string[]>> = {};
+  configValues: Readonly<Record<string, () => string>> = {};
+
   /**
    * While set, write commands (and PING) are refused with this error
    * (`MISCONF ...`): the AOF's error wins over a database log's.
