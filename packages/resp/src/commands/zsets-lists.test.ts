@@ -289,7 +289,16 @@ describe('ZSCAN', () => {
     } while (cursor !== '0' && calls < 10_000);
     for (let i = 0; i < n; i++) expect(seen.has(`m${i}`)).toBe(true);
     await r.zadd('scan', 1, 'tail1', 2, 'tail2', 3, 'other');
-    const [, matched] = await r.zscan('scan', 0, 'MATCH', 'tail*', 'COUNT', 10_000, 'NOSCORES');
+    const [, matched] = (await r.call(
+      'ZSCAN',
+      'scan',
+      '0',
+      'MATCH',
+      'tail*',
+      'COUNT',
+      '10000',
+      'NOSCORES',
+    )) as [string, string[]];
     expect(matched).toEqual(['tail1', 'tail2']);
     r.disconnect();
   });
