@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { durability, findStrataCli } from './durability.js';
-import { which } from './durability-support.js';
 import { runTiny, scenarioTempDir } from './scenario-test-support.js';
+import { which } from './server-harness.js';
 
 const tmp = scenarioTempDir('strata-bench-durability-');
 // It drives strata-server's build with redis-benchmark: both must be there.

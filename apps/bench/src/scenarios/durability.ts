@@ -5,13 +5,13 @@ import path from 'node:path';
 import { defineScenario, higher, type Measurement } from '../scenario.js';
 import { median } from '../stats.js';
 import {
-  benchmarkSet,
   childCpuUs,
   freePort,
+  redisBenchmark,
   stopChild,
   waitForPing,
   which,
-} from './durability-support.js';
+} from './server-harness.js';
 
 /**
  * SET throughput with the append-only file on, per `appendfsync` policy
@@ -162,7 +162,7 @@ export const durability = defineScenario<Params, State>({
   async run(variant, ctx): Promise<Measurement> {
     const server = ctx.state.servers.get(variant.name)!;
     const cpu0 = childCpuUs(server.child.pid);
-    const load = await benchmarkSet(server.port, ctx.params);
+    const load = await redisBenchmark(server.port, ['-t', 'set'], ctx.params);
     const cpu = (childCpuUs(server.child.pid) - cpu0) / ctx.params.requests;
     return { value: load.rps, samples: { p50_ms: load.p50, p99_ms: load.p99, cpu_us_per_op: cpu } };
   },

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { MiB } from '../sizes.js';
-import { parseBenchmarkCsv, respThroughput } from './resp-throughput.js';
+import { respThroughput } from './resp-throughput.js';
 import { runTiny, scenarioTempDir } from './scenario-test-support.js';
+import { parseBenchmarkCsv } from './server-harness.js';
 
 const tmp = scenarioTempDir('strata-bench-resp-');
 

@@ -1,11 +1,18 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { Store } from '@strata/hlog';
 import { RespServer } from '@strata/resp';
 import { defineScenario, higher, type Measurement } from '../scenario.js';
 import { MiB } from '../sizes.js';
+import {
+  type BenchLoad,
+  childCpuUs,
+  freePort,
+  redisBenchmark,
+  waitForPing,
+  which,
+} from './server-harness.js';
 
 /**
  * GET and SET through strata's RespServer (in process), 50 connections,
@@ -62,15 +69,6 @@ interface State {
 
 const OPS = ['set', 'get'] as const;
 
-function which(bin: string): string | null {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (dir === '') continue;
-    const p = path.join(dir, bin);
-    if (existsSync(p)) return p;
-  }
-  return null;
-}
-
 const hasRedisServer = () => which('redis-server') !== null;
 const hasRedisBenchmark = () => which('redis-benchmark') !== null;
 
@@ -84,122 +82,19 @@ const ownCpuUs = (): number => {
   return u.user + u.system;
 };
 
-/** A child process's CPU time from /proc (Linux), µs; NaN elsewhere. */
-function childCpuUs(pid: number | undefined): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second).
-    return (Number(fields[11]) + Number(fields[12])) * 10_000;
-  } catch {
-    return Number.NaN;
-  }
-}
-
 function cases(p: Params): string[] {
   return OPS.flatMap((op) => p.pipelines.map((d) => `${op}-p${d}`));
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
+/** The redis-benchmark load of one case: `op` (set, get) at pipeline `depth`. */
+function benchmarkLoad(port: number, op: string, depth: number, p: Params): Promise<BenchLoad> {
+  return redisBenchmark(port, ['-t', op], {
+    clients: p.clients,
+    depth,
+    requests: p.requests,
+    valueBytes: p.valueBytes,
+    keyspace: p.keyspace,
   });
-}
-
-async function waitForPort(port: number, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const sock = net.connect(port, '127.0.0.1');
-      sock.once('connect', () => {
-        sock.write('PING\r\n');
-        sock.once('data', () => {
-          sock.destroy();
-          resolve(true);
-        });
-      });
-      sock.once('error', () => resolve(false));
-    });
-    if (ok) return;
-    if (Date.now() > deadline) throw new Error(`nothing answers on port ${port}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-function runProcess(bin: string, args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-    });
-    child.stderr.on('data', (d) => {
-      err += d;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code === 0) resolve(out);
-      else reject(new Error(`${bin} exited ${code}: ${err.trim()}`));
-    });
-  });
-}
-
-interface Load {
-  rps: number;
-  p50: number;
-  p99: number;
-}
-
-/** Parses redis-benchmark --csv output (Redis 7 columns). */
-export function parseBenchmarkCsv(csv: string): Map<string, Load> {
-  const rows = csv
-    .trim()
-    .split('\n')
-    .map((l) => l.split(',').map((c) => c.replace(/^"|"$/g, '')));
-  const header = rows[0] ?? [];
-  const col = (n: string) => header.indexOf(n);
-  const out = new Map<string, Load>();
-  for (const r of rows.slice(1)) {
-    const name = r[col('test')]!;
-    out.set(name.toLowerCase(), {
-      rps: Number(r[col('rps')]),
-      p50: Number(r[col('p50_latency_ms')]),
-      p99: Number(r[col('p99_latency_ms')]),
-    });
-  }
-  return out;
-}
-
-async function benchmarkLoad(port: number, op: string, depth: number, p: Params): Promise<Load> {
-  const csv = await runProcess('redis-benchmark', [
-    '-h',
-    '127.0.0.1',
-    '-p',
-    String(port),
-    '-c',
-    String(p.clients),
-    '-P',
-    String(depth),
-    '-n',
-    String(p.requests),
-    '-d',
-    String(p.valueBytes),
-    '-r',
-    String(p.keyspace),
-    '-t',
-    op,
-    '--csv',
-  ]);
-  const load = parseBenchmarkCsv(csv).get(op);
-  if (load === undefined || !(load.rps > 0))
-    throw new Error(`redis-benchmark gave no ${op}: ${csv}`);
-  return load;
 }
 
 function keyOf(i: number): string {
@@ -230,7 +125,7 @@ class ReplyCounter {
 }
 
 /** The built-in generator: `clients` sockets, batches of `depth` commands. */
-async function nodeLoad(port: number, op: string, depth: number, p: Params): Promise<Load> {
+async function nodeLoad(port: number, op: string, depth: number, p: Params): Promise<BenchLoad> {
   const value = Buffer.alloc(p.valueBytes, 0x78).toString('latin1');
   const latencies: number[] = [];
   let issued = 0;
@@ -356,7 +251,7 @@ export const respThroughput = defineScenario<Params, State>({
           ],
           { stdio: 'ignore' },
         );
-        await waitForPort(rport);
+        await waitForPing(rport, 10_000);
         const child = redis;
         targets.redis = { port: rport, cpuUs: () => childCpuUs(child.pid) };
       } else ctx.log('redis-server not installed: strata variants only');

@@ -1,0 +1,159 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+
+/**
+ * What the scenarios that drive servers over sockets share: finding
+ * binaries, free loopback ports, waiting for a server to answer, child
+ * processes (their output, their CPU time, stopping them) and
+ * redis-benchmark runs with their CSV parsed.
+ */
+
+/** The path of `bin` on PATH, or null. */
+export function which(bin: string): string | null {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (dir === '') continue;
+    const p = path.join(dir, bin);
+    if (existsSync(p)) return p;
+  }
+  return null;
+}
+
+/** A loopback port nothing listens on (just now). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resolves once `port` answers an inline PING; throws after `ms`. */
+export async function waitForPing(port: number, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const sock = net.connect(port, '127.0.0.1');
+      sock.once('connect', () => {
+        sock.write('PING\r\n');
+        sock.once('data', () => {
+          sock.destroy();
+          resolve(true);
+        });
+      });
+      sock.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`nothing answers on port ${port}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** A child process's user + system CPU time from /proc (Linux), µs; NaN elsewhere. */
+export function childCpuUs(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second).
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Runs `bin` to its end: its stdout, or an error with its stderr. */
+export function runProcess(bin: string, args: readonly string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      err += d;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0) resolve(out);
+      else reject(new Error(`${bin} exited ${code}: ${err.trim()}`));
+    });
+  });
+}
+
+/** Stops a child (SIGKILL after 15 s) and waits for it to be gone. */
+export async function stopChild(
+  child: ChildProcess,
+  signal: NodeJS.Signals = 'SIGTERM',
+): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill(signal);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** One redis-benchmark test's result: requests per second, latency percentiles (ms). */
+export interface BenchLoad {
+  readonly rps: number;
+  readonly p50: number;
+  readonly p99: number;
+}
+
+/** Parses redis-benchmark --csv output (Redis 7 columns), by lower-cased test name. */
+export function parseBenchmarkCsv(csv: string): Map<string, BenchLoad> {
+  const rows = csv
+    .trim()
+    .split('\n')
+    .map((l) => l.split(',').map((c) => c.replace(/^"|"$/g, '')));
+  const header = rows[0] ?? [];
+  const col = (n: string) => header.indexOf(n);
+  const out = new Map<string, BenchLoad>();
+  for (const r of rows.slice(1)) {
+    const name = r[col('test')]!;
+    out.set(name.toLowerCase(), {
+      rps: Number(r[col('rps')]),
+      p50: Number(r[col('p50_latency_ms')]),
+      p99: Number(r[col('p99_latency_ms')]),
+    });
+  }
+  return out;
+}
+
+export interface BenchmarkRun {
+  readonly clients: number;
+  readonly requests: number;
+  /** Random keys below this (`-r`). */
+  readonly keyspace: number;
+  /** Pipeline depth (`-P`); default 1. */
+  readonly depth?: number;
+  /** Value size of the built-in tests (`-d`). */
+  readonly valueBytes?: number;
+}
+
+/**
+ * One redis-benchmark run against 127.0.0.1:`port`: `test` is the arguments
+ * that say what to run (`['-t', 'set']`, or a command with `__rand_int__`);
+ * the result of its first (only) test.
+ */
+export async function redisBenchmark(
+  port: number,
+  test: readonly string[],
+  o: BenchmarkRun,
+): Promise<BenchLoad> {
+  const args = ['-h', '127.0.0.1', '-p', String(port), '-c', String(o.clients)];
+  if (o.depth !== undefined) args.push('-P', String(o.depth));
+  args.push('-n', String(o.requests), '-r', String(o.keyspace));
+  if (o.valueBytes !== undefined) args.push('-d', String(o.valueBytes));
+  const csv = await runProcess('redis-benchmark', [...args, '--csv', ...test]);
+  const first = [...parseBenchmarkCsv(csv).values()][0];
+  if (first === undefined || !(first.rps > 0)) {
+    throw new Error(`redis-benchmark gave no result for ${test.join(' ')}: ${csv}`);
+  }
+  return first;
+}
