@@ -1,35 +1,16 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import net from 'node:net';
-import path from 'node:path';
 import { encodeCommand } from '@strata/resp';
-import { parseBenchmarkCsv } from './resp-throughput.js';
+import { type BenchLoad, freePort, redisBenchmark } from './server-harness.js';
+
+// The process, port and redis-benchmark plumbing is server-harness's.
+export { type BenchLoad, freePort, which } from './server-harness.js';
 
 /**
  * Process and socket plumbing of the `types` scenario: finding binaries, a
  * throwaway redis-server, redis-benchmark runs of arbitrary commands, and
  * bulk loading over one pipelined socket.
  */
-
-export function which(bin: string): string | null {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (dir === '') continue;
-    const p = path.join(dir, bin);
-    if (existsSync(p)) return p;
-  }
-  return null;
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function waitForPort(port: number, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -74,61 +55,16 @@ export async function startRedisServer(
   return { port, child };
 }
 
-function runProcess(bin: string, args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-    });
-    child.stderr.on('data', (d) => {
-      err += d;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code === 0) resolve(out);
-      else reject(new Error(`${bin} exited ${code}: ${err.trim()}`));
-    });
-  });
-}
-
-export interface BenchLoad {
-  readonly rps: number;
-  readonly p50: number;
-  readonly p99: number;
-}
-
 /**
  * redis-benchmark running one command (`__rand_int__` replaced by a random
  * number below `keyspace`) with `clients` connections and pipeline `depth`.
  */
-export async function benchmarkCommand(
+export function benchmarkCommand(
   port: number,
   command: readonly string[],
   o: { requests: number; clients: number; depth: number; keyspace: number },
 ): Promise<BenchLoad> {
-  const csv = await runProcess('redis-benchmark', [
-    '-h',
-    '127.0.0.1',
-    '-p',
-    String(port),
-    '-c',
-    String(o.clients),
-    '-P',
-    String(o.depth),
-    '-n',
-    String(o.requests),
-    '-r',
-    String(o.keyspace),
-    '--csv',
-    ...command,
-  ]);
-  const first = [...parseBenchmarkCsv(csv).values()][0];
-  if (first === undefined || !(first.rps > 0)) {
-    throw new Error(`redis-benchmark gave no result for ${command.join(' ')}: ${csv}`);
-  }
-  return first;
+  return redisBenchmark(port, command, o);
 }
 
 /**
