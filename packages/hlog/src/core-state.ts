@@ -110,6 +110,11 @@ export class CoreState {
   readonly maxKeyLength: number;
   readonly clock: () => number;
   closed = false;
+  /**
+   * While checkpoint hooks run: the promises of the operations they start
+   * that go pending (the checkpoint waits for them before its mark).
+   */
+  pendingCapture: Promise<unknown>[] | null = null;
 
   // Scratch of the current step (valid until the next step).
   entry = 0;

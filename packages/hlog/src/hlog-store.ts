@@ -46,6 +46,7 @@ export class Store extends StoreCore {
   private compactionRun: Promise<CompactionResult> | null = null;
   private readonly timers: NodeJS.Timeout[] = [];
   private checkpointsTaken = 0;
+  private checkpointHooks: (() => void)[] = [];
   private compactions = 0;
 
   private constructor(options: StoreOptions, r: RecoveredLog) {
@@ -109,6 +110,73 @@ export class Store extends StoreCore {
     await this.count.settle();
   }
 
+  /**
+   * Registers `fn` to run synchronously right before every checkpoint's
+   * fold-over mark (explicit `checkpoint()`, `close()`, compaction's): a
+   * layer that caches writes writes them back into the log there (with
+   * `upsert`), so the checkpoint holds everything acknowledged before it.
+   * Returns a function that unregisters it.
+   *
+   * The hooks run in the same synchronous step as the mark. If one of their
+   * operations goes pending (a frame to flush first: backpressure), the
+   * checkpoint waits for all of them, then runs every hook again and takes
+   * the mark only after a round whose operations all completed at once; so
+   * a hook may run several times per checkpoint and should write only what
+   * changed since its last call. A hook that throws, or a write of its that
+   * fails, fails the checkpoint.
+   */
+  onBeforeCheckpoint(fn: () => void): () => void {
+    this.checkpointHooks.push(fn);
+    return () => {
+      const i = this.checkpointHooks.indexOf(fn);
+      if (i >= 0) this.checkpointHooks.splice(i, 1);
+    };
+  }
+
+  /** Runs the checkpoint hooks; the promises of their operations that went pending. */
+  private runCheckpointHooks(): Promise<unknown>[] {
+    const captured: Promise<unknown>[] = [];
+    if (this.checkpointHooks.length === 0) return captured;
+    this.pendingCapture = captured;
+    try {
+      for (const fn of this.checkpointHooks.slice()) fn();
+    } finally {
+      this.pendingCapture = null;
+    }
+    return captured;
+  }
+
+  /**
+   * The fold-over of a checkpoint (and of a close without one): once no
+   * count resolution is outstanding, runs the hooks and seals the tail in
+   * one synchronous step, and returns the sealed point. Whatever made that
+   * step impossible (a resolution, a hook's pending write, no free frame)
+   * is awaited and the step tried again, hooks included. `atMark` runs in
+   * that same step, right after the seal.
+   */
+  private async foldOver(atMark?: (point: number) => void): Promise<number> {
+    const log = this.log;
+    for (;;) {
+      // The count must be exact when it is captured: no background
+      // resolution may still be reading (checked again after the hooks,
+      // whose blind writes can start one).
+      await this.count.settle();
+      if (this.count.unresolved > 0) continue;
+      const pending = this.runCheckpointHooks();
+      if (pending.length > 0) {
+        await Promise.all(pending);
+        continue;
+      }
+      if (this.count.unresolved > 0) continue;
+      const point = log.sealTail();
+      if (point !== null) {
+        atMark?.(point);
+        return point;
+      }
+      await log.waitForProgress();
+    }
+  }
+
   private logBytes(): number {
     return this.log.tail - this.log.begin;
   }
@@ -132,22 +200,18 @@ export class Store extends StoreCore {
     const log = this.log;
     // Writes that failed earlier go first: a checkpoint needs the whole log.
     await log.retryWrites();
-    // The count must be exact when it is captured: no background resolution
-    // may still be reading (checked again in the tick of the fold-over).
-    let point: number | null = null;
-    for (;;) {
-      await this.count.settle();
-      if (this.count.unresolved > 0) continue;
-      point = log.sealTail();
-      if (point !== null) break;
-      await log.waitForProgress();
-    }
-    // Same tick as the fold-over: every entry points below `point`, and the
-    // count is that of the log below it.
-    const parts = this.checkpoints === null ? [] : this.index.snapshot();
-    if (this.checkpoints !== null) parts.push(encodeKeyCount(this.count.snapshot()));
-    const countBytes = parts.length > 0 ? parts[parts.length - 1]!.byteLength : 0;
-    const begin = log.begin;
+    let parts: Uint8Array[] = [];
+    let countBytes = 0;
+    let begin = log.begin;
+    const point = await this.foldOver(() => {
+      begin = log.begin;
+      // Same step as the fold-over: every entry points below the point, and
+      // the count is that of the log below it.
+      if (this.checkpoints === null) return;
+      parts = this.index.snapshot();
+      parts.push(encodeKeyCount(this.count.snapshot()));
+      countBytes = parts[parts.length - 1]!.byteLength;
+    });
     await log.waitFlushed(point);
     await log.sync();
     if (this.checkpoints === null) return 0;
@@ -234,7 +298,7 @@ export class Store extends StoreCore {
       if (this.checkpointOnClose && this.checkpoints !== null) await this.checkpoint();
       else {
         await this.log.retryWrites();
-        await this.log.sealAndFlush();
+        await this.log.waitFlushed(await this.foldOver());
         await this.log.sync();
       }
     }

@@ -41,6 +41,7 @@ export function pendingView<T>(
   readonly pending: Promise<T>;
 } {
   c.counters.pending++;
+  if (c.pendingCapture !== null) c.pendingCapture.push(pending);
   return { status: 'pending', pending };
 }
 
