@@ -181,16 +181,18 @@ function getEx(c: Client, argv: Buffer[]): CommandResult {
       i++;
     } else throw syntaxError();
   }
-  const now = Date.now();
-  const expiresAt = expireArg === null ? 0 : expiryMs(expireArg, unit, 'getex', now);
   const store = c.store;
   const key = argv[1]!;
   if (expireArg === null && !persist) return replyRead(c, store, key);
+  const arg = expireArg;
   return then(readOwned(store, key), (r) => {
     if (r.status === 'notFound') {
       c.reply.null();
       return;
     }
+    // Redis 7 validates the time only once the key is found and a string
+    // (a missing key is nil, a collection WRONGTYPE, whatever the time).
+    const expiresAt = arg === null ? 0 : expiryMs(arg, unit, 'getex', Date.now());
     c.reply.bulk(r.value);
     // The reply is written; the expiry change follows (a past time deletes).
     if (persist) {
@@ -477,10 +479,22 @@ const floatFunctions: RmwFunctions<FloatContext> = {
 
 const ZERO_LD = parseLongDouble('0')!;
 
+/**
+ * INCRBYFLOAT with an increment that is no number or not finite: Redis
+ * checks the key's type, then its value, then the increment.
+ */
+function refuseIncrByFloat(c: Client, key: Buffer, delta: LongDouble | null): CommandResult {
+  return then(readOwned(c.store, key), (r) => {
+    if (r.status === 'found' && parseLongDouble(r.value.toString('latin1')) === null) {
+      throw notFloatError();
+    }
+    throw delta === null ? notFloatError() : nanOrInfinityError();
+  });
+}
+
 function incrByFloat(c: Client, argv: Buffer[]): CommandResult {
   const delta = parseLongDouble(argv[2]!.toString('latin1'));
-  if (delta === null) throw notFloatError();
-  if (!isFiniteLongDouble(delta)) throw nanOrInfinityError();
+  if (delta === null || !isFiniteLongDouble(delta)) return refuseIncrByFloat(c, argv[1]!, delta);
   const ctx: FloatContext = { delta, text: '' };
   const v = c.store.readModifyWrite(argv[1]!, floatFunctions, ctx);
   if (v.status !== 'pending') {
