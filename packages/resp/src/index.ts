@@ -34,6 +34,7 @@ export {
   toCommandError,
 } from './errors.js';
 export {
+  DatabaseDirectories,
   type DatabaseProvider,
   Keyspace,
   type StoreDatabasesOptions,

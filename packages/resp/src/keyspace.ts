@@ -45,18 +45,23 @@ export interface StoreDatabasesOptions {
 }
 
 /**
- * One hlog Store per database, in `<dir>/<index>`; after a SWAPDB the two
- * directories trade indexes, recorded in `<dir>/databases.json` (written
- * atomically), which later opens follow.
+ * Which directory holds each database: `<dir>/<index>`, except for indexes
+ * a SWAPDB traded, recorded in `<dir>/databases.json` (index -> directory
+ * name, written atomically: a temp file renamed over it). Shared by every
+ * provider that keeps one directory per database (`storeDatabases`,
+ * strata-server's), so a swap survives a restart whichever opens the data.
  */
-export function storeDatabases(options: StoreDatabasesOptions): DatabaseProvider {
-  const { dir } = options;
-  const storeOptions = options.store ?? {};
-  const mapFile = join(dir, 'databases.json');
+export class DatabaseDirectories {
+  private readonly mapFile: string;
   // index -> directory name, for indexes that were swapped; loaded once.
-  let names: Promise<Map<number, string>> | null = null;
-  const loadNames = (): Promise<Map<number, string>> => {
-    names ??= readFile(mapFile, 'utf8').then(
+  private names: Promise<Map<number, string>> | null = null;
+
+  constructor(readonly dir: string) {
+    this.mapFile = join(dir, 'databases.json');
+  }
+
+  private load(): Promise<Map<number, string>> {
+    this.names ??= readFile(this.mapFile, 'utf8').then(
       (text) =>
         new Map(
           Object.entries(JSON.parse(text) as Record<string, string>).map(([k, v]) => [
@@ -66,12 +71,38 @@ export function storeDatabases(options: StoreDatabasesOptions): DatabaseProvider
         ),
       () => new Map<number, string>(),
     );
-    return names;
-  };
-  const pathOf = async (index: number): Promise<string> =>
-    join(dir, (await loadNames()).get(index) ?? String(index));
+    return this.names;
+  }
+
+  /** The directory of database `index`. */
+  async pathOf(index: number): Promise<string> {
+    return join(this.dir, (await this.load()).get(index) ?? String(index));
+  }
+
+  /** Databases `a` and `b` trade directories, on disk before this resolves. */
+  async swap(a: number, b: number): Promise<void> {
+    const map = await this.load();
+    const na = map.get(a) ?? String(a);
+    const nb = map.get(b) ?? String(b);
+    map.set(a, nb);
+    map.set(b, na);
+    for (const [i, n] of [...map]) if (n === String(i)) map.delete(i);
+    await mkdir(this.dir, { recursive: true });
+    const tmp = `${this.mapFile}.tmp`;
+    await writeFile(tmp, JSON.stringify(Object.fromEntries(map)));
+    await rename(tmp, this.mapFile);
+  }
+}
+
+/**
+ * One hlog Store per database, in its `DatabaseDirectories` directory
+ * (`<dir>/<index>` until a SWAPDB trades two).
+ */
+export function storeDatabases(options: StoreDatabasesOptions): DatabaseProvider {
+  const storeOptions = options.store ?? {};
+  const dirs = new DatabaseDirectories(options.dir);
   const open = async (index: number): Promise<StoreCore> => {
-    const path = await pathOf(index);
+    const path = await dirs.pathOf(index);
     await mkdir(path, { recursive: true });
     return Store.open({ ...storeOptions, dir: path });
   };
@@ -83,21 +114,10 @@ export function storeDatabases(options: StoreDatabasesOptions): DatabaseProvider
     async flush(index, store) {
       // Nothing of the old log is kept, so there is nothing to checkpoint.
       if (store instanceof Store) await store.abandon();
-      await rm(await pathOf(index), { recursive: true, force: true });
+      await rm(await dirs.pathOf(index), { recursive: true, force: true });
       return open(index);
     },
-    async swap(a, b) {
-      const map = await loadNames();
-      const na = map.get(a) ?? String(a);
-      const nb = map.get(b) ?? String(b);
-      map.set(a, nb);
-      map.set(b, na);
-      for (const [i, n] of [...map]) if (n === String(i)) map.delete(i);
-      await mkdir(dir, { recursive: true });
-      const tmp = `${mapFile}.tmp`;
-      await writeFile(tmp, JSON.stringify(Object.fromEntries(map)));
-      await rename(tmp, mapFile);
-    },
+    swap: (a, b) => dirs.swap(a, b),
     async save(_index, store) {
       if (store instanceof Store) await store.checkpoint();
     },
