@@ -1,9 +1,8 @@
 import { mkdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { AppendOnlyFile } from '@strata/aof';
 import { FileCheckpointStore, Store, type StoreCore, type StoreOptions } from '@strata/hlog';
 import { type Device, FileDevice } from '@strata/io';
-import type { DatabaseProvider } from '@strata/resp';
+import { DatabaseDirectories, type DatabaseProvider } from '@strata/resp';
 import { AofCheckpointStore } from './aof-checkpoint-store.js';
 import { ClippedDevice } from './clipped-device.js';
 import { type Logger, seconds } from './logger.js';
@@ -20,6 +19,8 @@ export interface DatabasesOptions {
   readonly count: number;
   readonly store: DatabaseStoreOptions;
   readonly logger: Logger;
+  /** Bytes of decoded collections each database caches (default: half its log memory). */
+  readonly collectionMemory?: number;
 }
 
 /** The pieces of an hlog store that the AOF coordinates (device and checkpoints). */
@@ -50,8 +51,9 @@ function markOf(store: Store): Mark {
 
 /**
  * strata-server's databases: one hlog Store per database in `<dir>/<n>`,
- * opened on first use (the same layout as @strata/resp's storeDatabases, so
- * either reads the other's data), with a log line for every open, recovery,
+ * opened on first use (the same layout as @strata/resp's storeDatabases,
+ * SWAPDB's record included: `DatabaseDirectories`, so either reads the
+ * other's data), with a log line for every open, recovery,
  * checkpoint and close, and the change tracking periodic checkpoints need.
  */
 export class Databases implements DatabaseProvider {
@@ -62,13 +64,38 @@ export class Databases implements DatabaseProvider {
   /** With the AOF on: the devices the stores use (the store does not own them). */
   private readonly devices = new Map<number, Device>();
   private aof: AppendOnlyFile | null = null;
+  private readonly dirs: DatabaseDirectories;
 
   constructor(private readonly options: DatabasesOptions) {
     this.count = options.count;
+    this.dirs = new DatabaseDirectories(options.dir);
+    const memory = options.collectionMemory;
+    if (memory !== undefined) this.collectionBudget = () => memory;
   }
 
-  private path(index: number): string {
-    return join(this.options.dir, String(index));
+  /** Set from `collectionMemory`; without it the keyspace's default applies. */
+  readonly collectionBudget?: (index: number, store: StoreCore) => number;
+
+  private path(index: number): Promise<string> {
+    return this.dirs.pathOf(index);
+  }
+
+  /**
+   * SWAPDB: the two databases trade directories (recorded before this
+   * resolves, so a restart opens each index on the other's data) and
+   * their change tracking (a checkpoint in flight stays under its index:
+   * FLUSHDB and close only wait for it). Not with the AOF on: its positions and
+   * checkpoints are per index (strata-server refuses SWAPDB then).
+   */
+  async swap(a: number, b: number): Promise<void> {
+    if (this.aof !== null) throw new Error('SWAPDB is not supported while appendonly is yes');
+    await this.dirs.swap(a, b);
+    const ma = this.marks.get(a);
+    const mb = this.marks.get(b);
+    if (mb === undefined) this.marks.delete(a);
+    else this.marks.set(a, mb);
+    if (ma === undefined) this.marks.delete(b);
+    else this.marks.set(b, ma);
   }
 
   /**
@@ -87,7 +114,7 @@ export class Databases implements DatabaseProvider {
   /** `fresh`: a new, empty database (FLUSHDB) whatever the AOF's entry says. */
   private async openStore(index: number, fresh: boolean): Promise<StoreCore> {
     const { logger } = this.options;
-    const dir = this.path(index);
+    const dir = await this.path(index);
     await mkdir(dir, { recursive: true });
     let store: Store;
     // With the AOF on, a database it has no entry for gets one: a checkpoint right after opening.
@@ -184,7 +211,7 @@ export class Databases implements DatabaseProvider {
     // Nothing of the old log is kept, so there is nothing to checkpoint.
     if (store instanceof Store) await store.abandon();
     await this.closeDevice(index);
-    await rm(this.path(index), { recursive: true, force: true });
+    await rm(await this.path(index), { recursive: true, force: true });
     this.options.logger.verbose(`DB ${index} flushed`);
     return this.openStore(index, true);
   }
