@@ -46,7 +46,7 @@ export class Store extends StoreCore {
   private compactionRun: Promise<CompactionResult> | null = null;
   private readonly timers: NodeJS.Timeout[] = [];
   private checkpointsTaken = 0;
-  private checkpointHooks: (() => void)[] = [];
+  private checkpointHooks: (() => unknown)[] = [];
   private compactions = 0;
 
   private constructor(options: StoreOptions, r: RecoveredLog) {
@@ -123,9 +123,11 @@ export class Store extends StoreCore {
    * the mark only after a round whose operations all completed at once; so
    * a hook may run several times per checkpoint and should write only what
    * changed since its last call. A hook that throws, or a write of its that
-   * fails, fails the checkpoint.
+   * fails, fails the checkpoint. A hook may also return a promise of writes
+   * it started earlier that are still in flight (a cache's background
+   * write-back waiting for the device): it is awaited like a pending one.
    */
-  onBeforeCheckpoint(fn: () => void): () => void {
+  onBeforeCheckpoint(fn: () => unknown): () => void {
     this.checkpointHooks.push(fn);
     return () => {
       const i = this.checkpointHooks.indexOf(fn);
@@ -139,7 +141,10 @@ export class Store extends StoreCore {
     if (this.checkpointHooks.length === 0) return captured;
     this.pendingCapture = captured;
     try {
-      for (const fn of this.checkpointHooks.slice()) fn();
+      for (const fn of this.checkpointHooks.slice()) {
+        const inFlight = fn();
+        if (inFlight instanceof Promise) captured.push(inFlight);
+      }
     } finally {
       this.pendingCapture = null;
     }
