@@ -21,6 +21,7 @@ async function writer(
   policy: FsyncPolicy,
   statuses: (AofError | null)[] = [],
   maxSyncsInFlight = 1,
+  preallocateBytes = 0,
 ) {
   const path = join(dir, 'a.aof');
   const h = await fs.open(path, 'new');
@@ -29,6 +30,7 @@ async function writer(
     retryMs: 10,
     syncIntervalMs: 30,
     maxSyncsInFlight,
+    preallocateBytes,
     onStatus: (e) => statuses.push(e),
   });
   return { w, path };
@@ -246,5 +248,39 @@ describe('AofWriter', () => {
     const { w } = await writer('no');
     await w.close();
     expect(() => w.append(0, args('SET', 'a', '1'))).toThrow(/closed/);
+  });
+
+  it('preallocates zeros ahead of the data: never over data, read as the end, cut off at close', async () => {
+    const chunk = 64 * 1024;
+    const { w, path } = await writer('always', [], 3, chunk);
+    const value = 'v'.repeat(200);
+    const expected: string[] = [];
+    // Batches of appends while the zeros are being written, a slice per turn.
+    for (let b = 0; b < 40; b++) {
+      const batch: Promise<void>[] = [];
+      for (let i = 0; i < 20; i++) {
+        batch.push(w.append(0, args('SET', `k${b}:${i}`, value))!);
+        expected.push(`0:SET k${b}:${i} ${value}`);
+      }
+      await Promise.all(batch);
+    }
+    const data = w.currentSize;
+    expect(data).toBeGreaterThan(2 * chunk); // several chunks were added as the data grew
+    const onDisk = (await readFile(path)).length;
+    expect(onDisk).toBeGreaterThan(data); // zeros ahead
+    expect((await readFile(path)).subarray(data).every((b) => b === 0)).toBe(true);
+    // What a crash now would leave: every command, then a zero-filled end.
+    const h = await fs.open(path, 'never');
+    const seen: string[] = [];
+    const r = await readAofFile(h, {
+      onCommand: (db, argv) => void seen.push(`${db}:${argv.map((a) => a.toString()).join(' ')}`),
+    });
+    await h.close();
+    expect(seen).toEqual(expected);
+    expect(r.torn?.reason).toBe('zero-filled tail');
+    expect(r.validBytes).toBe(data);
+    await w.close();
+    expect((await readFile(path)).length).toBe(data);
+    expect(await commandsIn(path)).toEqual(expected);
   });
 });

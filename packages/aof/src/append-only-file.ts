@@ -36,6 +36,8 @@ export interface AppendOnlyFileOptions {
   sliceBytes?: number;
   retryMs?: number;
   syncIntervalMs?: number;
+  /** Zeros kept written ahead of the data (see AofWriterOptions.preallocateBytes). Default 1 MiB. */
+  preallocateBytes?: number;
 }
 
 export interface ReplayResult {
@@ -257,6 +259,12 @@ export class AppendOnlyFile {
           }
         }
         result.bytes += r.validBytes;
+        if (r.torn !== null && file !== last && r.torn.reason === 'zero-filled tail') {
+          // Zeros written ahead of the data, left by a crash before the
+          // rotation cut them off: the file's end, not damage.
+          await h.truncate(r.torn.offset);
+          r.torn = null;
+        }
         if (r.torn !== null) {
           if (file !== last) {
             throw new AofError(
@@ -290,6 +298,9 @@ export class AppendOnlyFile {
       policy: this.options.policy,
       onStatus: (e) => this.options.onWriteStatus?.(e),
       ...(this.options.retryMs !== undefined ? { retryMs: this.options.retryMs } : {}),
+      ...(this.options.preallocateBytes !== undefined
+        ? { preallocateBytes: this.options.preallocateBytes }
+        : {}),
       ...(this.options.syncIntervalMs !== undefined
         ? { syncIntervalMs: this.options.syncIntervalMs }
         : {}),
