@@ -1,8 +1,9 @@
 import { join, resolve } from 'node:path';
 import { type AofError, type AofFileSystem, AppendOnlyFile } from '@strata/aof';
-import { CommandError, commandDefinitions, RespServer } from '@strata/resp';
+import { RespServer } from '@strata/resp';
 import { aofCommandLog } from './aof-command-log.js';
 import { aofConfigValues, aofInfoLines } from './aof-info.js';
+import { aofRefusedCommands } from './aof-refused-commands.js';
 import { describeConfig, type ServerConfig } from './config.js';
 import { Databases } from './databases.js';
 import { DirLock } from './dir-lock.js';
@@ -66,7 +67,7 @@ export class StrataServer {
               () => this.aof!,
               () => this.resp.keyspace,
             ),
-            commands: [swapdbRefused()],
+            commands: aofRefusedCommands(),
           }
         : {}),
       // SHUTDOWN from a client: the same clean stop as SIGTERM, then exit.
@@ -235,24 +236,4 @@ export class StrataServer {
     logger.warning('Strata is now ready to exit, bye bye...');
     return 0;
   }
-}
-
-/**
- * SWAPDB with the AOF on: each database's AOF position and checkpoints
- * belong to its directory, and a swap would make recovery replay one
- * database's commands onto the other's checkpoint. Refused until the AOF
- * records swaps.
- */
-function swapdbRefused() {
-  const def = commandDefinitions().find((d) => d.name === 'swapdb');
-  if (def === undefined) throw new Error('@strata/resp has no swapdb');
-  return {
-    ...def,
-    handler: () => {
-      throw new CommandError(
-        'ERR_UNSUPPORTED',
-        'ERR SWAPDB is not supported while appendonly is yes',
-      );
-    },
-  };
 }
