@@ -33,11 +33,10 @@ export type ReadMode =
       readonly readsAhead: number;
       /**
        * Device reads outstanding at once, at most (default: all of them,
-       * `readsAhead + 1`). 1 chains the reads: the next is issued as soon as
-       * the one before it completes, so the frames still fill ahead of the
-       * caller but the file sees strictly sequential reads, which is what
-       * the kernel's own readahead on a buffered file needs to keep
-       * streaming (concurrent reads of one file look random to it).
+       * `readsAhead + 1`). Under the cap, the next read ahead is issued as
+       * soon as one completes, so the frames still fill ahead of the caller;
+       * 1 makes the file see strictly sequential reads (concurrent reads of
+       * one file can look random to the kernel's own readahead).
        */
       readonly concurrentReads?: number;
     };
