@@ -5,6 +5,7 @@ import { type Device, FileDevice } from '@strata/io';
 import { DatabaseDirectories, type DatabaseProvider } from '@strata/resp';
 import { AofCheckpointStore } from './aof-checkpoint-store.js';
 import { ClippedDevice } from './clipped-device.js';
+import { foldOverOnOwnTurn } from './fold-over-turn.js';
 import { type Logger, seconds } from './logger.js';
 import { describeSize } from './sizes.js';
 
@@ -133,6 +134,8 @@ export class Databases implements DatabaseProvider {
       logger.warning(`Failed to open DB ${index} in ${dir}: ${(e as Error).message}`);
       throw e;
     }
+    // Its AOF records carry the log page each change saw: no fold-over between a change and its record.
+    if (this.aof !== null) store.onBeforeCheckpoint(foldOverOnOwnTurn());
     const r = store.recovery;
     if (r.checkpoint === null && r.records === 0 && r.scannedBytes === 0) {
       logger.notice(`DB ${index} created in ${dir}`);

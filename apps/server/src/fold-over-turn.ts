@@ -1,0 +1,37 @@
+/**
+ * A checkpoint hook (hlog's `onBeforeCheckpoint`) for a store whose writes
+ * go to the AOF: it lets the fold-over mark fall only in the first step of
+ * an event-loop turn of its own, never in the middle of another callback's
+ * microtasks.
+ *
+ * Why: a write command that went to the disk changes the store in one
+ * microtask and is logged (its AOF record carries the log page it saw) a
+ * few microtasks later, when its promise settles. A fold-over landing in
+ * between would put a change the checkpoint holds after the checkpoint's
+ * AOF position (applied twice at recovery). Every such gap opens and closes
+ * inside one callback's microtasks, so none is open at the start of a
+ * callback of our own (setImmediate).
+ *
+ * The first call asks the checkpoint to wait for that callback (a promise);
+ * the round right after it may take the mark; any later round (another
+ * hook still busy, no free frame) waits for a new one.
+ */
+export function foldOverOnOwnTurn(): () => Promise<void> | undefined {
+  let ready = false;
+  return () => {
+    if (ready) {
+      ready = false;
+      return undefined;
+    }
+    return new Promise<void>((resolve) => {
+      setImmediate(() => {
+        ready = true;
+        resolve();
+        // Not used in this callback's microtasks (the count had to settle): stale.
+        setImmediate(() => {
+          ready = false;
+        });
+      });
+    });
+  };
+}
