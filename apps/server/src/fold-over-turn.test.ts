@@ -17,12 +17,21 @@ describe('foldOverOnOwnTurn', () => {
     expect(hook()).toBeInstanceOf(Promise);
   });
 
-  it('a turn not used at once goes stale', async () => {
+  it('a turn not used in its own microtasks goes stale', async () => {
     const hook = foldOverOnOwnTurn();
     await hook();
-    // Used only after other callbacks ran: wait for a fresh one.
+    // Many microtasks later, still the same callback's: usable.
+    for (let i = 0; i < 50; i++) await Promise.resolve();
+    expect(hook()).toBeUndefined();
+    // In another callback (a timer, an I/O completion): wait for a fresh one.
+    const stale = foldOverOnOwnTurn();
+    await stale();
+    await new Promise((r) => setTimeout(r, 1));
+    expect(stale()).toBeInstanceOf(Promise);
+    const again = foldOverOnOwnTurn();
+    const p = again();
+    await p;
     await new Promise((r) => setImmediate(r));
-    await new Promise((r) => setImmediate(r));
-    expect(hook()).toBeInstanceOf(Promise);
+    expect(again()).toBeInstanceOf(Promise);
   });
 });

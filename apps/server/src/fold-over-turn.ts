@@ -27,10 +27,15 @@ export function foldOverOnOwnTurn(): () => Promise<void> | undefined {
       setImmediate(() => {
         ready = true;
         resolve();
-        // Not used in this callback's microtasks (the count had to settle): stale.
-        setImmediate(() => {
-          ready = false;
-        });
+        // Valid for this callback's microtasks only: Node runs the ticks
+        // queued from a microtask once the whole microtask queue is empty.
+        // A round that had to wait again (the count was settling) meets a
+        // stale turn and waits for a new one.
+        queueMicrotask(() =>
+          process.nextTick(() => {
+            ready = false;
+          }),
+        );
       });
     });
   };
