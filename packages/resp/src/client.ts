@@ -3,6 +3,7 @@ import type { CollectionStore } from '@strata/collections';
 import type { StoreCore } from '@strata/hlog';
 import { type CommandLog, EXEC_ARGV, MULTI_ARGV, propagationOf } from './command-log.js';
 import { CommandFlag, type CommandResult, type CommandSpec } from './command-table.js';
+import { serveReadyKeys } from './commands/blocking-registry.js';
 import {
   aofWriteErrorMessage,
   CommandError,
@@ -95,8 +96,14 @@ export class Client {
   closed = false;
   /** Set by a command that chose its own replay form (see `propagate`). */
   private propagated: Buffer[][] | null = null;
+  /** Replay forms logged after the command's own, in their database (pops it served). */
+  private after: { db: number; argv: Buffer[] }[] | null = null;
   /** Inside EXEC with a command log: its writes are framed as MULTI .. EXEC. */
   private execLog: ExecLog | null = null;
+  /** Inside EXEC: keys made ready for blocked clients are served once it ends, as Redis. */
+  inExec = false;
+  /** Keys that may serve blocked clients after this EXEC (see `inExec`). */
+  readonly readyKeys: { db: number; key: Buffer }[] = [];
   /** Replies waiting for their command log appends; `holding` of them not settled. */
   private held: HeldReply[] = [];
   private holding = 0;
@@ -299,13 +306,25 @@ export class Client {
     else this.propagated.push(argv);
   }
 
+  /**
+   * Logs `argv` (in `db`) after the running command's own forms: the pops
+   * of clients it served in another database or after a transfer (MOVE).
+   */
+  logAfter(db: number, argv: Buffer[]): void {
+    if (this.server.commandLog === null || this.replay) return;
+    if (this.after === null) this.after = [{ db, argv }];
+    else this.after.push({ db, argv });
+  }
+
   /** A write command ran: log its replay forms (its reply is from `start` on). */
   private logWrite(log: CommandLog, spec: CommandSpec, argv: Buffer[], start: number, now: number) {
     const end = this.reply.position;
     const forms =
       this.propagated ?? propagationOf(spec.fullName, argv, this.reply.since(start), now);
     this.propagated = null;
-    if (forms.length === 0) return;
+    const after = this.after;
+    this.after = null;
+    if (forms.length === 0 && after === null) return;
     const x = this.execLog;
     if (x !== null) {
       if (!x.wrote) {
@@ -316,26 +335,40 @@ export class Client {
       x.lastEnd = end;
     }
     for (const f of forms) this.append(log, f, start, end);
+    if (after !== null) for (const a of after) this.append(log, a.argv, start, end, a.db);
   }
 
-  private append(log: CommandLog, argv: readonly Buffer[], start: number, end: number): void {
-    const p = log.append(this.db, argv);
+  private append(
+    log: CommandLog,
+    argv: readonly Buffer[],
+    start: number,
+    end: number,
+    db = this.db,
+  ): void {
+    const p = log.append(db, argv);
     if (p !== undefined) this.hold(p, start, end);
   }
 
   /** EXEC begins: its writes, if any, are logged inside MULTI .. EXEC. */
   beginExec(): void {
+    this.inExec = true;
     if (this.server.commandLog !== null && !this.replay) {
       this.execLog = { wrote: false, lastStart: 0, lastEnd: 0 };
     }
   }
 
-  /** EXEC ended. */
+  /** EXEC ended: then the clients blocked on keys it made ready are served. */
   endExec(): void {
     const x = this.execLog;
     this.execLog = null;
+    this.inExec = false;
     const log = this.server.commandLog;
     if (x !== null && x.wrote && log !== null) this.append(log, EXEC_ARGV, x.lastStart, x.lastEnd);
+    if (this.readyKeys.length === 0) return;
+    const served = serveReadyKeys(this);
+    if (log === null || this.replay) return;
+    const at = this.reply.position;
+    for (const s of served) this.append(log, s.argv, at, at, s.db);
   }
 
   /** Closes the connection now, dropping unsent replies (CLIENT KILL, limits). */
@@ -457,6 +490,7 @@ export class Client {
       start = this.reply.position;
       now = Date.now();
       this.propagated = null;
+      this.after = null;
     }
     let result: CommandResult;
     try {
@@ -471,11 +505,18 @@ export class Client {
       return undefined;
     }
     if (spec.wholeLog) {
-      // A read-only whole-log pass: it holds this connection only.
-      return result.then(undefined, (e: unknown) => {
-        spec.failedCalls++;
-        this.replyError(e);
-      });
+      // A whole-log pass or a blocking command: it holds this connection
+      // only. A blocking command logs the form it set once it settles (a
+      // pop whose key was on disk; nothing when blocked and served by a push).
+      return result.then(
+        () => {
+          if (log !== null) this.logWrite(log, spec, argv, start, now);
+        },
+        (e: unknown) => {
+          spec.failedCalls++;
+          this.replyError(e);
+        },
+      );
     }
     // Counted while on the disk: EXEC and FLUSHDB wait for other clients' to end.
     const server = this.server;

@@ -1,3 +1,4 @@
+import { RecordType } from '@strata/hlog';
 import type { Client } from '../client.js';
 import type { ServerState } from '../server-state.js';
 
@@ -69,6 +70,12 @@ export class BlockingRegistry {
   queue(db: number, key: string): Waiter[] | undefined {
     return this.queues.get(db)?.get(key);
   }
+
+  /** The keys of `db` that clients wait on (a copy). */
+  keysOf(db: number): string[] {
+    const byKey = this.queues.get(db);
+    return byKey === undefined ? [] : [...byKey.keys()];
+  }
 }
 
 const registries = new WeakMap<ServerState, BlockingRegistry>();
@@ -97,6 +104,12 @@ export function serveWaiters(c: Client, key: Buffer): Buffer[][] {
   if (reg === undefined || reg.blocked === 0) return NO_FORMS;
   const q = reg.queue(c.db, key.toString('latin1'));
   if (q === undefined) return NO_FORMS;
+  if (c.inExec) {
+    // Redis serves them once the whole transaction ran (a pop queued after
+    // the push takes the element first): see Client.endExec.
+    c.readyKeys.push({ db: c.db, key: Buffer.from(key) });
+    return NO_FORMS;
+  }
   let out = NO_FORMS;
   while (q.length > 0) {
     const w = q[0]!;
@@ -106,6 +119,8 @@ export function serveWaiters(c: Client, key: Buffer): Buffer[][] {
     }
     const forms = w.serve(key, c);
     if (forms === null) break;
+    // The key changed under a WATCH of it (the served pop).
+    touchWatched(c.server, c.db, key);
     w.finish();
     if (forms.length > 0) out = out === NO_FORMS ? forms : out.concat(forms);
   }
@@ -125,4 +140,73 @@ export function signalKey(c: Client, key: Buffer, argv: readonly Buffer[]): void
   if (forms.length === 0 || c.server.commandLog === null || c.replay) return;
   c.propagate(...(argv as Buffer[]));
   for (const f of forms) c.propagate(...f);
+}
+
+/** A client served a blocked one: the watchers of `key` in `db` see their EXEC fail. */
+export function touchWatched(s: ServerState, db: number, key: Buffer): void {
+  if (s.watchedKeys === 0) return;
+  const set = s.watched.get(db)?.get(key.toString('latin1'));
+  if (set !== undefined) for (const w of set) w.watchDirty = true;
+}
+
+/**
+ * Serves the waiters on `key` of `db` as `c` (its database switched for the
+ * synchronous step: the waiters' lookups and writes go through it).
+ */
+function serveIn(c: Client, db: number, key: Buffer): Buffer[][] {
+  if (c.server.keyspace.get(db) === undefined) return NO_FORMS;
+  const was = c.db;
+  c.db = db;
+  try {
+    return serveWaiters(c, key);
+  } finally {
+    c.db = was;
+  }
+}
+
+/** Reads `key` of `db` into the collection cache, so serving its waiters stays synchronous. */
+async function preload(c: Client, db: number, key: Buffer): Promise<void> {
+  const collections = c.server.keyspace.collections(db);
+  if (collections === undefined) return;
+  const r = await collections.get(key, RecordType.LIST);
+  if (r.status === 'wrongType' && r.type === RecordType.ZSET) {
+    await collections.get(key, RecordType.ZSET);
+  }
+}
+
+/**
+ * `key` of `db` was (re)created by a command that does not push (RENAME,
+ * COPY, MOVE): Redis signals it ready, so its blocked clients are served
+ * now (after the EXEC when inside one); their pops are logged after the
+ * command. Nothing to do, and no await, when nobody waits on it.
+ */
+export async function signalReady(c: Client, db: number, key: Buffer): Promise<void> {
+  const reg = registries.get(c.server);
+  if (reg === undefined || reg.queue(db, key.toString('latin1')) === undefined) return;
+  if (c.inExec) {
+    c.readyKeys.push({ db, key: Buffer.from(key) });
+    return;
+  }
+  await preload(c, db, key);
+  for (const f of serveIn(c, db, key)) c.logAfter(db, f);
+}
+
+/** SWAPDB: every key waited on in `db` may hold something now (Redis's scanDatabaseForReadyKeys). */
+export async function signalDatabase(c: Client, db: number): Promise<void> {
+  const reg = registries.get(c.server);
+  if (reg === undefined) return;
+  for (const k of reg.keysOf(db)) await signalReady(c, db, Buffer.from(k, 'latin1'));
+}
+
+/**
+ * EXEC ended: serves the keys its commands made ready, in order; returns
+ * the replay forms of the pops with their databases.
+ */
+export function serveReadyKeys(c: Client): { db: number; argv: Buffer[] }[] {
+  const out: { db: number; argv: Buffer[] }[] = [];
+  const ready = c.readyKeys.splice(0);
+  for (const { db, key } of ready) {
+    for (const argv of serveIn(c, db, key)) out.push({ db, argv });
+  }
+  return out;
 }

@@ -3,7 +3,7 @@ import { RecordType } from '@strata/hlog';
 import type { Client } from '../client.js';
 import type { CommandDefinition, CommandResult } from '../command-table.js';
 import { CommandError } from '../errors.js';
-import { registryOf, serveWaiters, type Waiter } from './blocking-registry.js';
+import { registryOf, serveWaiters, touchWatched, type Waiter } from './blocking-registry.js';
 import { afterChange, lookupValue, whenWritten, withOpenDb } from './collection-lookup.js';
 import { type End, moveOne, mpopFirst, parseEnd, parseMpop, pop, withMovePair } from './lists.js';
 import { popPairs } from './zsets.js';
@@ -236,6 +236,8 @@ function blmove(c: Client, argv: Buffer[], from: End, to: End, timeoutAt: number
       }
       const { value, write } = moveOne(by, srcKey, a.value, dstKey, valueOrNull(b), from, to);
       background(write);
+      // The destination changed under a WATCH of it (the source is touched by the caller).
+      touchWatched(by.server, by.db, dstKey);
       c.reply.bulkLatin1(value);
       const forms: Buffer[][] = [
         [LMOVE, srcKey, dstKey, from === 'left' ? LEFT : RIGHT, to === 'left' ? LEFT : RIGHT],
