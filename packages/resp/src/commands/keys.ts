@@ -4,6 +4,7 @@ import { eqi, parseInteger, pushTo } from '../args.js';
 import type { Client } from '../client.js';
 import type { CommandDefinition, CommandResult } from '../command-table.js';
 import { CommandError, dbIndexError, invalidExpireError, syntaxError } from '../errors.js';
+import { signalDatabase, signalReady } from './blocking-registry.js';
 
 // LLONG_MAX as the nearest double: the checks compare doubles anyway.
 const LLONG_MAX = 2 ** 63;
@@ -285,6 +286,8 @@ function transfer(
       fromCollections.invalidate(src);
       await settled(from.remove(src));
     }
+    // Clients blocked on the destination are served, as Redis signals it ready.
+    await signalReady(c, toDb, dst);
     if (mode === 'rename') c.reply.simple('OK');
     else c.reply.integer(1);
   });
@@ -339,6 +342,9 @@ function swapdb(c: Client, argv: Buffer[]): CommandResult {
   // Other clients are held while the stores trade places.
   return c.server.runExclusive(c, async () => {
     await keyspace.swap(a, b);
+    // Blocked clients of either database may find their keys now.
+    await signalDatabase(c, a);
+    if (b !== a) await signalDatabase(c, b);
     c.reply.simple('OK');
   });
 }
