@@ -1,4 +1,4 @@
-import { SetFlag, type StoreCore } from '@strata/hlog';
+import { SetFlag, Store, type StoreCore } from '@strata/hlog';
 import { CacheEntry } from './cache-entry.js';
 import { decoderFor } from './codecs.js';
 import { CollectionError } from './collection-error.js';
@@ -72,6 +72,7 @@ export class CollectionStore {
   private counters = { hits: 0, loads: 0, evictions: 0, writeBacks: 0 };
   private tick = 0;
   private timer: NodeJS.Timeout | null = null;
+  private unhook: (() => void) | null = null;
 
   constructor(
     readonly store: StoreCore,
@@ -84,12 +85,54 @@ export class CollectionStore {
       this.timer = setInterval(() => this.backgroundWriteBack(), every);
       this.timer.unref();
     }
+    if (store instanceof Store) {
+      this.unhook = store.onBeforeCheckpoint(() => this.beforeCheckpoint());
+    }
   }
 
-  /** Stops the background write-back (the store is closing or being dropped). */
-  dispose(): void {
+  /**
+   * Every checkpoint of the store writes this cache back itself, right
+   * before its fold-over mark (hlog's `onBeforeCheckpoint`): no explicit
+   * `flush()` is needed before `checkpoint()` or `close()`. False for a
+   * store without checkpoint hooks (a bare StoreCore).
+   */
+  get checkpointHooked(): boolean {
+    return this.unhook !== null;
+  }
+
+  /** Stops the background write-back; checkpoints still write the cache back. */
+  stopBackground(): void {
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;
+  }
+
+  /** Stops the background write-back and the checkpoint hook (the store is closed or dropped). */
+  dispose(): void {
+    this.stopBackground();
+    this.unhook?.();
+    this.unhook = null;
+  }
+
+  /**
+   * The checkpoint hook: writes back every dirty entry in this synchronous
+   * step (a write that goes pending is awaited by the checkpoint, which then
+   * calls this again), and returns the writes issued earlier that are still
+   * in flight (an eviction or background write-back waiting for the
+   * device), which the checkpoint awaits too. So the checkpoint's mark
+   * follows a call that found everything written: it holds every change
+   * acknowledged before it, which the AOF positions count on.
+   */
+  beforeCheckpoint(): Promise<unknown> | undefined {
+    let inFlight: Promise<void>[] | null = null;
+    this.table.forEach((e) => {
+      if (e.writing === null) {
+        if (e.dirty) this.schedule(e, () => this.writeOp(e));
+        return;
+      }
+      const w = e.dirty ? this.schedule(e, () => this.writeOp(e)) : e.writing;
+      if (w !== undefined) (inFlight ??= []).push(w);
+    });
+    return inFlight === null ? undefined : Promise.all(inFlight);
   }
 
   /** One period of the background write-back (see writeBackIntervalMs). */

@@ -201,6 +201,12 @@ export class Keyspace {
     await this.caches[index]?.flush();
   }
 
+  /** `writeBack` for a cache whose store's checkpoints do not write it back themselves. */
+  private async writeBackUnhooked(index: number): Promise<void> {
+    const cache = this.caches[index];
+    if (cache !== undefined && !cache.checkpointHooked) await cache.flush();
+  }
+
   /** The store of `index`, opening it on first use (once, however many callers wait). */
   ensure(index: number): Promise<StoreCore> {
     const open = this.stores[index];
@@ -315,7 +321,9 @@ export class Keyspace {
     for (let i = 0; i < this.stores.length; i++) {
       const s = this.stores[i];
       if (s === undefined) continue;
-      const run = this.writeBack(i).then(() => save.call(this.provider, i, s));
+      // A cache on a store with checkpoint hooks is written back by the
+      // checkpoint itself, in the step of its mark.
+      const run = this.writeBackUnhooked(i).then(() => save.call(this.provider, i, s));
       const tracked: Promise<void> = run.then(
         () => undefined,
         () => undefined,
@@ -337,8 +345,12 @@ export class Keyspace {
       const s = this.stores[i];
       if (s !== undefined) {
         const cache = this.caches[i];
-        cache?.dispose();
-        closing.push(this.writeBack(i).finally(() => this.provider.close(i, s)));
+        cache?.stopBackground();
+        closing.push(
+          this.writeBackUnhooked(i)
+            .finally(() => this.provider.close(i, s))
+            .finally(() => cache?.dispose()),
+        );
       }
       this.stores[i] = undefined;
       this.caches[i] = undefined;
