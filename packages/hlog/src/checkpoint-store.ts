@@ -13,7 +13,7 @@ export interface CheckpointStore {
   /** Sequence numbers of visible checkpoints, any order. */
   list(): Promise<number[]>;
   write(seq: number, meta: CheckpointMeta, index: readonly Uint8Array[]): Promise<void>;
-  /** The checkpoint, or null when it is missing or fails its checksums. */
+  /** The checkpoint, or null when it is missing or fails its checksums. The bytes are the caller's (recovery's index adopts them). */
   read(seq: number): Promise<{ meta: CheckpointMeta; index: Uint8Array } | null>;
   remove(seq: number): Promise<void>;
   /** Highest session epoch handed out (so pages of a new session sort after every old one). */
@@ -198,7 +198,10 @@ export class MemoryCheckpointStore implements CheckpointStore {
 
   async read(seq: number): Promise<{ meta: CheckpointMeta; index: Uint8Array } | null> {
     const e = this.entries.get(seq);
-    return e !== undefined && verified(e.meta, e.index) ? e : null;
+    // A copy: the caller owns what it reads (the index adopts the bytes).
+    return e !== undefined && verified(e.meta, e.index)
+      ? { meta: { ...e.meta }, index: Uint8Array.prototype.slice.call(e.index) }
+      : null;
   }
 
   async remove(seq: number): Promise<void> {

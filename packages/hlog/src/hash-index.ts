@@ -506,14 +506,22 @@ export class HashIndex {
     return parts;
   }
 
-  /** Rebuilds an index from `snapshot()` bytes; throws ERR_CORRUPT on garbage. */
+  /**
+   * Rebuilds an index from `snapshot()` bytes; throws ERR_CORRUPT on garbage.
+   * The index takes the bytes over: its chunks are views into them (no copy:
+   * recovery holds the index once, not the file plus a copy), so the caller
+   * must not use them afterwards. Bytes not 4-aligned are copied.
+   */
   static fromSnapshot(bytes: Uint8Array): HashIndex {
     const corrupt = (why: string): HlogError =>
       new HlogError('ERR_CORRUPT', `index snapshot is corrupt: ${why}`);
     if (bytes.byteLength < 40) throw corrupt('too short');
-    const copy = new Uint8Array(bytes.byteLength);
-    copy.set(bytes);
-    const words = new Uint32Array(copy.buffer, 0, copy.byteLength >>> 2);
+    let own = bytes;
+    if (bytes.byteOffset % 4 !== 0) {
+      own = new Uint8Array(bytes.byteLength);
+      own.set(bytes);
+    }
+    const words = new Uint32Array(own.buffer, own.byteOffset, own.byteLength >>> 2);
     if (words[0] !== SNAPSHOT_MAGIC) throw corrupt('bad magic');
     const baseBits = words[1]!;
     const freeCount = words[7]!;
@@ -533,14 +541,14 @@ export class HashIndex {
     };
     for (let i = 0; i < primaryChunks; i++) {
       need(CHUNK_WORDS);
-      index.primary.push(words.slice(at, at + CHUNK_WORDS));
+      index.primary.push(words.subarray(at, at + CHUNK_WORDS));
       at += CHUNK_WORDS;
     }
     need(1);
     const overflowChunks = words[at++]!;
     for (let i = 0; i < overflowChunks; i++) {
       need(OCHUNK_WORDS);
-      index.overflow.push(words.slice(at, at + OCHUNK_WORDS));
+      index.overflow.push(words.subarray(at, at + OCHUNK_WORDS));
       at += OCHUNK_WORDS;
     }
     if (index.primary.length * CHUNK_BUCKETS < index.bucketCount) throw corrupt('bucket count');
