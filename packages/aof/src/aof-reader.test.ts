@@ -121,4 +121,26 @@ describe('readAofFile', () => {
     await h.close();
     expect(order).toEqual(['SET', 'INCR', 'APPEND', 'DEL']);
   });
+
+  it('a hole of zeros at a record start with bytes after it (a preallocated end after a power loss) is a torn end', async () => {
+    const hole = Buffer.concat([
+      file,
+      Buffer.alloc(4096),
+      encodeCommand(['SET', 'late', 'x'.repeat(50)]),
+      Buffer.alloc(100),
+    ]);
+    for (const slice of [64, 1 << 20]) {
+      const r = await read(hole, slice);
+      expect(r.commands).toBe(4);
+      expect(r.validBytes).toBe(file.length);
+      expect(r.torn).toEqual({
+        offset: file.length,
+        bytes: hole.length - file.length,
+        reason: 'unwritten blocks before the end',
+      });
+    }
+    // Not a zero: damage, as before.
+    const bad = Buffer.concat([file, Buffer.from('garbage'), Buffer.alloc(10)]);
+    await expect(read(bad)).rejects.toThrow(/bad record/);
+  });
 });

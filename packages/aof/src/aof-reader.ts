@@ -76,6 +76,20 @@ export async function readAofFile(
             db,
           };
         }
+        // A zero where a record starts: blocks never written. In a file
+        // whose end is preallocated (its size was durable before its data)
+        // a power loss can leave such a hole with later blocks written
+        // after it: nothing from the hole on was known durable (a sync
+        // covers every byte before it), so it is a torn end, not damage.
+        if (buf[pos] === 0) {
+          return {
+            commands,
+            validBytes: offset,
+            fileBytes,
+            torn: { offset, bytes: fileBytes - offset, reason: 'unwritten blocks before the end' },
+            db,
+          };
+        }
         throw new AofError('ERR_AOF_CORRUPT', `bad record at offset ${base + pos}: ${r.reason}`, {
           address: base + pos,
         });
