@@ -91,11 +91,8 @@ export class Store extends StoreCore {
    * recount of the whole log when the checkpoint has none.
    */
   private async restoreCount(count: RecoveredCount): Promise<void> {
-    if (count.kind === 'recount') {
-      this.count.setFrom(count.states);
-      return;
-    }
     this.count.restore(count.snapshot);
+    if (count.kind === 'recount') return;
     const begin = this.log.begin;
     for (const [k, t] of count.tail) {
       const prev = this.count.expiringKeys.has(k)

@@ -10,6 +10,7 @@ import { HybridLog } from './hybrid-log.js';
 import { IndexRebuilder } from './index-rebuild.js';
 import { decodeKeyCount, type KeyCountSnapshot } from './key-count.js';
 import { hashBytes } from './key-hash.js';
+import { KeyStateTable } from './key-state-table.js';
 import { scanLog } from './log-scan.js';
 import {
   expiresAtOf,
@@ -18,6 +19,7 @@ import {
   keyOffsetOf,
   previousAddress,
   RecordFlag,
+  type RecordSpace,
 } from './record-layout.js';
 import { consoleLogger, type RecoveryInfo, type StoreOptions } from './store-options.js';
 
@@ -35,7 +37,7 @@ export interface TailKey {
  */
 export type RecoveredCount =
   | { kind: 'checkpoint'; snapshot: KeyCountSnapshot; tail: Map<string, TailKey> }
-  | { kind: 'recount'; states: Map<string, number> };
+  | { kind: 'recount'; snapshot: KeyCountSnapshot };
 
 export interface RecoveredLog {
   device: Device;
@@ -126,6 +128,8 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
   // a count in the checkpoint, note each key the tail writes.
   const rebuilder = new IndexRebuilder(index, Math.max(0, device.endAddress - from));
   const tail = snapshot === null ? null : new Map<string, TailKey>();
+  // Without a checkpoint the whole log is read here: count in the same pass.
+  const recount = meta === null ? new Recount(Math.max(index.size, estimate * 5.5 * 0.5)) : null;
   const scan = await scanLog({
     device,
     pageSize,
@@ -140,6 +144,7 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
       const ko = keyOffsetOf(space, off);
       const kl = keyLengthOf(space, off);
       rebuilder.add(hashBytes(space.bytes, ko, kl), address);
+      if (recount !== null && address >= begin) recount.add(space, off, flags);
       if (tail !== null) {
         const k = space.bytes.toString('latin1', ko, ko + kl);
         const state = (flags & RecordFlag.TOMBSTONE) !== 0 ? -1 : expiresAtOf(space, off);
@@ -185,7 +190,12 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
   const count: RecoveredCount =
     snapshot !== null && tail !== null
       ? { kind: 'checkpoint', snapshot, tail }
-      : { kind: 'recount', states: await recountKeys(device, pageSize, begin, end, options) };
+      : {
+          kind: 'recount',
+          snapshot:
+            recount?.snapshot() ??
+            (await recountKeys(device, pageSize, begin, end, index.size, options)),
+        };
   recovery.countMs = performance.now() - counted;
   return {
     device,
@@ -200,17 +210,50 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
 }
 
 /**
- * The newest state of every key in [begin, end) (a checkpoint without a
- * count, or none): one map entry per key while it runs.
+ * The live-key count from the newest state of every key, fed records in log
+ * order: a compact table of the keys while it runs (KeyStateTable), a map
+ * entry only for keys whose newest version has an expiry (which the count
+ * keeps anyway).
  */
+class Recount {
+  private readonly table: KeyStateTable;
+  private readonly expiring = new Map<string, number>();
+
+  constructor(expectedKeys: number) {
+    this.table = new KeyStateTable(expectedKeys);
+  }
+
+  add(space: RecordSpace, off: number, flags: number): void {
+    const ko = keyOffsetOf(space, off);
+    const kl = keyLengthOf(space, off);
+    const state = (flags & RecordFlag.TOMBSTONE) !== 0 ? -1 : expiresAtOf(space, off);
+    const previous = this.table.set(space.bytes, ko, kl, hashBytes(space.bytes, ko, kl), state);
+    if (state > 0 || previous > 0) {
+      const k = space.bytes.toString('latin1', ko, ko + kl);
+      if (state > 0) this.expiring.set(k, state);
+      else this.expiring.delete(k);
+    }
+  }
+
+  snapshot(): KeyCountSnapshot {
+    let plain = 0;
+    this.table.forEachState((state) => {
+      if (state === 0) plain++;
+    });
+    return { plain, expiring: [...this.expiring] };
+  }
+}
+
+/** The recount of [begin, end) in a pass of its own (a checkpoint without a count). */
 async function recountKeys(
   device: Device,
   pageSize: number,
   begin: number,
   end: number,
+  expectedKeys: number,
   options: StoreOptions,
-): Promise<Map<string, number>> {
-  const states = new Map<string, number>();
+): Promise<KeyCountSnapshot> {
+  const recount = new Recount(expectedKeys);
   await scanLog({
     device,
     pageSize,
@@ -221,10 +264,8 @@ async function recountKeys(
     onRecord: (space, off, address) => {
       const flags = flagsOf(space, off);
       if (address < begin || (flags & RecordFlag.INVALID) !== 0) return;
-      const ko = keyOffsetOf(space, off);
-      const k = space.bytes.toString('latin1', ko, ko + keyLengthOf(space, off));
-      states.set(k, (flags & RecordFlag.TOMBSTONE) !== 0 ? -1 : expiresAtOf(space, off));
+      recount.add(space, off, flags);
     },
   });
-  return states;
+  return recount.snapshot();
 }
