@@ -3,7 +3,6 @@ import { HlogError } from './errors.js';
 import { HashIndex, type HashIndexStats } from './hash-index.js';
 import { HybridLog, type HybridLogStats } from './hybrid-log.js';
 import { KeyCount, keyString } from './key-count.js';
-import { readNewest } from './pending-driver.js';
 import {
   EXPIRY_SIZE,
   expiresAtOf,
@@ -19,6 +18,7 @@ import {
   valueOffsetOf,
   writeHeader,
 } from './record-layout.js';
+import { ResolutionBatch } from './resolution-batch.js';
 import {
   type Hint,
   K_ABSENT,
@@ -177,7 +177,9 @@ export class CoreState {
     this.locSpace = this.ring;
     this.vBytes = this.ring.bytes;
     this.clock = options.clock ?? Date.now;
-    this.count = new KeyCount(this.clock, (key, start) => readNewest(this, key, start));
+    // Chain reads of the count batched per page (one read serves many).
+    const batch = new ResolutionBatch(this);
+    this.count = new KeyCount(this.clock, (key, start) => batch.read(key, start));
     this.maxKeyLength = Math.min(64 * 1024, Math.floor(this.log.pageSize / 4) - 64);
     const threshold = options.largeValueThreshold ?? Math.floor(this.log.pageSize / 4);
     // An inline record (header, expiry, key, value) must fit one page.

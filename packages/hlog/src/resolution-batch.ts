@@ -1,0 +1,133 @@
+import type { CoreState } from './core-state.js';
+import { readNewest } from './pending-driver.js';
+import {
+  align8,
+  createRecordSpace,
+  flagsOf,
+  keyEquals,
+  keyLengthOf,
+  keyOffsetOf,
+  previousAddress,
+  RecordFlag,
+  type RecordSpace,
+  slotSize,
+  spaceOver,
+  usedSize,
+} from './record-layout.js';
+import { FIRST_READ } from './step-codes.js';
+
+/** The most bytes one batched read covers (several starts in one page). */
+const MAX_SPAN = 64 << 10;
+
+interface Wanted {
+  key: Buffer;
+  start: number;
+  resolve: (space: RecordSpace | null) => void;
+  reject: (e: unknown) => void;
+}
+
+/**
+ * The count's chain reads (a blind write over a version on the device),
+ * batched: requests made in the same turn of the event loop are grouped by
+ * page and address, and one device read covers every start within
+ * `MAX_SPAN` of the group's first (all groups read at once, several in
+ * flight). A record found whole in that read with the wanted key answers
+ * at once; a chain that goes on (another key first) or a record that does
+ * not fit the read continues with the ordinary per-key walk.
+ */
+export class ResolutionBatch {
+  private wanted: Wanted[] = [];
+  private scheduled = false;
+
+  constructor(private readonly c: CoreState) {}
+
+  read(key: Buffer, start: number): Promise<RecordSpace | null> {
+    return new Promise((resolve, reject) => {
+      this.wanted.push({ key, start, resolve, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.run());
+      }
+    });
+  }
+
+  private run(): void {
+    this.scheduled = false;
+    const all = this.wanted;
+    this.wanted = [];
+    all.sort((a, b) => a.start - b.start);
+    const P = this.c.log.pageSize;
+    let i = 0;
+    while (i < all.length) {
+      const lo = all[i]!.start;
+      const page = Math.floor(lo / P);
+      let j = i + 1;
+      while (
+        j < all.length &&
+        Math.floor(all[j]!.start / P) === page &&
+        all[j]!.start + FIRST_READ - lo <= MAX_SPAN
+      ) {
+        j++;
+      }
+      void this.readGroup(all.slice(i, j), lo, (page + 1) * P);
+      i = j;
+    }
+  }
+
+  private async readGroup(group: Wanted[], lo: number, pageEnd: number): Promise<void> {
+    const c = this.c;
+    if (lo < c.log.begin) {
+      // Truncated below (compaction): the per-key walk decides as before.
+      for (const w of group) this.walk(w, w.start);
+      return;
+    }
+    const hi = Math.min(group[group.length - 1]!.start + FIRST_READ, pageEnd);
+    // Not zero-filled (an ArrayBuffer of 64 KiB per group was: most of the cost).
+    const buf = spaceOver(Buffer.allocUnsafeSlow(hi - lo).buffer as ArrayBuffer);
+    let n: number;
+    try {
+      c.counters.diskReads++;
+      n = await c.log.device.read(lo, buf.bytes);
+    } catch (e) {
+      for (const w of group) w.reject(e);
+      return;
+    }
+    for (const w of group) {
+      const space = recordIn(buf, w.start - lo, n);
+      if (space === null) {
+        this.walk(w, w.start);
+      } else if (
+        (flagsOf(space, 0) & RecordFlag.INVALID) === 0 &&
+        keyEquals(space.bytes, keyOffsetOf(space, 0), keyLengthOf(space, 0), w.key)
+      ) {
+        w.resolve(space);
+      } else {
+        const prev = previousAddress(space, 0);
+        if (prev === 0 || prev < c.log.begin) w.resolve(null);
+        else this.walk(w, prev);
+      }
+    }
+  }
+
+  private walk(w: Wanted, from: number): void {
+    readNewest(this.c, w.key, from).then(w.resolve, w.reject);
+  }
+}
+
+/**
+ * The record at `off` of `buf` (`n` bytes read) copied into a space of its
+ * own, or null when it is not whole there or does not look valid (the
+ * per-key read then checks it properly, and fails on a corrupt one).
+ */
+function recordIn(buf: RecordSpace, off: number, n: number): RecordSpace | null {
+  if (off + 16 > n) return null;
+  const flags = flagsOf(buf, off);
+  if ((flags & RecordFlag.VALID) === 0 || (flags & RecordFlag.FILLER) !== 0) return null;
+  const used = align8(usedSize(buf, off));
+  if (used < 16 || used > n - off) return null;
+  const size = slotSize(buf, off);
+  if (size < used || size % 8 !== 0) return null;
+  const space = createRecordSpace(used);
+  space.bytes.set(buf.bytes.subarray(off, off + used));
+  return space;
+}
