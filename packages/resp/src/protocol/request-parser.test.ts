@@ -483,3 +483,70 @@ describe('RequestParser: idle', () => {
     expect(parser.idle).toBe(false);
   });
 });
+
+describe('RequestParser: a command whole in one chunk (fast path) answers as a split one', () => {
+  /** Near-valid multibulk requests: each piece may be bent into something odd or invalid. */
+  function oddStream(rand: () => number, requests: number): Buffer {
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+    const parts: string[] = [];
+    for (let r = 0; r < requests; r++) {
+      const argc = Math.floor(rand() * 4) + 1;
+      const count =
+        rand() < 0.85 ? String(argc) : pick(['0', '-1', '01', '+2', '', 'x', '1025', '2 ']);
+      parts.push(`*${count}${rand() < 0.95 ? '\r\n' : pick(['\rX', '\r', '\n'])}`);
+      for (let a = 0; a < argc; a++) {
+        const value = 'v'.repeat(Math.floor(rand() * 6));
+        const len =
+          rand() < 0.85
+            ? String(value.length)
+            : pick(['00', '-1', '01', ' 1', '', '99999999999', '7']);
+        const dollar = rand() < 0.97 ? '$' : pick([':', '\0', 'x']);
+        const lineEnd = rand() < 0.95 ? '\r\n' : pick(['\r\0', '\r', '\0\r\n']);
+        const tail = rand() < 0.95 ? '\r\n' : pick(['ab', '\r', '']);
+        parts.push(`${dollar}${len}${lineEnd}${value}${tail}`);
+      }
+      if (rand() < 0.05) parts.push(pick(['PING\r\n', '\r\n', 'SET "a b" c\n']));
+    }
+    return latin1(parts.join(''));
+  }
+
+  const options: RequestParserOptions[] = [{}, { maxBulkLength: 3 }, { authRequired: true }];
+  for (const [i, opts] of options.entries()) {
+    it(`gives the same commands and error whole, byte by byte and at random splits (${JSON.stringify(opts)})`, () => {
+      for (let seed = 1; seed <= 300; seed++) {
+        const rand = prng(seed * 7 + i);
+        const stream = oddStream(rand, 12);
+        const whole = run([stream], opts);
+        const bytes = run(
+          Array.from({ length: stream.length }, (_, k) => stream.subarray(k, k + 1)),
+          opts,
+        );
+        expect(whole).toEqual(bytes);
+        const offsets = Array.from({ length: 4 }, () => Math.floor(rand() * stream.length));
+        expect(run(cut(stream, offsets), opts)).toEqual(bytes);
+      }
+    });
+  }
+
+  it('takes views of the chunk for a whole command, and copes with several in one chunk', () => {
+    const stream = Buffer.concat([
+      encodeCommand(['SET', 'k1', 'v'.repeat(100)]),
+      encodeCommand(['GET', 'k1']),
+      encodeCommand(['SET', 'k2', '']),
+    ]);
+    const parser = new RequestParser();
+    parser.feed(stream);
+    const set = parser.next() as ParsedCommand;
+    expect(set.argv.map((a) => a.toString())).toEqual(['SET', 'k1', 'v'.repeat(100)]);
+    expect(set.argv[2]!.buffer).toBe(stream.buffer);
+    expect((parser.next() as ParsedCommand).argv.map((a) => a.toString())).toEqual(['GET', 'k1']);
+    expect((parser.next() as ParsedCommand).argv.map((a) => a.toString())).toEqual([
+      'SET',
+      'k2',
+      '',
+    ]);
+    expect(parser.next().kind).toBe('need-more');
+    expect(parser.bufferedBytes).toBe(0);
+    expect(parser.idle).toBe(true);
+  });
+});

@@ -44,6 +44,13 @@ const CR = 0x0d;
 const LF = 0x0a;
 const STAR = 0x2a;
 const DOLLAR = 0x24;
+const DIGIT_0 = 0x30;
+const DIGIT_1 = 0x31;
+const DIGIT_9 = 0x39;
+
+/** Commands with more arguments, or longer length fields, take the general path. */
+const FAST_MAX_ARGS = 1024;
+const FAST_MAX_DIGITS = 10;
 
 const REQ_UNKNOWN = 0;
 const REQ_MULTIBULK = 1;
@@ -157,7 +164,13 @@ export class RequestParser {
     for (;;) {
       if (this.reqType === REQ_UNKNOWN) {
         if (this.buffered === 0) return NEED_MORE;
-        this.reqType = this.chunks[this.head]![this.pos] === STAR ? REQ_MULTIBULK : REQ_INLINE;
+        if (this.chunks[this.head]![this.pos] === STAR) {
+          const whole = this.parseWholeMultibulk();
+          if (whole !== null) return whole;
+          this.reqType = REQ_MULTIBULK;
+        } else {
+          this.reqType = REQ_INLINE;
+        }
       }
       const inline = this.reqType === REQ_INLINE;
       const step = inline ? this.parseInline() : this.parseMultibulk();
@@ -171,6 +184,63 @@ export class RequestParser {
       // Redis resets the client and reads on when a request has no arguments.
       if (argv.length > 0) return { kind: 'command', argv, inline };
     }
+  }
+
+  /**
+   * The common case in one pass: a well-formed multibulk lying entirely in
+   * the current chunk, with plain counts. Anything else (a split command, an
+   * odd or invalid count, a client not authenticated yet) returns null having
+   * consumed nothing, and the general path below gives Redis's exact answer.
+   * On accepted input both paths agree byte for byte: count lines are digits
+   * up to `\r`, the byte after each `\r` and the two after each bulk are
+   * skipped unread, as Redis does.
+   */
+  private parseWholeMultibulk(): ParsedCommand | null {
+    if (this.authRequired) return null;
+    const chunk = this.chunks[this.head]!;
+    const start = this.pos;
+    const end = chunk.length;
+    // `*N\r?`: N from 1 to FAST_MAX_ARGS.
+    let p = start + 1;
+    let count = 0;
+    let b = p < end ? chunk[p]! : 0;
+    if (b < DIGIT_1 || b > DIGIT_9) return null;
+    for (;;) {
+      count = count * 10 + (b - DIGIT_0);
+      if (count > FAST_MAX_ARGS || ++p >= end) return null;
+      b = chunk[p]!;
+      if (b === CR) break;
+      if (b < DIGIT_0 || b > DIGIT_9) return null;
+    }
+    p += 2;
+    const argv: Buffer[] = new Array(count);
+    const maxBulk = this.maxBulkLength;
+    for (let k = 0; k < count; k++) {
+      // `$N\r?`: N a plain length (`0`, or no leading zero), at most FAST_MAX_DIGITS digits.
+      if (p + 3 >= end || chunk[p] !== DOLLAR) return null;
+      b = chunk[++p]!;
+      let length = 0;
+      if (b === DIGIT_0) {
+        if (chunk[++p] !== CR) return null;
+      } else {
+        if (b < DIGIT_1 || b > DIGIT_9) return null;
+        const digitsEnd = p + FAST_MAX_DIGITS;
+        for (;;) {
+          length = length * 10 + (b - DIGIT_0);
+          if (++p >= end || p > digitsEnd) return null;
+          b = chunk[p]!;
+          if (b === CR) break;
+          if (b < DIGIT_0 || b > DIGIT_9) return null;
+        }
+        if (length > maxBulk) return null;
+      }
+      p += 2;
+      if (p + length + 2 > end) return null;
+      argv[k] = chunk.subarray(p, p + length);
+      p += length + 2;
+    }
+    this.consume(p - start);
+    return { kind: 'command', argv, inline: false };
   }
 
   /** null when a request is complete in `this.argv`, else what to return. */
