@@ -34,7 +34,7 @@ const CLI = path.resolve(root, option('cli', 'apps/server/dist/cli.js'));
 const KEEP = process.argv.includes('--keep');
 
 const keyOf = (i) => `key:${String(i).padStart(12, '0')}`;
-const valueOf = (i) => `value:${i}:${(i * 7).toString(36)}`;
+const valueFor = (i) => `value:${i}:${(i * 7).toString(36)}`;
 
 const log = (msg) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${msg}`);
 
@@ -53,7 +53,9 @@ class ServerProcess {
       [CLI, '--port', '0', '--dir', this.dir, '--memory', MEMORY, '--checkpoint-interval', '0'],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
-    this.exited = new Promise((resolve) => this.child.once('exit', (code, sig) => resolve({ code, sig })));
+    this.exited = new Promise((resolve) =>
+      this.child.once('exit', (code, sig) => resolve({ code, sig })),
+    );
     const onOut = (d) => {
       this.output += d;
       if (this.output.length > 1 << 20) this.output = this.output.slice(-(1 << 19));
@@ -92,7 +94,8 @@ class ServerProcess {
     const t = Date.now();
     this.child.kill('SIGTERM');
     const { code, sig } = await this.exited;
-    if (code !== 0) throw new Error(`the server exited with ${code ?? sig}:\n${this.output.slice(-4000)}`);
+    if (code !== 0)
+      throw new Error(`the server exited with ${code ?? sig}:\n${this.output.slice(-4000)}`);
     return Date.now() - t;
   }
 
@@ -226,7 +229,7 @@ async function load(port) {
     port,
     async (c, from, to) => {
       const cmds = [];
-      for (let i = from; i < to; i++) cmds.push(['SET', keyOf(i), valueOf(i)]);
+      for (let i = from; i < to; i++) cmds.push(['SET', keyOf(i), valueFor(i)]);
       const replies = await c.send(cmds);
       for (let i = 0; i < replies.length; i++) {
         if (replies[i] !== 'OK') throw new Error(`SET ${keyOf(from + i)}: ${replies[i]}`);
@@ -246,7 +249,7 @@ async function verify(port, label) {
       for (let i = from; i < to; i++) cmds.push(['GET', keyOf(i)]);
       const replies = await c.send(cmds);
       for (let i = 0; i < replies.length; i++) {
-        const want = valueOf(from + i);
+        const want = valueFor(from + i);
         if (replies[i] !== want) {
           if (wrong++ < 10) log(`WRONG: GET ${keyOf(from + i)} = ${replies[i]}, want ${want}`);
         }
@@ -294,7 +297,9 @@ try {
   report.peak_rss_mb_first = Math.round(server.peakRssKb / 1024);
   report.stop_ms = await server.stop();
   report.disk_bytes = await diskBytes(dir);
-  log(`SIGTERM: exited 0 in ${secs(report.stop_ms)}; peak RSS ${report.peak_rss_mb_first} MB; disk ${mb(report.disk_bytes)}`);
+  log(
+    `SIGTERM: exited 0 in ${secs(report.stop_ms)}; peak RSS ${report.peak_rss_mb_first} MB; disk ${mb(report.disk_bytes)}`,
+  );
 
   server = new ServerProcess(dir);
   report.restart_ms = await server.start();

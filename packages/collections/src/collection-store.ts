@@ -130,7 +130,10 @@ export class CollectionStore {
         return;
       }
       const w = e.dirty ? this.schedule(e, () => this.writeOp(e)) : e.writing;
-      if (w !== undefined) (inFlight ??= []).push(w);
+      if (w !== undefined) {
+        inFlight ??= [];
+        inFlight.push(w);
+      }
     });
     return inFlight === null ? undefined : Promise.all(inFlight);
   }

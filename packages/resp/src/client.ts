@@ -363,7 +363,7 @@ export class Client {
     this.execLog = null;
     this.inExec = false;
     const log = this.server.commandLog;
-    if (x !== null && x.wrote && log !== null) this.append(log, EXEC_ARGV, x.lastStart, x.lastEnd);
+    if (x?.wrote && log !== null) this.append(log, EXEC_ARGV, x.lastStart, x.lastEnd);
     if (this.readyKeys.length === 0) return;
     const served = serveReadyKeys(this);
     if (log === null || this.replay) return;
