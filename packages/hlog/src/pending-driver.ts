@@ -45,6 +45,17 @@ export function pendingView<T>(
   return { status: 'pending', pending };
 }
 
+/** Drives a step that could not finish synchronously and returns its pending view. */
+export function drivePending<T>(
+  c: CoreState,
+  key: Uint8Array,
+  first: number,
+  step: (hint: Hint) => number,
+  finish: (code: number) => T,
+): { readonly status: 'pending'; readonly pending: Promise<T> } {
+  return pendingView(c, drive(c, key, first, step, finish));
+}
+
 export async function drive<T>(
   c: CoreState,
   key: Uint8Array,

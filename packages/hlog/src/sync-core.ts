@@ -4,7 +4,7 @@ import { CoreState, DELETED, EMPTY, EXPIRY_NOT_SET, EXPIRY_OK, NOT_FOUND } from 
 import { HlogError } from './errors.js';
 import { expireSlice, expiryStep } from './expiry-path.js';
 import { hashKey } from './key-hash.js';
-import { drive, pendingView, readBlobKey } from './pending-driver.js';
+import { drivePending, readBlobKey } from './pending-driver.js';
 import { getStep } from './read-path.js';
 import { type RecordSpace, RecordType } from './record-layout.js';
 import { MAX_VALUE_LENGTH, type RmwFunctions } from './rmw-functions.js';
@@ -54,15 +54,12 @@ export class SyncCore extends CoreState {
     const code = getStep(this, key, h, null, wantValue);
     if (code === R_OK) return this.found;
     if (code === R_NOT_FOUND) return NOT_FOUND;
-    return pendingView(
+    return drivePending(
       this,
-      drive(
-        this,
-        key,
-        code,
-        (hint) => getStep(this, key, h, hint, wantValue),
-        (c) => this.readResult(c, wantValue),
-      ),
+      key,
+      code,
+      (hint) => getStep(this, key, h, hint, wantValue),
+      (c) => this.readResult(c, wantValue),
     );
   }
 
@@ -90,15 +87,12 @@ export class SyncCore extends CoreState {
     if (code === R_OK) return this.written;
     if (code === R_NOT_SET) return this.notSet;
     if (code === R_WRONG_TYPE) return this.wrongType;
-    return pendingView(
+    return drivePending(
       this,
-      drive(
-        this,
-        key,
-        code,
-        (hint) => upsertStep(this, key, h, value, expiresAt, flags, type, hint),
-        (c) => this.setResult(c),
-      ),
+      key,
+      code,
+      (hint) => upsertStep(this, key, h, value, expiresAt, flags, type, hint),
+      (c) => this.setResult(c),
     );
   }
 
@@ -110,15 +104,12 @@ export class SyncCore extends CoreState {
     const code = deleteStep(this, key, h, null);
     if (code === R_OK) return DELETED;
     if (code === R_NOT_FOUND) return NOT_FOUND;
-    return pendingView(
+    return drivePending(
       this,
-      drive(
-        this,
-        key,
-        code,
-        (hint) => deleteStep(this, key, h, hint),
-        (c): DeleteResult => (c === R_OK ? { status: 'deleted' } : { status: 'notFound' }),
-      ),
+      key,
+      code,
+      (hint) => deleteStep(this, key, h, hint),
+      (c): DeleteResult => (c === R_OK ? { status: 'deleted' } : { status: 'notFound' }),
     );
   }
 
@@ -131,15 +122,12 @@ export class SyncCore extends CoreState {
     if (code === R_OK) return this.updated;
     if (code === R_NOT_FOUND) return NOT_FOUND;
     if (code === R_WRONG_TYPE) return this.wrongType;
-    return pendingView(
+    return drivePending(
       this,
-      drive(
-        this,
-        key,
-        code,
-        (hint) => rmwStep(this, key, h, fns, ctx, hint),
-        (c) => this.rmwResult(c),
-      ),
+      key,
+      code,
+      (hint) => rmwStep(this, key, h, fns, ctx, hint),
+      (c) => this.rmwResult(c),
     );
   }
 
@@ -152,20 +140,17 @@ export class SyncCore extends CoreState {
     if (code === R_OK) return EXPIRY_OK;
     if (code === R_NOT_SET) return EXPIRY_NOT_SET;
     if (code === R_NOT_FOUND) return NOT_FOUND;
-    return pendingView(
+    return drivePending(
       this,
-      drive(
-        this,
-        key,
-        code,
-        (hint) => expiryStep(this, key, h, expiresAt, mode, hint),
-        (c): ExpiryResult =>
-          c === R_OK
-            ? { status: 'ok' }
-            : c === R_NOT_SET
-              ? { status: 'notSet' }
-              : { status: 'notFound' },
-      ),
+      key,
+      code,
+      (hint) => expiryStep(this, key, h, expiresAt, mode, hint),
+      (c): ExpiryResult =>
+        c === R_OK
+          ? { status: 'ok' }
+          : c === R_NOT_SET
+            ? { status: 'notSet' }
+            : { status: 'notFound' },
     );
   }
 
