@@ -13,6 +13,7 @@ import {
   withCollections,
   withOpenDb,
 } from './collection-lookup.js';
+import { indexWindow } from './index-range.js';
 import { member, outOfRange, parsePositive, parseRanged } from './zsets-args.js';
 
 const LIST = RecordType.LIST;
@@ -137,21 +138,11 @@ function lset(c: Client, argv: Buffer[]): CommandResult {
   });
 }
 
-/** Redis's start/stop rule for LRANGE and LTRIM: [start, end] clamped, or null when empty. */
-function window(size: number, start0: number, end0: number): [number, number] | null {
-  let start = start0 < 0 ? size + start0 : start0;
-  let end = end0 < 0 ? size + end0 : end0;
-  if (start < 0) start = 0;
-  if (start > end || start >= size) return null;
-  if (end >= size) end = size - 1;
-  return [start, end];
-}
-
 function lrange(c: Client, argv: Buffer[]): CommandResult {
   const start = parseInteger(argv[2]!);
   const end = parseInteger(argv[3]!);
   return withList(c, argv[1]!, (l) => {
-    const w = l === null ? null : window(l.size, start, end);
+    const w = l === null ? null : indexWindow(l.size, start, end);
     if (w === null) {
       c.reply.array(0);
       return undefined;
@@ -173,7 +164,7 @@ function ltrim(c: Client, argv: Buffer[]): CommandResult {
       c.reply.simple('OK');
       return undefined;
     }
-    const w = window(l.size, start, end);
+    const w = indexWindow(l.size, start, end);
     if (w === null) l.clear();
     else l.trim(w[0], w[1]);
     return whenWritten(afterChange(c, key, l), () => c.reply.simple('OK'));

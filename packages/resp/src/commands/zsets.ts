@@ -6,6 +6,7 @@ import type { CommandDefinition, CommandFlagName, CommandResult } from '../comma
 import { CommandError, syntaxError } from '../errors.js';
 import { signalKey } from './blocking-registry.js';
 import { afterChange, whenWritten, withCollection } from './collection-lookup.js';
+import { indexWindow } from './index-range.js';
 import { zsetAlgebraCommands } from './zsets-algebra.js';
 import {
   lexRanks,
@@ -254,13 +255,9 @@ function zrangeGeneric(c: Client, argv: Buffer[], call: RangeCall): CommandResul
 }
 
 /** ZRANGE start stop by rank: [from, count), from counted in the walk's direction. */
-function rankWindow(size: number, start0: number, end0: number): [number, number] {
-  let start = start0 < 0 ? size + start0 : start0;
-  let end = end0 < 0 ? size + end0 : end0;
-  if (start < 0) start = 0;
-  if (start > end || start >= size) return [0, 0];
-  if (end >= size) end = size - 1;
-  return [start, end - start + 1];
+function rankWindow(size: number, start: number, end: number): [number, number] {
+  const w = indexWindow(size, start, end);
+  return w === null ? [0, 0] : [w[0], w[1] - w[0] + 1];
 }
 
 /**
