@@ -160,6 +160,13 @@ function background(w: unknown): void {
   if (w instanceof Promise) w.catch(() => undefined);
 }
 
+/** A waiter's key as `type`, when it is in memory and non-empty (else the waiter stays). */
+function readyValue<V extends CollectionValue>(by: Client, key: Buffer, type: number): V | null {
+  const found = by.collections.get<V>(key, type);
+  if (found instanceof Promise || found.status !== 'found' || found.value.size === 0) return null;
+  return found.value;
+}
+
 // ---- BLPOP / BRPOP -----------------------------------------------------------------
 
 function blpop(c: Client, argv: Buffer[], end: End): CommandResult {
@@ -180,11 +187,8 @@ function blpop(c: Client, argv: Buffer[], end: End): CommandResult {
       return undefined;
     }
     return block(c, keys, timeout, (key, by) => {
-      const found = by.collections.get<List>(key, RecordType.LIST);
-      if (found instanceof Promise || found.status !== 'found' || found.value.size === 0) {
-        return null;
-      }
-      const list = found.value;
+      const list = readyValue<List>(by, key, RecordType.LIST);
+      if (list === null) return null;
       c.reply.array(2).bulk(key).bulkLatin1(pop(list, end));
       background(afterChange(by, key, list));
       return [[popName, Buffer.from(key)]];
@@ -276,14 +280,12 @@ function blmpop(c: Client, argv: Buffer[]): CommandResult {
         keys.map((k) => Buffer.from(k)),
         timeout,
         (key, by) => {
-          const found = by.collections.get<List>(key, RecordType.LIST);
-          if (found instanceof Promise || found.status !== 'found' || found.value.size === 0) {
-            return null;
-          }
-          const n = Math.min(count, found.value.size);
+          const list = readyValue<List>(by, key, RecordType.LIST);
+          if (list === null) return null;
+          const n = Math.min(count, list.size);
           c.reply.array(2).bulk(key).array(n);
-          for (let j = 0; j < n; j++) c.reply.bulkLatin1(pop(found.value, end));
-          background(afterChange(by, key, found.value));
+          for (let j = 0; j < n; j++) c.reply.bulkLatin1(pop(list, end));
+          background(afterChange(by, key, list));
           return [[popName, Buffer.from(key), Buffer.from(String(n))]];
         },
       );
@@ -316,13 +318,11 @@ function bzpop(c: Client, argv: Buffer[], max: boolean): CommandResult {
       keys.map((k) => Buffer.from(k)),
       timeout,
       (key, by) => {
-        const found = by.collections.get<SortedSet>(key, RecordType.ZSET);
-        if (found instanceof Promise || found.status !== 'found' || found.value.size === 0) {
-          return null;
-        }
+        const z = readyValue<SortedSet>(by, key, RecordType.ZSET);
+        if (z === null) return null;
         c.reply.array(3).bulk(key);
-        popPairs(c, found.value, 1, max, false);
-        background(afterChange(by, key, found.value));
+        popPairs(c, z, 1, max, false);
+        background(afterChange(by, key, z));
         return [[popName, Buffer.from(key)]];
       },
     );
