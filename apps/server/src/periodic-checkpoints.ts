@@ -54,10 +54,8 @@ export class PeriodicCheckpoints {
     this.since = performance.now();
     this.logger.notice(`${changes} changes in ${elapsed} seconds. Checkpointing...`);
     // Each database logs its own result; a failed one is retried next round.
-    // Cached collections first (as SAVE does), so the checkpoint holds them.
-    await Promise.allSettled(
-      due.map(([i, store]) => this.keyspace.writeBack(i).then(() => this.databases.save(i, store))),
-    );
+    // The store's checkpoint writes its cached collections back itself (hlog's onBeforeCheckpoint).
+    await Promise.allSettled(due.map(([i, store]) => this.databases.save(i, store)));
   }
 
   /** Stops the timer and waits for a round in progress. */
