@@ -106,17 +106,17 @@ export interface CollectionScanOptions {
   count: number;
   /** null: every member. */
   match: GlobMatcher | null;
-  /** HSCAN NOVALUES. */
-  noValues: boolean;
+  /** The command's own flag was given (HSCAN NOVALUES, ZSCAN NOSCORES). */
+  flag: boolean;
 }
 
-/** Redis 7's scanGenericCommand options for a collection (later ones win); NOVALUES only for HSCAN. */
+/** Redis 7's scanGenericCommand options for a collection (later ones win); `flag`: the command's own flag word, if any. */
 export function parseCollectionScan(
   argv: Buffer[],
   from: number,
-  noValuesAllowed: boolean,
+  flag: string | null,
 ): CollectionScanOptions {
-  const opts: CollectionScanOptions = { count: 10, match: null, noValues: false };
+  const opts: CollectionScanOptions = { count: 10, match: null, flag: false };
   for (let i = from; i < argv.length; ) {
     const a = argv[i]!;
     const more = argv.length - i >= 2;
@@ -129,8 +129,8 @@ export function parseCollectionScan(
       const g = compileGlob(argv[i + 1]!);
       opts.match = g.matchesAll ? null : g;
       i += 2;
-    } else if (noValuesAllowed && eqi(a, 'novalues')) {
-      opts.noValues = true;
+    } else if (flag !== null && eqi(a, flag)) {
+      opts.flag = true;
       i += 1;
     } else throw syntaxError();
   }

@@ -239,12 +239,12 @@ function hscan(c: Client, argv: Buffer[]): CommandResult {
       w.array(0);
       return;
     }
-    const opts = parseCollectionScan(argv, 3, true);
+    const opts = parseCollectionScan(argv, 3, 'novalues');
     const out: string[] = [];
     const next = h.scan(cursor, opts.count, (f, v) => {
       if (!matches(opts.match, f)) return;
       out.push(f);
-      if (!opts.noValues) out.push(v);
+      if (!opts.flag) out.push(v);
     });
     w.array(2);
     w.bulk(String(next));

@@ -314,7 +314,7 @@ function sscan(c: Client, argv: Buffer[]): CommandResult {
       w.array(0);
       return;
     }
-    const opts = parseCollectionScan(argv, 3, false);
+    const opts = parseCollectionScan(argv, 3, null);
     const out: string[] = [];
     const next = s.scan(cursor, opts.count, (m) => {
       if (matches(opts.match, m)) out.push(m);

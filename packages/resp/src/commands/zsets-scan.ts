@@ -1,12 +1,10 @@
 import { Before, type SortedSet } from '@strata/collections';
 import { RecordType } from '@strata/hlog';
-import { compileGlob, type GlobMatcher } from '@strata/scan';
-import { eqi, parseInteger } from '../args.js';
 import type { Client } from '../client.js';
 import type { CommandDefinition, CommandResult } from '../command-table.js';
-import { syntaxError } from '../errors.js';
 import { formatHuman, fromNumber } from '../long-double.js';
 import { formatDouble } from '../protocol/format-double.js';
+import { matches, parseCollectionScan } from './collection-access.js';
 import { withCollection } from './collection-lookup.js';
 import { parseCursor } from './scan.js';
 
@@ -36,15 +34,6 @@ interface ResumePoint {
 const resumePoints = new WeakMap<SortedSet, Map<number, ResumePoint>>();
 let cursorSeq = 0;
 
-/** Member bytes for the glob, written into one reused buffer. */
-let scratch = Buffer.allocUnsafe(256);
-
-function matches(glob: GlobMatcher, member: string): boolean {
-  if (member.length > scratch.length) scratch = Buffer.allocUnsafe(member.length * 2);
-  const n = scratch.write(member, 0, 'latin1');
-  return glob.match(scratch, 0, n);
-}
-
 /** ZSCAN's score text: a listpack keeps Redis's shortest form, a dict prints %.17Lf trimmed. */
 function scoreText(score: number, listpack: boolean): string {
   if (listpack || !Number.isFinite(score)) return formatDouble(score);
@@ -53,25 +42,7 @@ function scoreText(score: number, listpack: boolean): string {
 
 function zscan(c: Client, argv: Buffer[]): CommandResult {
   const cursor = parseCursor(argv[2]!);
-  let count = 10;
-  let glob: GlobMatcher | null = null;
-  let noScores = false;
-  for (let i = 3; i < argv.length; ) {
-    const a = argv[i]!;
-    const more = argv.length - i >= 2;
-    if (more && eqi(a, 'count')) {
-      count = parseInteger(argv[i + 1]!);
-      if (count < 1) throw syntaxError();
-      i += 2;
-    } else if (more && eqi(a, 'match')) {
-      const p = argv[i + 1]!;
-      glob = p.length === 1 && p[0] === 0x2a ? null : compileGlob(p);
-      i += 2;
-    } else if (eqi(a, 'noscores')) {
-      noScores = true;
-      i++;
-    } else throw syntaxError();
-  }
+  const { count, match: glob, flag: noScores } = parseCollectionScan(argv, 3, 'noscores');
   return withCollection<SortedSet>(c, argv[1]!, RecordType.ZSET, (z) => {
     if (z === null) {
       c.reply.array(2).bulk('0').array(0);
@@ -89,7 +60,7 @@ function zscan(c: Client, argv: Buffer[]): CommandResult {
     if (n > 0) {
       const cur = z.at(from);
       for (let i = 0; i < n; i++, cur.next()) {
-        if (glob === null || matches(glob, cur.member)) picked.push(from + i);
+        if (matches(glob, cur.member)) picked.push(from + i);
       }
     }
     const next = listpack || from + n >= z.size ? 0 : newCursor(z, from + n);
