@@ -41,8 +41,9 @@ export class KeyCount {
    */
   changed(key: Uint8Array, prev: number, exp: number, diskStart: number): void {
     if (prev === K_PLAIN) this.plainKeys--;
-    else if (prev === K_EXPIRING) this.expiringKeys.delete(keyString(key));
     else if (prev === K_UNRESOLVED) this.resolve(key, diskStart);
+    // An expiring key that keeps an expiry is overwritten below: one key string, not two.
+    else if (prev === K_EXPIRING && exp <= 0) this.expiringKeys.delete(keyString(key));
     if (exp === 0) this.plainKeys++;
     else if (exp > 0) this.expiringKeys.set(keyString(key), exp);
   }
