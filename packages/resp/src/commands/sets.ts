@@ -266,16 +266,9 @@ function setOpStore(c: Client, argv: Buffer[], op: SetOp): CommandResult {
     const cs = c.collections;
     const reply = () => c.reply.integer(members.length);
     if (members.length === 0) {
-      // The destination goes, whatever it held (Redis deletes it).
-      cs.invalidate(dst);
-      const r = c.store.remove(dst);
-      if (r.status === 'pending') {
-        return r.pending.then(() => {
-          reply();
-        });
-      }
-      reply();
-      return undefined;
+      // The destination goes, whatever it held (Redis deletes it); through
+      // the cache, so the removal is ordered after any write-back in flight.
+      return after(cs.delete(dst), reply);
     }
     const s = SetValue.empty();
     for (const m of members) s.add(m);
