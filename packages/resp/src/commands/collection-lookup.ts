@@ -10,41 +10,15 @@ import { wrongTypeError } from '../errors.js';
  * read from disk.
  */
 
-/** Runs `fn` with the collection at `key` (null when missing); WRONGTYPE for another type. */
-export function withCollection<V extends CollectionValue>(
-  c: Client,
-  key: Buffer,
-  type: number,
-  fn: (value: V | null) => CommandResult,
-): CommandResult {
-  const r = c.collections.get<V>(key, type);
-  if (r instanceof Promise) return r.then((found) => fn(lookupValue(found)));
-  return fn(lookupValue(r));
-}
+// One lookup mechanism for every collection type: it looks the key up again
+// once a disk read is in (another command may have created or loaded it).
+export { withCollection, withCollections } from './collection-access.js';
 
 /** The value of a lookup, null when missing; throws WRONGTYPE. */
 export function lookupValue<V extends CollectionValue>(r: CollectionLookup<V>): V | null {
   if (r.status === 'found') return r.value;
   if (r.status === 'wrongType') throw wrongTypeError();
   return null;
-}
-
-/** Looks up every key in order (WRONGTYPE on the first of another type), then runs `fn`. */
-export function withCollections<V extends CollectionValue>(
-  c: Client,
-  keys: readonly Buffer[],
-  type: number,
-  fn: (values: (V | null)[]) => CommandResult,
-): CommandResult {
-  const lookups: MaybePending<CollectionLookup<V>>[] = [];
-  let pending = false;
-  for (const k of keys) {
-    const r = c.collections.get<V>(k, type);
-    if (r instanceof Promise) pending = true;
-    lookups.push(r);
-  }
-  if (!pending) return fn(lookups.map((r) => lookupValue(r as CollectionLookup<V>)));
-  return Promise.all(lookups).then((rs) => fn(rs.map(lookupValue)));
 }
 
 /**
