@@ -202,10 +202,10 @@ function blmove(c: Client, argv: Buffer[], from: End, to: End, timeoutAt: number
   const timeout = parseTimeout(argv[timeoutAt]!);
   const src = argv[1]!;
   const dst = argv[2]!;
-  const form = () => [
+  const form = (s: Buffer, d: Buffer) => [
     LMOVE,
-    src,
-    dst,
+    s,
+    d,
     from === 'left' ? LEFT : RIGHT,
     to === 'left' ? LEFT : RIGHT,
   ];
@@ -213,7 +213,7 @@ function blmove(c: Client, argv: Buffer[], from: End, to: End, timeoutAt: number
     if (l !== null) {
       const { value, write } = moveOne(c, src, l, dst, d, from, to);
       const served = serveWaiters(c, dst);
-      logAs(c, form(), ...served);
+      logAs(c, form(src, dst), ...served);
       return whenWritten(write, () => c.reply.bulkLatin1(value));
     }
     if (!mayBlock(c)) {
@@ -243,10 +243,7 @@ function blmove(c: Client, argv: Buffer[], from: End, to: End, timeoutAt: number
       // The destination changed under a WATCH of it (the source is touched by the caller).
       touchWatched(by.server, by.db, dstKey);
       c.reply.bulkLatin1(value);
-      const forms: Buffer[][] = [
-        [LMOVE, srcKey, dstKey, from === 'left' ? LEFT : RIGHT, to === 'left' ? LEFT : RIGHT],
-      ];
-      return forms.concat(serveWaiters(by, dstKey));
+      return [form(srcKey, dstKey), ...serveWaiters(by, dstKey)];
     });
   });
 }
