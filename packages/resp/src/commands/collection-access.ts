@@ -92,7 +92,7 @@ export function latin1Bytes(s: string): Buffer {
 
 /** A bulk reply of the latin1 string `s`, its bytes as they were stored. */
 export function bulkLatin1(w: ReplyWriter, s: string): void {
-  w.bulkRange(latin1Bytes(s), 0, s.length);
+  w.bulkLatin1(s);
 }
 
 export function bulkOrNull(w: ReplyWriter, s: string | undefined): void {
