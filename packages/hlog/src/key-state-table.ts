@@ -1,34 +1,39 @@
 /**
- * The newest state of every distinct key, for a whole-log recount of live
- * keys (recovery without a count in a checkpoint). A Map with a string per
- * key took ~120 bytes a key (1.2 GB and 24 s for 10M keys); here the keys
- * are copied into 1 MiB arena chunks (4-byte length + bytes) and an
- * open-addressing table of typed arrays holds hash, arena position and
- * state: ~34 bytes a key plus the key bytes, no object per key. Exact: keys
- * are compared byte for byte.
+ * A state (a number) per distinct key, keyed by the key's bytes: the
+ * whole-log recount of live keys (recovery without a count in a checkpoint)
+ * and the live-key count's keys with an expiry. A Map with a string per key
+ * took ~120 bytes a key (1.2 GB and 24 s for 10M keys) and a string
+ * conversion per write; here the keys are copied into 1 MiB arena chunks
+ * (4-byte length + bytes) and an open-addressing table holds hash, arena
+ * position and state side by side in one Float64Array (one cache line per
+ * probe, not three): ~34 bytes a key plus the key bytes, no object per key.
+ * Exact: keys are compared byte for byte. Deletes shift the probe run back
+ * (no tombstones); the arena is compacted once most of it is garbage.
  */
 
 const CHUNK = 1 << 20;
 const MAX_LOAD = 0.7;
+/** Words per slot: hash + 1 (0: empty), arena position, state. */
+const STRIDE = 3;
 
 export class KeyStateTable {
-  /** hash + 1 per slot (0: empty). */
-  private hashes: Float64Array;
-  /** Arena position of the key: chunk * CHUNK + offset. */
-  private refs: Float64Array;
-  private states: Float64Array;
+  private slots: Float64Array;
   private mask: number;
-  private readonly chunks: Buffer[] = [];
+  private chunks: Buffer[] = [];
   private used = CHUNK;
+  /** Arena bytes of deleted keys. */
+  private garbage = 0;
   size = 0;
 
-  constructor(expectedKeys: number) {
-    let capacity = 1024;
-    while (capacity * MAX_LOAD < expectedKeys) capacity *= 2;
+  constructor(expectedKeys = 0) {
+    const capacity = capacityFor(expectedKeys);
     this.mask = capacity - 1;
-    this.hashes = new Float64Array(capacity);
-    this.refs = new Float64Array(capacity);
-    this.states = new Float64Array(capacity);
+    this.slots = new Float64Array(capacity * STRIDE);
+  }
+
+  /** Grows the table for `keys` keys at once (cheap while it is empty). */
+  reserve(keys: number): void {
+    if ((this.mask + 1) * MAX_LOAD < keys) this.rehash(capacityFor(keys));
   }
 
   /**
@@ -36,28 +41,119 @@ export class KeyStateTable {
    * `hash`); returns its previous state, or NaN when the key is new.
    */
   set(bytes: Uint8Array, offset: number, length: number, hash: number, state: number): number {
+    const slots = this.slots;
     const tag = hash + 1;
     let i = hash & this.mask;
     for (;;) {
-      const h = this.hashes[i]!;
+      const at = i * STRIDE;
+      const h = slots[at]!;
       if (h === 0) break;
-      if (h === tag && this.keyAt(this.refs[i]!, bytes, offset, length)) {
-        const previous = this.states[i]!;
-        this.states[i] = state;
+      if (h === tag && this.keyAt(slots[at + 1]!, bytes, offset, length)) {
+        const previous = slots[at + 2]!;
+        slots[at + 2] = state;
         return previous;
       }
       i = (i + 1) & this.mask;
     }
-    this.hashes[i] = tag;
-    this.refs[i] = this.store(bytes, offset, length);
-    this.states[i] = state;
-    if (++this.size > (this.mask + 1) * MAX_LOAD) this.grow();
+    const at = i * STRIDE;
+    slots[at] = tag;
+    slots[at + 1] = this.store(bytes, offset, length);
+    slots[at + 2] = state;
+    if (++this.size > (this.mask + 1) * MAX_LOAD) this.rehash((this.mask + 1) * 2);
     return Number.NaN;
+  }
+
+  /** The state of the key, or NaN when it is not in the table. */
+  get(bytes: Uint8Array, offset: number, length: number, hash: number): number {
+    const i = this.find(bytes, offset, length, hash);
+    return i < 0 ? Number.NaN : this.slots[i * STRIDE + 2]!;
+  }
+
+  /** Removes the key; returns its state, or NaN when it was not there. */
+  delete(bytes: Uint8Array, offset: number, length: number, hash: number): number {
+    const i = this.find(bytes, offset, length, hash);
+    if (i < 0) return Number.NaN;
+    const state = this.slots[i * STRIDE + 2]!;
+    this.removeAt(i);
+    return state;
+  }
+
+  /**
+   * Loads the slot `hash` starts probing at and returns the word, only so
+   * that a caller can touch a batch of keys' slots first (independent
+   * loads: their cache misses overlap) and then set them while cached.
+   */
+  touch(hash: number): number {
+    return this.slots[(hash & this.mask) * STRIDE]!;
   }
 
   /** Calls `fn` with the state of every key. */
   forEachState(fn: (state: number) => void): void {
-    for (let i = 0; i <= this.mask; i++) if (this.hashes[i] !== 0) fn(this.states[i]!);
+    const slots = this.slots;
+    for (let at = 0; at < slots.length; at += STRIDE) if (slots[at] !== 0) fn(slots[at + 2]!);
+  }
+
+  /**
+   * Calls `fn` with every key (a view into the arena, valid during the
+   * call only) and its state; removes the keys for which it returns false.
+   */
+  sweep(fn: (key: Buffer, state: number) => boolean): void {
+    const slots = this.slots;
+    let i = 0;
+    while (i <= this.mask) {
+      const at = i * STRIDE;
+      if (slots[at] !== 0 && !fn(this.keyView(slots[at + 1]!), slots[at + 2]!)) {
+        // The run behind shifts into slot i: look at it again.
+        this.removeAt(i);
+        continue;
+      }
+      i++;
+    }
+  }
+
+  private find(bytes: Uint8Array, offset: number, length: number, hash: number): number {
+    const slots = this.slots;
+    const tag = hash + 1;
+    let i = hash & this.mask;
+    for (;;) {
+      const at = i * STRIDE;
+      const h = slots[at]!;
+      if (h === 0) return -1;
+      if (h === tag && this.keyAt(slots[at + 1]!, bytes, offset, length)) return i;
+      i = (i + 1) & this.mask;
+    }
+  }
+
+  /** Empties slot `i` and shifts the entries behind it that may move closer to home. */
+  private removeAt(i: number): void {
+    const slots = this.slots;
+    const mask = this.mask;
+    const ref = slots[i * STRIDE + 1]!;
+    const chunk = this.chunks[Math.floor(ref / CHUNK)]!;
+    this.garbage += (4 + chunk.readUInt32LE(ref % CHUNK) + 3) & ~3;
+    let hole = i;
+    let j = i;
+    for (;;) {
+      j = (j + 1) & mask;
+      const at = j * STRIDE;
+      const tag = slots[at]!;
+      if (tag === 0) break;
+      const home = (tag - 1) & mask;
+      // Entry j may fill the hole unless its home lies cyclically in (hole, j].
+      if (((j - home) & mask) >= ((j - hole) & mask)) {
+        const h = hole * STRIDE;
+        slots[h] = tag;
+        slots[h + 1] = slots[at + 1]!;
+        slots[h + 2] = slots[at + 2]!;
+        hole = j;
+      }
+    }
+    const h = hole * STRIDE;
+    slots[h] = 0;
+    slots[h + 1] = 0;
+    slots[h + 2] = 0;
+    this.size--;
+    if (this.garbage > CHUNK && this.garbage * 2 > this.chunks.length * CHUNK) this.compactArena();
   }
 
   private keyAt(ref: number, bytes: Uint8Array, offset: number, length: number): boolean {
@@ -69,35 +165,63 @@ export class KeyStateTable {
     return true;
   }
 
+  private keyView(ref: number): Buffer {
+    const chunk = this.chunks[Math.floor(ref / CHUNK)]!;
+    const at = ref % CHUNK;
+    return chunk.subarray(at + 4, at + 4 + chunk.readUInt32LE(at));
+  }
+
   private store(bytes: Uint8Array, offset: number, length: number): number {
     if (this.used + 4 + length > CHUNK) {
-      this.chunks.push(Buffer.allocUnsafe(CHUNK));
+      this.chunks.push(Buffer.allocUnsafe(Math.max(CHUNK, 4 + length)));
       this.used = 0;
     }
     const chunk = this.chunks[this.chunks.length - 1]!;
     const at = this.used;
     chunk.writeUInt32LE(length, at);
-    chunk.set(bytes.subarray(offset, offset + length), at + 4);
+    // A byte loop: no subarray object per key (keys are short).
+    for (let j = 0; j < length; j++) chunk[at + 4 + j] = bytes[offset + j]!;
     // 4-aligned entries: the length word stays aligned.
     this.used = (at + 4 + length + 3) & ~3;
     return (this.chunks.length - 1) * CHUNK + at;
   }
 
-  private grow(): void {
-    const { hashes, refs, states } = this;
-    const capacity = (this.mask + 1) * 2;
-    this.mask = capacity - 1;
-    this.hashes = new Float64Array(capacity);
-    this.refs = new Float64Array(capacity);
-    this.states = new Float64Array(capacity);
-    for (let j = 0; j < hashes.length; j++) {
-      const tag = hashes[j]!;
-      if (tag === 0) continue;
-      let i = (tag - 1) & this.mask;
-      while (this.hashes[i] !== 0) i = (i + 1) & this.mask;
-      this.hashes[i] = tag;
-      this.refs[i] = refs[j]!;
-      this.states[i] = states[j]!;
+  /** Copies the live keys into fresh chunks (deletes left most of the arena unused). */
+  private compactArena(): void {
+    const old = this.chunks;
+    this.chunks = [];
+    this.used = CHUNK;
+    this.garbage = 0;
+    const slots = this.slots;
+    for (let at = 0; at < slots.length; at += STRIDE) {
+      if (slots[at] === 0) continue;
+      const ref = slots[at + 1]!;
+      const chunk = old[Math.floor(ref / CHUNK)]!;
+      const o = ref % CHUNK;
+      slots[at + 1] = this.store(chunk, o + 4, chunk.readUInt32LE(o));
     }
   }
+
+  private rehash(capacity: number): void {
+    const old = this.slots;
+    this.mask = capacity - 1;
+    const slots = new Float64Array(capacity * STRIDE);
+    this.slots = slots;
+    for (let j = 0; j < old.length; j += STRIDE) {
+      const tag = old[j]!;
+      if (tag === 0) continue;
+      let i = (tag - 1) & this.mask;
+      while (slots[i * STRIDE] !== 0) i = (i + 1) & this.mask;
+      const at = i * STRIDE;
+      slots[at] = tag;
+      slots[at + 1] = old[j + 1]!;
+      slots[at + 2] = old[j + 2]!;
+    }
+  }
+}
+
+function capacityFor(keys: number): number {
+  let capacity = 1024;
+  while (capacity * MAX_LOAD < keys) capacity *= 2;
+  return capacity;
 }

@@ -37,6 +37,11 @@ export interface LogScanOptions {
   /** Pages with a lower epoch are stale (from before a cut). */
   minEpoch?: number;
   onRecord: RecordVisitor;
+  /**
+   * Called after the records of a page were visited, while the page's bytes
+   * are still valid (a visitor that batches per page finishes the batch).
+   */
+  onPageEnd?: (space: RecordSpace) => void;
   /** Called with the address of each blob met (its checksum is checked later, at its end). */
   onBlob?: (address: number) => void;
   /** Called between pages; a promise pauses the scan (back-pressure, yielding). */
@@ -83,6 +88,7 @@ class PageScanner {
     minEpoch: number,
     private readonly onRecord: RecordVisitor,
     private readonly onBlob: ((address: number) => void) | undefined,
+    private readonly onPageEnd: ((space: RecordSpace) => void) | undefined,
   ) {
     this.P = P;
     this.page = createRecordSpace(P);
@@ -232,6 +238,7 @@ class PageScanner {
       this.records++;
       off += size;
     }
+    this.onPageEnd?.(s);
     this.epoch = this.pendingEpoch;
     this.pages++;
     this.next(this.pageStart + this.P);
@@ -262,7 +269,14 @@ export function defaultScanMode(pageSize: number): ReadMode {
 export async function scanLog(options: LogScanOptions): Promise<LogScanResult> {
   const { device, pageSize: P, from } = options;
   const to = options.to ?? device.endAddress;
-  const scanner = new PageScanner(P, from, options.minEpoch ?? 0, options.onRecord, options.onBlob);
+  const scanner = new PageScanner(
+    P,
+    from,
+    options.minEpoch ?? 0,
+    options.onRecord,
+    options.onBlob,
+    options.onPageEnd,
+  );
   scanner.resync = options.resync ?? false;
   let bytesRead = 0;
   if (to > from) {

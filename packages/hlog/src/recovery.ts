@@ -129,7 +129,8 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
   const rebuilder = new IndexRebuilder(index, Math.max(0, device.endAddress - from));
   const tail = snapshot === null ? null : new Map<string, TailKey>();
   // Without a checkpoint the whole log is read here: count in the same pass.
-  const recount = meta === null ? new Recount(Math.max(index.size, estimate * 5.5 * 0.5)) : null;
+  const recount =
+    meta === null ? new Recount(index.size, pageSize, Math.max(0, device.endAddress - from)) : null;
   const scan = await scanLog({
     device,
     pageSize,
@@ -143,8 +144,9 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
       if ((flags & RecordFlag.INVALID) !== 0) return;
       const ko = keyOffsetOf(space, off);
       const kl = keyLengthOf(space, off);
-      rebuilder.add(hashBytes(space.bytes, ko, kl), address);
-      if (recount !== null && address >= begin) recount.add(space, off, flags);
+      const hash = hashBytes(space.bytes, ko, kl);
+      rebuilder.add(hash, address);
+      if (recount !== null && address >= begin) recount.add(space, off, flags, hash);
       if (tail !== null) {
         const k = space.bytes.toString('latin1', ko, ko + kl);
         const state = (flags & RecordFlag.TOMBSTONE) !== 0 ? -1 : expiresAtOf(space, off);
@@ -153,6 +155,7 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
         else seen.state = state;
       }
     },
+    ...(recount !== null ? { onPageEnd: (space: RecordSpace) => recount.endPage(space) } : {}),
   });
   rebuilder.flush();
   if (scan.cutAt !== null) {
@@ -213,27 +216,70 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
  * The live-key count from the newest state of every key, fed records in log
  * order: a compact table of the keys while it runs (KeyStateTable), a map
  * entry only for keys whose newest version has an expiry (which the count
- * keeps anyway).
+ * keeps anyway). Records are applied a page at a time: their table slots
+ * are touched first, so the cache misses of a page overlap instead of
+ * stalling one by one (the table is as large as the key set).
  */
 class Recount {
   private readonly table: KeyStateTable;
   private readonly expiring = new Map<string, number>();
+  private readonly offsets: Uint32Array;
+  private readonly states: Float64Array;
+  private readonly hashes: Float64Array;
+  private n = 0;
+  private sized = false;
 
-  constructor(expectedKeys: number) {
+  /** `bytes`: the log about to be read; the first page tells how many records that is. */
+  constructor(
+    expectedKeys: number,
+    pageSize: number,
+    private readonly bytes: number,
+  ) {
     this.table = new KeyStateTable(expectedKeys);
+    // A record takes at least 16 bytes.
+    const most = Math.ceil(pageSize / 16);
+    this.offsets = new Uint32Array(most);
+    this.states = new Float64Array(most);
+    this.hashes = new Float64Array(most);
   }
 
-  add(space: RecordSpace, off: number, flags: number): void {
-    const ko = keyOffsetOf(space, off);
-    const kl = keyLengthOf(space, off);
-    const state = (flags & RecordFlag.TOMBSTONE) !== 0 ? -1 : expiresAtOf(space, off);
-    const previous = this.table.set(space.bytes, ko, kl, hashBytes(space.bytes, ko, kl), state);
-    if (state > 0 || previous > 0) {
-      const k = space.bytes.toString('latin1', ko, ko + kl);
-      if (state > 0) this.expiring.set(k, state);
-      else this.expiring.delete(k);
+  /** Notes a record of the current page (applied at `endPage`). */
+  add(space: RecordSpace, off: number, flags: number, hash: number): void {
+    const n = this.n++;
+    this.offsets[n] = off;
+    this.hashes[n] = hash;
+    this.states[n] = (flags & RecordFlag.TOMBSTONE) !== 0 ? -1 : expiresAtOf(space, off);
+  }
+
+  endPage(space: RecordSpace): void {
+    const n = this.n;
+    if (n === 0) return;
+    this.n = 0;
+    const { table, hashes, offsets, states } = this;
+    if (!this.sized) {
+      // Records per page x pages: the table's size for a log of distinct keys.
+      this.sized = true;
+      table.reserve(Math.ceil((n * this.bytes) / space.bytes.length));
+    }
+    let sink = 0;
+    for (let i = 0; i < n; i++) sink += table.touch(hashes[i]!);
+    this.sink = sink;
+    for (let i = 0; i < n; i++) {
+      const off = offsets[i]!;
+      const ko = keyOffsetOf(space, off);
+      const kl = keyLengthOf(space, off);
+      const state = states[i]!;
+      const previous = table.set(space.bytes, ko, kl, hashes[i]!, state);
+      if (state > 0 || previous > 0) {
+        const k = space.bytes.toString('latin1', ko, ko + kl);
+        if (state > 0) this.expiring.set(k, state);
+        else this.expiring.delete(k);
+      }
     }
   }
+
+  /** Keeps the touch loads alive. */
+  sink = 0;
 
   snapshot(): KeyCountSnapshot {
     let plain = 0;
@@ -253,7 +299,7 @@ async function recountKeys(
   expectedKeys: number,
   options: StoreOptions,
 ): Promise<KeyCountSnapshot> {
-  const recount = new Recount(expectedKeys);
+  const recount = new Recount(expectedKeys, pageSize, 0);
   await scanLog({
     device,
     pageSize,
@@ -264,8 +310,10 @@ async function recountKeys(
     onRecord: (space, off, address) => {
       const flags = flagsOf(space, off);
       if (address < begin || (flags & RecordFlag.INVALID) !== 0) return;
-      recount.add(space, off, flags);
+      const ko = keyOffsetOf(space, off);
+      recount.add(space, off, flags, hashBytes(space.bytes, ko, keyLengthOf(space, off)));
     },
+    onPageEnd: (space) => recount.endPage(space),
   });
   return recount.snapshot();
 }
