@@ -2,10 +2,11 @@ import type { CollectionLookup, CollectionValue, List, SortedSet } from '@strata
 import { RecordType } from '@strata/hlog';
 import type { Client } from '../client.js';
 import type { CommandDefinition, CommandResult } from '../command-table.js';
-import { CommandError } from '../errors.js';
+import { CommandError, wrongTypeError } from '../errors.js';
 import { registryOf, serveWaiters, touchWatched, type Waiter } from './blocking-registry.js';
-import { afterChange, lookupValue, whenWritten, withOpenDb } from './collection-lookup.js';
-import { type End, moveOne, mpopFirst, parseEnd, parseMpop, pop, withMovePair } from './lists.js';
+import { afterChange, whenWritten, withFirstNonEmpty, withOpenDb } from './collection-access.js';
+import { commandMaker, type KeySpec, NO_KEYS, SRC_DST } from './collection-command.js';
+import { type End, moveOne, mpopReply, parseEnd, parseMpop, pop, withMovePair } from './lists.js';
 import { popPairs } from './zsets.js';
 import { parseDouble } from './zsets-args.js';
 
@@ -59,35 +60,6 @@ function logAs(c: Client, ...forms: Buffer[][]): void {
 /** Blocking is refused inside MULTI/EXEC (the gate is held) and for replays. */
 function mayBlock(c: Client): boolean {
   return !c.replay && c.server.exclusive !== c;
-}
-
-/**
- * Finds the first key of `keys` holding a non-empty collection of `type`,
- * checking types in order up to it (as Redis: a wrong type after it is not
- * looked at). Calls `fn` with its index and value, or -1 and null.
- */
-function firstNonEmpty<V extends CollectionValue>(
-  c: Client,
-  keys: readonly Buffer[],
-  type: number,
-  fn: (index: number, value: V | null) => CommandResult,
-): CommandResult {
-  const step = (i: number): CommandResult => {
-    for (; i < keys.length; i++) {
-      const r = c.collections.get<V>(keys[i]!, type);
-      if (r instanceof Promise) {
-        const at = i;
-        return r.then((x) => {
-          const v = lookupValue(x);
-          return v !== null && v.size > 0 ? fn(at, v) : step(at + 1);
-        });
-      }
-      const v = lookupValue(r);
-      if (v !== null && v.size > 0) return fn(i, v);
-    }
-    return fn(-1, null);
-  };
-  return step(0);
 }
 
 /**
@@ -167,33 +139,103 @@ function readyValue<V extends CollectionValue>(by: Client, key: Buffer, type: nu
   return found.value;
 }
 
-// ---- BLPOP / BRPOP -----------------------------------------------------------------
+/**
+ * Where `c` may not block (inside MULTI/EXEC, a replay) it answers as a
+ * timeout would; else it blocks on `keys`.
+ */
+function blockOrAnswer(
+  c: Client,
+  keys: readonly Buffer[],
+  timeoutMs: number,
+  timedOut: 'null' | 'nullArray',
+  serve: (key: Buffer, by: Client) => Buffer[][] | null,
+): CommandResult {
+  if (mayBlock(c)) return block(c, keys, timeoutMs, serve);
+  if (timedOut === 'null') c.reply.null();
+  else c.reply.nullArray();
+  logAs(c, []);
+  return undefined;
+}
 
-function blpop(c: Client, argv: Buffer[], end: End): CommandResult {
-  const timeout = parseTimeout(argv[argv.length - 1]!);
-  const keys = argv.slice(1, -1);
-  const popName = end === 'left' ? LPOP : RPOP;
-  return firstNonEmpty<List>(c, keys, RecordType.LIST, (i, l) => {
-    if (l !== null) {
+/**
+ * What a blocking pop takes from a non-empty value at `key`: it pops,
+ * writes the reply to `c` and returns the non-blocking command it is
+ * logged as (LPOP, ZPOPMIN...).
+ */
+type Take<V> = (c: Client, key: Buffer, value: V) => Buffer[];
+
+/**
+ * BLPOP, BRPOP, BLMPOP, BZPOPMIN and BZPOPMAX: taken at once from the first
+ * non-empty key, else when a push to one of `keys` serves the blocked
+ * client (from the pusher's command: its store write goes on in the
+ * background and the pusher logs the pop).
+ */
+function blockingPop<V extends CollectionValue>(
+  c: Client,
+  keys: readonly Buffer[],
+  type: number,
+  timeoutMs: number,
+  take: Take<V>,
+): CommandResult {
+  return withFirstNonEmpty<V>(c, keys, type, (i, value) => {
+    if (value !== null) {
       const key = keys[i]!;
-      c.reply.array(2).bulk(key).bulkLatin1(pop(l, end));
-      logAs(c, [popName, key]);
-      const w = afterChange(c, key, l);
-      return w instanceof Promise ? w : undefined;
+      logAs(c, take(c, key, value));
+      return afterChange(c, key, value);
     }
-    if (!mayBlock(c)) {
-      c.reply.nullArray();
-      logAs(c, []);
-      return undefined;
-    }
-    return block(c, keys, timeout, (key, by) => {
-      const list = readyValue<List>(by, key, RecordType.LIST);
-      if (list === null) return null;
-      c.reply.array(2).bulk(key).bulkLatin1(pop(list, end));
-      background(afterChange(by, key, list));
-      return [[popName, Buffer.from(key)]];
+    return blockOrAnswer(c, keys, timeoutMs, 'nullArray', (key, by) => {
+      const ready = readyValue<V>(by, key, type);
+      if (ready === null) return null;
+      const form = take(c, Buffer.from(key), ready);
+      background(afterChange(by, key, ready));
+      return [form];
     });
   });
+}
+
+// ---- BLPOP / BRPOP / BLMPOP -----------------------------------------------------------
+
+function blpop(c: Client, argv: Buffer[], end: End): CommandResult {
+  const popName = end === 'left' ? LPOP : RPOP;
+  return blockingPop<List>(
+    c,
+    argv.slice(1, -1),
+    RecordType.LIST,
+    parseTimeout(argv[argv.length - 1]!),
+    (to, key, l) => {
+      to.reply.array(2).bulk(key).bulkLatin1(pop(l, end));
+      return [popName, key];
+    },
+  );
+}
+
+function blmpop(c: Client, argv: Buffer[]): CommandResult {
+  const timeout = parseTimeout(argv[1]!);
+  const { keys, end, count } = parseMpop(argv, 2);
+  const popName = end === 'left' ? LPOP : RPOP;
+  return withOpenDb(c, () =>
+    blockingPop<List>(c, keys, RecordType.LIST, timeout, (to, key, l) => {
+      const n = mpopReply(to, key, l, end, count);
+      return [popName, key, Buffer.from(String(n))];
+    }),
+  );
+}
+
+// ---- BZPOPMIN / BZPOPMAX ----------------------------------------------------------------
+
+function bzpop(c: Client, argv: Buffer[], max: boolean): CommandResult {
+  const popName = max ? ZPOPMAX : ZPOPMIN;
+  return blockingPop<SortedSet>(
+    c,
+    argv.slice(1, -1),
+    RecordType.ZSET,
+    parseTimeout(argv[argv.length - 1]!),
+    (to, key, z) => {
+      to.reply.array(3).bulk(key);
+      popPairs(to, z, 1, max, false);
+      return [popName, key];
+    },
+  );
 }
 
 // ---- BLMOVE / BRPOPLPUSH -------------------------------------------------------------
@@ -216,29 +258,18 @@ function blmove(c: Client, argv: Buffer[], from: End, to: End, timeoutAt: number
       logAs(c, form(src, dst), ...served);
       return whenWritten(write, () => c.reply.bulkLatin1(value));
     }
-    if (!mayBlock(c)) {
-      c.reply.null();
-      logAs(c, []);
-      return undefined;
-    }
     const srcKey = Buffer.from(src);
     const dstKey = Buffer.from(dst);
-    return block(c, [srcKey], timeout, (_key, by) => {
-      const a = by.collections.get<List>(srcKey, RecordType.LIST);
+    return blockOrAnswer(c, [srcKey], timeout, 'null', (_key, by) => {
+      const a = readyValue<List>(by, srcKey, RecordType.LIST);
       const b = by.collections.get<List>(dstKey, RecordType.LIST);
-      if (a instanceof Promise || b instanceof Promise) return null;
-      if (a.status !== 'found' || a.value.size === 0) return null;
+      if (a === null || b instanceof Promise) return null;
       if (b.status === 'wrongType') {
         // Redis answers the blocked client WRONGTYPE and leaves the source as it was.
-        c.replyError(
-          new CommandError(
-            'ERR_WRONGTYPE',
-            'WRONGTYPE Operation against a key holding the wrong kind of value',
-          ),
-        );
+        c.replyError(wrongTypeError());
         return [];
       }
-      const { value, write } = moveOne(by, srcKey, a.value, dstKey, valueOrNull(b), from, to);
+      const { value, write } = moveOne(by, srcKey, a, dstKey, valueOrNull(b), from, to);
       background(write);
       // The destination changed under a WATCH of it (the source is touched by the caller).
       touchWatched(by.server, by.db, dstKey);
@@ -252,178 +283,78 @@ function valueOrNull<V extends CollectionValue>(r: CollectionLookup<V>): V | nul
   return r.status === 'found' ? r.value : null;
 }
 
-// ---- BLMPOP ---------------------------------------------------------------------------
-
-function blmpop(c: Client, argv: Buffer[]): CommandResult {
-  const timeout = parseTimeout(argv[1]!);
-  const { keys, end, count } = parseMpop(argv, 2);
-  const popName = end === 'left' ? LPOP : RPOP;
-  return withOpenDb(c, () =>
-    firstNonEmpty<List>(c, keys, RecordType.LIST, (i, l) => {
-      if (l !== null) {
-        const lists: (List | null)[] = keys.map(() => null);
-        lists[i] = l;
-        const r = mpopFirst(c, keys, lists, end, count);
-        logAs(c, [popName, keys[i]!, Buffer.from(String(r!.popped.length))]);
-        return r!.write instanceof Promise ? r!.write : undefined;
-      }
-      if (!mayBlock(c)) {
-        c.reply.nullArray();
-        logAs(c, []);
-        return undefined;
-      }
-      return block(
-        c,
-        keys.map((k) => Buffer.from(k)),
-        timeout,
-        (key, by) => {
-          const list = readyValue<List>(by, key, RecordType.LIST);
-          if (list === null) return null;
-          const n = Math.min(count, list.size);
-          c.reply.array(2).bulk(key).array(n);
-          for (let j = 0; j < n; j++) c.reply.bulkLatin1(pop(list, end));
-          background(afterChange(by, key, list));
-          return [[popName, Buffer.from(key), Buffer.from(String(n))]];
-        },
-      );
-    }),
-  );
-}
-
-// ---- BZPOPMIN / BZPOPMAX ----------------------------------------------------------------
-
-function bzpop(c: Client, argv: Buffer[], max: boolean): CommandResult {
-  const timeout = parseTimeout(argv[argv.length - 1]!);
-  const keys = argv.slice(1, -1);
-  const popName = max ? ZPOPMAX : ZPOPMIN;
-  return firstNonEmpty<SortedSet>(c, keys, RecordType.ZSET, (i, z) => {
-    if (z !== null) {
-      const key = keys[i]!;
-      c.reply.array(3).bulk(key);
-      popPairs(c, z, 1, max, false);
-      logAs(c, [popName, key]);
-      const w = afterChange(c, key, z);
-      return w instanceof Promise ? w : undefined;
-    }
-    if (!mayBlock(c)) {
-      c.reply.nullArray();
-      logAs(c, []);
-      return undefined;
-    }
-    return block(
-      c,
-      keys.map((k) => Buffer.from(k)),
-      timeout,
-      (key, by) => {
-        const z = readyValue<SortedSet>(by, key, RecordType.ZSET);
-        if (z === null) return null;
-        c.reply.array(3).bulk(key);
-        popPairs(c, z, 1, max, false);
-        background(afterChange(by, key, z));
-        return [[popName, Buffer.from(key)]];
-      },
-    );
-  });
-}
-
 // ---- the table ----------------------------------------------------------------------------
 
 const BLOCKING = ['write', 'noscript', 'blocking'] as const;
-
-function def(
-  name: string,
-  arity: number,
-  flags: CommandDefinition['flags'],
-  keys: readonly [number, number, number],
-  acl: 'list' | 'sortedset',
-  since: string,
-  summary: string,
-  handler: (c: Client, argv: Buffer[]) => CommandResult,
-): CommandDefinition {
-  return {
-    name,
-    arity,
-    flags,
-    firstKey: keys[0],
-    lastKey: keys[1],
-    step: keys[2],
-    acl: [acl],
-    group: acl === 'list' ? 'list' : 'sorted_set',
-    since,
-    summary,
-    complexity: 'O(N) where N is the number of provided keys.',
-    wholeLog: true,
-    handler,
-  };
-}
+/** Every key but the timeout (the last argument). */
+const KEYS_BUT_LAST: KeySpec = [1, -2, 1];
+const blocking = {
+  complexity: 'O(N) where N is the number of provided keys.',
+  extra: { wholeLog: true },
+} as const;
+const blist = commandMaker({ acl: 'list', group: 'list', ...blocking });
+const bzset = commandMaker({ acl: 'sortedset', group: 'sorted_set', ...blocking });
 
 export const blockingCommands: CommandDefinition[] = [
-  def(
+  blist(
     'blpop',
     -3,
     BLOCKING,
-    [1, -2, 1],
-    'list',
+    KEYS_BUT_LAST,
     '2.0.0',
     'Removes and returns the first element in a list. Blocks until an element is available otherwise. Deletes the list if the last element was popped.',
     (c, a) => blpop(c, a, 'left'),
   ),
-  def(
+  blist(
     'brpop',
     -3,
     BLOCKING,
-    [1, -2, 1],
-    'list',
+    KEYS_BUT_LAST,
     '2.0.0',
     'Removes and returns the last element in a list. Blocks until an element is available otherwise. Deletes the list if the last element was popped.',
     (c, a) => blpop(c, a, 'right'),
   ),
-  def(
+  blist(
     'blmove',
     6,
     ['write', 'denyoom', 'noscript', 'blocking'],
-    [1, 2, 1],
-    'list',
+    SRC_DST,
     '6.2.0',
     'Pops an element from a list, pushes it to another list and returns it. Blocks until an element is available otherwise. Deletes the list if the last element was moved.',
     (c, a) => blmove(c, a, parseEnd(a[3]!), parseEnd(a[4]!), 5),
   ),
-  def(
+  blist(
     'brpoplpush',
     4,
     ['write', 'denyoom', 'noscript', 'blocking'],
-    [1, 2, 1],
-    'list',
+    SRC_DST,
     '2.2.0',
     'Pops an element from a list, pushes it to another list and returns it. Block until an element is available otherwise. Deletes the list if the last element was popped.',
     (c, a) => blmove(c, a, 'right', 'left', 3),
   ),
-  def(
+  blist(
     'blmpop',
     -5,
     ['write', 'blocking'],
-    [0, 0, 0],
-    'list',
+    NO_KEYS,
     '7.0.0',
     'Pops the first element from one of multiple lists. Blocks until an element is available otherwise. Deletes the list if the last element was popped.',
     blmpop,
   ),
-  def(
+  bzset(
     'bzpopmin',
     -3,
     [...BLOCKING, 'fast'],
-    [1, -2, 1],
-    'sortedset',
+    KEYS_BUT_LAST,
     '5.0.0',
     'Removes and returns the member with the lowest score from one or more sorted sets. Blocks until a member is available otherwise. Deletes the sorted set if the last element was popped.',
     (c, a) => bzpop(c, a, false),
   ),
-  def(
+  bzset(
     'bzpopmax',
     -3,
     [...BLOCKING, 'fast'],
-    [1, -2, 1],
-    'sortedset',
+    KEYS_BUT_LAST,
     '5.0.0',
     'Removes and returns the member with the highest score from one or more sorted sets. Blocks until a member is available otherwise. Deletes the sorted set if the last element was popped.',
     (c, a) => bzpop(c, a, true),

@@ -1,20 +1,26 @@
 import type { CollectionLookup, CollectionValue, MaybePending } from '@strata/collections';
-import type { GlobMatcher } from '@strata/scan';
-import { compileGlob } from '@strata/scan';
-import { eqi, parseInteger } from '../args.js';
 import type { Client } from '../client.js';
 import type { CommandResult } from '../command-table.js';
-import { syntaxError, wrongTypeError } from '../errors.js';
-import type { ReplyWriter } from '../protocol/reply-writer.js';
+import { wrongTypeError } from '../errors.js';
 
 /**
- * What hash and set commands share: looking a collection up (synchronously
- * when cached or in memory) with WRONGTYPE answered once here, replying with
- * the latin1 strings the structures hold without making a Buffer of each,
- * and HSCAN/SSCAN's options.
+ * How every collection command (hash, set, sorted set, list) reaches its
+ * value: looked up in the database's collection cache, WRONGTYPE answered
+ * here once, synchronous when the key is cached or in memory; and how a
+ * change goes back (an empty collection is deleted, as Redis never keeps
+ * one) with the reply sent only once the store write it needs is done.
  */
 
 export type Found<V> = V | null;
+
+/** A store write still in flight, or undefined when it is done. */
+export type Written = Promise<void> | undefined;
+
+/** The value of a lookup, null when missing; throws WRONGTYPE. */
+export function lookupValue<V extends CollectionValue>(r: CollectionLookup<V>): Found<V> {
+  if (r.status === 'wrongType') throw wrongTypeError();
+  return r.status === 'found' ? r.value : null;
+}
 
 /**
  * Runs `f` with the collection at `key` (null when missing); WRONGTYPE when
@@ -27,20 +33,15 @@ export function withCollection<V extends CollectionValue>(
   f: (value: Found<V>) => CommandResult,
 ): CommandResult {
   const r = c.collections.get<V>(key, type);
-  if (!(r instanceof Promise)) return f(unwrap(r));
+  if (!(r instanceof Promise)) return f(lookupValue(r));
   // Looked up again once the disk read is in: another command may have
   // created or loaded the key meanwhile, and the decision (create or change)
   // must be taken in the same step as the change.
   return r.then(() => {
     const again = c.collections.get<V>(key, type);
-    if (again instanceof Promise) return again.then((x) => f(unwrap(x)));
-    return f(unwrap(again));
+    if (again instanceof Promise) return again.then((x) => f(lookupValue(x)));
+    return f(lookupValue(again));
   });
-}
-
-function unwrap<V extends CollectionValue>(r: CollectionLookup<V>): Found<V> {
-  if (r.status === 'wrongType') throw wrongTypeError();
-  return r.status === 'found' ? r.value : null;
 }
 
 /** Every key's collection, in order (null when missing); WRONGTYPE if any holds another type. */
@@ -59,86 +60,99 @@ export function withCollections<V extends CollectionValue>(
     if (r instanceof Promise) pending = true;
     found.push(r);
   }
-  if (!pending) return f((found as CollectionLookup<V>[]).map(unwrap));
+  if (!pending) return f((found as CollectionLookup<V>[]).map(lookupValue));
   // As withCollection: looked up again, synchronously, once the reads are in.
   // (Once: a cache too small for all the keys could send them to disk again.)
   return Promise.all(found).then((rs) =>
-    again ? withCollections(c, keys, type, f, false) : f(rs.map(unwrap)),
+    again ? withCollections(c, keys, type, f, false) : f(rs.map(lookupValue)),
   );
 }
 
-/** Replies once `p` (a record write) settled, so an error is the only reply. */
-export function after(p: Promise<void> | undefined, reply: () => void): CommandResult {
-  if (p === undefined) {
+/**
+ * The first key of `keys` holding a non-empty collection of `type`, its
+ * type checked in order up to it (as Redis's LMPOP and blocking pops: a
+ * wrong type after it is not looked at): `fn` gets its index and value, or
+ * -1 and null.
+ */
+export function withFirstNonEmpty<V extends CollectionValue>(
+  c: Client,
+  keys: readonly Buffer[],
+  type: number,
+  fn: (index: number, value: Found<V>) => CommandResult,
+): CommandResult {
+  const step = (i: number): CommandResult => {
+    for (; i < keys.length; i++) {
+      const r = c.collections.get<V>(keys[i]!, type);
+      if (r instanceof Promise) {
+        const at = i;
+        return r.then((x) => {
+          // Looked up again, as withCollection does (the read's value when
+          // the cache has let it go again).
+          const again = c.collections.get<V>(keys[at]!, type);
+          const v = lookupValue(again instanceof Promise ? x : again);
+          return v !== null && v.size > 0 ? fn(at, v) : step(at + 1);
+        });
+      }
+      const v = lookupValue(r);
+      if (v !== null && v.size > 0) return fn(i, v);
+    }
+    return fn(-1, null);
+  };
+  return step(0);
+}
+
+/**
+ * Runs `fn` once the selected database is open. Commands whose keys follow
+ * a count (ZUNION, LMPOP...) have no fixed first key, so dispatch does not
+ * open the database for them.
+ */
+export function withOpenDb(c: Client, fn: () => CommandResult): CommandResult {
+  if (c.server.keyspace.get(c.db) !== undefined) return fn();
+  return c.server.keyspace.ensure(c.db).then(() => fn());
+}
+
+// ---- writes ------------------------------------------------------------------------
+
+/**
+ * After a change to the collection at `key`: an empty one is deleted, else
+ * the cache learns it changed (it is written back later).
+ */
+export function afterChange(c: Client, key: Buffer, value: CollectionValue): Written {
+  if (value.size === 0) return c.collections.delete(key);
+  c.collections.changed(key, value);
+  return undefined;
+}
+
+/**
+ * After writing into `value` at `key`, which is `fresh` when the key held
+ * nothing before: a fresh collection is created (unless it stayed empty:
+ * then there is nothing to store), an existing one goes through afterChange.
+ */
+export function afterWrite(
+  c: Client,
+  key: Buffer,
+  value: CollectionValue,
+  fresh: boolean,
+): Written {
+  if (!fresh) return afterChange(c, key, value);
+  return value.size === 0 ? undefined : c.collections.create(key, value);
+}
+
+/** One write standing for two (a move changes its source and its destination). */
+export function bothWritten(a: Written, b: Written): Written {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return Promise.all([a, b]).then(() => undefined);
+}
+
+/**
+ * Replies (through `reply`) once `write` is done, synchronously when it is:
+ * a failed write makes its error the only reply.
+ */
+export function whenWritten(write: Written, reply: () => void): CommandResult {
+  if (write === undefined) {
     reply();
     return undefined;
   }
-  return p.then(() => {
-    reply();
-  });
-}
-
-// ---- latin1 replies -------------------------------------------------------------
-
-let scratch = Buffer.allocUnsafe(64 << 10);
-
-/** Writes `s` (latin1) into a reused buffer: its bytes are scratch[0, n). */
-export function latin1Bytes(s: string): Buffer {
-  if (s.length > scratch.length)
-    scratch = Buffer.allocUnsafe(Math.max(s.length, scratch.length * 2));
-  scratch.write(s, 0, 'latin1');
-  return scratch;
-}
-
-/** A bulk reply of the latin1 string `s`, its bytes as they were stored. */
-export function bulkLatin1(w: ReplyWriter, s: string): void {
-  w.bulkLatin1(s);
-}
-
-export function bulkOrNull(w: ReplyWriter, s: string | undefined): void {
-  if (s === undefined) w.null();
-  else bulkLatin1(w, s);
-}
-
-// ---- HSCAN / SSCAN ---------------------------------------------------------------
-
-export interface CollectionScanOptions {
-  count: number;
-  /** null: every member. */
-  match: GlobMatcher | null;
-  /** The command's own flag was given (HSCAN NOVALUES, ZSCAN NOSCORES). */
-  flag: boolean;
-}
-
-/** Redis 7's scanGenericCommand options for a collection (later ones win); `flag`: the command's own flag word, if any. */
-export function parseCollectionScan(
-  argv: Buffer[],
-  from: number,
-  flag: string | null,
-): CollectionScanOptions {
-  const opts: CollectionScanOptions = { count: 10, match: null, flag: false };
-  for (let i = from; i < argv.length; ) {
-    const a = argv[i]!;
-    const more = argv.length - i >= 2;
-    if (more && eqi(a, 'count')) {
-      const count = parseInteger(argv[i + 1]!);
-      if (count < 1) throw syntaxError();
-      opts.count = count;
-      i += 2;
-    } else if (more && eqi(a, 'match')) {
-      const g = compileGlob(argv[i + 1]!);
-      opts.match = g.matchesAll ? null : g;
-      i += 2;
-    } else if (flag !== null && eqi(a, flag)) {
-      opts.flag = true;
-      i += 1;
-    } else throw syntaxError();
-  }
-  return opts;
-}
-
-/** Whether the latin1 string `s` matches (no Buffer is made for it). */
-export function matches(glob: GlobMatcher | null, s: string): boolean {
-  if (glob === null) return true;
-  return glob.match(latin1Bytes(s), 0, s.length);
+  return write.then(reply);
 }

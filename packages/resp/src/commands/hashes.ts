@@ -12,14 +12,9 @@ import {
   wrongArityError,
 } from '../errors.js';
 import { add, formatHuman, isFiniteLongDouble, parseLongDouble } from '../long-double.js';
-import {
-  after,
-  bulkLatin1,
-  bulkOrNull,
-  matches,
-  parseCollectionScan,
-  withCollection,
-} from './collection-access.js';
+import type { ReplyWriter } from '../protocol/reply-writer.js';
+import { afterChange, afterWrite, whenWritten, withCollection } from './collection-access.js';
+import { matches, parseCollectionScan } from './collection-scan-options.js';
 import { parseCursor } from './scan.js';
 
 /**
@@ -42,19 +37,13 @@ function update(c: Client, key: Buffer, change: (h: HashValue) => () => void): C
   return withCollection<HashValue>(c, key, HASH, (found) => {
     const h = found ?? HashValue.empty();
     const reply = change(h);
-    const cs = c.collections;
-    if (found === null) {
-      if (h.size === 0) {
-        reply();
-        return undefined;
-      }
-      return after(cs.create(key, h), reply);
-    }
-    if (h.size === 0) return after(cs.delete(key), reply);
-    cs.changed(key, h);
-    reply();
-    return undefined;
+    return whenWritten(afterWrite(c, key, h, found === null), reply);
   });
+}
+
+function bulkOrNull(w: ReplyWriter, s: string | undefined): void {
+  if (s === undefined) w.null();
+  else w.bulkLatin1(s);
 }
 
 /** Runs `f` on the key's hash (null when missing), read only. */
@@ -93,15 +82,11 @@ function hdel(c: Client, argv: Buffer[]): CommandResult {
     }
     let n = 0;
     for (let i = 2; i < argv.length; i++) if (h.delete(latin1(argv[i]!))) n++;
-    const reply = () => c.reply.integer(n);
     if (n === 0) {
-      reply();
+      c.reply.integer(0);
       return undefined;
     }
-    if (h.size === 0) return after(c.collections.delete(argv[1]!), reply);
-    c.collections.changed(argv[1]!, h);
-    reply();
-    return undefined;
+    return whenWritten(afterChange(c, argv[1]!, h), () => c.reply.integer(n));
   });
 }
 
@@ -162,7 +147,7 @@ function hrandfield(c: Client, argv: Buffer[]): CommandResult {
   if (argv.length === 2) {
     return read(c, argv[1]!, (h) => {
       if (h === null) c.reply.null();
-      else bulkLatin1(c.reply, h.random(Math.random, PAIR)[0]);
+      else c.reply.bulkLatin1(h.random(Math.random, PAIR)[0]);
     });
   }
   const l = parseInteger(argv[2]!);
@@ -182,8 +167,8 @@ function hrandfield(c: Client, argv: Buffer[]): CommandResult {
     const resp3 = w.protocol === 3;
     const one = (f: string, v: string) => {
       if (withValues && resp3) w.array(2);
-      bulkLatin1(w, f);
-      if (withValues) bulkLatin1(w, v);
+      w.bulkLatin1(f);
+      if (withValues) w.bulkLatin1(v);
     };
     const header = (n: number) => w.array(withValues && !resp3 ? n * 2 : n);
     if (l < 0 || l === 1) {
@@ -249,7 +234,7 @@ function hscan(c: Client, argv: Buffer[]): CommandResult {
     w.array(2);
     w.bulk(String(next));
     w.array(out.length);
-    for (const s of out) bulkLatin1(w, s);
+    for (const s of out) w.bulkLatin1(s);
   });
 }
 
@@ -385,7 +370,7 @@ export const hashCommands: CommandDefinition[] = [
       read(c, a[1]!, (h) => {
         c.reply.array(h?.size ?? 0);
         h?.forEach((f) => {
-          bulkLatin1(c.reply, f);
+          c.reply.bulkLatin1(f);
         });
       }),
     { tips: ['nondeterministic_output_order'] },
@@ -401,7 +386,7 @@ export const hashCommands: CommandDefinition[] = [
       read(c, a[1]!, (h) => {
         c.reply.array(h?.size ?? 0);
         h?.forEach((_f, v) => {
-          bulkLatin1(c.reply, v);
+          c.reply.bulkLatin1(v);
         });
       }),
     { tips: ['nondeterministic_output_order'] },
@@ -417,8 +402,8 @@ export const hashCommands: CommandDefinition[] = [
       read(c, a[1]!, (h) => {
         c.reply.map(h?.size ?? 0);
         h?.forEach((f, v) => {
-          bulkLatin1(c.reply, f);
-          bulkLatin1(c.reply, v);
+          c.reply.bulkLatin1(f);
+          c.reply.bulkLatin1(v);
         });
       }),
     { tips: ['nondeterministic_output_order'] },

@@ -1,7 +1,18 @@
 /**
- * Redis's start/stop rule for LRANGE, LTRIM and ZRANGE by rank: negative
- * indices count from the end, the window is clamped to [0, size), and it is
- * empty (null) when it crosses or starts past the end.
+ * Redis's index rules for lists and sorted sets by rank: negative indices
+ * count from the end (-1 is the last element).
+ */
+
+/** LINDEX / LSET: the index `i` as a position in [0, size), or -1 when it is outside. */
+export function indexAt(size: number, i: number): number {
+  const at = i < 0 ? size + i : i;
+  return at < 0 || at >= size ? -1 : at;
+}
+
+/**
+ * LRANGE, LTRIM, ZRANGE and ZREMRANGEBYRANK's start/stop: the window is
+ * clamped to [0, size), and it is empty (null) when it crosses or starts
+ * past the end.
  */
 export function indexWindow(size: number, start0: number, end0: number): [number, number] | null {
   let start = start0 < 0 ? size + start0 : start0;

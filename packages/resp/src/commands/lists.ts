@@ -1,19 +1,23 @@
-import { type CollectionLookup, List, type MaybePending } from '@strata/collections';
+import { type CollectionLookup, List } from '@strata/collections';
 import { RecordType } from '@strata/hlog';
 import { eqi, parseInteger } from '../args.js';
 import type { Client } from '../client.js';
-import type { CommandDefinition, CommandFlagName, CommandResult } from '../command-table.js';
+import type { CommandDefinition, CommandResult } from '../command-table.js';
 import { CommandError, syntaxError } from '../errors.js';
 import { signalKey } from './blocking-registry.js';
 import {
   afterChange,
+  afterWrite,
+  bothWritten,
   lookupValue,
+  type Written,
   whenWritten,
   withCollection,
-  withCollections,
+  withFirstNonEmpty,
   withOpenDb,
-} from './collection-lookup.js';
-import { indexWindow } from './index-range.js';
+} from './collection-access.js';
+import { commandMaker, KEY1, NO_KEYS, SRC_DST } from './collection-command.js';
+import { indexAt, indexWindow } from './index-range.js';
 import { member, outOfRange, parsePositive, parseRanged } from './zsets-args.js';
 
 const LIST = RecordType.LIST;
@@ -56,7 +60,7 @@ function pushCommand(c: Client, argv: Buffer[], end: End, onlyIfExists: boolean)
     const l = found ?? new List();
     for (let i = 2; i < argv.length; i++) push(l, end, member(argv[i]!));
     const length = l.size;
-    const w = found === null ? c.collections.create(key, l) : afterChange(c, key, l);
+    const w = afterWrite(c, key, l, found === null);
     // Blocked clients are served after the push, before this reply leaves:
     // the reply still says the length the push made, as Redis's does.
     signalKey(c, key, argv);
@@ -116,9 +120,8 @@ function lindex(c: Client, argv: Buffer[]): CommandResult {
       c.reply.null();
       return undefined;
     }
-    let i = parseInteger(argv[2]!);
-    if (i < 0) i += l.size;
-    if (i < 0 || i >= l.size) c.reply.null();
+    const i = indexAt(l.size, parseInteger(argv[2]!));
+    if (i === -1) c.reply.null();
     else c.reply.bulkLatin1(l.get(i));
     return undefined;
   });
@@ -128,9 +131,8 @@ function lset(c: Client, argv: Buffer[]): CommandResult {
   const key = argv[1]!;
   return withList(c, key, (l) => {
     if (l === null) throw new CommandError('ERR_NO_SUCH_KEY', 'ERR no such key');
-    let i = parseInteger(argv[2]!);
-    if (i < 0) i += l.size;
-    if (i < 0 || i >= l.size) throw outOfRange('index out of range');
+    const i = indexAt(l.size, parseInteger(argv[2]!));
+    if (i === -1) throw outOfRange('index out of range');
     l.set(i, member(argv[3]!));
     c.collections.changed(key, l);
     c.reply.simple('OK');
@@ -280,24 +282,20 @@ export function moveOne(
   d: List | null,
   from: End,
   to: End,
-): { value: string; write: MaybePending<void> } {
+): { value: string; write: Written } {
   const value = pop(l, from);
-  const same = src.equals(dst);
-  const target = same ? l : (d ?? new List());
-  push(target, to, value);
-  let write: MaybePending<void>;
-  if (same) {
+  if (src.equals(dst)) {
+    // A rotation: the list is never empty in between.
+    push(l, to, value);
     c.collections.changed(src, l);
-    write = undefined;
-  } else {
-    const w1 = afterChange(c, src, l);
-    const w2 = d === null ? c.collections.create(dst, target) : afterChange(c, dst, target);
-    write =
-      w1 instanceof Promise || w2 instanceof Promise
-        ? Promise.all([w1, w2]).then(() => {})
-        : undefined;
+    return { value, write: undefined };
   }
-  return { value, write };
+  const target = d ?? new List();
+  push(target, to, value);
+  return {
+    value,
+    write: bothWritten(afterChange(c, src, l), afterWrite(c, dst, target, d === null)),
+  };
 }
 
 /** Looks up `src` and `dst`, checking them in Redis's order: src first, dst only if src has elements. */
@@ -360,75 +358,35 @@ export function parseMpop(argv: Buffer[], numkeysAt: number): MpopArgs {
   };
 }
 
-/** Pops from the first non-empty list of `keys`: replies [key, [elements]] and returns the write. */
-export function mpopFirst(
-  c: Client,
-  keys: readonly Buffer[],
-  lists: readonly (List | null)[],
-  end: End,
-  count: number,
-): { key: Buffer; popped: string[]; write: MaybePending<void> } | null {
-  for (let i = 0; i < keys.length; i++) {
-    const l = lists[i];
-    if (l === null || l === undefined || l.size === 0) continue;
-    const key = keys[i]!;
-    const n = Math.min(count, l.size);
-    c.reply.array(2).bulk(key).array(n);
-    const popped: string[] = [];
-    for (let j = 0; j < n; j++) {
-      const v = pop(l, end);
-      popped.push(v);
-      c.reply.bulkLatin1(v);
-    }
-    return { key, popped, write: afterChange(c, key, l) };
-  }
-  return null;
+/**
+ * LMPOP / BLMPOP's pop from the list at `key`: replies [key, [elements]]
+ * with up to `count` of them and returns how many (the caller stores the
+ * change).
+ */
+export function mpopReply(c: Client, key: Buffer, l: List, end: End, count: number): number {
+  const n = Math.min(count, l.size);
+  c.reply.array(2).bulk(key).array(n);
+  for (let j = 0; j < n; j++) c.reply.bulkLatin1(pop(l, end));
+  return n;
 }
 
 function lmpop(c: Client, argv: Buffer[]): CommandResult {
   const { keys, end, count } = parseMpop(argv, 1);
   return withOpenDb(c, () =>
-    withCollections<List>(c, keys, LIST, (lists) => {
-      const r = mpopFirst(c, keys, lists, end, count);
-      if (r === null) {
+    withFirstNonEmpty<List>(c, keys, LIST, (i, l) => {
+      if (l === null) {
         c.reply.nullArray();
         return undefined;
       }
-      return r.write instanceof Promise ? r.write : undefined;
+      mpopReply(c, keys[i]!, l, end, count);
+      return afterChange(c, keys[i]!, l);
     }),
   );
 }
 
 // ---- the table ----------------------------------------------------------------------------
 
-type Keys = readonly [first: number, last: number, step: number];
-const KEY1: Keys = [1, 1, 1];
-
-export function ldef(
-  name: string,
-  arity: number,
-  flags: readonly CommandFlagName[],
-  keys: Keys,
-  since: string,
-  summary: string,
-  handler: (c: Client, argv: Buffer[]) => CommandResult,
-  complexity = 'O(1)',
-): CommandDefinition {
-  return {
-    name,
-    arity,
-    flags,
-    firstKey: keys[0],
-    lastKey: keys[1],
-    step: keys[2],
-    acl: ['list'],
-    group: 'list',
-    since,
-    summary,
-    complexity,
-    handler,
-  };
-}
+const ldef = commandMaker({ acl: 'list', group: 'list', complexity: 'O(1)' });
 
 const PUSH = ['write', 'denyoom', 'fast'] as const;
 
@@ -546,7 +504,7 @@ export const listCommands: CommandDefinition[] = [
     'lmove',
     5,
     ['write', 'denyoom'],
-    [1, 2, 1],
+    SRC_DST,
     '6.2.0',
     'Returns an element after popping it from one list and pushing it to another.',
     (c, a) => lmove(c, a, parseEnd(a[3]!), parseEnd(a[4]!)),
@@ -555,7 +513,7 @@ export const listCommands: CommandDefinition[] = [
     'rpoplpush',
     3,
     ['write', 'denyoom'],
-    [1, 2, 1],
+    SRC_DST,
     '1.2.0',
     'Returns the last element of a list after removing and pushing it to another list.',
     (c, a) => lmove(c, a, 'right', 'left'),
@@ -564,7 +522,7 @@ export const listCommands: CommandDefinition[] = [
     'lmpop',
     -4,
     ['write'],
-    [0, 0, 0],
+    NO_KEYS,
     '7.0.0',
     'Returns multiple elements from a list after removing them.',
     lmpop,

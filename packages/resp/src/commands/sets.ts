@@ -5,14 +5,15 @@ import type { Client } from '../client.js';
 import type { CommandDefinition, CommandResult } from '../command-table.js';
 import { CommandError, syntaxError } from '../errors.js';
 import {
-  after,
-  bulkLatin1,
+  afterChange,
+  afterWrite,
+  bothWritten,
   type Found,
-  matches,
-  parseCollectionScan,
+  whenWritten,
   withCollection,
   withCollections,
 } from './collection-access.js';
+import { matches, parseCollectionScan } from './collection-scan-options.js';
 import { parseCursor } from './scan.js';
 
 /**
@@ -43,14 +44,6 @@ function read(c: Client, key: Buffer, f: (s: SetValue | null) => void): CommandR
   });
 }
 
-/** After members were removed from `s` at `key`: delete it when empty, else mark it changed. */
-function afterRemoval(c: Client, key: Buffer, s: SetValue, reply: () => void): CommandResult {
-  if (s.size === 0) return after(c.collections.delete(key), reply);
-  c.collections.changed(key, s);
-  reply();
-  return undefined;
-}
-
 function sadd(c: Client, argv: Buffer[]): CommandResult {
   const key = argv[1]!;
   return withCollection<SetValue>(c, key, SET, (found) => {
@@ -58,10 +51,12 @@ function sadd(c: Client, argv: Buffer[]): CommandResult {
     let added = 0;
     for (let i = 2; i < argv.length; i++) if (s.add(latin1(argv[i]!))) added++;
     const reply = () => c.reply.integer(added);
-    if (found === null) return after(c.collections.create(key, s), reply);
-    if (added > 0) c.collections.changed(key, s);
-    reply();
-    return undefined;
+    // An existing set is marked changed only when a member was added.
+    if (found !== null && added === 0) {
+      reply();
+      return undefined;
+    }
+    return whenWritten(afterWrite(c, key, s, found === null), reply);
   });
 }
 
@@ -75,21 +70,21 @@ function srem(c: Client, argv: Buffer[]): CommandResult {
       reply();
       return undefined;
     }
-    return afterRemoval(c, key, s, reply);
+    return whenWritten(afterChange(c, key, s), reply);
   });
 }
 
 /** Members as a RESP3 set (an array in RESP2). */
 function replyMembers(c: Client, members: Iterable<string>, n: number): void {
   c.reply.set(n);
-  for (const m of members) bulkLatin1(c.reply, m);
+  for (const m of members) c.reply.bulkLatin1(m);
 }
 
 function smembers(c: Client, argv: Buffer[]): CommandResult {
   return read(c, argv[1]!, (s) => {
     c.reply.set(s?.size ?? 0);
     s?.forEach((m) => {
-      bulkLatin1(c.reply, m);
+      c.reply.bulkLatin1(m);
     });
   });
 }
@@ -105,7 +100,7 @@ function spop(c: Client, argv: Buffer[]): CommandResult {
       }
       const m = s.random(Math.random);
       s.delete(m);
-      return afterRemoval(c, key, s, () => bulkLatin1(c.reply, m));
+      return whenWritten(afterChange(c, key, s), () => c.reply.bulkLatin1(m));
     });
   }
   const count = integerOr(argv[2]!, mustBePositiveError);
@@ -128,7 +123,7 @@ function spop(c: Client, argv: Buffer[]): CommandResult {
         popped.push(m);
       }
     }
-    return afterRemoval(c, key, s, () => replyMembers(c, popped, popped.length));
+    return whenWritten(afterChange(c, key, s), () => replyMembers(c, popped, popped.length));
   });
 }
 
@@ -137,7 +132,7 @@ function srandmember(c: Client, argv: Buffer[]): CommandResult {
   if (argv.length === 2) {
     return read(c, argv[1]!, (s) => {
       if (s === null) c.reply.null();
-      else bulkLatin1(c.reply, s.random(Math.random));
+      else c.reply.bulkLatin1(s.random(Math.random));
     });
   }
   const l = parseInteger(argv[2]!);
@@ -150,13 +145,13 @@ function srandmember(c: Client, argv: Buffer[]): CommandResult {
     if (l < 0 || l === 1) {
       const n = Math.abs(l);
       w.array(n);
-      for (let i = 0; i < n; i++) bulkLatin1(w, s.random(Math.random));
+      for (let i = 0; i < n; i++) w.bulkLatin1(s.random(Math.random));
       return;
     }
     if (l >= s.size) {
       w.array(s.size);
       s.forEach((m) => {
-        bulkLatin1(w, m);
+        w.bulkLatin1(m);
       });
       return;
     }
@@ -177,7 +172,7 @@ function srandmember(c: Client, argv: Buffer[]): CommandResult {
       }
     }
     w.array(picked.size);
-    for (const m of picked) bulkLatin1(w, m);
+    for (const m of picked) w.bulkLatin1(m);
   });
 }
 
@@ -195,24 +190,11 @@ function smove(c: Client, argv: Buffer[]): CommandResult {
       return undefined;
     }
     from.delete(member);
-    const cs = c.collections;
-    const waits: (Promise<void> | undefined)[] = [];
-    if (from.size === 0) waits.push(cs.delete(src));
-    else cs.changed(src, from);
-    if (to === null) {
-      const s = SetValue.empty();
-      s.add(member);
-      waits.push(cs.create(dst, s));
-    } else if (to.add(member)) cs.changed(dst, to);
-    const pending = waits.filter((p) => p !== undefined);
-    const reply = () => c.reply.integer(1);
-    if (pending.length === 0) {
-      reply();
-      return undefined;
-    }
-    return Promise.all(pending).then(() => {
-      reply();
-    });
+    const left = afterChange(c, src, from);
+    const target = to ?? SetValue.empty();
+    // The destination is written only when it gained the member.
+    const moved = target.add(member) ? afterWrite(c, dst, target, to === null) : undefined;
+    return whenWritten(bothWritten(left, moved), () => c.reply.integer(1));
   });
 }
 
@@ -263,16 +245,15 @@ function setOpStore(c: Client, argv: Buffer[], op: SetOp): CommandResult {
   const dst = argv[1]!;
   return withCollections<SetValue>(c, argv.slice(2), SET, (sets) => {
     const members = compute(op, sets);
-    const cs = c.collections;
     const reply = () => c.reply.integer(members.length);
     if (members.length === 0) {
       // The destination goes, whatever it held (Redis deletes it); through
       // the cache, so the removal is ordered after any write-back in flight.
-      return after(cs.delete(dst), reply);
+      return whenWritten(c.collections.delete(dst), reply);
     }
     const s = SetValue.empty();
     for (const m of members) s.add(m);
-    return after(cs.create(dst, s), reply);
+    return whenWritten(c.collections.create(dst, s), reply);
   });
 }
 
@@ -315,7 +296,7 @@ function sscan(c: Client, argv: Buffer[]): CommandResult {
     w.array(2);
     w.bulk(String(next));
     w.array(out.length);
-    for (const m of out) bulkLatin1(w, m);
+    for (const m of out) w.bulkLatin1(m);
   });
 }
 

@@ -5,7 +5,8 @@ import type { Client } from '../client.js';
 import type { CommandDefinition, CommandResult } from '../command-table.js';
 import { CommandError, syntaxError, wrongTypeError } from '../errors.js';
 import { signalKey } from './blocking-registry.js';
-import { whenWritten, withOpenDb } from './collection-lookup.js';
+import { whenWritten, withOpenDb } from './collection-access.js';
+import { commandMaker, KEY1, NO_KEYS } from './collection-command.js';
 import { parseDouble, parsePositive } from './zsets-args.js';
 
 /**
@@ -94,24 +95,27 @@ function algebra(c: Client, argv: Buffer[], call: AlgebraCall): CommandResult {
   });
 }
 
-function finish(
-  c: Client,
-  argv: Buffer[],
-  call: AlgebraCall,
-  optionsAt: number,
-  sources: Source[],
-): CommandResult {
-  const n = sources.length;
+interface AlgebraOptions {
+  readonly weights: number[];
+  readonly aggregate: Aggregate;
+  readonly withScores: boolean;
+  /** ZINTERCARD's LIMIT; 0: none. */
+  readonly limit: number;
+}
+
+/** The options after the keys; which ones a form takes follows Redis's parser (later ones win). */
+function parseOptions(argv: Buffer[], call: AlgebraCall, from: number, n: number): AlgebraOptions {
   const weights = new Array<number>(n).fill(1);
   let aggregate: Aggregate = 'sum';
   let withScores = false;
   let limit = 0;
   const store = call.dst !== 0;
   const card = call.cardinalityOnly === true;
-  for (let j = optionsAt; j < argv.length; ) {
+  const weighs = call.op !== 'diff' && !card;
+  for (let j = from; j < argv.length; ) {
     const remaining = argv.length - j;
     const a = argv[j]!;
-    if (call.op !== 'diff' && !card && remaining >= n + 1 && eqi(a, 'weights')) {
+    if (weighs && remaining >= n + 1 && eqi(a, 'weights')) {
       j++;
       for (let i = 0; i < n; i++, j++) {
         const w = parseDouble(argv[j]!);
@@ -120,7 +124,7 @@ function finish(
         }
         weights[i] = w;
       }
-    } else if (call.op !== 'diff' && !card && remaining >= 2 && eqi(a, 'aggregate')) {
+    } else if (weighs && remaining >= 2 && eqi(a, 'aggregate')) {
       const how = argv[j + 1]!;
       if (eqi(how, 'sum')) aggregate = 'sum';
       else if (eqi(how, 'min')) aggregate = 'min';
@@ -135,70 +139,28 @@ function finish(
       j += 2;
     } else throw syntaxError();
   }
+  return { weights, aggregate, withScores, limit };
+}
 
-  const result = new Map<string, number>();
-  if (call.op === 'union') {
-    const order = byCardinality(sources);
-    for (const i of order) {
-      const src = sources[i]!;
-      if (src === null) continue;
-      const w = weights[i]!;
-      forEachScored(src, (m, s) => {
-        const v = weighted(s, w);
-        const old = result.get(m);
-        result.set(m, old === undefined ? v : aggregateInto(old, v, aggregate));
-      });
-    }
-  } else if (call.op === 'inter') {
-    const order = byCardinality(sources);
-    const first = sources[order[0]!]!;
-    if (sources.every((s) => s !== null)) {
-      forEachScored(first as SortedSet | SetValue, (m, s) => {
-        if (card && limit > 0 && result.size >= limit) return;
-        let v = weighted(s, weights[order[0]!]!);
-        for (let k = 1; k < order.length; k++) {
-          const other = sources[order[k]!]!;
-          const os = scoreOf(other, m);
-          if (os === undefined) return;
-          v = aggregateInto(v, weighted(os, weights[order[k]!]!), aggregate);
-        }
-        result.set(m, v);
-      });
-    }
-  } else {
-    const first = sources[0];
-    if (first !== null && first !== undefined) {
-      forEachScored(first, (m, s) => {
-        for (let k = 1; k < n; k++) {
-          const other = sources[k];
-          if (other !== null && other !== undefined && scoreOf(other, m) !== undefined) return;
-        }
-        result.set(m, s);
-      });
-    }
-  }
-
-  if (card) {
-    c.reply.integer(limit > 0 ? Math.min(limit, result.size) : result.size);
+function finish(
+  c: Client,
+  argv: Buffer[],
+  call: AlgebraCall,
+  optionsAt: number,
+  sources: Source[],
+): CommandResult {
+  const opts = parseOptions(argv, call, optionsAt, sources.length);
+  const result = COMBINE[call.op](sources, opts);
+  if (call.cardinalityOnly === true) {
+    c.reply.integer(result.size);
     return undefined;
   }
   const entries = [...result];
   entries.sort((x, y) =>
     x[1] < y[1] ? -1 : x[1] > y[1] ? 1 : x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0,
   );
-  if (store) {
-    const dst = argv[call.dst]!;
-    if (entries.length === 0) {
-      return whenWritten(c.collections.delete(dst), () => c.reply.integer(0));
-    }
-    const z = SortedSet.fromSorted(
-      entries.map((e) => e[1]),
-      entries.map((e) => e[0]),
-    );
-    const w = c.collections.create(dst, z);
-    signalKey(c, dst, argv);
-    return whenWritten(w, () => c.reply.integer(entries.length));
-  }
+  if (call.dst !== 0) return store(c, argv, argv[call.dst]!, entries);
+  const withScores = opts.withScores;
   const nested = withScores && c.protocol === 3;
   c.reply.array(withScores && !nested ? entries.length * 2 : entries.length);
   for (const [m, s] of entries) {
@@ -209,6 +171,85 @@ function finish(
   return undefined;
 }
 
+/** The STORE forms: the sorted entries become `dst` (deleted when there are none). */
+function store(
+  c: Client,
+  argv: Buffer[],
+  dst: Buffer,
+  entries: readonly [string, number][],
+): CommandResult {
+  if (entries.length === 0) {
+    return whenWritten(c.collections.delete(dst), () => c.reply.integer(0));
+  }
+  const z = SortedSet.fromSorted(
+    entries.map((e) => e[1]),
+    entries.map((e) => e[0]),
+  );
+  const w = c.collections.create(dst, z);
+  signalKey(c, dst, argv);
+  return whenWritten(w, () => c.reply.integer(entries.length));
+}
+
+type Scores = Map<string, number>;
+
+/** Each operation's members and scores, Redis's loops in Redis's order. */
+const COMBINE: Record<Op, (sources: readonly Source[], o: AlgebraOptions) => Scores> = {
+  union(sources, o) {
+    const result: Scores = new Map();
+    for (const i of byCardinality(sources)) {
+      const src = sources[i];
+      if (src === null || src === undefined) continue;
+      const w = o.weights[i]!;
+      forEachScored(src, (m, s) => {
+        const v = weighted(s, w);
+        const old = result.get(m);
+        result.set(m, old === undefined ? v : aggregateInto(old, v, o.aggregate));
+      });
+    }
+    return result;
+  },
+  inter(sources, o) {
+    if (sources.some((s) => s === null)) return new Map();
+    const [first, ...rest] = byCardinality(sources);
+    return keepOf(sources[first!]!, o.limit, (m, s) => {
+      let v = weighted(s, o.weights[first!]!);
+      for (const k of rest) {
+        const other = scoreOf(sources[k]!, m);
+        if (other === undefined) return undefined;
+        v = aggregateInto(v, weighted(other, o.weights[k]!), o.aggregate);
+      }
+      return v;
+    });
+  },
+  diff(sources) {
+    const [first, ...rest] = sources;
+    if (first === null || first === undefined) return new Map();
+    // Unweighted: ZDIFF takes no WEIGHTS.
+    return keepOf(first, 0, (m, s) =>
+      rest.some((o) => o !== null && scoreOf(o, m) !== undefined) ? undefined : s,
+    );
+  },
+};
+
+/**
+ * ZINTER and ZDIFF walk one input and probe the others: `keep` gives a
+ * member's score, or undefined to leave it out; at most `limit` are kept
+ * (0: all).
+ */
+function keepOf(
+  src: SortedSet | SetValue,
+  limit: number,
+  keep: (member: string, score: number) => number | undefined,
+): Scores {
+  const result: Scores = new Map();
+  forEachScored(src, (m, s) => {
+    if (limit > 0 && result.size >= limit) return;
+    const v = keep(m, s);
+    if (v !== undefined) result.set(m, v);
+  });
+  return result;
+}
+
 /** Input positions, smallest input first (a missing one counts 0), ties in argument order. */
 function byCardinality(sources: readonly Source[]): number[] {
   const order = sources.map((_, i) => i);
@@ -216,95 +257,70 @@ function byCardinality(sources: readonly Source[]): number[] {
   return order;
 }
 
-const meta = {
-  acl: ['sortedset'],
+const adef = commandMaker({
+  acl: 'sortedset',
   group: 'sorted_set',
   complexity: 'O(N)+O(M log(M))',
-} as const;
+});
+const STORE = ['write', 'denyoom'] as const;
+const READ = ['readonly'] as const;
 
 export const zsetAlgebraCommands: CommandDefinition[] = [
-  {
-    name: 'zunionstore',
-    arity: -4,
-    flags: ['write', 'denyoom'],
-    firstKey: 1,
-    lastKey: 1,
-    step: 1,
-    ...meta,
-    since: '2.0.0',
-    summary: 'Stores the union of multiple sorted sets in a key.',
-    handler: (c, a) => algebra(c, a, { op: 'union', dst: 1 }),
-  },
-  {
-    name: 'zinterstore',
-    arity: -4,
-    flags: ['write', 'denyoom'],
-    firstKey: 1,
-    lastKey: 1,
-    step: 1,
-    ...meta,
-    since: '2.0.0',
-    summary: 'Stores the intersect of multiple sorted sets in a key.',
-    handler: (c, a) => algebra(c, a, { op: 'inter', dst: 1 }),
-  },
-  {
-    name: 'zdiffstore',
-    arity: -4,
-    flags: ['write', 'denyoom'],
-    firstKey: 1,
-    lastKey: 1,
-    step: 1,
-    ...meta,
-    since: '6.2.0',
-    summary: 'Stores the difference of multiple sorted sets in a key.',
-    handler: (c, a) => algebra(c, a, { op: 'diff', dst: 1 }),
-  },
-  {
-    name: 'zunion',
-    arity: -3,
-    flags: ['readonly'],
-    firstKey: 0,
-    lastKey: 0,
-    step: 0,
-    ...meta,
-    since: '6.2.0',
-    summary: 'Returns the union of multiple sorted sets.',
-    handler: (c, a) => algebra(c, a, { op: 'union', dst: 0 }),
-  },
-  {
-    name: 'zinter',
-    arity: -3,
-    flags: ['readonly'],
-    firstKey: 0,
-    lastKey: 0,
-    step: 0,
-    ...meta,
-    since: '6.2.0',
-    summary: 'Returns the intersect of multiple sorted sets.',
-    handler: (c, a) => algebra(c, a, { op: 'inter', dst: 0 }),
-  },
-  {
-    name: 'zdiff',
-    arity: -3,
-    flags: ['readonly'],
-    firstKey: 0,
-    lastKey: 0,
-    step: 0,
-    ...meta,
-    since: '6.2.0',
-    summary: 'Returns the difference between multiple sorted sets.',
-    handler: (c, a) => algebra(c, a, { op: 'diff', dst: 0 }),
-  },
-  {
-    name: 'zintercard',
-    arity: -3,
-    flags: ['readonly'],
-    firstKey: 0,
-    lastKey: 0,
-    step: 0,
-    ...meta,
-    since: '7.0.0',
-    summary: 'Returns the number of members of the intersect of multiple sorted sets.',
-    handler: (c, a) => algebra(c, a, { op: 'inter', dst: 0, cardinalityOnly: true }),
-  },
+  adef(
+    'zunionstore',
+    -4,
+    STORE,
+    KEY1,
+    '2.0.0',
+    'Stores the union of multiple sorted sets in a key.',
+    (c, a) => algebra(c, a, { op: 'union', dst: 1 }),
+  ),
+  adef(
+    'zinterstore',
+    -4,
+    STORE,
+    KEY1,
+    '2.0.0',
+    'Stores the intersect of multiple sorted sets in a key.',
+    (c, a) => algebra(c, a, { op: 'inter', dst: 1 }),
+  ),
+  adef(
+    'zdiffstore',
+    -4,
+    STORE,
+    KEY1,
+    '6.2.0',
+    'Stores the difference of multiple sorted sets in a key.',
+    (c, a) => algebra(c, a, { op: 'diff', dst: 1 }),
+  ),
+  adef('zunion', -3, READ, NO_KEYS, '6.2.0', 'Returns the union of multiple sorted sets.', (c, a) =>
+    algebra(c, a, { op: 'union', dst: 0 }),
+  ),
+  adef(
+    'zinter',
+    -3,
+    READ,
+    NO_KEYS,
+    '6.2.0',
+    'Returns the intersect of multiple sorted sets.',
+    (c, a) => algebra(c, a, { op: 'inter', dst: 0 }),
+  ),
+  adef(
+    'zdiff',
+    -3,
+    READ,
+    NO_KEYS,
+    '6.2.0',
+    'Returns the difference between multiple sorted sets.',
+    (c, a) => algebra(c, a, { op: 'diff', dst: 0 }),
+  ),
+  adef(
+    'zintercard',
+    -3,
+    READ,
+    NO_KEYS,
+    '7.0.0',
+    'Returns the number of members of the intersect of multiple sorted sets.',
+    (c, a) => algebra(c, a, { op: 'inter', dst: 0, cardinalityOnly: true }),
+  ),
 ];

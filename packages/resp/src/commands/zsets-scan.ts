@@ -4,8 +4,8 @@ import type { Client } from '../client.js';
 import type { CommandDefinition, CommandResult } from '../command-table.js';
 import { formatHuman, fromNumber } from '../long-double.js';
 import { formatDouble } from '../protocol/format-double.js';
-import { matches, parseCollectionScan } from './collection-access.js';
-import { withCollection } from './collection-lookup.js';
+import { withCollection } from './collection-access.js';
+import { matches, parseCollectionScan } from './collection-scan-options.js';
 import { parseCursor } from './scan.js';
 
 /**

@@ -2,10 +2,11 @@ import { SortedSet, ZAddFlag } from '@strata/collections';
 import { RecordType } from '@strata/hlog';
 import { eqi } from '../args.js';
 import type { Client } from '../client.js';
-import type { CommandDefinition, CommandFlagName, CommandResult } from '../command-table.js';
+import type { CommandDefinition, CommandResult } from '../command-table.js';
 import { CommandError, syntaxError } from '../errors.js';
 import { signalKey } from './blocking-registry.js';
-import { afterChange, whenWritten, withCollection } from './collection-lookup.js';
+import { afterChange, whenWritten, withCollection } from './collection-access.js';
+import { commandMaker, KEY1, SRC_DST } from './collection-command.js';
 import { indexWindow } from './index-range.js';
 import { zsetAlgebraCommands } from './zsets-algebra.js';
 import {
@@ -470,34 +471,7 @@ function zrandmember(c: Client, argv: Buffer[]): CommandResult {
 
 // ---- the table ------------------------------------------------------------------------
 
-type Keys = readonly [first: number, last: number, step: number];
-const KEY1: Keys = [1, 1, 1];
-
-export function zdef(
-  name: string,
-  arity: number,
-  flags: readonly CommandFlagName[],
-  keys: Keys,
-  since: string,
-  summary: string,
-  handler: (c: Client, argv: Buffer[]) => CommandResult,
-  complexity = 'O(log(N))',
-): CommandDefinition {
-  return {
-    name,
-    arity,
-    flags,
-    firstKey: keys[0],
-    lastKey: keys[1],
-    step: keys[2],
-    acl: ['sortedset'],
-    group: 'sorted_set',
-    since,
-    summary,
-    complexity,
-    handler,
-  };
-}
+const zdef = commandMaker({ acl: 'sortedset', group: 'sorted_set', complexity: 'O(log(N))' });
 
 const W = ['write', 'denyoom', 'fast'] as const;
 const RF = ['readonly', 'fast'] as const;
@@ -581,7 +555,7 @@ export const zsetCommands: CommandDefinition[] = [
     'zrangestore',
     -5,
     ['write', 'denyoom'],
-    [1, 2, 1],
+    SRC_DST,
     '6.2.0',
     'Stores a range of members in a key.',
     (c, a) => zrangeGeneric(c, a, { store: true, kind: null, reverse: null }),
