@@ -190,6 +190,38 @@ describe('SortedSet', () => {
     }
   });
 
+  it('keeps order when scores are nudged in place and after a bulk decode', () => {
+    const rand = rng(99);
+    const n = 20_000;
+    const model = new Map<string, number>();
+    let z = new SortedSet();
+    for (let i = 0; i < n; i++) {
+      const s = rand(1_000_000);
+      z.add(`m${i}`, s);
+      model.set(`m${i}`, s);
+    }
+    const sorted = () => [...model].map(([m, s]): Pair => [s, m]).sort(cmp);
+    for (let round = 0; round < 2; round++) {
+      for (let step = 0; step < 30_000; step++) {
+        const m = `m${rand(n)}`;
+        const old = model.get(m)!;
+        // Mostly small moves (most stay between their neighbours), some jumps.
+        const s = rand(8) === 0 ? rand(1_000_000) : old + (rand(3) - 1) * 0.25;
+        z.add(m, s);
+        model.set(m, s);
+      }
+      const expected = sorted();
+      expect(pairs(z)).toEqual(expected);
+      for (let r = 0; r < n; r += 1013) {
+        expect(z.rank(expected[r]![1])).toBe(r);
+        expect(z.at(r).member).toBe(expected[r]![1]);
+      }
+      // The second round runs on the bulk-built tree of a decode.
+      z = decodeSortedSet(z.encode());
+      expect(pairs(z)).toEqual(expected);
+    }
+  });
+
   it('keeps ranks right through a large build and a drain from both ends', () => {
     const z = new SortedSet();
     const n = 50_000;

@@ -2,7 +2,7 @@ import { RecordType } from '@strata/hlog';
 import { registerCodec } from './codecs.js';
 import { CollectionError } from './collection-error.js';
 import type { CollectionValue } from './collection-value.js';
-import { Before, ScoreTree, type ZCursor, type ZLeaf } from './zset-tree.js';
+import { Before, ScoreTree, type ZCursor } from './zset-tree.js';
 
 /** Redis's zset-max-listpack-entries and zset-max-listpack-value. */
 export const ZSET_LISTPACK_ENTRIES = 128;
@@ -42,7 +42,7 @@ export class SortedSet implements CollectionValue {
   }
 
   /** A set from pairs in (score, member) order, in the encoding Redis would pick for it. */
-  static fromSorted(scores: readonly number[], members: readonly string[]): SortedSet {
+  static fromSorted(scores: ArrayLike<number>, members: readonly string[]): SortedSet {
     const tree = ScoreTree.fromSorted(scores, members);
     let bytes = 0;
     let long = false;
@@ -81,11 +81,7 @@ export class SortedSet implements CollectionValue {
   score(member: string): number | undefined {
     if (this.dict !== null) return this.dict.get(member);
     // Listpack: at most 128 pairs, scanned as Redis scans its listpack.
-    for (let l: ZLeaf | null = this.tree.first; l !== null; l = l.next) {
-      const i = l.members.indexOf(member);
-      if (i !== -1) return l.scores[i];
-    }
-    return undefined;
+    return this.tree.scanFor(member);
   }
 
   /**
@@ -103,8 +99,7 @@ export class SortedSet implements CollectionValue {
     if ((flags & ZAddFlag.GT) !== 0 && !(score > old)) return 'skipped';
     if ((flags & ZAddFlag.LT) !== 0 && !(score < old)) return 'skipped';
     if (old === score) return 'unchanged';
-    this.tree.remove(old, member);
-    this.tree.insert(score, member);
+    this.tree.updateScore(old, score, member);
     this.dict?.set(member, score);
     return 'updated';
   }
@@ -199,7 +194,7 @@ export function decodeSortedSet(bytes: Uint8Array): SortedSet {
   const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (b.length < 5 || b[0] !== ZSET_FORMAT) throw corrupt('bad header');
   const n = b.readUInt32LE(1);
-  const scores = new Array<number>(n);
+  const scores = new Float64Array(n);
   const members = new Array<string>(n);
   let o = 5;
   for (let i = 0; i < n; i++) {
