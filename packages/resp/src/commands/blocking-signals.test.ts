@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import type { CommandLog } from '../command-log.js';
 import { RespServer } from '../resp-server.js';
+import { blocked, until } from './collection-test-helpers.js';
 
 /**
  * Blocked clients (BLPOP, BLMOVE, BZPOPMIN...) against a real RespServer
@@ -56,19 +57,6 @@ async function io(db: number): Promise<Redis> {
   await r.connect();
   clients.push(r);
   return r;
-}
-
-async function blocked(r: Redis): Promise<number> {
-  const info = await r.info('clients');
-  return Number(/blocked_clients:(\d+)/.exec(info)![1]);
-}
-
-async function until(cond: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 /** The log without the SELECTs of connecting clients. */

@@ -5,8 +5,8 @@ import { Prng } from '@strata/io';
 import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { RespServer } from '../resp-server.js';
-import { SMALL_STORE, startServer, type TestServer } from '../test-helpers.js';
+import { startServer, type TestServer } from '../test-helpers.js';
+import { openOnDir } from './collection-test-helpers.js';
 
 /**
  * Hashes through real clients against a server whose stores hold 64 KiB of
@@ -262,11 +262,7 @@ describe('hashes survive a restart', () => {
   });
 
   test('cached changes are written back on close and read back after reopen', async () => {
-    const open = async () => {
-      const server = new RespServer({ databases: { dir, store: SMALL_STORE } });
-      const { port } = await server.listen(0);
-      return { server, redis: new Redis({ port, host: '127.0.0.1' }) };
-    };
+    const open = () => openOnDir(dir);
     const a = await open();
     for (let k = 0; k < 30; k++) {
       const pairs: string[] = [];

@@ -41,6 +41,17 @@ function update(c: Client, key: Buffer, change: (h: HashValue) => () => void): C
   });
 }
 
+/** HKEYS, HVALS, HGETALL: every field, every value, or both (a map in RESP3). */
+function replyAll(c: Client, h: HashValue | null, what: 'fields' | 'values' | 'both'): void {
+  const n = h?.size ?? 0;
+  if (what === 'both') c.reply.map(n);
+  else c.reply.array(n);
+  h?.forEach((f, v) => {
+    if (what !== 'values') c.reply.bulkLatin1(f);
+    if (what !== 'fields') c.reply.bulkLatin1(v);
+  });
+}
+
 function bulkOrNull(w: ReplyWriter, s: string | undefined): void {
   if (s === undefined) w.null();
   else w.bulkLatin1(s);
@@ -366,13 +377,7 @@ export const hashCommands: CommandDefinition[] = [
     '2.0.0',
     'O(N) where N is the size of the hash.',
     'Returns all fields in a hash.',
-    (c, a) =>
-      read(c, a[1]!, (h) => {
-        c.reply.array(h?.size ?? 0);
-        h?.forEach((f) => {
-          c.reply.bulkLatin1(f);
-        });
-      }),
+    (c, a) => read(c, a[1]!, (h) => replyAll(c, h, 'fields')),
     { tips: ['nondeterministic_output_order'] },
   ),
   def(
@@ -382,13 +387,7 @@ export const hashCommands: CommandDefinition[] = [
     '2.0.0',
     'O(N) where N is the size of the hash.',
     'Returns all values in a hash.',
-    (c, a) =>
-      read(c, a[1]!, (h) => {
-        c.reply.array(h?.size ?? 0);
-        h?.forEach((_f, v) => {
-          c.reply.bulkLatin1(v);
-        });
-      }),
+    (c, a) => read(c, a[1]!, (h) => replyAll(c, h, 'values')),
     { tips: ['nondeterministic_output_order'] },
   ),
   def(
@@ -398,14 +397,7 @@ export const hashCommands: CommandDefinition[] = [
     '2.0.0',
     'O(N) where N is the size of the hash.',
     'Returns all fields and values in a hash.',
-    (c, a) =>
-      read(c, a[1]!, (h) => {
-        c.reply.map(h?.size ?? 0);
-        h?.forEach((f, v) => {
-          c.reply.bulkLatin1(f);
-          c.reply.bulkLatin1(v);
-        });
-      }),
+    (c, a) => read(c, a[1]!, (h) => replyAll(c, h, 'both')),
     { tips: ['nondeterministic_output_order'] },
   ),
   def(

@@ -5,8 +5,8 @@ import { Prng } from '@strata/io';
 import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { RespServer } from '../resp-server.js';
-import { SMALL_STORE, startServer, type TestServer } from '../test-helpers.js';
+import { startServer, type TestServer } from '../test-helpers.js';
+import { openOnDir } from './collection-test-helpers.js';
 
 /**
  * Sets through real clients with 64 KiB stores and collection caches, so
@@ -247,11 +247,7 @@ describe('sets survive a restart', () => {
   });
 
   test('every set comes back after close and reopen, SAVE included', async () => {
-    const open = async () => {
-      const server = new RespServer({ databases: { dir, store: SMALL_STORE } });
-      const { port } = await server.listen(0);
-      return { server, redis: new Redis({ port, host: '127.0.0.1' }) };
-    };
+    const open = () => openOnDir(dir);
     const a = await open();
     for (let k = 0; k < 30; k++) {
       await a.redis.sadd(`s${k}`, ...Array.from({ length: 60 }, (_, i) => `m${k}:${i}`));

@@ -308,6 +308,41 @@ const set = { acl: ['set'], group: 'set' } as const;
 
 const def = (d: Omit<CommandDefinition, 'acl' | 'group'>): CommandDefinition => ({ ...set, ...d });
 
+const SMALLEST_TIMES_SETS =
+  'O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.';
+const ALL_MEMBERS = 'O(N) where N is the total number of elements in all given sets.';
+
+/** SINTER, SUNION, SDIFF: the members of the operation over every key. */
+function readForm(op: SetOp, what: string, complexity: string): CommandDefinition {
+  return def({
+    name: `s${op}`,
+    arity: -2,
+    flags: ['readonly'],
+    ...allKeys,
+    keyFlags: ['RO', 'access'],
+    tips: ['nondeterministic_output_order'],
+    since: '1.0.0',
+    complexity,
+    summary: `Returns the ${what} of multiple sets.`,
+    handler: (c, a) => setOp(c, a, op),
+  });
+}
+
+/** SINTERSTORE, SUNIONSTORE, SDIFFSTORE: the same into the first key. */
+function storeForm(op: SetOp, what: string, complexity: string): CommandDefinition {
+  return def({
+    name: `s${op}store`,
+    arity: -3,
+    flags: ['write', 'denyoom'],
+    ...allKeys,
+    keyFlags: ['OW', 'update'],
+    since: '1.0.0',
+    complexity,
+    summary: `Stores the ${what} of multiple sets in a key.`,
+    handler: (c, a) => setOpStore(c, a, op),
+  });
+}
+
 export const setCommands: CommandDefinition[] = [
   def({
     name: 'sadd',
@@ -422,19 +457,7 @@ export const setCommands: CommandDefinition[] = [
     summary: 'Moves a member from one set to another.',
     handler: smove,
   }),
-  def({
-    name: 'sinter',
-    arity: -2,
-    flags: ['readonly'],
-    ...allKeys,
-    keyFlags: ['RO', 'access'],
-    tips: ['nondeterministic_output_order'],
-    since: '1.0.0',
-    complexity:
-      'O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.',
-    summary: 'Returns the intersect of multiple sets.',
-    handler: (c, a) => setOp(c, a, 'inter'),
-  }),
+  readForm('inter', 'intersect', SMALLEST_TIMES_SETS),
   def({
     name: 'sintercard',
     arity: -3,
@@ -444,69 +467,15 @@ export const setCommands: CommandDefinition[] = [
     step: 0,
     keyFlags: ['RO', 'access'],
     since: '7.0.0',
-    complexity:
-      'O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.',
+    complexity: SMALLEST_TIMES_SETS,
     summary: 'Returns the number of members of the intersect of multiple sets.',
     handler: sintercard,
   }),
-  def({
-    name: 'sinterstore',
-    arity: -3,
-    flags: ['write', 'denyoom'],
-    ...allKeys,
-    keyFlags: ['OW', 'update'],
-    since: '1.0.0',
-    complexity:
-      'O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.',
-    summary: 'Stores the intersect of multiple sets in a key.',
-    handler: (c, a) => setOpStore(c, a, 'inter'),
-  }),
-  def({
-    name: 'sunion',
-    arity: -2,
-    flags: ['readonly'],
-    ...allKeys,
-    keyFlags: ['RO', 'access'],
-    tips: ['nondeterministic_output_order'],
-    since: '1.0.0',
-    complexity: 'O(N) where N is the total number of elements in all given sets.',
-    summary: 'Returns the union of multiple sets.',
-    handler: (c, a) => setOp(c, a, 'union'),
-  }),
-  def({
-    name: 'sunionstore',
-    arity: -3,
-    flags: ['write', 'denyoom'],
-    ...allKeys,
-    keyFlags: ['OW', 'update'],
-    since: '1.0.0',
-    complexity: 'O(N) where N is the total number of elements in all given sets.',
-    summary: 'Stores the union of multiple sets in a key.',
-    handler: (c, a) => setOpStore(c, a, 'union'),
-  }),
-  def({
-    name: 'sdiff',
-    arity: -2,
-    flags: ['readonly'],
-    ...allKeys,
-    keyFlags: ['RO', 'access'],
-    tips: ['nondeterministic_output_order'],
-    since: '1.0.0',
-    complexity: 'O(N) where N is the total number of elements in all given sets.',
-    summary: 'Returns the difference of multiple sets.',
-    handler: (c, a) => setOp(c, a, 'diff'),
-  }),
-  def({
-    name: 'sdiffstore',
-    arity: -3,
-    flags: ['write', 'denyoom'],
-    ...allKeys,
-    keyFlags: ['OW', 'update'],
-    since: '1.0.0',
-    complexity: 'O(N) where N is the total number of elements in all given sets.',
-    summary: 'Stores the difference of multiple sets in a key.',
-    handler: (c, a) => setOpStore(c, a, 'diff'),
-  }),
+  storeForm('inter', 'intersect', SMALLEST_TIMES_SETS),
+  readForm('union', 'union', ALL_MEMBERS),
+  storeForm('union', 'union', ALL_MEMBERS),
+  readForm('diff', 'difference', ALL_MEMBERS),
+  storeForm('diff', 'difference', ALL_MEMBERS),
   def({
     name: 'sscan',
     arity: -3,

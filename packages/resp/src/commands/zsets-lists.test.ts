@@ -6,7 +6,8 @@ import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { RespServer } from '../resp-server.js';
-import { SMALL_STORE, type TestServer } from '../test-helpers.js';
+import type { TestServer } from '../test-helpers.js';
+import { blocked, openOnDir, until } from './collection-test-helpers.js';
 
 /**
  * Sorted sets and lists through ioredis and node-redis (RESP2 and RESP3),
@@ -403,11 +404,8 @@ describe('restart', () => {
     const dir = await mkdtemp(join(tmpdir(), 'strata-zl-'));
     try {
       const open = async () => {
-        const s = new RespServer({ databases: { dir, store: SMALL_STORE } });
-        const { port } = await s.listen(0);
-        const r = new Redis({ port, host: '127.0.0.1', lazyConnect: true });
-        await r.connect();
-        return { s, r };
+        const { server, redis } = await openOnDir(dir);
+        return { s: server, r: redis };
       };
       let { s, r } = await open();
       for (let k = 0; k < 20; k++) {
@@ -432,16 +430,3 @@ describe('restart', () => {
     }
   });
 });
-
-async function blocked(r: Redis): Promise<number> {
-  const info = await r.info('clients');
-  return Number(/blocked_clients:(\d+)/.exec(info)![1]);
-}
-
-async function until(cond: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
