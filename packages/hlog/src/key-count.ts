@@ -1,3 +1,5 @@
+import { hashBytes } from './key-hash.js';
+import { KeyStateTable } from './key-state-table.js';
 import type { RecordSpace } from './record-layout.js';
 import { expiresAtOf, flagsOf, RecordFlag } from './record-layout.js';
 import { K_EXPIRING, K_PLAIN, K_UNRESOLVED } from './step-codes.js';
@@ -17,15 +19,16 @@ export interface KeyCountSnapshot {
  * The number of live keys, kept as the store writes (DBSIZE without a
  * scan). Each write reports the key's state before and after it (absent,
  * a value without expiry, a value with an expiry); keys without expiry are
- * a counter, keys with one a map key -> expiresAt counted at the clock's
- * current time. A blind write over a version on the device does not know
+ * a counter, keys with one a table key bytes -> expiresAt (a KeyStateTable:
+ * no string made of a key on the write path) counted at the clock's current
+ * time. A blind write over a version on the device does not know
  * the state before: a background read of that version (`resolve`) decides.
  */
 export class KeyCount {
   /** Keys whose newest record is a value without expiry. */
   plainKeys = 0;
   /** Keys whose newest record is a value with an expiry, and that expiry. */
-  readonly expiringKeys = new Map<string, number>();
+  private expiring = new KeyStateTable();
   /** Background reads deciding whether a blind write's key existed. */
   private readonly resolutions = new Set<Promise<void>>();
   private failure: unknown = null;
@@ -42,10 +45,27 @@ export class KeyCount {
   changed(key: Uint8Array, prev: number, exp: number, diskStart: number): void {
     if (prev === K_PLAIN) this.plainKeys--;
     else if (prev === K_UNRESOLVED) this.resolve(key, diskStart);
-    // An expiring key that keeps an expiry is overwritten below: one key string, not two.
-    else if (prev === K_EXPIRING && exp <= 0) this.expiringKeys.delete(keyString(key));
+    // An expiring key that keeps an expiry is overwritten below: one lookup, not two.
+    else if (prev === K_EXPIRING && exp <= 0) this.forgetExpiring(key, 0, key.length);
     if (exp === 0) this.plainKeys++;
-    else if (exp > 0) this.expiringKeys.set(keyString(key), exp);
+    else if (exp > 0) this.expiring.set(key, 0, key.length, hashBytes(key, 0, key.length), exp);
+  }
+
+  /** Whether `key` is counted as a key with an expiry (passed or not). */
+  hasExpiring(key: Uint8Array): boolean {
+    const t = this.expiring;
+    return t.size > 0 && !Number.isNaN(t.get(key, 0, key.length, hashBytes(key, 0, key.length)));
+  }
+
+  /** Drops the key `bytes[offset, offset + length)` from the keys with an expiry (it expired). */
+  forgetExpiring(bytes: Uint8Array, offset: number, length: number): void {
+    const t = this.expiring;
+    if (t.size > 0) t.delete(bytes, offset, length, hashBytes(bytes, offset, length));
+  }
+
+  /** Keys counted with an expiry, passed ones included until the next count. */
+  get expiringSize(): number {
+    return this.expiring.size;
   }
 
   /**
@@ -89,15 +109,11 @@ export class KeyCount {
 
   /** Keys with an expiry still ahead; passed ones leave the map for good. */
   private countExpiring(): number {
-    const map = this.expiringKeys;
-    if (map.size === 0) return 0;
+    const table = this.expiring;
+    if (table.size === 0) return 0;
     const now = this.clock();
-    let n = 0;
-    for (const [k, exp] of map) {
-      if (exp > now) n++;
-      else map.delete(k);
-    }
-    return n;
+    table.sweep((_key, exp) => exp > now);
+    return table.size;
   }
 
   /** Waits for outstanding resolutions (close, checkpoint). */
@@ -112,29 +128,34 @@ export class KeyCount {
   setFrom(states: Map<string, number>): void {
     const now = this.clock();
     this.plainKeys = 0;
-    this.expiringKeys.clear();
+    this.expiring = new KeyStateTable();
     for (const [k, exp] of states) {
       if (exp === 0) this.plainKeys++;
-      else if (exp > now) this.expiringKeys.set(k, exp);
+      else if (exp > now) this.setExpiring(k, exp);
     }
   }
 
   /** The count as of now (call after `settle`, so that it is exact). */
   snapshot(): KeyCountSnapshot {
     this.countExpiring();
-    return { plain: this.plainKeys, expiring: [...this.expiringKeys] };
+    const expiring: Array<[string, number]> = [];
+    this.expiring.sweep((key, exp) => {
+      expiring.push([key.toString('latin1'), exp]);
+      return true;
+    });
+    return { plain: this.plainKeys, expiring };
   }
 
   restore(snapshot: KeyCountSnapshot): void {
     this.plainKeys = snapshot.plain;
-    this.expiringKeys.clear();
-    for (const [k, exp] of snapshot.expiring) this.expiringKeys.set(k, exp);
+    this.expiring = new KeyStateTable(snapshot.expiring.length);
+    for (const [k, exp] of snapshot.expiring) this.setExpiring(k, exp);
   }
-}
 
-/** A key as a map key (one char per byte). */
-export function keyString(key: Uint8Array): string {
-  return Buffer.from(key.buffer, key.byteOffset, key.length).toString('latin1');
+  private setExpiring(latin1: string, exp: number): void {
+    const key = Buffer.from(latin1, 'latin1');
+    this.expiring.set(key, 0, key.length, hashBytes(key, 0, key.length), exp);
+  }
 }
 
 const COUNT_MAGIC = 0x544e4f43; // 'CONT'

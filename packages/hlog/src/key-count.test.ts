@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { decodeKeyCount, encodeKeyCount, KeyCount } from './key-count.js';
+import { K_ABSENT, K_EXPIRING, K_PLAIN } from './step-codes.js';
+
+function counter(): { count: KeyCount; clock: { now: number } } {
+  const clock = { now: 1_000 };
+  // No device here: these writes never leave a state unresolved.
+  const count = new KeyCount(
+    () => clock.now,
+    () => Promise.reject(new Error('no chain reads in this test')),
+  );
+  return { count, clock };
+}
+
+describe('KeyCount', () => {
+  it('tracks keys with an expiry by their bytes (binary keys, overwrites, persist, delete, passing)', async () => {
+    const { count, clock } = counter();
+    const a = Buffer.from([0x00, 0xff, 0x80, 0x61]);
+    const b = Buffer.from([0xc3, 0x28]); // not valid UTF-8
+    const aView = Buffer.concat([Buffer.from('xx'), a]).subarray(2); // same bytes, other offset
+    count.changed(a, K_ABSENT, 5_000, 0);
+    count.changed(b, K_ABSENT, 2_000, 0);
+    count.changed(Buffer.from('plain'), K_ABSENT, 0, 0);
+    expect(count.hasExpiring(aView)).toBe(true);
+    expect(count.hasExpiring(Buffer.from([0x00, 0xff, 0x80]))).toBe(false);
+    expect(await count.exact()).toBe(3);
+    // A new expiry replaces the old one: still one key.
+    count.changed(a, K_EXPIRING, 9_000, 0);
+    expect(count.expiringSize).toBe(2);
+    clock.now = 2_000; // b's expiry passes: it no longer counts, and leaves the table
+    expect(await count.exact()).toBe(2);
+    expect(count.hasExpiring(b)).toBe(false);
+    // PERSIST: from expiring to plain.
+    count.changed(a, K_EXPIRING, 0, 0);
+    expect(count.hasExpiring(a)).toBe(false);
+    expect(count.plainKeys).toBe(2);
+    // Expire again, then delete.
+    count.changed(a, K_PLAIN, 3_000, 0);
+    expect(count.hasExpiring(a)).toBe(true);
+    count.changed(a, K_EXPIRING, -1, 0);
+    expect(count.hasExpiring(a)).toBe(false);
+    expect(await count.exact()).toBe(1);
+  });
+
+  it('forgetExpiring drops a key found expired by the active cycle (key inside a page)', async () => {
+    const { count } = counter();
+    const page = Buffer.alloc(64);
+    page.write('key:7', 40, 'latin1');
+    count.changed(Buffer.from('key:7'), K_ABSENT, 5_000, 0);
+    count.changed(Buffer.from('key:8'), K_ABSENT, 5_000, 0);
+    count.forgetExpiring(page, 40, 5);
+    expect(count.hasExpiring(Buffer.from('key:7'))).toBe(false);
+    expect(count.hasExpiring(Buffer.from('key:8'))).toBe(true);
+    expect(await count.exact()).toBe(1);
+  });
+
+  it('snapshot, encode, decode and restore give the same count and keys', async () => {
+    const { count, clock } = counter();
+    for (let i = 0; i < 3_000; i++) {
+      const key = Buffer.from([i & 0xff, i >> 8, 0xfe]);
+      count.changed(key, K_ABSENT, i % 3 === 0 ? 0 : 10_000 + i, 0);
+    }
+    // Some expiring keys deleted again: the table shifts its probe runs.
+    for (let i = 1; i < 3_000; i += 7) {
+      if (i % 3 !== 0) count.changed(Buffer.from([i & 0xff, i >> 8, 0xfe]), K_EXPIRING, -1, 0);
+    }
+    const want = await count.exact();
+    const decoded = decodeKeyCount(encodeKeyCount(count.snapshot()));
+    expect(decoded).not.toBeNull();
+    const copy = counter();
+    copy.clock.now = clock.now;
+    copy.count.restore(decoded!);
+    expect(await copy.count.exact()).toBe(want);
+    for (let i = 0; i < 3_000; i++) {
+      const key = Buffer.from([i & 0xff, i >> 8, 0xfe]);
+      expect(copy.count.hasExpiring(key)).toBe(count.hasExpiring(key));
+    }
+    // Past every expiry: only the plain keys are left.
+    copy.clock.now = 1e9;
+    expect(await copy.count.exact()).toBe(1_000);
+  });
+});
