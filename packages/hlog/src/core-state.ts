@@ -2,7 +2,7 @@ import type { Device, StrataError } from '@strata/io';
 import { HlogError } from './errors.js';
 import { HashIndex, type HashIndexStats } from './hash-index.js';
 import { HybridLog, type HybridLogStats } from './hybrid-log.js';
-import { KeyCount, keyString } from './key-count.js';
+import { KeyCount } from './key-count.js';
 import {
   EXPIRY_SIZE,
   expiresAtOf,
@@ -289,7 +289,6 @@ export class CoreState {
    * or unresolved (a blind write whose newest record is on the device).
    */
   keyState(key: Uint8Array, st: number): number {
-    const map = this.count.expiringKeys;
     if (st === L_FOUND) {
       const flags = this.locFlags;
       if ((flags & RecordFlag.TOMBSTONE) !== 0) return K_ABSENT;
@@ -298,9 +297,9 @@ export class CoreState {
       }
       return K_PLAIN;
     }
-    // A key with an expiry is always in the map (or its expiry has passed,
-    // and it counts for nothing either way).
-    if (map.size > 0 && map.has(keyString(key))) return K_EXPIRING;
+    // A key with an expiry is always in the count's table (or its expiry has
+    // passed, and it counts for nothing either way).
+    if (this.count.hasExpiring(key)) return K_EXPIRING;
     return st === L_NONE ? K_ABSENT : K_UNRESOLVED;
   }
 
