@@ -95,7 +95,7 @@ export class Store extends StoreCore {
     if (count.kind === 'recount') return;
     const begin = this.log.begin;
     for (const [k, t] of count.tail) {
-      const prev = this.count.expiringKeys.has(k)
+      const prev = this.count.hasExpiring(Buffer.from(k, 'latin1'))
         ? K_EXPIRING
         : t.firstPrevious === 0 || t.firstPrevious < begin
           ? K_ABSENT
