@@ -105,10 +105,7 @@ export function expireSlice(c: CoreState, buckets = 256): number {
     const prev = previousAddress(s, off);
     if (prev !== 0 && prev >= log.begin) return false;
     if (a >= log.readOnly) setFlag(s, off, RecordFlag.TOMBSTONE);
-    if (c.count.expiringKeys.size > 0) {
-      const ko = keyOffsetOf(s, off);
-      c.count.expiringKeys.delete(s.bytes.toString('latin1', ko, ko + keyLengthOf(s, off)));
-    }
+    c.count.forgetExpiring(s.bytes, keyOffsetOf(s, off), keyLengthOf(s, off));
     removed++;
     return true;
   });
