@@ -13,7 +13,8 @@ import {
 } from '../errors.js';
 import { add, formatHuman, isFiniteLongDouble, parseLongDouble } from '../long-double.js';
 import type { ReplyWriter } from '../protocol/reply-writer.js';
-import { afterChange, afterWrite, whenWritten, withCollection } from './collection-access.js';
+import { afterWrite, whenWritten, withCollection } from './collection-access.js';
+import { removeMembers } from './collection-remove.js';
 import { matches, parseCollectionScan } from './collection-scan-options.js';
 import { parseCursor } from './scan.js';
 
@@ -86,19 +87,7 @@ function hsetnx(c: Client, argv: Buffer[]): CommandResult {
 }
 
 function hdel(c: Client, argv: Buffer[]): CommandResult {
-  return withCollection<HashValue>(c, argv[1]!, HASH, (h) => {
-    if (h === null) {
-      c.reply.integer(0);
-      return undefined;
-    }
-    let n = 0;
-    for (let i = 2; i < argv.length; i++) if (h.delete(latin1(argv[i]!))) n++;
-    if (n === 0) {
-      c.reply.integer(0);
-      return undefined;
-    }
-    return whenWritten(afterChange(c, argv[1]!, h), () => c.reply.integer(n));
-  });
+  return removeMembers<HashValue>(c, argv, HASH, (h, f) => h.delete(f));
 }
 
 /** Redis's string2ll acceptance, exactly (no sign but '-', no leading zeros, int64). */

@@ -13,6 +13,7 @@ import {
   withCollection,
   withCollections,
 } from './collection-access.js';
+import { removeMembers } from './collection-remove.js';
 import { matches, parseCollectionScan } from './collection-scan-options.js';
 import { parseCursor } from './scan.js';
 
@@ -61,17 +62,7 @@ function sadd(c: Client, argv: Buffer[]): CommandResult {
 }
 
 function srem(c: Client, argv: Buffer[]): CommandResult {
-  const key = argv[1]!;
-  return withCollection<SetValue>(c, key, SET, (s) => {
-    let n = 0;
-    if (s !== null) for (let i = 2; i < argv.length; i++) if (s.delete(latin1(argv[i]!))) n++;
-    const reply = () => c.reply.integer(n);
-    if (s === null || n === 0) {
-      reply();
-      return undefined;
-    }
-    return whenWritten(afterChange(c, key, s), reply);
-  });
+  return removeMembers<SetValue>(c, argv, SET, (s, m) => s.delete(m));
 }
 
 /** Members as a RESP3 set (an array in RESP2). */

@@ -7,6 +7,7 @@ import { CommandError, syntaxError } from '../errors.js';
 import { signalKey } from './blocking-registry.js';
 import { afterChange, whenWritten, withCollection } from './collection-access.js';
 import { commandMaker, KEY1, SRC_DST } from './collection-command.js';
+import { removeMembers } from './collection-remove.js';
 import { indexWindow } from './index-range.js';
 import { zsetAlgebraCommands } from './zsets-algebra.js';
 import {
@@ -313,20 +314,7 @@ function storeRange(
 // ---- removals ---------------------------------------------------------------------
 
 function zrem(c: Client, argv: Buffer[]): CommandResult {
-  const key = argv[1]!;
-  return withZset(c, key, (z) => {
-    if (z === null) {
-      c.reply.integer(0);
-      return undefined;
-    }
-    let n = 0;
-    for (let i = 2; i < argv.length; i++) if (z.remove(member(argv[i]!))) n++;
-    if (n === 0) {
-      c.reply.integer(0);
-      return undefined;
-    }
-    return whenWritten(afterChange(c, key, z), () => c.reply.integer(n));
-  });
+  return removeMembers<SortedSet>(c, argv, ZSET, (z, m) => z.remove(m));
 }
 
 function zremrange(c: Client, argv: Buffer[], kind: RangeKind): CommandResult {
