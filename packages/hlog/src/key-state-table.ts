@@ -11,7 +11,9 @@
  * (no tombstones); the arena is compacted once most of it is garbage.
  */
 
+/** Arena positions are chunk * CHUNK + offset; no chunk holds more than CHUNK bytes unless one key does. */
 const CHUNK = 1 << 20;
+const FIRST_CHUNK = 4096;
 const MAX_LOAD = 0.7;
 /** Words per slot: hash + 1 (0: empty), arena position, state. */
 const STRIDE = 3;
@@ -20,9 +22,10 @@ export class KeyStateTable {
   private slots: Float64Array;
   private mask: number;
   private chunks: Buffer[] = [];
-  private used = CHUNK;
-  /** Arena bytes of deleted keys. */
+  private used = 0;
+  /** Arena bytes of deleted keys, and of all chunks. */
   private garbage = 0;
+  private arenaBytes = 0;
   size = 0;
 
   constructor(expectedKeys = 0) {
@@ -153,7 +156,7 @@ export class KeyStateTable {
     slots[h + 1] = 0;
     slots[h + 2] = 0;
     this.size--;
-    if (this.garbage > CHUNK && this.garbage * 2 > this.chunks.length * CHUNK) this.compactArena();
+    if (this.garbage > FIRST_CHUNK && this.garbage * 2 > this.arenaBytes) this.compactArena();
   }
 
   private keyAt(ref: number, bytes: Uint8Array, offset: number, length: number): boolean {
@@ -172,11 +175,16 @@ export class KeyStateTable {
   }
 
   private store(bytes: Uint8Array, offset: number, length: number): number {
-    if (this.used + 4 + length > CHUNK) {
-      this.chunks.push(Buffer.allocUnsafe(Math.max(CHUNK, 4 + length)));
+    let chunk = this.chunks[this.chunks.length - 1];
+    if (chunk === undefined || this.used + 4 + length > chunk.length) {
+      // Chunks start small (a table of a few keys stays small) and double to
+      // CHUNK; a key longer than that gets a chunk of its own.
+      const size = Math.min(CHUNK, FIRST_CHUNK << this.chunks.length);
+      chunk = Buffer.allocUnsafe(Math.max(size, 4 + length));
+      this.chunks.push(chunk);
+      this.arenaBytes += chunk.length;
       this.used = 0;
     }
-    const chunk = this.chunks[this.chunks.length - 1]!;
     const at = this.used;
     chunk.writeUInt32LE(length, at);
     // A byte loop: no subarray object per key (keys are short).
@@ -190,8 +198,9 @@ export class KeyStateTable {
   private compactArena(): void {
     const old = this.chunks;
     this.chunks = [];
-    this.used = CHUNK;
+    this.used = 0;
     this.garbage = 0;
+    this.arenaBytes = 0;
     const slots = this.slots;
     for (let at = 0; at < slots.length; at += STRIDE) {
       if (slots[at] === 0) continue;
