@@ -213,6 +213,102 @@ describe('AppendOnlyFile transactions', () => {
   });
 });
 
+describe('AppendOnlyFile checkpoint inside a transaction', () => {
+  // A command of an EXEC waited for the disk and the store checkpointed
+  // meanwhile: the checkpoint holds MULTI's first command (page 3, below the
+  // cut at 4), not the ones after it (page 4). Replay must apply exactly the
+  // rest of the transaction: skipping it whole lost the SADD and RPUSH,
+  // applying it whole counted the HINCRBY twice.
+  it('replays only the commands of the transaction after the checkpoint position', async () => {
+    const { aof } = await openAof({ policy: 'no' });
+    aof.append(0, args('MULTI'), 3);
+    aof.append(0, args('HINCRBY', 'h', 'n', '1'), 3);
+    const recorded = aof.recordCheckpoint(0, 1, 4);
+    aof.append(0, args('SADD', 's', 'm0'), 4);
+    aof.append(0, args('RPUSH', 'l', '0'), 4);
+    aof.append(0, args('EXEC'), 4);
+    await recorded;
+    aof.append(0, args('MULTI'), 4);
+    aof.append(0, args('HINCRBY', 'h', 'n', '1'), 4);
+    aof.append(0, args('EXEC'), 4);
+    await aof.close();
+    const r = await openAof({ policy: 'no' });
+    expect(r.replayed).toEqual([
+      '0:SADD s m0',
+      '0:RPUSH l 0',
+      '0:MULTI',
+      '0:HINCRBY h n 1',
+      '0:EXEC',
+    ]);
+    expect(r.result).toMatchObject({ applied: 5, skipped: 3 });
+    await r.aof.close();
+  });
+
+  it('a checkpoint whose position falls inside an open transaction is recorded once its EXEC is in', async () => {
+    const { aof } = await openAof({ policy: 'always' });
+    aof.append(0, args('MULTI'), 3);
+    aof.append(0, args('HINCRBY', 'h', 'n', '1'), 3);
+    let recorded = false;
+    const record = aof.recordCheckpoint(0, 1, 4).then((e) => {
+      recorded = true;
+      return e;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    // No command at page 4 yet: the position is the end, inside the MULTI.
+    expect(recorded).toBe(false);
+    aof.append(0, args('SADD', 's', 'm0'), 4);
+    const exec = aof.append(0, args('EXEC'), 4);
+    const entry = await record;
+    await exec;
+    await aof.close();
+    const r = await openAof({ policy: 'no' });
+    expect(r.aof.checkpointOf(0)).toEqual(entry);
+    expect(r.replayed).toEqual(['0:SADD s m0']);
+    await r.aof.close();
+  });
+
+  it('a rotation waits for the EXEC of the transaction being appended: a MULTI .. EXEC stays in one file', async () => {
+    const { aof } = await openAof({ policy: 'no' });
+    aof.append(0, args('MULTI'));
+    aof.append(0, args('INCR', 'a'));
+    await aof.rotate();
+    expect(aof.position().file).toBe(1);
+    aof.append(0, args('INCR', 'b'));
+    aof.append(0, args('EXEC'));
+    expect(aof.position().file).toBe(2);
+    aof.append(0, args('INCR', 'c'));
+    await aof.close();
+    const r = await openAof({ policy: 'no' });
+    expect(r.replayed).toEqual(['0:MULTI', '0:INCR a', '0:INCR b', '0:EXEC', '0:INCR c']);
+    expect(r.result.files).toBe(2);
+    await r.aof.close();
+  });
+
+  it('a file that ends inside a transaction the checkpoint cut through applies what came after the position', async () => {
+    // The EXEC never reached the file (a crash): had the position been
+    // recorded, the transaction would be half in the checkpoint. The wait
+    // above prevents that; if it timed out, the commands after the
+    // position that are in the file are applied rather than dropped.
+    const { aof, warnings } = await openAof({ policy: 'no', transactionWaitMs: 20 });
+    aof.append(0, args('MULTI'), 3);
+    aof.append(0, args('HINCRBY', 'h', 'n', '1'), 3);
+    aof.append(0, args('SADD', 's', 'm0'), 4);
+    const e = await aof.recordCheckpoint(0, 1, 4);
+    expect(e.position.offset).toBeGreaterThan(0);
+    expect(warnings.join()).toMatch(/inside a MULTI\/EXEC transaction that has not ended/);
+    await aof.close();
+    const r = await openAof({ policy: 'no' });
+    expect(r.replayed).toEqual(['0:SADD s m0']);
+    expect(r.warnings.join()).toMatch(/that a checkpoint holds part of/);
+    // The transaction got its EXEC: what comes next is not read as part of it.
+    r.aof.append(0, args('SET', 'k', '1'), 4);
+    await r.aof.close();
+    const again = await openAof({ policy: 'no' });
+    expect(again.replayed).toEqual(['0:SADD s m0', '0:SET k 1']);
+    await again.aof.close();
+  });
+});
+
 describe('AppendOnlyFile FLUSHALL', () => {
   it('replays FLUSHALL as FLUSHDB of each database whose checkpoint is older than it', async () => {
     const { aof } = await openAof({ policy: 'no' });

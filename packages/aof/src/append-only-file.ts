@@ -15,6 +15,7 @@ import {
   manifestName,
   parseFileName,
 } from './manifest.js';
+import { TransactionSpan, transactionVerb } from './transaction-span.js';
 
 export interface AofLogger {
   warn(message: string): void;
@@ -38,6 +39,11 @@ export interface AppendOnlyFileOptions {
   syncIntervalMs?: number;
   /** Zeros kept written ahead of the data (see AofWriterOptions.preallocateBytes). Default 1 MiB. */
   preallocateBytes?: number;
+  /**
+   * How long `recordCheckpoint` waits for the EXEC of a transaction its
+   * position falls inside (see there). Default 2000 ms.
+   */
+  transactionWaitMs?: number;
 }
 
 export interface ReplayResult {
@@ -90,6 +96,10 @@ export class AppendOnlyFile {
   private manifest: AofManifest;
   private writer: AofWriter | null = null;
   private readonly marks = new CheckpointMarks();
+  /** The MULTI .. EXEC being appended, if any (one at a time: EXEC runs alone). */
+  private openTransaction: TransactionSpan | null = null;
+  /** A rotation's switch to the new file, held until the open transaction's EXEC. */
+  private pendingSwitch: (() => void) | null = null;
   /** Per database, where its last command starts (replayed or appended). */
   private readonly lastCommand = new Map<number, { file: number; offset: number }>();
   private readonly positionBound = () => this.w.position();
@@ -171,6 +181,61 @@ export class AppendOnlyFile {
     for (const [db, e] of Object.entries(manifest.databases)) starts.set(Number(db), e.position);
     const last = manifest.files[manifest.files.length - 1]!;
     let lastSize = 0;
+    /** Where a command is: file, offset of its record. */
+    type At = { file: number; offset: number };
+    const before = (db: number, at: At) => {
+      const from = starts.get(db);
+      return from !== undefined && comparePositions(at, from) < 0;
+    };
+    // FLUSHALL empties every database, but a database whose checkpoint
+    // came after it already holds what was written since: it becomes a
+    // FLUSHDB of each database whose checkpoint is older.
+    const flushAll = async (db: number, argv: Buffer[], at: At) => {
+      const dbs = new Set([db, ...starts.keys()]);
+      let any = false;
+      for (const d of [...dbs].sort((a, b) => a - b)) {
+        if (before(d, at)) continue;
+        any = true;
+        await apply(d, [FLUSHDB, ...argv.slice(1)]);
+      }
+      if (any) result.applied++;
+      else result.skipped++;
+    };
+    const applyOne = (db: number, argv: Buffer[], at: At) => {
+      if (isCommand(argv, 'FLUSHALL')) return flushAll(db, argv, at);
+      if (before(db, at)) {
+        result.skipped++;
+        return undefined;
+      }
+      result.applied++;
+      return apply(db, argv);
+    };
+    type TxItem = { db: number; argv: Buffer[]; at: At };
+    /**
+     * A transaction's commands: whole (with MULTI and EXEC) when no
+     * checkpoint holds any of it, else only the commands after their
+     * database's position, one by one: a checkpoint position can fall
+     * inside a transaction (see recordCheckpoint) and holds the others.
+     */
+    const applyTransaction = async (items: TxItem[], ended: boolean) => {
+      const whole = ended && items.every((i) => !before(i.db, i.at));
+      for (const i of items) {
+        if (!whole && (isCommand(i.argv, 'MULTI') || isCommand(i.argv, 'EXEC'))) {
+          result.skipped++;
+          continue;
+        }
+        const p = applyOne(i.db, i.argv, i.at);
+        if (p !== undefined) await p;
+      }
+    };
+    /**
+     * A MULTI .. EXEC being read: applied at EXEC, reverted if the last
+     * file ends first. It may go on in the next file (a rotation while one
+     * of its commands waited for the disk).
+     */
+    let tx: TxItem[] | null = null;
+    /** The database of a cut-through transaction the last file ends inside: it gets its EXEC. */
+    let unended: number | null = null;
     for (const file of manifest.files) {
       const path = join(this.options.dir, fileName(this.base, file));
       let h: Awaited<ReturnType<AofFileSystem['open']>>;
@@ -184,37 +249,6 @@ export class AppendOnlyFile {
         );
       }
       try {
-        /** A MULTI .. EXEC being read: applied whole at EXEC, dropped if the file ends first. */
-        let tx: { offset: number; items: [number, Buffer[]][] } | null = null;
-        const before = (db: number, offset: number) => {
-          const from = starts.get(db);
-          return (
-            from !== undefined && (file < from.file || (file === from.file && offset < from.offset))
-          );
-        };
-        const applyOne = (db: number, argv: Buffer[], offset: number) => {
-          if (isCommand(argv, 'FLUSHALL')) return flushAll(db, argv, offset);
-          if (before(db, offset)) {
-            result.skipped++;
-            return undefined;
-          }
-          result.applied++;
-          return apply(db, argv);
-        };
-        // FLUSHALL empties every database, but a database whose checkpoint
-        // came after it already holds what was written since: it becomes a
-        // FLUSHDB of each database whose checkpoint is older.
-        const flushAll = async (db: number, argv: Buffer[], offset: number) => {
-          const dbs = new Set([db, ...starts.keys()]);
-          let any = false;
-          for (const d of [...dbs].sort((a, b) => a - b)) {
-            if (before(d, offset)) continue;
-            any = true;
-            await apply(d, [FLUSHDB, ...argv.slice(1)]);
-          }
-          if (any) result.applied++;
-          else result.skipped++;
-        };
         const r = await readAofFile(h, {
           ...(this.options.sliceBytes !== undefined ? { sliceBytes: this.options.sliceBytes } : {}),
           onCommand: (db, argv, offset) => {
@@ -224,32 +258,44 @@ export class AppendOnlyFile {
               lastCmd.file = file;
               lastCmd.offset = offset;
             }
+            const at = { file, offset };
             if (tx === null && isCommand(argv, 'MULTI')) {
-              tx = { offset, items: [[db, argv]] };
+              tx = [{ db, argv, at }];
               return undefined;
             }
-            if (tx === null) return applyOne(db, argv, offset);
-            tx.items.push([db, argv]);
+            if (tx === null) return applyOne(db, argv, at);
+            tx.push({ db, argv, at });
             if (!isCommand(argv, 'EXEC')) return undefined;
-            const { items, offset: at } = tx;
+            const items = tx;
             tx = null;
-            return (async () => {
-              for (const [d, a] of items) {
-                const p = applyOne(d, a, at);
-                if (p !== undefined) await p;
-              }
-            })();
+            return applyTransaction(items, true);
           },
         });
         result.files++;
-        const open = tx as { offset: number } | null;
+        const open = file === last ? (tx as TxItem[] | null) : null;
         if (open !== null) {
-          // Redis: "Revert incomplete MULTI/EXEC transaction in AOF file".
-          this.options.logger?.warn(
-            `Revert incomplete MULTI/EXEC transaction in AOF file ${fileName(this.base, file)} at offset ${open.offset}`,
-          );
-          if (file === last) {
-            const cutAt = Math.min(open.offset, r.torn?.offset ?? open.offset);
+          const from = open[0]!.at;
+          if (open.some((i) => before(i.db, i.at))) {
+            // The file ends inside a transaction a checkpoint cut through (a
+            // crash before its EXEC, past the wait of recordCheckpoint): the
+            // checkpoint holds its start, so its commands after the position
+            // that are whole in the file are applied; only a torn record is cut.
+            this.options.logger?.warn(
+              `AOF file ${fileName(this.base, file)} ends inside a MULTI/EXEC transaction ` +
+                `(file ${from.file} offset ${from.offset}) that a checkpoint holds part of: ` +
+                'applying its commands after the checkpoint',
+            );
+            await applyTransaction(open, false);
+            unended = open[open.length - 1]!.db;
+          } else {
+            // Redis: "Revert incomplete MULTI/EXEC transaction in AOF file".
+            this.options.logger?.warn(
+              `Revert incomplete MULTI/EXEC transaction in AOF file ${fileName(this.base, from.file)} at offset ${from.offset}`,
+            );
+            // Its part in this file goes (an earlier file, from before the
+            // rotations were held back until EXEC, stays whole).
+            const here = open.find((i) => i.at.file === file)?.at.offset ?? r.validBytes;
+            const cutAt = Math.min(here, r.torn?.offset ?? here);
             r.torn = {
               offset: cutAt,
               bytes: r.fileBytes - cutAt,
@@ -305,6 +351,11 @@ export class AppendOnlyFile {
         ? { syncIntervalMs: this.options.syncIntervalMs }
         : {}),
     });
+    if (unended !== null) {
+      // Ended as it was applied, so that later commands are not read as part of it.
+      this.writer.append(unended, [EXEC]);
+      await this.writer.drain();
+    }
     this.baseSize = this.info().totalSize;
     result.ms = performance.now() - started;
     return result;
@@ -322,7 +373,11 @@ export class AppendOnlyFile {
    */
   append(db: number, argv: readonly Uint8Array[], mark?: number): Promise<void> | undefined {
     const w = this.w;
-    if (mark !== undefined) this.marks.note(db, mark, this.positionBound);
+    const verb = transactionVerb(argv);
+    if (verb === 'multi') this.openTransaction = new TransactionSpan(w.position());
+    const tx = this.openTransaction;
+    if (mark !== undefined)
+      this.marks.note(db, mark, this.positionBound, verb === 'multi' ? null : tx);
     let last = this.lastCommand.get(db);
     if (last === undefined) {
       last = { file: 0, offset: 0 };
@@ -330,7 +385,15 @@ export class AppendOnlyFile {
     }
     last.file = w.currentFile;
     last.offset = w.currentSize;
-    return w.append(db, argv);
+    const durable = w.append(db, argv);
+    if (verb === 'exec' && tx !== null) {
+      this.openTransaction = null;
+      tx.close(durable);
+      const pending = this.pendingSwitch;
+      this.pendingSwitch = null;
+      pending?.();
+    }
+    return durable;
   }
 
   /** Where the next command will start. */
@@ -347,15 +410,49 @@ export class AppendOnlyFile {
    * Records database `db`'s new checkpoint `id`, which covers every change
    * below the store coordinate `mark`: its AOF position is the first command
    * appended at or above `mark`, or the current end. Durable on return.
+   *
+   * The position may fall inside a MULTI .. EXEC (one of its commands waited
+   * for the disk while the store checkpointed): the checkpoint holds the
+   * transaction's commands before it, replay applies those after it. The
+   * manifest then names the position only once the transaction's EXEC is in
+   * the file (synced with `always`): a crash before it would leave half a
+   * transaction in the checkpoint and its end nowhere. A transaction that
+   * waits for this very checkpoint (FLUSHDB queued in it) never ends first:
+   * after `transactionWaitMs` the position is recorded anyway, with a warning.
    */
-  recordCheckpoint(db: number, id: number, mark: number): Promise<CheckpointEntry> {
-    const position = this.marks.positionOf(db, mark) ?? this.w.position();
+  async recordCheckpoint(db: number, id: number, mark: number): Promise<CheckpointEntry> {
+    const at = this.marks.entryOf(db, mark);
+    const position = at?.position ?? this.w.position();
+    const inside = at === null ? this.openTransaction : at.inside;
     const entry: CheckpointEntry = { id, mark, position };
     this.marks.prune(db, mark);
-    return this.updateManifest((m) => ({
+    if (inside !== null && !(await this.transactionEnded(inside))) {
+      this.options.logger?.warn(
+        `DB ${db}'s checkpoint ${id} sits inside a MULTI/EXEC transaction that has not ended ` +
+          `after ${this.options.transactionWaitMs ?? DEFAULT_TRANSACTION_WAIT_MS} ms; recorded anyway`,
+      );
+    }
+    await this.updateManifest((m) => ({
       ...m,
       databases: { ...m.databases, [String(db)]: entry },
-    })).then(() => entry);
+    }));
+    return entry;
+  }
+
+  /** Whether `tx`'s EXEC was appended (and synced with `always`) within `transactionWaitMs`. */
+  private async transactionEnded(tx: TransactionSpan): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<false>((resolve) => {
+      timer = setTimeout(
+        () => resolve(false),
+        this.options.transactionWaitMs ?? DEFAULT_TRANSACTION_WAIT_MS,
+      );
+    });
+    try {
+      return await Promise.race([tx.ended.then(() => true), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Starts a new file for the commands from now on (when the current one holds any). */
@@ -376,11 +473,16 @@ export class AppendOnlyFile {
       const next: AofManifest = { ...m, files: [...m.files, file], nextFile: file + 1 };
       return {
         manifest: next,
-        // Switch only once the manifest lists the new file.
+        // Switch only once the manifest lists the new file, and never
+        // inside a transaction: a MULTI .. EXEC stays in one file.
         after: () => {
-          this.sizes.set(w.currentFile, w.currentSize);
-          w.switchTo(file, handle);
-          this.rotations++;
+          const doSwitch = () => {
+            this.sizes.set(w.currentFile, w.currentSize);
+            w.switchTo(file, handle);
+            this.rotations++;
+          };
+          if (this.openTransaction === null) doSwitch();
+          else this.pendingSwitch = doSwitch;
         },
         abort: () => handle.close(),
       };
@@ -435,6 +537,9 @@ export class AppendOnlyFile {
   /** Writes and syncs what is pending and closes the file. */
   async close(): Promise<void> {
     await this.manifestChain.catch(() => undefined);
+    const pending = this.pendingSwitch;
+    this.pendingSwitch = null;
+    pending?.();
     await this.writer?.close();
   }
 
@@ -505,6 +610,8 @@ export class AppendOnlyFile {
 }
 
 const FLUSHDB = Buffer.from('FLUSHDB');
+const EXEC = Buffer.from('EXEC');
+const DEFAULT_TRANSACTION_WAIT_MS = 2000;
 
 function isCommand(argv: Buffer[], name: string): boolean {
   const a = argv[0]!;
