@@ -1,10 +1,15 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { afterAll, beforeAll } from 'vitest';
 import { RespServer } from '../resp-server.js';
-import { SMALL_STORE } from '../test-helpers.js';
+import { SMALL_STORE, startServer, type TestServer } from '../test-helpers.js';
 
 /**
- * What the collection command tests share: a server reopened on the same
- * directory (restart tests), and waiting for clients to be blocked.
+ * What the collection command tests share: a server per describe, a
+ * temporary directory, a server reopened on the same directory (restart
+ * tests), and waiting for clients to be blocked.
  */
 
 export interface OpenServer {
@@ -34,4 +39,28 @@ export async function until(cond: () => Promise<boolean>, timeoutMs = 5000): Pro
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** A server (startServer's) for the tests of the enclosing describe: started before them, stopped after. */
+export function useServer(): () => TestServer {
+  let t: TestServer | undefined;
+  beforeAll(async () => {
+    t = await startServer();
+  });
+  afterAll(async () => {
+    await t?.stop();
+  });
+  return () => t!;
+}
+
+/** A temporary directory for the tests of the enclosing describe, removed after them. */
+export function useTempDir(prefix: string): () => string {
+  let dir: string | undefined;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), prefix));
+  });
+  afterAll(async () => {
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+  return () => dir!;
 }

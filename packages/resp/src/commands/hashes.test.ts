@@ -1,12 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Prng } from '@strata/io';
 import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startServer, type TestServer } from '../test-helpers.js';
-import { openOnDir } from './collection-test-helpers.js';
+import { openOnDir, useServer, useTempDir } from './collection-test-helpers.js';
 
 /**
  * Hashes through real clients against a server whose stores hold 64 KiB of
@@ -23,6 +20,18 @@ function fieldOf(rng: Prng): string {
   if (n === 0) return `long-${'x'.repeat(70)}-${rng.nextInt(20)}`;
   if (n === 1) return `bin\u0000\u00ff${rng.nextInt(20)}`;
   return `f${rng.nextInt(200)}`;
+}
+
+/**
+ * HGETALL as a Map of latin1 strings, from flat [field, value...] Buffers:
+ * ioredis's object form would decode fields as UTF-8.
+ */
+async function hgetall(redis: Redis, key: string): Promise<Map<string, string>> {
+  const got = (await redis.callBuffer('HGETALL', Buffer.from(key, 'latin1'))) as Buffer[];
+  const have = new Map<string, string>();
+  for (let j = 0; j < got.length; j += 2)
+    have.set(got[j]!.toString('latin1'), got[j + 1]!.toString('latin1'));
+  return have;
 }
 
 describe('hashes against a Map model, evicted to disk (ioredis)', () => {
@@ -109,11 +118,7 @@ describe('hashes against a Map model, evicted to disk (ioredis)', () => {
         }
       } else if (op < 92) {
         const m = model.get(key);
-        const got = (await redis.callBuffer('HGETALL', b(key))) as Buffer[];
-        const have = new Map<string, string>();
-        for (let j = 0; j < got.length; j += 2)
-          have.set(got[j]!.toString('latin1'), got[j + 1]!.toString('latin1'));
-        expect(have).toEqual(m ?? new Map());
+        expect(await hgetall(redis, key)).toEqual(m ?? new Map());
         expect(await redis.hlen(key)).toBe(m?.size ?? 0);
       } else {
         const m = model.get(key);
@@ -128,12 +133,7 @@ describe('hashes against a Map model, evicted to disk (ioredis)', () => {
     for (let i = 0; i < KEYS; i++) {
       const key = `hash:${i}`;
       const m = model.get(key);
-      // Flat [field, value...] Buffers: ioredis's object form would decode fields as UTF-8.
-      const got = (await redis.callBuffer('HGETALL', b(key))) as Buffer[];
-      const have = new Map<string, string>();
-      for (let j = 0; j < got.length; j += 2)
-        have.set(got[j]!.toString('latin1'), got[j + 1]!.toString('latin1'));
-      expect(have).toEqual(m ?? new Map());
+      expect(await hgetall(redis, key)).toEqual(m ?? new Map());
     }
     const stats = t.server.keyspace.collections(0)!.stats();
     expect(stats.evictions).toBeGreaterThan(0);
@@ -223,16 +223,10 @@ describe('hashes against a Map model, evicted to disk (ioredis)', () => {
 });
 
 describe('hashes through node-redis over RESP3', () => {
-  let t: TestServer;
-  beforeAll(async () => {
-    t = await startServer();
-  });
-  afterAll(async () => {
-    await t.stop();
-  });
+  const server = useServer();
 
   test('HGETALL is a map, HRANDFIELD WITHVALUES pairs', async () => {
-    const client = createClient({ socket: { port: t.port, host: '127.0.0.1' }, RESP: 3 });
+    const client = createClient({ socket: { port: server().port, host: '127.0.0.1' }, RESP: 3 });
     await client.connect();
     try {
       expect(await client.hSet('h', { a: '1', b: '2' })).toBe(2);
@@ -253,16 +247,10 @@ describe('hashes through node-redis over RESP3', () => {
 });
 
 describe('hashes survive a restart', () => {
-  let dir: string;
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'strata-hash-restart-'));
-  });
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
+  const dir = useTempDir('strata-hash-restart-');
 
   test('cached changes are written back on close and read back after reopen', async () => {
-    const open = () => openOnDir(dir);
+    const open = () => openOnDir(dir());
     const a = await open();
     for (let k = 0; k < 30; k++) {
       const pairs: string[] = [];

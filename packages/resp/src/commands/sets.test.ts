@@ -1,12 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Prng } from '@strata/io';
 import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startServer, type TestServer } from '../test-helpers.js';
-import { openOnDir } from './collection-test-helpers.js';
+import { openOnDir, useServer, useTempDir } from './collection-test-helpers.js';
 
 /**
  * Sets through real clients with 64 KiB stores and collection caches, so
@@ -212,16 +209,10 @@ describe('sets against a Set model, evicted to disk (ioredis)', () => {
 });
 
 describe('sets through node-redis over RESP3', () => {
-  let t: TestServer;
-  beforeAll(async () => {
-    t = await startServer();
-  });
-  afterAll(async () => {
-    await t.stop();
-  });
+  const server = useServer();
 
   test('SMEMBERS and SINTER replies (RESP3 sets) and SMISMEMBER', async () => {
-    const client = createClient({ socket: { port: t.port, host: '127.0.0.1' }, RESP: 3 });
+    const client = createClient({ socket: { port: server().port, host: '127.0.0.1' }, RESP: 3 });
     await client.connect();
     try {
       expect(await client.sAdd('s', ['x', 'y', 'z'])).toBe(3);
@@ -238,16 +229,10 @@ describe('sets through node-redis over RESP3', () => {
 });
 
 describe('sets survive a restart', () => {
-  let dir: string;
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'strata-set-restart-'));
-  });
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
+  const dir = useTempDir('strata-set-restart-');
 
   test('every set comes back after close and reopen, SAVE included', async () => {
-    const open = () => openOnDir(dir);
+    const open = () => openOnDir(dir());
     const a = await open();
     for (let k = 0; k < 30; k++) {
       await a.redis.sadd(`s${k}`, ...Array.from({ length: 60 }, (_, i) => `m${k}:${i}`));
