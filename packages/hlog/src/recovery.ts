@@ -50,6 +50,9 @@ export interface RecoveredLog {
   count: RecoveredCount;
 }
 
+/** Records whose recount slots are touched before they are set: their lines stay in L2. */
+const TOUCH_BLOCK = 512;
+
 function floorPowerOfTwo(n: number): number {
   return n < 1 ? 1 : 2 ** Math.floor(Math.log2(n));
 }
@@ -261,19 +264,22 @@ class Recount {
       this.sized = true;
       table.reserve(Math.ceil((n * this.bytes) / space.bytes.length));
     }
-    let sink = 0;
-    for (let i = 0; i < n; i++) sink += table.touch(hashes[i]!);
-    this.sink = sink;
-    for (let i = 0; i < n; i++) {
-      const off = offsets[i]!;
-      const ko = keyOffsetOf(space, off);
-      const kl = keyLengthOf(space, off);
-      const state = states[i]!;
-      const previous = table.set(space.bytes, ko, kl, hashes[i]!, state);
-      if (state > 0 || previous > 0) {
-        const k = space.bytes.toString('latin1', ko, ko + kl);
-        if (state > 0) this.expiring.set(k, state);
-        else this.expiring.delete(k);
+    for (let from = 0; from < n; from += TOUCH_BLOCK) {
+      const to = Math.min(n, from + TOUCH_BLOCK);
+      let sink = 0;
+      for (let i = from; i < to; i++) sink += table.touch(hashes[i]!);
+      this.sink = sink;
+      for (let i = from; i < to; i++) {
+        const off = offsets[i]!;
+        const ko = keyOffsetOf(space, off);
+        const kl = keyLengthOf(space, off);
+        const state = states[i]!;
+        const previous = table.set(space.bytes, ko, kl, hashes[i]!, state);
+        if (state > 0 || previous > 0) {
+          const k = space.bytes.toString('latin1', ko, ko + kl);
+          if (state > 0) this.expiring.set(k, state);
+          else this.expiring.delete(k);
+        }
       }
     }
   }
