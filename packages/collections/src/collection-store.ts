@@ -9,7 +9,7 @@ import type { CollectionLookup, MaybePending } from './lookup.js';
 export interface CollectionStoreOptions {
   /** Bytes of structures the cache keeps (value.memoryBytes() + key), LRU beyond it. */
   readonly budgetBytes: number;
-  /** Clock for expiry checks (tests). Default Date.now. */
+  /** Clock for expiry checks. Default: the store's (hlog `clock`): both agree on what expired. */
   readonly now?: () => number;
   /**
    * Background write-back period in ms (0: none). Each period writes back
@@ -79,7 +79,7 @@ export class CollectionStore {
     options: CollectionStoreOptions,
   ) {
     this.budgetBytes = options.budgetBytes;
-    this.now = options.now ?? Date.now;
+    this.now = options.now ?? store.clock;
     const every = options.writeBackIntervalMs ?? 0;
     if (every > 0) {
       this.timer = setInterval(() => this.backgroundWriteBack(), every);
