@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decoderFor, registerCodec } from './codecs.js';
+import { decoderFor, registerCodec, registerSlicedCodec, slicedDecoderFor } from './codecs.js';
 import { CollectionError } from './collection-error.js';
 import type { CollectionValue } from './collection-value.js';
 
@@ -28,5 +28,26 @@ describe('codecs', () => {
     expect(() => registerCodec(201, (b) => fakeValue(b))).toThrow(CollectionError);
     expect(() => registerCodec(0, fakeValue)).toThrow(/not a collection record type/);
     expect(() => registerCodec(256, fakeValue)).toThrow(CollectionError);
+  });
+
+  it('derives the whole-step decoder from a sliced one, which yields between slices', () => {
+    let yields = 0;
+    registerSlicedCodec(202, function* (bytes) {
+      for (let i = 0; i < 3; i++) {
+        yields++;
+        yield;
+      }
+      return fakeValue(bytes);
+    });
+    expect(decoderFor(202)?.(Buffer.from('xyz')).encode().toString()).toBe('xyz');
+    expect(yields).toBe(3);
+    const job = slicedDecoderFor(202)!(Buffer.from('q'));
+    expect(job.next().done).toBe(false);
+    expect(() =>
+      registerSlicedCodec(202, function* (b) {
+        yield;
+        return fakeValue(b);
+      }),
+    ).toThrow(CollectionError);
   });
 });

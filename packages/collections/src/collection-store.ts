@@ -1,10 +1,11 @@
 import { SetFlag, Store, type StoreCore } from '@strata/hlog';
 import { CacheEntry } from './cache-entry.js';
-import { decoderFor } from './codecs.js';
+import { decoderFor, slicedDecoderFor } from './codecs.js';
 import { CollectionError } from './collection-error.js';
 import type { CollectionValue } from './collection-value.js';
 import { KeyTable } from './key-table.js';
 import type { CollectionLookup, MaybePending } from './lookup.js';
+import { runSliced } from './sliced.js';
 
 export interface CollectionStoreOptions {
   /** Bytes of structures the cache keeps (value.memoryBytes() + key), LRU beyond it. */
@@ -42,6 +43,21 @@ const ENTRY_OVERHEAD = 128;
 const MISSING = { status: 'missing' } as const;
 
 /**
+ * Records at least this large decode in slices over event-loop turns (a
+ * 1M-member collection takes seconds): the commands on that key wait, as
+ * for a disk read, while other connections are served.
+ */
+const SLICED_LOAD_BYTES = 256 * 1024;
+
+/** A sliced decode in flight; `stale` once the key changed at the record level meanwhile. */
+interface Loading {
+  readonly key: Buffer;
+  readonly hash: number;
+  stale: boolean;
+  promise: Promise<CollectionLookup>;
+}
+
+/**
  * The collections of one database, in front of its hlog store. A collection
  * key is an ordinary record of its RecordType whose value is the collection's
  * serialized form; the hot ones are kept decoded here, keyed by key bytes,
@@ -73,6 +89,8 @@ export class CollectionStore {
   private tick = 0;
   private timer: NodeJS.Timeout | null = null;
   private unhook: (() => void) | null = null;
+  /** Sliced decodes in flight (few: only records of SLICED_LOAD_BYTES and more). */
+  private loading: Loading[] = [];
 
   constructor(
     readonly store: StoreCore,
@@ -168,6 +186,11 @@ export class CollectionStore {
       const hit = this.hit(e, type);
       if (hit !== undefined) return hit as CollectionLookup<V>;
     }
+    if (this.loading.length > 0) {
+      const l = this.loadingOf(key, hash);
+      // Decoding already: wait for it, then look again (it may have been superseded).
+      if (l !== undefined) return l.promise.then(() => this.get<V>(key, type));
+    }
     const v = this.store.read(key);
     if (v.status === 'notFound') return MISSING;
     if (v.status === 'found') {
@@ -178,18 +201,21 @@ export class CollectionStore {
         type,
         v.bytes.subarray(v.offset, v.offset + v.length),
         v.expiresAt,
-      ) as CollectionLookup<V>;
+      ) as MaybePending<CollectionLookup<V>>;
     }
-    return v.pending.then((r): CollectionLookup<V> => {
+    return v.pending.then((r): MaybePending<CollectionLookup<V>> => {
       // Another lookup or a create may have filled the entry meanwhile: it is newer.
       const again = this.table.find(key, hash);
       if (again !== undefined) {
         const hit = this.hit(again, type);
         if (hit !== undefined) return hit as CollectionLookup<V>;
       }
+      // Or a large record of it is being decoded since: wait for that one.
+      const l = this.loading.length > 0 ? this.loadingOf(key, hash) : undefined;
+      if (l !== undefined) return l.promise.then(() => this.get<V>(key, type));
       if (r.status === 'notFound') return MISSING;
       if (r.type !== type) return { status: 'wrongType', type: r.type };
-      return this.load(key, hash, type, r.value, r.expiresAt) as CollectionLookup<V>;
+      return this.load(key, hash, type, r.value, r.expiresAt) as MaybePending<CollectionLookup<V>>;
     });
   }
 
@@ -206,6 +232,7 @@ export class CollectionStore {
    */
   create(key: Uint8Array, value: CollectionValue, expiresAt = 0): Promise<void> | undefined {
     const hash = KeyTable.hash(key);
+    this.staleLoad(key, hash);
     let e = this.table.find(key, hash);
     if (e === undefined) {
       e = new CacheEntry(Buffer.from(key), hash, value, expiresAt);
@@ -245,6 +272,7 @@ export class CollectionStore {
 
   /** Deletes the key (a collection left empty): drops the entry and removes the record. */
   delete(key: Uint8Array): Promise<void> | undefined {
+    this.staleLoad(key);
     const e = this.table.find(key);
     if (e === undefined) {
       const r = this.store.remove(key);
@@ -291,12 +319,14 @@ export class CollectionStore {
    * at the record level: SET, DEL, RENAME's destination, FLUSHDB...).
    */
   invalidate(key: Uint8Array): void {
+    this.staleLoad(key);
     const e = this.table.find(key);
     if (e !== undefined) this.drop(e);
   }
 
   /** The record's expiry changed (EXPIRE family, PERSIST); a time in the past drops the entry. */
   expiryChanged(key: Uint8Array, expiresAt: number): void {
+    this.staleLoad(key);
     const e = this.table.find(key);
     if (e === undefined) return;
     if (expiresAt !== 0 && expiresAt <= this.now()) this.drop(e);
@@ -305,6 +335,7 @@ export class CollectionStore {
 
   /** Drops every entry without writing (FLUSHDB, the store is being dropped). */
   clear(): void {
+    for (const l of this.loading) l.stale = true;
     this.dispose();
     this.table.clear();
     this.head = null;
@@ -349,11 +380,71 @@ export class CollectionStore {
     type: number,
     bytes: Uint8Array,
     expiresAt: number,
-  ): CollectionLookup {
+  ): MaybePending<CollectionLookup> {
+    if (bytes.length >= SLICED_LOAD_BYTES) {
+      const sliced = slicedDecoderFor(type);
+      if (sliced !== undefined) return this.loadSliced(key, hash, type, bytes, expiresAt);
+    }
     const decode = decoderFor(type);
     if (decode === undefined)
       throw new CollectionError('ERR_NO_CODEC', `no codec registered for record type ${type}`);
-    const value = decode(bytes);
+    return this.cacheLoaded(key, hash, decode(bytes), expiresAt);
+  }
+
+  /** Decodes a large record over several event-loop turns, then caches it. */
+  private loadSliced(
+    key: Uint8Array,
+    hash: number,
+    type: number,
+    bytes: Uint8Array,
+    expiresAt: number,
+  ): Promise<CollectionLookup> {
+    // A copy: the log page under `bytes` may be flushed and reused meanwhile.
+    const copy = Buffer.from(bytes);
+    const l: Loading = {
+      key: Buffer.from(key),
+      hash,
+      stale: false,
+      promise: Promise.resolve(MISSING),
+    };
+    const done = () => {
+      const i = this.loading.indexOf(l);
+      if (i !== -1) this.loading.splice(i, 1);
+    };
+    l.promise = runSliced(slicedDecoderFor(type)!(copy)).then(
+      (value): MaybePending<CollectionLookup> => {
+        done();
+        // The key was written, deleted or re-expired meanwhile: this decode is old.
+        if (l.stale) return this.get(l.key, type);
+        return this.cacheLoaded(l.key, hash, value, expiresAt);
+      },
+      (err: unknown) => {
+        done();
+        throw err;
+      },
+    );
+    this.loading.push(l);
+    return l.promise;
+  }
+
+  private loadingOf(key: Uint8Array, hash: number): Loading | undefined {
+    for (const l of this.loading) if (l.hash === hash && l.key.equals(key)) return l;
+    return undefined;
+  }
+
+  /** The key changes at the record level: a decode of it in flight must not be cached. */
+  private staleLoad(key: Uint8Array, hash?: number): void {
+    if (this.loading.length === 0) return;
+    const l = this.loadingOf(key, hash ?? KeyTable.hash(key));
+    if (l !== undefined) l.stale = true;
+  }
+
+  private cacheLoaded(
+    key: Uint8Array,
+    hash: number,
+    value: CollectionValue,
+    expiresAt: number,
+  ): CollectionLookup {
     const e = new CacheEntry(Buffer.from(key), hash, value, expiresAt);
     this.table.insert(e);
     this.link(e);

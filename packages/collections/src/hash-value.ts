@@ -1,8 +1,9 @@
 import { RecordType } from '@strata/hlog';
-import { registerCodec } from './codecs.js';
+import { registerSlicedCodec } from './codecs.js';
 import type { CollectionValue } from './collection-value.js';
+import { runWhole, SLICE_ITEMS, type Sliced } from './sliced.js';
 import { cursorSlot, SlotMap, slotCursor } from './slot-map.js';
-import { StringReader, StringWriter } from './value-format.js';
+import { duplicateMember, StringReader, StringWriter } from './value-format.js';
 
 /** Redis's hash-max-listpack-entries / hash-max-listpack-value. */
 export const HASH_MAX_LISTPACK_ENTRIES = 128;
@@ -31,11 +32,31 @@ export class HashValue implements CollectionValue {
   }
 
   static decode(bytes: Uint8Array): HashValue {
+    return runWhole(HashValue.decodeSliced(bytes));
+  }
+
+  /** The decoder, yielding every SLICE_ITEMS fields (a large hash loads without stalling). */
+  static *decodeSliced(bytes: Uint8Array): Sliced<HashValue> {
     const r = new StringReader(bytes);
     const h = new HashValue();
-    if (r.count > HASH_MAX_LISTPACK_ENTRIES) h.toTable();
-    for (let i = 0; i < r.count; i++) h.set(r.next(), r.next());
+    const n = r.count;
+    if (n <= HASH_MAX_LISTPACK_ENTRIES) {
+      for (let i = 0; i < n; i++) h.set(r.next(), r.next());
+      r.end();
+      return h;
+    }
+    h.toTable();
+    const table = h.table!;
+    let chars = 0;
+    for (let i = 0; i < n; i++) {
+      const f = r.next();
+      const v = r.next();
+      if (!table.appendNew(f, v)) throw duplicateMember();
+      chars += f.length + v.length;
+      if (i % SLICE_ITEMS === SLICE_ITEMS - 1) yield;
+    }
     r.end();
+    h.chars = chars;
     return h;
   }
 
@@ -179,4 +200,4 @@ export class HashValue implements CollectionValue {
   }
 }
 
-registerCodec(RecordType.HASH, HashValue.decode);
+registerSlicedCodec(RecordType.HASH, HashValue.decodeSliced);

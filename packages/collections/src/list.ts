@@ -1,7 +1,8 @@
 import { RecordType } from '@strata/hlog';
-import { registerCodec } from './codecs.js';
+import { registerSlicedCodec } from './codecs.js';
 import { CollectionError } from './collection-error.js';
 import type { CollectionValue } from './collection-value.js';
+import { runWhole, SLICE_ITEMS, type Sliced } from './sliced.js';
 
 /** Elements per chunk of the deque (a quicklist node). */
 export const LIST_CHUNK = 128;
@@ -357,6 +358,11 @@ export function encodeList(l: List): Buffer {
 }
 
 export function decodeList(bytes: Uint8Array): List {
+  return runWhole(decodeListSliced(bytes));
+}
+
+/** The decoder, yielding every SLICE_ITEMS elements (a large list loads without stalling). */
+export function* decodeListSliced(bytes: Uint8Array): Sliced<List> {
   const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (b.length < 5 || b[0] !== LIST_FORMAT) throw corrupt('bad header');
   const n = b.readUInt32LE(1);
@@ -369,6 +375,7 @@ export function decodeList(bytes: Uint8Array): List {
     if (o + len > b.length) throw corrupt('truncated');
     l.pushBack(b.toString('latin1', o, o + len));
     o += len;
+    if (i % SLICE_ITEMS === SLICE_ITEMS - 1) yield;
   }
   if (o !== b.length) throw corrupt('trailing bytes');
   return l;
@@ -378,4 +385,4 @@ function corrupt(why: string): CollectionError {
   return new CollectionError('ERR_CORRUPT', `list record does not decode: ${why}`);
 }
 
-registerCodec(RecordType.LIST, decodeList);
+registerSlicedCodec(RecordType.LIST, decodeListSliced);

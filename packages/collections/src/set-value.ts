@@ -1,8 +1,9 @@
 import { RecordType } from '@strata/hlog';
-import { registerCodec } from './codecs.js';
+import { registerSlicedCodec } from './codecs.js';
 import type { CollectionValue } from './collection-value.js';
+import { runWhole, SLICE_ITEMS, type Sliced } from './sliced.js';
 import { cursorSlot, SlotMap, slotCursor } from './slot-map.js';
-import { StringReader, StringWriter } from './value-format.js';
+import { duplicateMember, StringReader, StringWriter } from './value-format.js';
 
 /** Redis 7.2's set-max-intset-entries, set-max-listpack-entries, set-max-listpack-value. */
 export const SET_MAX_INTSET_ENTRIES = 512;
@@ -53,11 +54,30 @@ export class SetValue implements CollectionValue {
   }
 
   static decode(bytes: Uint8Array): SetValue {
+    return runWhole(SetValue.decodeSliced(bytes));
+  }
+
+  /** The decoder, yielding every SLICE_ITEMS members (a large set loads without stalling). */
+  static *decodeSliced(bytes: Uint8Array): Sliced<SetValue> {
     const r = new StringReader(bytes);
     const s = new SetValue();
-    if (r.count > SET_MAX_INTSET_ENTRIES) s.toTable();
-    for (let i = 0; i < r.count; i++) s.add(r.next());
+    const n = r.count;
+    if (n <= SET_MAX_INTSET_ENTRIES) {
+      for (let i = 0; i < n; i++) s.add(r.next());
+      r.end();
+      return s;
+    }
+    s.toTable();
+    const table = s.table!;
+    let chars = 0;
+    for (let i = 0; i < n; i++) {
+      const m = r.next();
+      if (!table.appendNew(m, true)) throw duplicateMember();
+      chars += m.length;
+      if (i % SLICE_ITEMS === SLICE_ITEMS - 1) yield;
+    }
     r.end();
+    s.chars = chars;
     return s;
   }
 
@@ -207,4 +227,4 @@ function search(a: number[], v: number): number {
   return -lo - 1;
 }
 
-registerCodec(RecordType.SET, SetValue.decode);
+registerSlicedCodec(RecordType.SET, SetValue.decodeSliced);

@@ -51,6 +51,19 @@ export class SlotMap<V> {
     return true;
   }
 
+  /**
+   * Adds a key known to be new (bulk decode: one hash probe instead of two);
+   * false, and nothing added, when it was there after all.
+   */
+  appendNew(key: string, value: V): boolean {
+    const n = this.index.size;
+    this.index.set(key, this.keys.length);
+    if (this.index.size === n) return false;
+    this.keys.push(key);
+    this.values.push(value);
+    return true;
+  }
+
   /** Removes `key`; true when it was there. */
   delete(key: string): boolean {
     const slot = this.index.get(key);

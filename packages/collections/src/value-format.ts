@@ -74,3 +74,8 @@ export function latin1(bytes: Uint8Array): string {
   if (Buffer.isBuffer(bytes)) return bytes.toString('latin1');
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
 }
+
+/** A record that names one field or member twice: not written by this package's encoders. */
+export function duplicateMember(): CollectionError {
+  return new CollectionError('ERR_CORRUPT', 'serialized collection repeats a member');
+}

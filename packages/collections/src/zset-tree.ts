@@ -20,6 +20,8 @@
  * n-th pair cost O(log n) node visits, each O(LEAF_CAP) at most.
  */
 
+import { runWhole, SLICE_ITEMS, type Sliced } from './sliced.js';
+
 export const LEAF_CAP = 128;
 const INNER_CAP = 64;
 // One spare slot: a node overflows by one pair, then splits.
@@ -28,6 +30,7 @@ const INNER_STRIDE = INNER_CAP + 1;
 /** A leaf this empty takes its right sibling in when both fit in half a leaf. */
 const MERGE_BELOW = LEAF_CAP / 4;
 const NONE = -1;
+const LEAVES_PER_SLICE = Math.max(1, Math.floor(SLICE_ITEMS / 64));
 // Per-leaf metadata in `leafMeta`: count, next, prev.
 const META = 3;
 
@@ -299,6 +302,14 @@ export class ScoreTree {
    * leaves filled to 3/4 (inserts stay cheap), inner nodes likewise.
    */
   static fromSorted(scores: ArrayLike<number>, members: readonly string[]): ScoreTree {
+    return runWhole(ScoreTree.fromSortedSliced(scores, members));
+  }
+
+  /** fromSorted, yielding every few leaves (a large decode stays in slices). */
+  static *fromSortedSliced(
+    scores: ArrayLike<number>,
+    members: readonly string[],
+  ): Sliced<ScoreTree> {
     const n = members.length;
     if (n <= LEAF_CAP) {
       const t = new ScoreTree(Math.max(8, n));
@@ -330,6 +341,7 @@ export class ScoreTree {
       if (prev !== NONE) t.leafMeta[prev * META + 1] = l;
       prev = l;
       level.push(l);
+      if (level.length % LEAVES_PER_SLICE === 0) yield;
     }
     const innerPer = (INNER_CAP * 3) >>> 2;
     let nodes = level;

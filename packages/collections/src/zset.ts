@@ -1,7 +1,8 @@
 import { RecordType } from '@strata/hlog';
-import { registerCodec } from './codecs.js';
+import { registerSlicedCodec } from './codecs.js';
 import { CollectionError } from './collection-error.js';
 import type { CollectionValue } from './collection-value.js';
+import { runWhole, SLICE_ITEMS, type Sliced } from './sliced.js';
 import { Before, ScoreTree, type ZCursor } from './zset-tree.js';
 
 /** Redis's zset-max-listpack-entries and zset-max-listpack-value. */
@@ -43,7 +44,14 @@ export class SortedSet implements CollectionValue {
 
   /** A set from pairs in (score, member) order, in the encoding Redis would pick for it. */
   static fromSorted(scores: ArrayLike<number>, members: readonly string[]): SortedSet {
-    const tree = ScoreTree.fromSorted(scores, members);
+    return runWhole(SortedSet.fromSortedSliced(scores, members));
+  }
+
+  /** fromSorted, yielding between slices of the build. */
+  static *fromSortedSliced(
+    scores: ArrayLike<number>,
+    members: readonly string[],
+  ): Sliced<SortedSet> {
     let bytes = 0;
     let long = false;
     for (const m of members) {
@@ -53,8 +61,12 @@ export class SortedSet implements CollectionValue {
     let dict: Map<string, number> | null = null;
     if (long || members.length > ZSET_LISTPACK_ENTRIES) {
       dict = new Map();
-      for (let i = 0; i < members.length; i++) dict.set(members[i]!, scores[i]!);
+      for (let i = 0; i < members.length; i++) {
+        dict.set(members[i]!, scores[i]!);
+        if (i % SLICE_ITEMS === SLICE_ITEMS - 1) yield;
+      }
     }
+    const tree = yield* ScoreTree.fromSortedSliced(scores, members);
     const z = new SortedSet(tree, dict);
     z.memberBytes = bytes;
     return z;
@@ -191,9 +203,16 @@ export function encodeSortedSet(z: SortedSet): Buffer {
 }
 
 export function decodeSortedSet(bytes: Uint8Array): SortedSet {
+  return runWhole(decodeSortedSetSliced(bytes));
+}
+
+/** The decoder, yielding every SLICE_ITEMS pairs (a large set loads without stalling). */
+export function* decodeSortedSetSliced(bytes: Uint8Array): Sliced<SortedSet> {
   const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (b.length < 5 || b[0] !== ZSET_FORMAT) throw corrupt('bad header');
   const n = b.readUInt32LE(1);
+  // Every pair takes 12 bytes at least: a count beyond that is corrupt (and no huge allocation).
+  if (n > (b.length - 5) / 12) throw corrupt('truncated');
   const scores = new Float64Array(n);
   const members = new Array<string>(n);
   let o = 5;
@@ -205,13 +224,14 @@ export function decodeSortedSet(bytes: Uint8Array): SortedSet {
     if (o + len > b.length) throw corrupt('truncated');
     members[i] = b.toString('latin1', o, o + len);
     o += len;
+    if (i % SLICE_ITEMS === SLICE_ITEMS - 1) yield;
   }
   if (o !== b.length) throw corrupt('trailing bytes');
-  return SortedSet.fromSorted(scores, members);
+  return yield* SortedSet.fromSortedSliced(scores, members);
 }
 
 function corrupt(why: string): CollectionError {
   return new CollectionError('ERR_CORRUPT', `sorted set record does not decode: ${why}`);
 }
 
-registerCodec(RecordType.ZSET, decodeSortedSet);
+registerSlicedCodec(RecordType.ZSET, decodeSortedSetSliced);
