@@ -34,8 +34,8 @@ const OCHUNK_WORDS = CHUNK_BUCKETS * OBUCKET_WORDS;
 const TWO_32 = 2 ** 32;
 const MAX_LEVEL = 29;
 const SNAPSHOT_MAGIC = 0x58444948; // 'HIDX'
-/** Records touched ahead of their inserts: their buckets' lines fit in L2. */
-const TOUCH_BLOCK = 1024;
+/** Records touched ahead of their inserts (256 measured better than 1024: fewer lines evicted before use). */
+const TOUCH_BLOCK = 256;
 
 export interface HashIndexOptions {
   /** Initial primary buckets, a power of two (>= 16). Default 65536 (4 MiB). */
