@@ -7,8 +7,8 @@ import type {
 } from '../command-table.js';
 
 /**
- * The command-table entries of the list and sorted set commands (the
- * blocking and algebra ones included): one positional form, so a table
+ * The command-table entries of the collection commands (hashes, sets,
+ * sorted sets, lists, the blocking pops): one positional form, so a table
  * reads as a list of commands rather than of object literals.
  */
 
@@ -24,6 +24,9 @@ export const SRC_DST: KeySpec = [1, 2, 1];
 /** No fixed key: the keys follow a count (ZUNION, LMPOP...). */
 export const NO_KEYS: KeySpec = [0, 0, 0];
 
+/** Every argument is a key (SINTER...), or every one after the destination (SINTERSTORE...). */
+export const ALL_KEYS: KeySpec = [1, -1, 1];
+
 /** The COMMAND group and ACL category of a family of commands. */
 export interface CommandFamily {
   readonly acl: AclCategory;
@@ -32,6 +35,8 @@ export interface CommandFamily {
   readonly complexity: string;
   /** Fields every entry of the family shares (the blocking pops are `wholeLog`). */
   readonly extra?: Partial<CommandDefinition>;
+  /** COMMAND INFO's key-spec flags from the command's flags, unless an entry gives its own. */
+  readonly keyFlags?: (flags: readonly CommandFlagName[]) => readonly string[];
 }
 
 export type CommandMaker = (
@@ -43,11 +48,23 @@ export type CommandMaker = (
   summary: string,
   handler: (c: Client, argv: Buffer[]) => CommandResult,
   complexity?: string,
+  /** This entry's own fields (key-spec flags, tips...), over the family's. */
+  extra?: Partial<CommandDefinition>,
 ) => CommandDefinition;
 
 /** The entry maker of `family`. */
 export function commandMaker(family: CommandFamily): CommandMaker {
-  return (name, arity, flags, keys, since, summary, handler, complexity = family.complexity) => ({
+  return (
+    name,
+    arity,
+    flags,
+    keys,
+    since,
+    summary,
+    handler,
+    complexity = family.complexity,
+    extra = {},
+  ) => ({
     name,
     arity,
     flags,
@@ -56,10 +73,12 @@ export function commandMaker(family: CommandFamily): CommandMaker {
     step: keys[2],
     acl: [family.acl],
     group: family.group,
+    ...(family.keyFlags === undefined ? {} : { keyFlags: family.keyFlags(flags) }),
     since,
     summary,
     complexity,
     handler,
     ...family.extra,
+    ...extra,
   });
 }

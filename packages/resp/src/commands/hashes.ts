@@ -14,6 +14,7 @@ import {
 import { add, formatHuman, isFiniteLongDouble, parseLongDouble } from '../long-double.js';
 import type { ReplyWriter } from '../protocol/reply-writer.js';
 import { afterWrite, whenWritten, withCollection } from './collection-access.js';
+import { commandMaker, KEY1 } from './collection-command.js';
 import { removeMembers } from './collection-remove.js';
 import { matches, parseCollectionScan } from './collection-scan-options.js';
 import { parseCursor } from './scan.js';
@@ -240,191 +241,179 @@ function hscan(c: Client, argv: Buffer[]): CommandResult {
 
 // ---- the table -----------------------------------------------------------------
 
-const key1 = { firstKey: 1, lastKey: 1, step: 1 } as const;
-const hash = { acl: ['hash'], group: 'hash' } as const;
-
-function def(
-  name: string,
-  arity: number,
-  flags: CommandDefinition['flags'],
-  since: string,
-  complexity: string,
-  summary: string,
-  handler: CommandDefinition['handler'],
-  extra: Partial<CommandDefinition> = {},
-): CommandDefinition {
-  const write = flags.includes('write');
-  return {
-    name,
-    arity,
-    flags,
-    ...key1,
-    ...hash,
-    keyFlags: write ? ['RW', 'update'] : ['RO', 'access'],
-    since,
-    complexity,
-    summary,
-    handler,
-    ...extra,
-  };
-}
+const hdef = commandMaker({
+  acl: 'hash',
+  group: 'hash',
+  complexity: 'O(1)',
+  keyFlags: (flags) => (flags.includes('write') ? ['RW', 'update'] : ['RO', 'access']),
+});
 
 export const hashCommands: CommandDefinition[] = [
-  def(
+  hdef(
     'hset',
     -4,
     ['write', 'denyoom', 'fast'],
+    KEY1,
     '2.0.0',
-    'O(1) for each field/value pair added, so O(N) to add N field/value pairs when the command is called with multiple field/value pairs.',
     'Creates or modifies the value of a field in a hash.',
     (c, a) => hset(c, a, 'hset'),
+    'O(1) for each field/value pair added, so O(N) to add N field/value pairs when the command is called with multiple field/value pairs.',
     { keyFlags: ['RW', 'update', 'insert'] },
   ),
-  def(
+  hdef(
     'hmset',
     -4,
     ['write', 'denyoom', 'fast'],
+    KEY1,
     '2.0.0',
-    'O(N) where N is the number of fields being set.',
     'Sets the values of multiple fields.',
     (c, a) => hset(c, a, 'hmset'),
+    'O(N) where N is the number of fields being set.',
     { keyFlags: ['RW', 'update', 'insert'] },
   ),
-  def(
+  hdef(
     'hsetnx',
     4,
     ['write', 'denyoom', 'fast'],
+    KEY1,
     '2.0.0',
-    'O(1)',
     "Sets the value of a field in a hash only when the field doesn't exist.",
     hsetnx,
+    'O(1)',
     { keyFlags: ['RW', 'insert'] },
   ),
-  def(
+  hdef(
     'hget',
     3,
     ['readonly', 'fast'],
+    KEY1,
     '2.0.0',
-    'O(1)',
     'Returns the value of a field in a hash.',
     (c, a) => read(c, a[1]!, (h) => bulkOrNull(c.reply, h?.get(latin1(a[2]!)))),
   ),
-  def(
+  hdef(
     'hmget',
     -3,
     ['readonly', 'fast'],
+    KEY1,
     '2.0.0',
-    'O(N) where N is the number of fields being requested.',
     'Returns the values of all fields in a hash.',
     (c, a) =>
       read(c, a[1]!, (h) => {
         c.reply.array(a.length - 2);
         for (let i = 2; i < a.length; i++) bulkOrNull(c.reply, h?.get(latin1(a[i]!)));
       }),
+    'O(N) where N is the number of fields being requested.',
   ),
-  def(
+  hdef(
     'hdel',
     -3,
     ['write', 'fast'],
+    KEY1,
     '2.0.0',
-    'O(N) where N is the number of fields to be removed.',
     'Deletes one or more fields and their values from a hash. Deletes the hash if no fields remain.',
     hdel,
+    'O(N) where N is the number of fields to be removed.',
     { keyFlags: ['RW', 'delete'] },
   ),
-  def(
+  hdef(
     'hlen',
     2,
     ['readonly', 'fast'],
+    KEY1,
     '2.0.0',
-    'O(1)',
     'Returns the number of fields in a hash.',
     (c, a) => read(c, a[1]!, (h) => c.reply.integer(h?.size ?? 0)),
   ),
-  def(
+  hdef(
     'hstrlen',
     3,
     ['readonly', 'fast'],
+    KEY1,
     '3.2.0',
-    'O(1)',
     'Returns the length of the value of a field.',
     (c, a) => read(c, a[1]!, (h) => c.reply.integer(h?.get(latin1(a[2]!))?.length ?? 0)),
   ),
-  def(
+  hdef(
     'hexists',
     3,
     ['readonly', 'fast'],
+    KEY1,
     '2.0.0',
-    'O(1)',
     'Determines whether a field exists in a hash.',
     (c, a) => read(c, a[1]!, (h) => c.reply.integer(h?.has(latin1(a[2]!)) ? 1 : 0)),
   ),
-  def(
+  hdef(
     'hkeys',
     2,
     ['readonly'],
+    KEY1,
     '2.0.0',
-    'O(N) where N is the size of the hash.',
     'Returns all fields in a hash.',
     (c, a) => read(c, a[1]!, (h) => replyAll(c, h, 'fields')),
+    'O(N) where N is the size of the hash.',
     { tips: ['nondeterministic_output_order'] },
   ),
-  def(
+  hdef(
     'hvals',
     2,
     ['readonly'],
+    KEY1,
     '2.0.0',
-    'O(N) where N is the size of the hash.',
     'Returns all values in a hash.',
     (c, a) => read(c, a[1]!, (h) => replyAll(c, h, 'values')),
+    'O(N) where N is the size of the hash.',
     { tips: ['nondeterministic_output_order'] },
   ),
-  def(
+  hdef(
     'hgetall',
     2,
     ['readonly'],
+    KEY1,
     '2.0.0',
-    'O(N) where N is the size of the hash.',
     'Returns all fields and values in a hash.',
     (c, a) => read(c, a[1]!, (h) => replyAll(c, h, 'both')),
+    'O(N) where N is the size of the hash.',
     { tips: ['nondeterministic_output_order'] },
   ),
-  def(
+  hdef(
     'hincrby',
     4,
     ['write', 'denyoom', 'fast'],
+    KEY1,
     '2.0.0',
-    'O(1)',
     "Increments the integer value of a field in a hash by a number. Uses 0 as initial value if the field doesn't exist.",
     hincrby,
   ),
-  def(
+  hdef(
     'hincrbyfloat',
     4,
     ['write', 'denyoom', 'fast'],
+    KEY1,
     '2.6.0',
-    'O(1)',
     "Increments the floating point value of a field by a number. Uses 0 as initial value if the field doesn't exist.",
     hincrbyfloat,
   ),
-  def(
+  hdef(
     'hrandfield',
     -2,
     ['readonly'],
+    KEY1,
     '6.2.0',
-    'O(N) where N is the number of fields returned',
     'Returns one or more random fields from a hash.',
     hrandfield,
+    'O(N) where N is the number of fields returned',
     { tips: ['nondeterministic_output'] },
   ),
-  def(
+  hdef(
     'hscan',
     -3,
     ['readonly'],
+    KEY1,
     '2.8.0',
-    'O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection.',
     'Iterates over fields and values of a hash.',
     hscan,
+    'O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection.',
     { tips: ['nondeterministic_output'] },
   ),
 ];

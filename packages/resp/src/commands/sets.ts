@@ -13,6 +13,7 @@ import {
   withCollection,
   withCollections,
 } from './collection-access.js';
+import { ALL_KEYS, commandMaker, KEY1, NO_KEYS, SRC_DST } from './collection-command.js';
 import { removeMembers } from './collection-remove.js';
 import { matches, parseCollectionScan } from './collection-scan-options.js';
 import { parseCursor } from './scan.js';
@@ -293,11 +294,7 @@ function sscan(c: Client, argv: Buffer[]): CommandResult {
 
 // ---- the table -----------------------------------------------------------------
 
-const key1 = { firstKey: 1, lastKey: 1, step: 1 } as const;
-const allKeys = { firstKey: 1, lastKey: -1, step: 1 } as const;
-const set = { acl: ['set'], group: 'set' } as const;
-
-const def = (d: Omit<CommandDefinition, 'acl' | 'group'>): CommandDefinition => ({ ...set, ...d });
+const sdef = commandMaker({ acl: 'set', group: 'set', complexity: 'O(1)' });
 
 const SMALLEST_TIMES_SETS =
   'O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.';
@@ -305,179 +302,164 @@ const ALL_MEMBERS = 'O(N) where N is the total number of elements in all given s
 
 /** SINTER, SUNION, SDIFF: the members of the operation over every key. */
 function readForm(op: SetOp, what: string, complexity: string): CommandDefinition {
-  return def({
-    name: `s${op}`,
-    arity: -2,
-    flags: ['readonly'],
-    ...allKeys,
-    keyFlags: ['RO', 'access'],
-    tips: ['nondeterministic_output_order'],
-    since: '1.0.0',
+  return sdef(
+    `s${op}`,
+    -2,
+    ['readonly'],
+    ALL_KEYS,
+    '1.0.0',
+    `Returns the ${what} of multiple sets.`,
+    (c, a) => setOp(c, a, op),
     complexity,
-    summary: `Returns the ${what} of multiple sets.`,
-    handler: (c, a) => setOp(c, a, op),
-  });
+    { keyFlags: ['RO', 'access'], tips: ['nondeterministic_output_order'] },
+  );
 }
 
 /** SINTERSTORE, SUNIONSTORE, SDIFFSTORE: the same into the first key. */
 function storeForm(op: SetOp, what: string, complexity: string): CommandDefinition {
-  return def({
-    name: `s${op}store`,
-    arity: -3,
-    flags: ['write', 'denyoom'],
-    ...allKeys,
-    keyFlags: ['OW', 'update'],
-    since: '1.0.0',
+  return sdef(
+    `s${op}store`,
+    -3,
+    ['write', 'denyoom'],
+    ALL_KEYS,
+    '1.0.0',
+    `Stores the ${what} of multiple sets in a key.`,
+    (c, a) => setOpStore(c, a, op),
     complexity,
-    summary: `Stores the ${what} of multiple sets in a key.`,
-    handler: (c, a) => setOpStore(c, a, op),
-  });
+    { keyFlags: ['OW', 'update'] },
+  );
 }
 
 export const setCommands: CommandDefinition[] = [
-  def({
-    name: 'sadd',
-    arity: -3,
-    flags: ['write', 'denyoom', 'fast'],
-    ...key1,
-    keyFlags: ['RW', 'insert'],
-    since: '1.0.0',
-    complexity:
-      'O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.',
-    summary: "Adds one or more members to a set. Creates the key if it doesn't exist.",
-    handler: sadd,
-  }),
-  def({
-    name: 'srem',
-    arity: -3,
-    flags: ['write', 'fast'],
-    ...key1,
-    keyFlags: ['RW', 'delete'],
-    since: '1.0.0',
-    complexity: 'O(N) where N is the number of members to be removed.',
-    summary:
-      'Removes one or more members from a set. Deletes the set if the last member was removed.',
-    handler: srem,
-  }),
-  def({
-    name: 'scard',
-    arity: 2,
-    flags: ['readonly', 'fast'],
-    ...key1,
-    keyFlags: ['RO'],
-    since: '1.0.0',
-    complexity: 'O(1)',
-    summary: 'Returns the number of members in a set.',
-    handler: (c, a) => read(c, a[1]!, (s) => c.reply.integer(s?.size ?? 0)),
-  }),
-  def({
-    name: 'sismember',
-    arity: 3,
-    flags: ['readonly', 'fast'],
-    ...key1,
-    keyFlags: ['RO'],
-    since: '1.0.0',
-    complexity: 'O(1)',
-    summary: 'Determines whether a member belongs to a set.',
-    handler: (c, a) => read(c, a[1]!, (s) => c.reply.integer(s?.has(latin1(a[2]!)) ? 1 : 0)),
-  }),
-  def({
-    name: 'smismember',
-    arity: -3,
-    flags: ['readonly', 'fast'],
-    ...key1,
-    keyFlags: ['RO'],
-    since: '6.2.0',
-    complexity: 'O(N) where N is the number of elements being checked for membership',
-    summary: 'Determines whether multiple members belong to a set.',
-    handler: (c, a) =>
+  sdef(
+    'sadd',
+    -3,
+    ['write', 'denyoom', 'fast'],
+    KEY1,
+    '1.0.0',
+    "Adds one or more members to a set. Creates the key if it doesn't exist.",
+    sadd,
+    'O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.',
+    { keyFlags: ['RW', 'insert'] },
+  ),
+  sdef(
+    'srem',
+    -3,
+    ['write', 'fast'],
+    KEY1,
+    '1.0.0',
+    'Removes one or more members from a set. Deletes the set if the last member was removed.',
+    srem,
+    'O(N) where N is the number of members to be removed.',
+    { keyFlags: ['RW', 'delete'] },
+  ),
+  sdef(
+    'scard',
+    2,
+    ['readonly', 'fast'],
+    KEY1,
+    '1.0.0',
+    'Returns the number of members in a set.',
+    (c, a) => read(c, a[1]!, (s) => c.reply.integer(s?.size ?? 0)),
+    'O(1)',
+    { keyFlags: ['RO'] },
+  ),
+  sdef(
+    'sismember',
+    3,
+    ['readonly', 'fast'],
+    KEY1,
+    '1.0.0',
+    'Determines whether a member belongs to a set.',
+    (c, a) => read(c, a[1]!, (s) => c.reply.integer(s?.has(latin1(a[2]!)) ? 1 : 0)),
+    'O(1)',
+    { keyFlags: ['RO'] },
+  ),
+  sdef(
+    'smismember',
+    -3,
+    ['readonly', 'fast'],
+    KEY1,
+    '6.2.0',
+    'Determines whether multiple members belong to a set.',
+    (c, a) =>
       read(c, a[1]!, (s) => {
         c.reply.array(a.length - 2);
         for (let i = 2; i < a.length; i++) c.reply.integer(s?.has(latin1(a[i]!)) ? 1 : 0);
       }),
-  }),
-  def({
-    name: 'smembers',
-    arity: 2,
-    flags: ['readonly'],
-    ...key1,
-    keyFlags: ['RO'],
-    tips: ['nondeterministic_output_order'],
-    since: '1.0.0',
-    complexity: 'O(N) where N is the set cardinality.',
-    summary: 'Returns all members of a set.',
-    handler: smembers,
-  }),
-  def({
-    name: 'spop',
-    arity: -2,
-    flags: ['write', 'fast'],
-    ...key1,
-    keyFlags: ['RW', 'access', 'delete'],
-    tips: ['nondeterministic_output'],
-    since: '1.0.0',
-    complexity:
-      'Without the count argument O(1), otherwise O(N) where N is the value of the passed count.',
-    summary:
-      'Returns one or more random members from a set after removing them. Deletes the set if the last member was popped.',
-    handler: spop,
-  }),
-  def({
-    name: 'srandmember',
-    arity: -2,
-    flags: ['readonly'],
-    ...key1,
-    keyFlags: ['RO'],
-    tips: ['nondeterministic_output'],
-    since: '1.0.0',
-    complexity:
-      'Without the count argument O(1), otherwise O(N) where N is the absolute value of the passed count.',
-    summary: 'Get one or multiple random members from a set',
-    handler: srandmember,
-  }),
-  def({
-    name: 'smove',
-    arity: 4,
-    flags: ['write', 'fast'],
-    firstKey: 1,
-    lastKey: 2,
-    step: 1,
-    keyFlags: ['RW', 'delete'],
-    since: '1.0.0',
-    complexity: 'O(1)',
-    summary: 'Moves a member from one set to another.',
-    handler: smove,
-  }),
+    'O(N) where N is the number of elements being checked for membership',
+    { keyFlags: ['RO'] },
+  ),
+  sdef(
+    'smembers',
+    2,
+    ['readonly'],
+    KEY1,
+    '1.0.0',
+    'Returns all members of a set.',
+    smembers,
+    'O(N) where N is the set cardinality.',
+    { keyFlags: ['RO'], tips: ['nondeterministic_output_order'] },
+  ),
+  sdef(
+    'spop',
+    -2,
+    ['write', 'fast'],
+    KEY1,
+    '1.0.0',
+    'Returns one or more random members from a set after removing them. Deletes the set if the last member was popped.',
+    spop,
+    'Without the count argument O(1), otherwise O(N) where N is the value of the passed count.',
+    { keyFlags: ['RW', 'access', 'delete'], tips: ['nondeterministic_output'] },
+  ),
+  sdef(
+    'srandmember',
+    -2,
+    ['readonly'],
+    KEY1,
+    '1.0.0',
+    'Get one or multiple random members from a set',
+    srandmember,
+    'Without the count argument O(1), otherwise O(N) where N is the absolute value of the passed count.',
+    { keyFlags: ['RO'], tips: ['nondeterministic_output'] },
+  ),
+  sdef(
+    'smove',
+    4,
+    ['write', 'fast'],
+    SRC_DST,
+    '1.0.0',
+    'Moves a member from one set to another.',
+    smove,
+    'O(1)',
+    { keyFlags: ['RW', 'delete'] },
+  ),
   readForm('inter', 'intersect', SMALLEST_TIMES_SETS),
-  def({
-    name: 'sintercard',
-    arity: -3,
-    flags: ['readonly'],
-    firstKey: 0,
-    lastKey: 0,
-    step: 0,
-    keyFlags: ['RO', 'access'],
-    since: '7.0.0',
-    complexity: SMALLEST_TIMES_SETS,
-    summary: 'Returns the number of members of the intersect of multiple sets.',
-    handler: sintercard,
-  }),
+  sdef(
+    'sintercard',
+    -3,
+    ['readonly'],
+    NO_KEYS,
+    '7.0.0',
+    'Returns the number of members of the intersect of multiple sets.',
+    sintercard,
+    SMALLEST_TIMES_SETS,
+    { keyFlags: ['RO', 'access'] },
+  ),
   storeForm('inter', 'intersect', SMALLEST_TIMES_SETS),
   readForm('union', 'union', ALL_MEMBERS),
   storeForm('union', 'union', ALL_MEMBERS),
   readForm('diff', 'difference', ALL_MEMBERS),
   storeForm('diff', 'difference', ALL_MEMBERS),
-  def({
-    name: 'sscan',
-    arity: -3,
-    flags: ['readonly'],
-    ...key1,
-    keyFlags: ['RO', 'access'],
-    tips: ['nondeterministic_output'],
-    since: '2.8.0',
-    complexity:
-      'O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..',
-    summary: 'Iterates over members of a set.',
-    handler: sscan,
-  }),
+  sdef(
+    'sscan',
+    -3,
+    ['readonly'],
+    KEY1,
+    '2.8.0',
+    'Iterates over members of a set.',
+    sscan,
+    'O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..',
+    { keyFlags: ['RO', 'access'], tips: ['nondeterministic_output'] },
+  ),
 ];
