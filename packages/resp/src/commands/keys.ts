@@ -171,8 +171,9 @@ function expire(
       c.reply.integer(0);
       return undefined;
     }
-    if (when <= Date.now()) {
-      // Already expired: the key goes now, as Redis deletes it.
+    if (when <= store.clock()) {
+      // Already expired (by the store's clock, which AOF replay sets to the
+      // command's time): the key goes now, as Redis deletes it.
       c.collections.invalidate(key);
       const d = store.remove(key);
       if (d.status === 'pending') {
