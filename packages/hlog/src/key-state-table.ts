@@ -99,6 +99,9 @@ export class KeyStateTable {
   /**
    * Calls `fn` with every key (a view into the arena, valid during the
    * call only) and its state; removes the keys for which it returns false.
+   * A removal shifts the probe run behind it back, so a key of a run that
+   * wraps past the table's end may be seen twice (never skipped): `fn`
+   * should decide the same way each time.
    */
   sweep(fn: (key: Buffer, state: number) => boolean): void {
     const slots = this.slots;
