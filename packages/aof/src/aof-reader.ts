@@ -9,6 +9,8 @@ export interface ReadAofOptions {
    * starts. A returned promise is awaited before the next command.
    */
   onCommand(db: number, argv: Buffer[], offset: number): void | Promise<void>;
+  /** Called for each annotation line (`#...`, Redis 7's), with its text after `#`. */
+  onAnnotation?(text: Buffer, offset: number): void;
   /** Bytes read per slice; the reader yields to the event loop between slices. Default 1 MiB. */
   sliceBytes?: number;
   /** Database in effect at the start of the file. Default 0. */
@@ -93,6 +95,11 @@ export async function readAofFile(
         throw new AofError('ERR_AOF_CORRUPT', `bad record at offset ${base + pos}: ${r.reason}`, {
           address: base + pos,
         });
+      }
+      if (r.kind === 'annotation') {
+        options.onAnnotation?.(r.text, base + pos);
+        pos = r.end;
+        continue;
       }
       const argv = r.argv;
       if (isSelect(argv)) {

@@ -71,6 +71,8 @@ class Target {
   synced: number;
   /** Database of the last command; -1 forces a SELECT. */
   db = -1;
+  /** Time stamp of the last command; -1: none written to this file yet. */
+  time = -1;
   /** With `always`: bytes written and not yet known durable, with their end offsets. */
   readonly unsynced: { end: number; data: Buffer }[] = [];
   /** End of the zeros written ahead of the data (>= written). */
@@ -91,6 +93,8 @@ class Target {
 }
 
 const SELECT = Buffer.from('SELECT');
+/** `#MS:<unix ms>`: the time the commands after it ran at (see `append`). */
+export const TIME_LABEL = Buffer.from('MS:');
 const DIGITS = Array.from({ length: 16 }, (_, i) => Buffer.from(String(i)));
 
 /**
@@ -182,11 +186,17 @@ export class AofWriter {
   /**
    * Appends one command of database `db`. With `always` returns the promise
    * of the batch it joined (settled once its bytes are synced); otherwise
-   * undefined.
+   * undefined. `time` (ms since the epoch): when it ran; written as a
+   * `#MS:<time>` annotation line before it when it differs from the last
+   * one in the file (replay runs each command at its time).
    */
-  append(db: number, argv: readonly Uint8Array[]): Promise<void> | undefined {
+  append(db: number, argv: readonly Uint8Array[], time?: number): Promise<void> | undefined {
     if (this.closed) throw new AofError('ERR_AOF_CLOSED', 'the append-only file is closed');
     const t = this.current;
+    if (time !== undefined && time !== t.time) {
+      t.logical += t.encoder.annotate(TIME_LABEL, time);
+      t.time = time;
+    }
     if (t.db !== db) {
       t.logical += t.encoder.encode([SELECT, DIGITS[db] ?? Buffer.from(String(db))]);
       t.db = db;

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { readAofFile } from './aof-reader.js';
-import { type AofPosition, AofWriter, comparePositions } from './aof-writer.js';
+import { type AofPosition, AofWriter, comparePositions, TIME_LABEL } from './aof-writer.js';
 import { CheckpointMarks } from './checkpoint-marks.js';
 import { AofError } from './errors.js';
 import { type AofFileSystem, nodeFileSystem } from './file-system.js';
@@ -76,7 +76,19 @@ export interface AofInfo {
   rotations: number;
 }
 
-type Apply = (db: number, argv: Buffer[]) => void | Promise<void>;
+/**
+ * Applies one replayed command of database `db`. `time`: when it ran live
+ * (its `#MS:` stamp, see `append`), undefined in a file without stamps.
+ */
+type Apply = (db: number, argv: Buffer[], time: number | undefined) => void | Promise<void>;
+
+/** The time of a `#MS:<ms>` annotation, or undefined for any other annotation. */
+function annotationTime(text: Buffer): number | undefined {
+  if (text.length <= TIME_LABEL.length || !text.subarray(0, TIME_LABEL.length).equals(TIME_LABEL))
+    return undefined;
+  const n = Number(text.subarray(TIME_LABEL.length).toString('latin1'));
+  return Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+}
 
 /**
  * Strata's append-only file: the write commands in RESP (with SELECT when
@@ -183,6 +195,8 @@ export class AppendOnlyFile {
     let lastSize = 0;
     /** Where a command is: file, offset of its record. */
     type At = { file: number; offset: number };
+    /** The time stamp in effect (the last `#MS:` read, across files). */
+    let time: number | undefined;
     const before = (db: number, at: At) => {
       const from = starts.get(db);
       return from !== undefined && comparePositions(at, from) < 0;
@@ -190,41 +204,38 @@ export class AppendOnlyFile {
     // FLUSHALL empties every database, but a database whose checkpoint
     // came after it already holds what was written since: it becomes a
     // FLUSHDB of each database whose checkpoint is older.
-    const flushAll = async (db: number, argv: Buffer[], at: At) => {
+    const flushAll = async (db: number, argv: Buffer[], at: At, t: number | undefined) => {
       const dbs = new Set([db, ...starts.keys()]);
       let any = false;
       for (const d of [...dbs].sort((a, b) => a - b)) {
         if (before(d, at)) continue;
         any = true;
-        await apply(d, [FLUSHDB, ...argv.slice(1)]);
+        await apply(d, [FLUSHDB, ...argv.slice(1)], t);
       }
       if (any) result.applied++;
       else result.skipped++;
     };
-    const applyOne = (db: number, argv: Buffer[], at: At) => {
-      if (isCommand(argv, 'FLUSHALL')) return flushAll(db, argv, at);
+    const applyOne = (db: number, argv: Buffer[], at: At, t: number | undefined) => {
+      if (isCommand(argv, 'FLUSHALL')) return flushAll(db, argv, at, t);
       if (before(db, at)) {
         result.skipped++;
         return undefined;
       }
       result.applied++;
-      return apply(db, argv);
+      return apply(db, argv, t);
     };
-    type TxItem = { db: number; argv: Buffer[]; at: At };
+    type TxItem = { db: number; argv: Buffer[]; at: At; time: number | undefined };
     /**
-     * A transaction's commands: whole (with MULTI and EXEC) when no
-     * checkpoint holds any of it, else only the commands after their
-     * database's position, one by one: a checkpoint position can fall
-     * inside a transaction (see recordCheckpoint) and holds the others.
+     * A transaction's commands, without its MULTI and EXEC: each at its
+     * own time (queued, they would all run at the EXEC's), and each only
+     * when its database's checkpoint does not hold it: a checkpoint
+     * position can fall inside a transaction (see recordCheckpoint).
+     * Replay runs alone, so nothing lands between them either way.
      */
-    const applyTransaction = async (items: TxItem[], ended: boolean) => {
-      const whole = ended && items.every((i) => !before(i.db, i.at));
+    const applyTransaction = async (items: TxItem[]) => {
       for (const i of items) {
-        if (!whole && (isCommand(i.argv, 'MULTI') || isCommand(i.argv, 'EXEC'))) {
-          result.skipped++;
-          continue;
-        }
-        const p = applyOne(i.db, i.argv, i.at);
+        if (isCommand(i.argv, 'MULTI') || isCommand(i.argv, 'EXEC')) continue;
+        const p = applyOne(i.db, i.argv, i.at, i.time);
         if (p !== undefined) await p;
       }
     };
@@ -251,6 +262,10 @@ export class AppendOnlyFile {
       try {
         const r = await readAofFile(h, {
           ...(this.options.sliceBytes !== undefined ? { sliceBytes: this.options.sliceBytes } : {}),
+          onAnnotation: (text) => {
+            const t = annotationTime(text);
+            if (t !== undefined) time = t;
+          },
           onCommand: (db, argv, offset) => {
             const lastCmd = this.lastCommand.get(db);
             if (lastCmd === undefined) this.lastCommand.set(db, { file, offset });
@@ -260,15 +275,15 @@ export class AppendOnlyFile {
             }
             const at = { file, offset };
             if (tx === null && isCommand(argv, 'MULTI')) {
-              tx = [{ db, argv, at }];
+              tx = [{ db, argv, at, time }];
               return undefined;
             }
-            if (tx === null) return applyOne(db, argv, at);
-            tx.push({ db, argv, at });
+            if (tx === null) return applyOne(db, argv, at, time);
+            tx.push({ db, argv, at, time });
             if (!isCommand(argv, 'EXEC')) return undefined;
             const items = tx;
             tx = null;
-            return applyTransaction(items, true);
+            return applyTransaction(items);
           },
         });
         result.files++;
@@ -285,7 +300,7 @@ export class AppendOnlyFile {
                 `(file ${from.file} offset ${from.offset}) that a checkpoint holds part of: ` +
                 'applying its commands after the checkpoint',
             );
-            await applyTransaction(open, false);
+            await applyTransaction(open);
             unended = open[open.length - 1]!.db;
           } else {
             // Redis: "Revert incomplete MULTI/EXEC transaction in AOF file".
@@ -369,9 +384,16 @@ export class AppendOnlyFile {
   /**
    * Appends a command of database `db`. `mark` is the store's coordinate
    * after the command's change (see `CheckpointMarks`; omit it when the
-   * store has none). With `always`, a promise settled once it is durable.
+   * store has none). `time`: the clock the command's expiry checks read
+   * (ms since the epoch), stamped before it so that replay runs it at that
+   * time (see `replay`). With `always`, a promise settled once it is durable.
    */
-  append(db: number, argv: readonly Uint8Array[], mark?: number): Promise<void> | undefined {
+  append(
+    db: number,
+    argv: readonly Uint8Array[],
+    mark?: number,
+    time?: number,
+  ): Promise<void> | undefined {
     const w = this.w;
     const verb = transactionVerb(argv);
     if (verb === 'multi') this.openTransaction = new TransactionSpan(w.position());
@@ -385,7 +407,7 @@ export class AppendOnlyFile {
     }
     last.file = w.currentFile;
     last.offset = w.currentSize;
-    const durable = w.append(db, argv);
+    const durable = w.append(db, argv, time);
     if (verb === 'exec' && tx !== null) {
       this.openTransaction = null;
       tx.close(durable);

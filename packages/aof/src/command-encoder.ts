@@ -50,6 +50,22 @@ export class CommandEncoder {
     return size;
   }
 
+  /** An annotation line: `#`, `label`, the decimal `n`, CRLF (Redis's loader skips it). */
+  annotate(label: Uint8Array, n: number): number {
+    const size = 1 + label.length + digits(n) + 2;
+    this.reserve(size);
+    const b = this.buf;
+    let o = this.used;
+    b[o++] = 35; // #
+    b.set(label, o);
+    o += label.length;
+    o = writeDigits(b, o, n);
+    b[o++] = CRLF0;
+    b[o++] = CRLF1;
+    this.used = o;
+    return size;
+  }
+
   /** The bytes encoded so far, as a view nobody writes again; the encoder starts over. */
   take(): Buffer {
     const out = this.buf.subarray(0, this.used);

@@ -1,6 +1,8 @@
 /** What the parser found at an offset of the buffer. */
 export type ParsedRecord =
   | { kind: 'command'; argv: Buffer[]; end: number }
+  /** A `#...\r\n` line (Redis 7's AOF annotations, which its loader skips): the text after `#`. */
+  | { kind: 'annotation'; text: Buffer; end: number }
   | { kind: 'incomplete' }
   | { kind: 'invalid'; reason: string };
 
@@ -8,6 +10,8 @@ const INCOMPLETE: ParsedRecord = { kind: 'incomplete' };
 /** Redis's own limits on a multibulk count and a bulk length. */
 const MAX_ARGS = 1024 * 1024 * 1024;
 const MAX_BULK = 512 * 1024 * 1024;
+/** Longest annotation line accepted. */
+const MAX_ANNOTATION = 1024;
 
 /**
  * Parses one AOF record (`*n\r\n` then n `$len\r\n<bytes>\r\n`) at `pos`.
@@ -15,6 +19,7 @@ const MAX_BULK = 512 * 1024 * 1024;
  */
 export function parseRecord(buf: Buffer, pos: number): ParsedRecord {
   if (pos >= buf.length) return INCOMPLETE;
+  if (buf[pos] === 35 /* # */) return parseAnnotation(buf, pos);
   if (buf[pos] !== 42 /* * */) return invalid(`expected '*', got byte ${buf[pos]}`);
   const count = readNumber(buf, pos + 1, MAX_ARGS);
   if (count === null) return INCOMPLETE;
@@ -36,6 +41,15 @@ export function parseRecord(buf: Buffer, pos: number): ParsedRecord {
     p = end + 2;
   }
   return { kind: 'command', argv, end: p };
+}
+
+function parseAnnotation(buf: Buffer, pos: number): ParsedRecord {
+  const limit = Math.min(buf.length, pos + MAX_ANNOTATION);
+  const lf = buf.indexOf(10, pos);
+  if (lf < 0 || lf >= limit)
+    return lf < 0 && limit === buf.length ? INCOMPLETE : invalid('annotation too long');
+  if (buf[lf - 1] !== 13) return invalid('annotation not ended by CRLF');
+  return { kind: 'annotation', text: buf.subarray(pos + 1, lf - 1), end: lf + 1 };
 }
 
 function invalid(reason: string): ParsedRecord {
