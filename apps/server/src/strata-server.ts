@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path';
 import { type AofError, type AofFileSystem, AppendOnlyFile } from '@strata/aof';
 import { RespServer } from '@strata/resp';
+import { AofClock } from './aof-clock.js';
 import { aofCommandLog } from './aof-command-log.js';
 import { aofConfigValues, aofInfoLines } from './aof-info.js';
 import { aofRefusedCommands } from './aof-refused-commands.js';
@@ -32,6 +33,8 @@ export class StrataServer {
   private shutdownRun: Promise<number> | null = null;
   private lock: DirLock | null = null;
   private aof: AppendOnlyFile | null = null;
+  /** With the AOF on, the stores' clock: AOF records are stamped with it, replay sets it. */
+  private readonly clock = new AofClock();
 
   constructor(
     private readonly loaded: LoadedConfig,
@@ -53,6 +56,7 @@ export class StrataServer {
         segmentSize: config.segmentSize,
         indexBuckets: config.indexSize / 64,
         mutableFraction: config.mutableFraction,
+        ...(config.appendonly ? { clock: this.clock.now } : {}),
       },
     });
     this.resp = new RespServer({
@@ -165,16 +169,18 @@ export class StrataServer {
     this.aof = aof;
     this.databases.useAof(aof);
     let errors = 0;
-    const r = await aof.replay((db, argv) =>
-      this.resp.execute(db, argv).catch((e: unknown) => {
+    const r = await aof.replay((db, argv, time) => {
+      this.clock.replayAt(time);
+      return this.resp.execute(db, argv).catch((e: unknown) => {
         // Redis ignores a replayed command's error reply; say so, a few times.
         if (++errors <= 5) {
           logger.warning(
             `AOF replay: '${argv[0]?.toString('latin1')}' failed: ${(e as Error).message}`,
           );
         }
-      }),
-    );
+      });
+    });
+    this.clock.live();
     logger.notice(
       `DB loaded from append only file: ${r.applied} commands applied, ${r.skipped} already in checkpoints, ` +
         `${r.files} file${r.files === 1 ? '' : 's'} (${r.bytes} bytes), in ${seconds(r.ms)} seconds`,
