@@ -38,7 +38,13 @@ async function open(dir: string, onAppend?: (argv: readonly Buffer[], at: AofPos
     store: { memory: 64 * 1024, pageSize: 16 * 1024, segmentSize: 64 * 1024 },
     collectionMemory: 16 * 1024,
   });
-  const aof = await AppendOnlyFile.open({ dir: join(dir, 'appendonlydir'), policy: 'always' });
+  const warnings: string[] = [];
+  const aof = await AppendOnlyFile.open({
+    dir: join(dir, 'appendonlydir'),
+    policy: 'always',
+    transactionWaitMs: 300,
+    logger: { warn: (m) => warnings.push(m) },
+  });
   databases.useAof(aof);
   const log = aofCommandLog(
     () => aof,
@@ -59,6 +65,8 @@ async function open(dir: string, onAppend?: (argv: readonly Buffer[], at: AofPos
   const { port } = await resp.listen(0);
   const stack = {
     aof,
+    databases,
+    warnings,
     resp,
     client: null as unknown as Redis,
     store: () => resp.keyspace.get(0) as Store,
@@ -129,4 +137,35 @@ test('a checkpoint sealed while a MULTI waits for the disk: after a crash the tr
   expect(await b.client.sismember('s', 'new')).toBe(1);
   expect(await b.client.scard('s')).toBe(PRE + 1);
   expect(await b.client.lrange('l', 0, -1)).toEqual(['start', 'x']);
+}, 60_000);
+
+test('a checkpoint inside a MULTI whose FLUSHDB waits for that checkpoint: no deadlock, and recovery has the transaction', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'strata-aof-tx-'));
+  dirs.push(dir);
+  let saving: Promise<void> | null = null;
+  const a = await open(dir, (argv) => {
+    // A checkpoint (with its AOF rotation) starts right after the HSET; the
+    // FLUSHDB after it waits for that checkpoint, which waits for the EXEC.
+    if (argv[0]!.toString().toUpperCase() === 'HSET' && saving === null) {
+      saving = a.databases.save(0, a.store());
+    }
+  });
+  await a.client.set('before', '1');
+  const replies = await a.client.multi().hset('h', 'f', '1').flushdb().set('after', '1').exec();
+  expect(replies).toEqual([
+    [null, 1],
+    [null, 'OK'],
+    [null, 'OK'],
+  ]);
+  await saving;
+  // The checkpoint could not wait for the EXEC (which waited for it): recorded after its wait.
+  expect(a.warnings.join('\n')).toMatch(/inside a MULTI\/EXEC transaction that has not ended/);
+  await a.client.set('later', '1');
+  a.crashed = true;
+  await a.store().abandon();
+  a.resp.keyspace.collections(0)?.dispose();
+  a.client.disconnect();
+
+  const b = await open(dir);
+  expect((await b.client.keys('*')).sort()).toEqual(['after', 'later']);
 }, 60_000);

@@ -41,7 +41,7 @@ export interface AppendOnlyFileOptions {
   preallocateBytes?: number;
   /**
    * How long `recordCheckpoint` waits for the EXEC of a transaction its
-   * position falls inside (see there). Default 2000 ms.
+   * position falls inside (see there). Default 1000 ms.
    */
   transactionWaitMs?: number;
 }
@@ -633,7 +633,7 @@ export class AppendOnlyFile {
 
 const FLUSHDB = Buffer.from('FLUSHDB');
 const EXEC = Buffer.from('EXEC');
-const DEFAULT_TRANSACTION_WAIT_MS = 2000;
+const DEFAULT_TRANSACTION_WAIT_MS = 1000;
 
 function isCommand(argv: Buffer[], name: string): boolean {
   const a = argv[0]!;
