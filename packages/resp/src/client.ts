@@ -176,14 +176,16 @@ export class Client {
     this.running = true;
     try {
       while (!this.closeAfterReply && !this.closed) {
-        const r = this.parser.next();
-        if (r.kind === 'need-more') break;
-        if (r.kind === 'error') {
-          this.reply.raw(r.reply);
-          this.closeAfterReply = true;
+        const argv = this.parser.take();
+        if (argv === null) {
+          const error = this.parser.error;
+          if (error !== null) {
+            this.reply.raw(error.reply);
+            this.closeAfterReply = true;
+          }
           break;
         }
-        const pending = this.execute(r.argv);
+        const pending = this.execute(argv);
         if (this.closed) return;
         if (pending !== undefined) {
           this.pause(PAUSE_PENDING);
@@ -415,15 +417,16 @@ export class Client {
     if (!this.authenticated && (spec.flags & CommandFlag.no_auth) === 0) {
       return this.reject(noAuthError());
     }
-    const writeError = server.writeError;
-    if (writeError !== null && this.refusesWrite(spec)) {
-      if (spec.name === 'exec' && this.multi !== null) {
+    if (server.writeError !== null && this.refusesWrite(spec)) {
+      // Checked again: a database's failed pages may have been written since.
+      const writeError = server.currentWriteError();
+      if (writeError !== null && spec.name === 'exec' && this.multi !== null) {
         // Redis's execCommandAbort: the transaction is discarded with the reason.
         this.multi = null;
         this.unwatchAll();
         return this.reject(execAbortBecauseError(writeError));
       }
-      return this.reject(new CommandError('ERR_MISCONF', writeError));
+      if (writeError !== null) return this.reject(new CommandError('ERR_MISCONF', writeError));
     }
     if (this.multi !== null && (spec.flags & CommandFlag.no_multi) !== 0) {
       return this.reject(

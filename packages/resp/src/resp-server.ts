@@ -1,4 +1,5 @@
 import { createServer, type Server, Socket } from 'node:net';
+import type { StoreCore } from '@strata/hlog';
 import { Client } from './client.js';
 import type { CommandLog } from './command-log.js';
 import type { CommandDefinition, CommandTable } from './command-table.js';
@@ -107,7 +108,7 @@ export class RespServer {
     const provider = isProvider(options.databases)
       ? options.databases
       : storeDatabases(options.databases);
-    this.keyspace = new Keyspace(provider);
+    this.keyspace = new Keyspace(watchedStores(provider, (s) => this.health.watch(s)));
     const defs = new Map<string, CommandDefinition>();
     for (const d of commandDefinitions({
       flush: this.keyspace.canFlush,
@@ -148,7 +149,6 @@ export class RespServer {
         resolve();
       });
     });
-    this.health.start();
     const address = this.address();
     this.state.port = address.port;
     this.state.host = address.host;
@@ -245,6 +245,34 @@ export class RespServer {
       client.onClose();
     });
   }
+}
+
+/**
+ * `provider` with `watch` called on every store it opens or gives back
+ * from a flush (StoreHealth listens to their write errors).
+ */
+function watchedStores(
+  provider: DatabaseProvider,
+  watch: (store: StoreCore) => void,
+): DatabaseProvider {
+  const watched = (s: StoreCore): StoreCore => {
+    watch(s);
+    return s;
+  };
+  const p = provider;
+  return {
+    get count() {
+      return p.count;
+    },
+    open: (index) => p.open(index).then(watched),
+    close: (index, store) => p.close(index, store),
+    ...(p.flush && { flush: (index, store) => p.flush!(index, store).then(watched) }),
+    ...(p.save && { save: (index, store) => p.save!(index, store) }),
+    ...(p.swap && { swap: (a, b) => p.swap!(a, b) }),
+    ...(p.collectionBudget && {
+      collectionBudget: (index, store) => p.collectionBudget!(index, store),
+    }),
+  };
 }
 
 /**

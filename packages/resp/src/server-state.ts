@@ -66,6 +66,8 @@ export class ServerState {
   writeError: string | null = null;
   private aofError: string | null = null;
   private readonly storeErrors = new Map<number, string>();
+  /** Re-reads the databases' write errors (StoreHealth): one may have cleared since. */
+  refreshWriteError: (() => void) | null = null;
 
   /** Where the server listens (INFO, CLIENT LIST laddr). */
   port = 0;
@@ -101,6 +103,16 @@ export class ServerState {
     if (message === null) this.storeErrors.delete(db);
     else this.storeErrors.set(db, message);
     this.updateWriteError();
+  }
+
+  /**
+   * The write error as it is now: a database's error is checked again
+   * first (a retry or checkpoint may have written its pages). For the
+   * moment a write is about to be refused; `writeError` is the fast check.
+   */
+  currentWriteError(): string | null {
+    if (this.writeError !== null && this.storeErrors.size > 0) this.refreshWriteError?.();
+    return this.writeError;
   }
 
   private updateWriteError(): void {

@@ -89,6 +89,35 @@ test('a failing log write makes writes answer MISCONF while reads go on, until t
   expect(await r.ping()).toBe('PONG');
 });
 
+test('MISCONF follows the store write error event at once, and clears as soon as the pages are written', async () => {
+  const { r, devices } = await start();
+  await load(r, 0, 1000);
+  const store = server!.keyspace.get(0)!;
+  // Called right after the server's own listener: what the server says at that moment.
+  let atFailure: string | null | undefined;
+  const serverListener = store.log.onWriteError;
+  store.log.onWriteError = (e) => {
+    serverListener?.(e);
+    atFailure ??= server!.writeError;
+  };
+  const outage = devices[0]!.addFault({ on: 'write', code: 'ERR_IO', osCode: 'EIO' });
+  for (let i = 1000; i < 20_000 && store.writeError === null; i++) {
+    await r.set(`k${i}`, value(i)).catch(() => undefined);
+    if (i % 100 === 0) await new Promise((res) => setTimeout(res, 5));
+  }
+  expect(store.writeError).not.toBeNull();
+  // No poll in between: the failure itself set MISCONF.
+  expect(atFailure).toMatch(/^MISCONF .*database 0: /);
+  await expect(r.set('probe', '1')).rejects.toThrow('MISCONF');
+  // The pages are written (as a checkpoint would): the very next write is let in.
+  outage.remove();
+  await store.retryWrites();
+  expect(store.writeError).toBeNull();
+  expect(await r.set('probe', '2')).toBe('OK');
+  expect(server!.writeError).toBeNull();
+  expect(await r.get('probe')).toBe('2');
+});
+
 test('a failing device read gives that command an error; the connection and the server go on', async () => {
   const { r, devices } = await start();
   await load(r, 0, 2000);

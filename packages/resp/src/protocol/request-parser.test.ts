@@ -105,9 +105,53 @@ describe('RequestParser: commands', () => {
     expect(r.kind).toBe('command');
     expect(r.inline).toBe(false);
     expect(r.argv.map((a) => a.toString('latin1'))).toEqual(['SET', 'key', '\0\r\n\xff']);
-    for (const arg of r.argv) expect(arg.buffer).toBe(chunk.buffer);
+    // The arguments are views; the name may be a cached copy (shared between commands).
+    for (const arg of r.argv.slice(1)) expect(arg.buffer).toBe(chunk.buffer);
     expect(parser.next().kind).toBe('need-more');
     expect(parser.bufferedBytes).toBe(0);
+  });
+
+  it('hands out one Buffer for a command name that repeats, and never mixes names up', () => {
+    const names = ['GET', 'SET', 'get', 'GET', 'SETEX', 'SET', 'DEL', 'GET'];
+    const extra = ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H', 'I', 'J'];
+    const all = [...names, ...extra, ...names];
+    const stream = Buffer.concat(all.map((n) => encodeCommand([n, 'k'])));
+    const parser = new RequestParser();
+    parser.feed(stream);
+    const got: Buffer[] = [];
+    for (;;) {
+      const argv = parser.take();
+      if (argv === null) break;
+      expect(argv[1]!.toString()).toBe('k');
+      got.push(argv[0]!);
+    }
+    expect(parser.error).toBeNull();
+    expect(got.map((b) => b.toString('latin1'))).toEqual(all);
+    // Within the first 8 names: the same bytes give the same Buffer, other bytes another.
+    expect(got[3]).toBe(got[0]);
+    expect(got[5]).toBe(got[1]);
+    expect(got[2]).not.toBe(got[0]);
+    // Shared names are copies: they do not keep the chunk they came from.
+    const name = got[0]!;
+    const inStream =
+      name.buffer === stream.buffer &&
+      name.byteOffset >= stream.byteOffset &&
+      name.byteOffset < stream.byteOffset + stream.length;
+    expect(inStream).toBe(false);
+  });
+
+  it('take() returns the arguments, null when it needs more, null and error when invalid', () => {
+    const parser = new RequestParser();
+    parser.feed(Buffer.from('*2\r\n$4\r\nECHO\r\n$2\r\nhi\r\n*1\r\n$4\r\nPI'));
+    expect(parser.take()?.map((a) => a.toString())).toEqual(['ECHO', 'hi']);
+    expect(parser.take()).toBeNull();
+    expect(parser.error).toBeNull();
+    parser.feed(Buffer.from('NG\r\nPING x\r\n*1\r\nx\r\n'));
+    expect(parser.take()?.map((a) => a.toString())).toEqual(['PING']);
+    expect(parser.take()?.map((a) => a.toString())).toEqual(['PING', 'x']);
+    expect(parser.take()).toBeNull();
+    expect(parser.error?.message).toBe("ERR Protocol error: expected '$', got 'x'");
+    expect(parser.next()).toBe(parser.error);
   });
 
   it('parses inline commands with Redis quoting', () => {

@@ -24,7 +24,9 @@ export interface ParsedCommand {
   readonly kind: 'command';
   /**
    * The arguments, never empty. A bulk that lies within one fed chunk is a
-   * view into it (no copy); one that spans chunks is copied once.
+   * view into it (no copy); one that spans chunks is copied once. A short
+   * command name (argv[0]) seen lately may be a Buffer shared between
+   * commands (see NAME_CACHE): arguments are never written to.
    */
   readonly argv: Buffer[];
   /** True for an inline (telnet style) command, false for RESP multibulk. */
@@ -59,6 +61,15 @@ const REQ_INLINE = 2;
 const LINE_READY = 0;
 const LINE_MORE = 1;
 const LINE_TOO_BIG = 2;
+
+/**
+ * Command names (argv[0]) up to this long are kept, copied, in a small
+ * cache and the same Buffer is handed out again while the bytes match: a
+ * pipeline of GETs makes one Buffer for its name instead of one per command
+ * (a Buffer object is ~100 bytes of garbage, a third of a SET's).
+ */
+const NAME_CACHE_MAX_LENGTH = 24;
+const NAME_CACHE_SIZE = 8;
 
 /** A scratch line buffer past this size is dropped once used. */
 const SCRATCH_KEEP = 2 * PROTO_INLINE_MAX_SIZE;
@@ -121,6 +132,11 @@ export class RequestParser {
   private lineInScratch = false;
 
   private failure: ProtocolError | null = null;
+  /** Whether the command `take()` returned last was inline. */
+  private lastInline = false;
+  /** Recent command names (copies), and where the next one goes (round robin). */
+  private readonly names: Buffer[] = [];
+  private nextName = 0;
 
   constructor(options: RequestParserOptions = {}) {
     this.maxBulkLength = options.maxBulkLength ?? DEFAULT_PROTO_MAX_BULK_LEN;
@@ -160,13 +176,27 @@ export class RequestParser {
    * on every later call).
    */
   next(): ParseResult {
-    if (this.failure !== null) return this.failure;
+    const argv = this.take();
+    if (argv !== null) return { kind: 'command', argv, inline: this.lastInline };
+    return this.failure ?? NEED_MORE;
+  }
+
+  /**
+   * `next()` for the server's loop, with no result object: the next
+   * command's arguments, or null when the fed bytes end inside one or the
+   * input is invalid (then `error` is set, for good).
+   */
+  take(): Buffer[] | null {
+    if (this.failure !== null) return null;
     for (;;) {
       if (this.reqType === REQ_UNKNOWN) {
-        if (this.buffered === 0) return NEED_MORE;
+        if (this.buffered === 0) return null;
         if (this.chunks[this.head]![this.pos] === STAR) {
           const whole = this.parseWholeMultibulk();
-          if (whole !== null) return whole;
+          if (whole !== null) {
+            this.lastInline = false;
+            return whole;
+          }
           this.reqType = REQ_MULTIBULK;
         } else {
           this.reqType = REQ_INLINE;
@@ -174,7 +204,7 @@ export class RequestParser {
       }
       const inline = this.reqType === REQ_INLINE;
       const step = inline ? this.parseInline() : this.parseMultibulk();
-      if (step !== null) return step;
+      if (step !== null) return null;
       const argv = this.argv;
       this.reqType = REQ_UNKNOWN;
       this.multibulkLength = 0;
@@ -182,8 +212,16 @@ export class RequestParser {
       this.argv = [];
       this.argvBytes = 0;
       // Redis resets the client and reads on when a request has no arguments.
-      if (argv.length > 0) return { kind: 'command', argv, inline };
+      if (argv.length > 0) {
+        this.lastInline = inline;
+        return argv;
+      }
     }
+  }
+
+  /** The protocol error the connection must be closed with, once the input was invalid. */
+  get error(): ProtocolError | null {
+    return this.failure;
   }
 
   /**
@@ -195,7 +233,7 @@ export class RequestParser {
    * up to `\r`, the byte after each `\r` and the two after each bulk are
    * skipped unread, as Redis does.
    */
-  private parseWholeMultibulk(): ParsedCommand | null {
+  private parseWholeMultibulk(): Buffer[] | null {
     if (this.authRequired) return null;
     const chunk = this.chunks[this.head]!;
     const start = this.pos;
@@ -236,11 +274,29 @@ export class RequestParser {
       }
       p += 2;
       if (p + length + 2 > end) return null;
-      argv[k] = chunk.subarray(p, p + length);
+      argv[k] =
+        k === 0 && length <= NAME_CACHE_MAX_LENGTH
+          ? this.commandName(chunk, p, length)
+          : chunk.subarray(p, p + length);
       p += length + 2;
     }
     this.consume(p - start);
-    return { kind: 'command', argv, inline: false };
+    return argv;
+  }
+
+  /** chunk[at, at + length) as a cached Buffer with these bytes, cached now if none is. */
+  private commandName(chunk: Buffer, at: number, length: number): Buffer {
+    const names = this.names;
+    outer: for (let i = 0; i < names.length; i++) {
+      const name = names[i]!;
+      if (name.length !== length) continue;
+      for (let j = 0; j < length; j++) if (name[j] !== chunk[at + j]) continue outer;
+      return name;
+    }
+    const copy = Buffer.from(chunk.subarray(at, at + length));
+    names[this.nextName] = copy;
+    this.nextName = (this.nextName + 1) % NAME_CACHE_SIZE;
+    return copy;
   }
 
   /** null when a request is complete in `this.argv`, else what to return. */
