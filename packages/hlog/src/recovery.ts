@@ -10,7 +10,7 @@ import { HybridLog } from './hybrid-log.js';
 import { IndexRebuilder } from './index-rebuild.js';
 import { decodeKeyCount, type KeyCountSnapshot } from './key-count.js';
 import { hashBytes } from './key-hash.js';
-import { KeyStateTable } from './key-state-table.js';
+import { KeyKind, KeyKindTable } from './key-kind-table.js';
 import { scanLog } from './log-scan.js';
 import {
   expiresAtOf,
@@ -217,14 +217,15 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
 
 /**
  * The live-key count from the newest state of every key, fed records in log
- * order: a compact table of the keys while it runs (KeyStateTable), a map
+ * order: a compact table of the keys and their kind while it runs
+ * (KeyKindTable, 8 bytes a slot plus the key's bytes), a map
  * entry only for keys whose newest version has an expiry (which the count
  * keeps anyway). Records are applied a page at a time: their table slots
  * are touched first, so the cache misses of a page overlap instead of
  * stalling one by one (the table is as large as the key set).
  */
 class Recount {
-  private readonly table: KeyStateTable;
+  private readonly table: KeyKindTable;
   private readonly expiring = new Map<string, number>();
   private readonly offsets: Uint32Array;
   private readonly states: Float64Array;
@@ -238,7 +239,7 @@ class Recount {
     pageSize: number,
     private readonly bytes: number,
   ) {
-    this.table = new KeyStateTable(expectedKeys);
+    this.table = new KeyKindTable(expectedKeys);
     // A record takes at least 16 bytes.
     const most = Math.ceil(pageSize / 16);
     this.offsets = new Uint32Array(most);
@@ -274,8 +275,9 @@ class Recount {
         const ko = keyOffsetOf(space, off);
         const kl = keyLengthOf(space, off);
         const state = states[i]!;
-        const previous = table.set(space.bytes, ko, kl, hashes[i]!, state);
-        if (state > 0 || previous > 0) {
+        const kind = state > 0 ? KeyKind.EXPIRING : state === 0 ? KeyKind.PLAIN : KeyKind.DELETED;
+        const previous = table.set(space.bytes, ko, kl, hashes[i]!, kind);
+        if (state > 0 || previous === KeyKind.EXPIRING) {
           const k = space.bytes.toString('latin1', ko, ko + kl);
           if (state > 0) this.expiring.set(k, state);
           else this.expiring.delete(k);
@@ -288,11 +290,7 @@ class Recount {
   sink = 0;
 
   snapshot(): KeyCountSnapshot {
-    let plain = 0;
-    this.table.forEachState((state) => {
-      if (state === 0) plain++;
-    });
-    return { plain, expiring: [...this.expiring] };
+    return { plain: this.table.count(KeyKind.PLAIN), expiring: [...this.expiring] };
   }
 }
 
