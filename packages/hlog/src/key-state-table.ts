@@ -1,10 +1,10 @@
 /**
  * A state (a number) per distinct key, keyed by the key's bytes: the
- * whole-log recount of live keys (recovery without a count in a checkpoint)
- * and the live-key count's keys with an expiry. A Map with a string per key
- * took ~120 bytes a key (1.2 GB and 24 s for 10M keys) and a string
- * conversion per write; here the keys are copied into 1 MiB arena chunks
- * (4-byte length + bytes) and an open-addressing table holds hash, arena
+ * live-key count's keys with an expiry (the whole-log recount, which needs
+ * only a kind per key, uses the smaller `KeyKindTable`). A Map with a
+ * string per key took ~120 bytes a key and a string conversion per write;
+ * here the keys are copied into arena chunks (4 KiB doubling to 1 MiB)
+ * as 4-byte length + bytes, and an open-addressing table holds hash, arena
  * position and state side by side in one Float64Array (one cache line per
  * probe, not three): ~34 bytes a key plus the key bytes, no object per key.
  * Exact: keys are compared byte for byte. Deletes shift the probe run back
