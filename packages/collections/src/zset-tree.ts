@@ -133,6 +133,11 @@ export class ScoreTree {
   /** Inner levels above the leaves (0: the root is a leaf). */
   private height = 0;
   private count = 0;
+  /** The pair count of the leaf the last `descend` reached. */
+  private leafN = 0;
+  /** The separator scores around the leaf the last descent reached (NaN: none above). */
+  private guessLo = 0;
+  private guessHi = 0;
 
   constructor(firstLeafSlots = 8) {
     // A small set gets a small first leaf; it grows up to a whole one.
@@ -150,33 +155,39 @@ export class ScoreTree {
   insert(score: number, member: string): void {
     let node = this.root;
     const h = this.height;
+    // The leaf's count is its parent's count of it (a line the descent has
+    // in cache already), not its own metadata (one more miss).
+    let n = h === 0 ? this.leafMeta[node * META]! : 0;
     for (let d = 0; d < h; d++) {
       const i = this.childFor(node, score, member);
-      this.counts[node * INNER_STRIDE + i]!++;
+      n = this.counts[node * INNER_STRIDE + i]!++;
+      this.guessBounds(node, i);
       pathNodes[d] = node;
       pathIndex[d] = i;
       node = this.children[node * INNER_STRIDE + i]!;
     }
-    const pos = this.leafLowerBound(node, score, member);
-    this.insertAt(node, pos, score, member);
+    const pos = this.leafSearch(node, n, h === 0 ? -1 : this.guess(n, score), score, member);
+    this.insertAt(node, n, pos, score, member);
     this.count++;
-    if (this.leafMeta[node * META]! > LEAF_CAP) this.split(node, h);
+    if (n + 1 > LEAF_CAP) this.split(node, h);
   }
 
   /** Removes a pair; false when it is not there. */
   remove(score: number, member: string): boolean {
     const leaf = this.descend(score, member);
-    const pos = this.leafLowerBound(leaf, score, member);
+    const n = this.leafN;
+    const pos = this.leafSearch(
+      leaf,
+      n,
+      this.height === 0 ? -1 : this.guess(n, score),
+      score,
+      member,
+    );
     const at = leaf * LEAF_STRIDE + pos;
-    const meta = this.leafMeta;
-    if (
-      pos >= meta[leaf * META]! ||
-      this.leafScores[at] !== score ||
-      this.leafMembers[at] !== member
-    ) {
+    if (pos >= n || this.leafScores[at] !== score || this.leafMembers[at] !== member) {
       return false;
     }
-    this.removeAt(leaf, pos);
+    this.removeAt(leaf, n, pos);
     this.afterRemove(leaf);
     return true;
   }
@@ -188,9 +199,15 @@ export class ScoreTree {
    */
   updateScore(from: number, to: number, member: string): void {
     const leaf = this.descend(from, member);
-    const pos = this.leafLowerBound(leaf, from, member);
+    const n = this.leafN;
+    const pos = this.leafSearch(
+      leaf,
+      n,
+      this.height === 0 ? -1 : this.guess(n, from),
+      from,
+      member,
+    );
     const base = leaf * LEAF_STRIDE;
-    const n = this.leafMeta[leaf * META]!;
     const s = this.leafScores;
     const m = this.leafMembers;
     // Only inside the leaf: its first pair bounds the separator above it.
@@ -203,9 +220,13 @@ export class ScoreTree {
       s[base + pos] = to;
       return;
     }
-    this.removeAt(leaf, pos);
+    // The tree's own string goes back in, not the caller's fresh copy: the
+    // old one is long-lived already, the new one then dies young (no
+    // promotion, no old-space garbage for the major GC of a large set).
+    const stored = m[base + pos]!;
+    this.removeAt(leaf, n, pos);
     this.afterRemove(leaf);
-    this.insert(to, member);
+    this.insert(to, stored);
   }
 
   /** 0-based rank of a pair in the tree, or -1. */
@@ -218,13 +239,10 @@ export class ScoreTree {
       for (let j = 0; j < i; j++) rank += this.counts[base + j]!;
       node = this.children[base + i]!;
     }
-    const pos = this.leafLowerBound(node, score, member);
+    const n = this.leafMeta[node * META]!;
+    const pos = this.leafLowerBound(node, n, score, member);
     const at = node * LEAF_STRIDE + pos;
-    if (
-      pos >= this.leafMeta[node * META]! ||
-      this.leafScores[at] !== score ||
-      this.leafMembers[at] !== member
-    ) {
+    if (pos >= n || this.leafScores[at] !== score || this.leafMembers[at] !== member) {
       return -1;
     }
     return rank + pos;
@@ -374,12 +392,16 @@ export class ScoreTree {
   /** Descends to the leaf of (score, member), the path in pathNodes/pathIndex. */
   private descend(score: number, member: string): number {
     let node = this.root;
+    let n = this.height === 0 ? this.leafMeta[node * META]! : 0;
     for (let d = 0; d < this.height; d++) {
       const i = this.childFor(node, score, member);
       pathNodes[d] = node;
       pathIndex[d] = i;
+      n = this.counts[node * INNER_STRIDE + i]!;
+      this.guessBounds(node, i);
       node = this.children[node * INNER_STRIDE + i]!;
     }
+    this.leafN = n;
     return node;
   }
 
@@ -398,12 +420,77 @@ export class ScoreTree {
     return lo - 1;
   }
 
+  /** Notes the separators around child i: the score range of the leaf a descent ends in. */
+  private guessBounds(node: number, i: number): void {
+    const at = node * INNER_STRIDE + i;
+    this.guessLo = this.sepScores[at]!;
+    this.guessHi = i + 1 < this.innerSize[node]! ? this.sepScores[at + 1]! : Number.NaN;
+  }
+
+  /**
+   * Where `score` should sit among the leaf's n pairs if its scores spread
+   * evenly between the separators around it (lines the descent has in
+   * cache); -1 when that says nothing (the last child, equal bounds).
+   */
+  private guess(n: number, score: number): number {
+    const g = ((score - this.guessLo) / (this.guessHi - this.guessLo)) * n;
+    return g >= 0 && g < n ? Math.floor(g) : -1;
+  }
+
+  /** (leaf pair j) < (score, member). */
+  private lessAt(at: number, score: number, member: string): boolean {
+    const x = this.leafScores[at]!;
+    return x < score || (x === score && this.leafMembers[at]! < member);
+  }
+
+  /**
+   * leafLowerBound starting from a guess: a search that gallops out from
+   * index `g` and then halves. On a large set each probe of a leaf is a
+   * cache miss; a good guess needs one or two lines where halving the whole
+   * leaf touches four or five, and a bad one costs at most about twice.
+   */
+  private leafSearch(leaf: number, n: number, g: number, score: number, member: string): number {
+    if (g < 0) return this.leafLowerBound(leaf, n, score, member);
+    const base = leaf * LEAF_STRIDE;
+    let lo: number;
+    let hi: number;
+    if (this.lessAt(base + g, score, member)) {
+      // The answer is above g: widen until a pair that is not less.
+      lo = g + 1;
+      hi = lo;
+      let step = 1;
+      while (hi < n && this.lessAt(base + hi, score, member)) {
+        lo = hi + 1;
+        hi = lo + step;
+        step <<= 1;
+      }
+      if (hi > n) hi = n;
+    } else {
+      // The answer is g or below: widen down until a pair that is less.
+      hi = g;
+      lo = hi - 1;
+      let step = 1;
+      while (lo >= 0 && !this.lessAt(base + lo, score, member)) {
+        hi = lo;
+        lo = hi - 1 - step;
+        step <<= 1;
+      }
+      lo = lo < 0 ? 0 : lo + 1;
+    }
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.lessAt(base + mid, score, member)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
   /** The first index of the leaf whose pair is >= (score, member). */
-  private leafLowerBound(leaf: number, score: number, member: string): number {
+  private leafLowerBound(leaf: number, n: number, score: number, member: string): number {
     const s = this.leafScores;
     const base = leaf * LEAF_STRIDE;
     let lo = 0;
-    let hi = this.leafMeta[leaf * META]!;
+    let hi = n;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       const x = s[base + mid]!;
@@ -413,9 +500,8 @@ export class ScoreTree {
     return lo;
   }
 
-  private insertAt(leaf: number, pos: number, score: number, member: string): void {
+  private insertAt(leaf: number, n: number, pos: number, score: number, member: string): void {
     const base = leaf * LEAF_STRIDE;
-    const n = this.leafMeta[leaf * META]!;
     if (base + n + 1 > this.leafScores.length) this.growLeafSlots(base + n + 1);
     const s = this.leafScores;
     const m = this.leafMembers;
@@ -427,9 +513,9 @@ export class ScoreTree {
   }
 
   /** Takes pair `pos` out of the leaf and the path's counts (after `descend`). */
-  private removeAt(leaf: number, pos: number): void {
+  private removeAt(leaf: number, count: number, pos: number): void {
     const base = leaf * LEAF_STRIDE;
-    const n = this.leafMeta[leaf * META]! - 1;
+    const n = count - 1;
     const m = this.leafMembers;
     this.leafScores.copyWithin(base + pos, base + pos + 1, base + n + 1);
     for (let j = base + pos; j < base + n; j++) m[j] = m[j + 1]!;
