@@ -1,6 +1,12 @@
 // Public API of @strata/collections; see README.md.
 
-export { decoderFor, registerCodec } from './codecs.js';
+export {
+  decoderFor,
+  registerCodec,
+  registerSlicedCodec,
+  type SlicedDecoder,
+  slicedDecoderFor,
+} from './codecs.js';
 export { CollectionError, type CollectionErrorCode } from './collection-error.js';
 export {
   CollectionStore,
