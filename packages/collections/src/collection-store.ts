@@ -54,6 +54,8 @@ interface Loading {
   readonly key: Buffer;
   readonly hash: number;
   stale: boolean;
+  /** The record's expiry, kept current by expiryChanged while the decode runs. */
+  expiresAt: number;
   promise: Promise<CollectionLookup>;
 }
 
@@ -328,7 +330,10 @@ export class CollectionStore {
 
   /** The record's expiry changed (EXPIRE family, PERSIST); a time in the past drops the entry. */
   expiryChanged(key: Uint8Array, expiresAt: number): void {
-    this.staleLoad(key);
+    if (this.loading.length > 0) {
+      const l = this.loadingOf(key, KeyTable.hash(key));
+      if (l !== undefined) l.expiresAt = expiresAt;
+    }
     const e = this.table.find(key);
     if (e === undefined) return;
     if (expiresAt !== 0 && expiresAt <= this.now()) this.drop(e);
@@ -407,6 +412,7 @@ export class CollectionStore {
       key: Buffer.from(key),
       hash,
       stale: false,
+      expiresAt,
       promise: Promise.resolve(MISSING),
     };
     const done = () => {
@@ -418,7 +424,9 @@ export class CollectionStore {
         done();
         // The key was written, deleted or re-expired meanwhile: this decode is old.
         if (l.stale) return this.get(l.key, type);
-        return this.cacheLoaded(l.key, hash, value, expiresAt);
+        this.cacheLoaded(l.key, hash, value, l.expiresAt);
+        // Through hit(): expired meanwhile, the entry goes and the answer is missing.
+        return this.get(l.key, type);
       },
       (err: unknown) => {
         done();

@@ -118,6 +118,17 @@ describe('CollectionStore: large records decode in slices', () => {
     await store.close();
   });
 
+  it('an expiry change while it decodes is kept without decoding again', async () => {
+    const { store, cs } = await setup(RecordType.LIST);
+    const loads = cs.stats().loads;
+    const pending = cs.get(k('big'), RecordType.LIST) as Promise<CollectionLookup>;
+    cs.expiryChanged(k('big'), Date.now() + 3_600_000);
+    expect((await pending).status).toBe('found');
+    expect(cs.stats().loads).toBe(loads + 1);
+    expect(cs.peek(k('big'))?.size).toBe(N);
+    await store.close();
+  });
+
   it('a corrupt large record rejects every waiter and is not cached', async () => {
     const store = await Store.open({ dir, memory: 64 << 20, pageSize: 1 << 20, indexBuckets: 64 });
     const cs = new CollectionStore(store, { budgetBytes: 1024 });
