@@ -220,9 +220,9 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
  * order: a compact table of the keys and their kind while it runs
  * (KeyKindTable, 8 bytes a slot plus the key's bytes), a map
  * entry only for keys whose newest version has an expiry (which the count
- * keeps anyway). Records are applied a page at a time: their table slots
- * are touched first, so the cache misses of a page overlap instead of
- * stalling one by one (the table is as large as the key set).
+ * keeps anyway). Records are applied at the end of their page, 512 at a
+ * time: their table slots are touched first, so the cache misses overlap
+ * instead of stalling one by one (the table is as large as the key set).
  */
 class Recount {
   private readonly table: KeyKindTable;
