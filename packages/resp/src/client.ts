@@ -109,6 +109,8 @@ export class Client {
   private holding = 0;
   private paused = 0;
   private running = false;
+  /** The arguments array of a command that ended keeping nothing of it (see `call`). */
+  private doneArgv: Buffer[] | null = null;
 
   /**
    * `replay`: a client with no connection (RespServer.execute, AOF
@@ -186,6 +188,8 @@ export class Client {
           break;
         }
         const pending = this.execute(argv);
+        if (this.doneArgv === argv) this.parser.recycle(argv);
+        this.doneArgv = null;
         if (this.closed) return;
         if (pending !== undefined) {
           this.pause(PAUSE_PENDING);
@@ -505,6 +509,8 @@ export class Client {
     }
     if (result === undefined) {
       if (log !== null) this.logWrite(log, spec, argv, start, now);
+      // GET and SET that ended here keep nothing of argv: the parser reuses the array.
+      else if (this.multi === null && this.server.argvFreeSpecs.has(spec)) this.doneArgv = argv;
       return undefined;
     }
     if (spec.wholeLog) {

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Client } from './client.js';
 import type { CommandLog } from './command-log.js';
 import type { CommandSpec, CommandTable } from './command-table.js';
+import { argvFreeHandlers } from './commands/strings.js';
 import { oneLine } from './errors.js';
 import type { Keyspace } from './keyspace.js';
 
@@ -69,6 +70,13 @@ export class ServerState {
   /** Re-reads the databases' write errors (StoreHealth): one may have cleared since. */
   refreshWriteError: (() => void) | null = null;
 
+  /**
+   * Commands whose handlers keep nothing of their arguments array once
+   * they returned with no promise (GET, SET: `argvFreeHandlers`): the
+   * array can be reused. A command replaced by an app's is not among them.
+   */
+  readonly argvFreeSpecs: ReadonlySet<CommandSpec>;
+
   /** Where the server listens (INFO, CLIENT LIST laddr). */
   port = 0;
   host = '';
@@ -80,6 +88,10 @@ export class ServerState {
   ) {
     this.configValue = config;
     this.config = config;
+    const free = new Set<CommandSpec>();
+    for (const spec of table)
+      if (spec.handler && argvFreeHandlers.has(spec.handler)) free.add(spec);
+    this.argvFreeSpecs = free;
   }
 
   get config(): ServerConfig {

@@ -15,7 +15,12 @@ import {
 import { multiGet } from '@strata/scan';
 import { eqi, parseInt64, parseInteger, pushTo } from '../args.js';
 import type { Client } from '../client.js';
-import type { CommandDefinition, CommandFlagName, CommandResult } from '../command-table.js';
+import type {
+  CommandDefinition,
+  CommandFlagName,
+  CommandHandler,
+  CommandResult,
+} from '../command-table.js';
 import {
   CommandError,
   invalidExpireError,
@@ -127,7 +132,18 @@ function setAndReply(
   return undefined;
 }
 
-// ---- SET ------------------------------------------------------------------------
+// ---- GET / SET ------------------------------------------------------------------
+
+function get(c: Client, argv: Buffer[]): CommandResult {
+  return replyRead(c, c.store, argv[1]!);
+}
+
+/**
+ * Handlers that keep nothing of `argv` (no reference to the array once
+ * they returned without a promise): the server reuses the array for the
+ * next command parsed. Keep the list to handlers checked for it.
+ */
+export const argvFreeHandlers: ReadonlySet<CommandHandler> = new Set([get, set]);
 
 function set(c: Client, argv: Buffer[]): CommandResult {
   let flags = 0;
@@ -576,7 +592,7 @@ export const stringCommands: CommandDefinition[] = [
     since: '1.0.0',
     complexity: 'O(1)',
     summary: 'Returns the string value of a key.',
-    handler: (c, argv) => replyRead(c, c.store, argv[1]!),
+    handler: get,
   },
   {
     name: 'set',

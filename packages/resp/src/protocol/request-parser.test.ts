@@ -140,6 +140,35 @@ describe('RequestParser: commands', () => {
     expect(inStream).toBe(false);
   });
 
+  it('parses into a recycled arguments array of the same length, a new one otherwise', () => {
+    const parser = new RequestParser();
+    parser.feed(
+      Buffer.concat([
+        encodeCommand(['GET', 'a']),
+        encodeCommand(['GET', 'b']),
+        encodeCommand(['SET', 'c', 'v']),
+        encodeCommand(['GET', 'd']),
+      ]),
+    );
+    const first = parser.take()!;
+    parser.recycle(first);
+    const second = parser.take()!;
+    expect(second).toBe(first);
+    expect(second.map((a) => a.toString())).toEqual(['GET', 'b']);
+    parser.recycle(second);
+    const third = parser.take()!;
+    expect(third).not.toBe(second);
+    expect(third.map((a) => a.toString())).toEqual(['SET', 'c', 'v']);
+    // The spare waited for a command of its length; then it is gone.
+    const fourth = parser.take()!;
+    expect(fourth).toBe(second);
+    expect(fourth.map((a) => a.toString())).toEqual(['GET', 'd']);
+    parser.feed(encodeCommand(['GET', 'e']));
+    const fifth = parser.take()!;
+    expect(fifth).not.toBe(fourth);
+    expect(fifth.map((a) => a.toString())).toEqual(['GET', 'e']);
+  });
+
   it('take() returns the arguments, null when it needs more, null and error when invalid', () => {
     const parser = new RequestParser();
     parser.feed(Buffer.from('*2\r\n$4\r\nECHO\r\n$2\r\nhi\r\n*1\r\n$4\r\nPI'));

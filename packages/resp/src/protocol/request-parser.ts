@@ -137,6 +137,8 @@ export class RequestParser {
   /** Recent command names (copies), and where the next one goes (round robin). */
   private readonly names: Buffer[] = [];
   private nextName = 0;
+  /** An arguments array handed back by `recycle`, for the next command of its length. */
+  private spare: Buffer[] | null = null;
 
   constructor(options: RequestParserOptions = {}) {
     this.maxBulkLength = options.maxBulkLength ?? DEFAULT_PROTO_MAX_BULK_LEN;
@@ -219,6 +221,15 @@ export class RequestParser {
     }
   }
 
+  /**
+   * Hands back the arguments array of a command that is done with it (it
+   * ran to its end and nothing kept the array): the next command of the
+   * same length is parsed into it instead of a new one.
+   */
+  recycle(argv: Buffer[]): void {
+    this.spare = argv;
+  }
+
   /** The protocol error the connection must be closed with, once the input was invalid. */
   get error(): ProtocolError | null {
     return this.failure;
@@ -251,7 +262,9 @@ export class RequestParser {
       if (b < DIGIT_0 || b > DIGIT_9) return null;
     }
     p += 2;
-    const argv: Buffer[] = new Array(count);
+    let argv = this.spare;
+    if (argv !== null && argv.length === count) this.spare = null;
+    else argv = new Array<Buffer>(count);
     const maxBulk = this.maxBulkLength;
     for (let k = 0; k < count; k++) {
       // `$N\r?`: N a plain length (`0`, or no leading zero), at most FAST_MAX_DIGITS digits.

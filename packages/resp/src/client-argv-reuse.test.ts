@@ -1,0 +1,69 @@
+import { afterEach, expect, test } from 'vitest';
+import { encodeCommand } from './protocol/encode-command.js';
+import { RawClient, startServer, type TestServer } from './test-helpers.js';
+
+let server: TestServer | null = null;
+let raw: RawClient | null = null;
+afterEach(async () => {
+  raw?.close();
+  raw = null;
+  await server?.stop();
+  server = null;
+});
+
+/** One chunk of commands: the parser reuses the arguments arrays of GET and SET that ended. */
+function chunk(commands: string[][]): Buffer {
+  return Buffer.concat(commands.map((c) => encodeCommand(c)));
+}
+
+test('pipelined GET/SET reuse arguments arrays without touching queued or pending commands', async () => {
+  server = await startServer();
+  raw = await RawClient.connect(server.port);
+  // MULTI keeps SET b and SET c (same length as the SETs and GETs around them)
+  // until EXEC: an array reused under them would run another command twice.
+  raw.write(
+    chunk([
+      ['SET', 'a', '1'],
+      ['GET', 'a'],
+      ['MULTI'],
+      ['SET', 'b', '2'],
+      ['SET', 'c', '3'],
+      ['GET', 'a'],
+      ['EXEC'],
+      ['SET', 'x', '9'],
+      ['GET', 'b'],
+      ['GET', 'c'],
+      ['set', 'd', '4'],
+      ['GET', 'd'],
+      ['GET', 'x'],
+    ]),
+  );
+  const expected = [
+    '+OK\r\n',
+    '$1\r\n1\r\n',
+    '+OK\r\n',
+    '+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n',
+    '*3\r\n+OK\r\n+OK\r\n$1\r\n1\r\n',
+    '+OK\r\n',
+    '$1\r\n2\r\n$1\r\n3\r\n',
+    '+OK\r\n$1\r\n4\r\n$1\r\n9\r\n',
+  ].join('');
+  expect(await raw.expect(expected)).toBe(expected);
+  // Many keys, most of them pushed to the device by the small store: GETs that
+  // wait on the disk hold their arrays while later commands are parsed.
+  const n = 3000;
+  const sets: string[][] = [];
+  for (let i = 0; i < n; i++) sets.push(['SET', `key:${i}`, `value-${i}-${'v'.repeat(40)}`]);
+  raw.write(chunk(sets));
+  await raw.expect('+OK\r\n'.repeat(n));
+  const gets: string[][] = [];
+  for (let i = 0; i < n; i++) gets.push(['GET', `key:${(i * 7919) % n}`]);
+  raw.write(chunk(gets));
+  const want = gets
+    .map(([, k]) => {
+      const v = `value-${k!.slice(4)}-${'v'.repeat(40)}`;
+      return `$${v.length}\r\n${v}\r\n`;
+    })
+    .join('');
+  expect(await raw.expect(want, 20_000)).toBe(want);
+});
