@@ -27,6 +27,14 @@ interface Progress {
   /** Commands of each kind sent and acknowledged (each kind's i-th command adds i). */
   sent: number;
   acked: number;
+  /**
+   * Error replies and replies other than a correct server gives (HINCRBY
+   * i+1, SADD 1, RPUSH i+1), first few. `acked` counts every step below
+   * the newest acknowledged one as applied, which holds only if none
+   * failed: a run with error replies must fail as such, not as "acknowledged
+   * writes lost" (a step that replied an error was never acknowledged).
+   */
+  wrong: string[];
 }
 
 async function writeCollections(port: number, p: Progress, stopped: () => boolean) {
@@ -56,7 +64,15 @@ async function writeCollections(port: number, p: Progress, stopped: () => boolea
       .exec()
       .then(
         (res) => {
-          if (res?.every(([e]) => e === null) && i + 1 > p.acked) p.acked = i + 1;
+          const bad: string[] =
+            res === null ? ['EXEC: nil'] : res.filter(([e]) => e !== null).map(([e]) => String(e));
+          const [h, s, l] = (res ?? []).map(([, v]) => Number(v));
+          if (bad.length === 0 && (h !== i + 1 || s !== 1 || l !== i + 1)) {
+            bad.push(`HINCRBY ${h}, SADD ${s}, RPUSH ${l}`);
+          }
+          if (bad.length > 0) {
+            if (p.wrong.length < 5) p.wrong.push(`step ${i}: ${bad.join('; ')}`);
+          } else if (i + 1 > p.acked) p.acked = i + 1;
         },
         () => {
           dead = true;
@@ -87,7 +103,7 @@ test('HINCRBY, SADD and RPUSH survive SIGKILL with checkpoints and compaction ru
     ...['--memory', '64kb', '--page-size', '16kb', '--segment-size', '32kb'],
     ...['--checkpoint-interval', '1', '--compaction-threshold', '96kb', '--log-level', 'verbose'],
   ];
-  const p: Progress = { sent: 0, acked: 0 };
+  const p: Progress = { sent: 0, acked: 0, wrong: [] };
   let checkpoints = 0;
   let compactions = 0;
   let killedOutput = '';
@@ -132,6 +148,7 @@ test('HINCRBY, SADD and RPUSH survive SIGKILL with checkpoints and compaction ru
     killedOutput = s.stdout;
     stop = true;
     await writer;
+    expect(p.wrong, `replies before kill ${cycle + 1}`).toEqual([]);
     checkpoints += (s.stdout.match(/saved on disk: checkpoint/g) ?? []).length;
     compactions += (s.stdout.match(/compacted:/g) ?? []).length;
   }
