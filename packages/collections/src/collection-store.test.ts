@@ -173,4 +173,31 @@ describe('CollectionStore', () => {
     expect(cs.stats().dirty).toBe(0);
     await store.close();
   });
+
+  it('a clean entry evicted by another key stays the cached one for the rest of the turn', async () => {
+    // SMOVE/LMOVE hold the first key's structure while the second key's
+    // load evicts it: their change to it must not go to a copy the cache let go.
+    const store = await open();
+    const cs = new CollectionStore(store, { budgetBytes: 4 * 1024 });
+    const fill = (h: HashValue, tag: string) => {
+      for (let i = 0; i < 100; i++) h.set(`${tag}-field-${i}`, `value-${i}`);
+      return h;
+    };
+    await cs.create(k('a'), fill(HashValue.empty(), 'a'));
+    await cs.create(k('b'), fill(HashValue.empty(), 'b'));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(cs.peek(k('a'))).toBeUndefined(); // b's create evicted a (clean: dropped at the turn's end)
+    const a = (await hashAt(cs, 'a'))!;
+    const b = (await hashAt(cs, 'b'))!; // evicts a, which is clean
+    a.set('moved', '1');
+    cs.changed(k('a'), a);
+    b.set('moved', '1');
+    cs.changed(k('b'), b);
+    await cs.flush();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    await cs.flush();
+    expect((await hashAt(cs, 'a'))?.get('moved')).toBe('1');
+    expect((await hashAt(cs, 'b'))?.get('moved')).toBe('1');
+    await store.close();
+  });
 });

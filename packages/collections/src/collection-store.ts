@@ -91,6 +91,9 @@ export class CollectionStore {
   private tick = 0;
   private timer: NodeJS.Timeout | null = null;
   private unhook: (() => void) | null = null;
+  /** Clean entries evicted in this turn, dropped at its end (see evict). */
+  private dropSoon: CacheEntry[] = [];
+  private readonly dropEvictedBound = () => this.dropEvicted();
   /** Sliced decodes in flight (few: only records of SLICED_LOAD_BYTES and more). */
   private loading: Loading[] = [];
 
@@ -345,6 +348,7 @@ export class CollectionStore {
     for (const l of this.loading) l.stale = true;
     this.dispose();
     this.table.clear();
+    this.dropSoon = [];
     this.head = null;
     this.tail = null;
     this.bytes = 0;
@@ -554,16 +558,32 @@ export class CollectionStore {
       const next = e.next;
       if (e !== keep && !e.evicting && e.value !== null) {
         this.counters.evictions++;
+        e.evicting = true;
+        this.evictingBytes += e.bytes;
         if (!e.dirty && e.writing === null) {
-          this.drop(e);
+          // Dropped at the end of this turn, not now: a command holding
+          // it (the first key of SMOVE/LMOVE, whose second key's load
+          // evicts it) still changes the cached structure, not a copy the
+          // cache let go of (its `changed` would be ignored: the write lost).
+          this.dropSoon.push(e);
+          if (this.dropSoon.length === 1) setImmediate(this.dropEvictedBound);
         } else {
-          e.evicting = true;
-          this.evictingBytes += e.bytes;
           const entry = e;
           this.schedule(entry, () => this.writeOp(entry));
         }
       }
       e = next;
+    }
+  }
+
+  /** Drops the clean entries evicted this turn that nothing used again since. */
+  private dropEvicted(): void {
+    const list = this.dropSoon;
+    this.dropSoon = [];
+    for (const e of list) {
+      if (e.evicting && !e.dirty && e.writing === null && this.table.find(e.key, e.hash) === e) {
+        this.drop(e);
+      }
     }
   }
 

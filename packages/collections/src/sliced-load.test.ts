@@ -55,6 +55,8 @@ async function setup(type: number) {
   await cs.create(k('big'), value);
   // A small key used afterwards evicts the big one (clean: dropped, record kept).
   await cs.create(k('small'), HashValue.empty());
+  // An evicted clean entry is dropped at the end of the turn.
+  await new Promise((resolve) => setTimeout(resolve, 0));
   expect(cs.peek(k('big'))).toBeUndefined();
   return { store, cs, encoded: value.encode() };
 }
@@ -106,6 +108,7 @@ describe('CollectionStore: large records decode in slices', () => {
     const cs2 = cs;
     await cs2.create(k('big'), big(RecordType.SET));
     await cs2.create(k('small2'), HashValue.empty());
+    await new Promise((resolve) => setTimeout(resolve, 0));
     const p2 = cs2.get(k('big'), RecordType.SET) as MaybePending<CollectionLookup>;
     const fresh = SetValue.empty();
     fresh.add('only');
