@@ -1,0 +1,84 @@
+import { afterAll, afterEach, expect, test } from 'vitest';
+import { client } from './crash-writer.js';
+import { StrataProcess, tempDir } from './strata-process.js';
+
+/**
+ * Two-key collection writes (SMOVE, LMOVE) when the object cache cannot
+ * hold both keys (--memory 64kb: the cache's minimum budget, 64 KiB; each
+ * collection here is larger): loading the second key evicts the first, and
+ * an unchanged (clean) entry is dropped at once. The command must still
+ * change the cached structure, not a copy the cache let go of (whose
+ * `changed` is ignored): the acknowledged move must be in both keys.
+ */
+
+const dirs: { remove(): Promise<void> }[] = [];
+afterEach(() => StrataProcess.killAll());
+afterAll(async () => {
+  for (const d of dirs) await d.remove();
+});
+
+const N = 3000;
+
+async function server() {
+  const dir = await tempDir('strata-two-key-');
+  dirs.push(dir);
+  return StrataProcess.start([
+    ...['--port', '0', '--dir', dir.path, '--memory', '64kb', '--page-size', '16kb'],
+    ...['--segment-size', '64kb'],
+  ]);
+}
+
+test('SMOVE between two sets that do not fit the cache together moves the member', async () => {
+  const { port } = await server();
+  const r = client(port);
+  await r.connect();
+  try {
+    for (const k of ['s1', 's2', 's3']) {
+      for (let i = 0; i < N; i += 500) {
+        await r.sadd(k, ...Array.from({ length: 500 }, (_, j) => `${k}-member-${i + j}`));
+      }
+    }
+    // s3 was loaded last: s1 and s2 are written back and out of the cache.
+    expect(await r.scard('s3')).toBe(N);
+    const moved = await r.smove('s1', 's2', 's1-member-7');
+    expect({
+      moved,
+      inSrc: await r.sismember('s1', 's1-member-7'),
+      inDst: await r.sismember('s2', 's1-member-7'),
+      src: await r.scard('s1'),
+      dst: await r.scard('s2'),
+    }).toEqual({ moved: 1, inSrc: 0, inDst: 1, src: N - 1, dst: N + 1 });
+  } finally {
+    r.disconnect();
+  }
+}, 60_000);
+
+test('LMOVE between two lists that do not fit the cache together moves the element', async () => {
+  const { port } = await server();
+  const r = client(port);
+  await r.connect();
+  try {
+    for (const k of ['l1', 'l2', 'l3']) {
+      for (let i = 0; i < N; i += 500) {
+        await r.rpush(k, ...Array.from({ length: 500 }, (_, j) => `${k}-item-${i + j}`));
+      }
+    }
+    expect(await r.llen('l3')).toBe(N);
+    const moved = await r.lmove('l1', 'l2', 'LEFT', 'RIGHT');
+    expect({
+      moved,
+      srcFirst: await r.lindex('l1', 0),
+      dstLast: await r.lindex('l2', -1),
+      src: await r.llen('l1'),
+      dst: await r.llen('l2'),
+    }).toEqual({
+      moved: 'l1-item-0',
+      srcFirst: 'l1-item-1',
+      dstLast: 'l1-item-0',
+      src: N - 1,
+      dst: N + 1,
+    });
+  } finally {
+    r.disconnect();
+  }
+}, 60_000);
