@@ -30,7 +30,8 @@ test('after SIGKILL, replay gives every key the value and TTL it had live, whate
   const first = await StrataProcess.start(args);
   const r = client(first.port);
   await r.connect();
-  const TTL = 400;
+  // Long enough that the live commands below (each fsynced) finish before it even on a loaded CI machine.
+  const TTL = 2_500;
   const started = Date.now();
   await r.set('k', '5', 'PX', TTL);
   await r.set('p', 'v');
