@@ -111,6 +111,8 @@ export class Client {
   private running = false;
   /** The arguments array of a command that ended keeping nothing of it (see `call`). */
   private doneArgv: Buffer[] | null = null;
+  /** This command's time, read once from its store's clock (-1: not read yet). */
+  private commandTime = -1;
 
   /**
    * `replay`: a client with no connection (RespServer.execute, AOF
@@ -146,6 +148,20 @@ export class Client {
     const s = this.server.keyspace.get(this.db);
     if (s === undefined) throw new CommandError('ERR_STORE', 'ERR database is not open');
     return s;
+  }
+
+  /**
+   * The running command's time in ms, read once from its store's clock: the
+   * handler's expiry math and the command log's absolute form (PXAT,
+   * PEXPIREAT) see the same millisecond, and an AOF replay its stamp.
+   */
+  now(): number {
+    if (this.commandTime < 0) {
+      // A command without keys may run before its database's store is open.
+      const store = this.server.keyspace.get(this.db);
+      this.commandTime = store === undefined ? Date.now() : store.clock();
+    }
+    return this.commandTime;
   }
 
   /** The collections (hashes, sets, sorted sets, lists) of the selected database, cached over its store. */
@@ -493,9 +509,10 @@ export class Client {
       (spec.flags & CommandFlag.write) !== 0 && !this.replay ? this.server.commandLog : null;
     let start = 0;
     let now = 0;
+    this.commandTime = -1;
     if (log !== null) {
       start = this.reply.position;
-      now = Date.now();
+      now = this.now();
       this.propagated = null;
       this.after = null;
     }

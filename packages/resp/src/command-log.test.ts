@@ -343,3 +343,43 @@ function readAll(
     s.on('error', reject);
   });
 }
+
+describe('command time', () => {
+  test("relative expiries count from the store's clock, and the log gets the same millisecond", async () => {
+    // A store clock far from the wall clock (as in an AOF replay) that moves on every read.
+    let ms = Date.now() + 1_000_000_000;
+    const clock = () => (ms += 3);
+    const dir = await mkdtemp(join(tmpdir(), 'strata-resp-clock-'));
+    const log = new RecordingLog();
+    t = await startServer({
+      commandLog: log,
+      databases: {
+        dir,
+        store: { memory: 64 * 1024, pageSize: 16 * 1024, indexBuckets: 1024, clock },
+      },
+    });
+    redis = new Redis({ port: t.port, host: '127.0.0.1', maxRetriesPerRequest: 0 });
+    const r = redis;
+    await r.set('a', '1', 'PX', 5000);
+    await r.setex('b', 5, '1');
+    await r.set('c', '1');
+    await r.getex('c', 'PX', 5000);
+    await r.set('d', '1');
+    await r.pexpire('d', 5000);
+    const logged = log.take().filter((e) => /PXAT|PEXPIREAT/i.test(e));
+    expect(logged).toHaveLength(4);
+    for (const [key, line] of [
+      ['a', logged[0]],
+      ['b', logged[1]],
+      ['c', logged[2]],
+      ['d', logged[3]],
+    ] as const) {
+      // Alive by the store's clock (the wall clock is a billion ms behind it)...
+      const at = await r.pexpiretime(key);
+      expect(at).toBeGreaterThan(ms - 10);
+      // ...and the replay form names exactly the expiry the key got.
+      expect(abs(line!)).toBe(at);
+    }
+    await rm(dir, { recursive: true, force: true });
+  });
+});

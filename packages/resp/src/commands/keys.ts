@@ -100,7 +100,7 @@ function ttl(c: Client, argv: Buffer[], ms: boolean, absolute: boolean): Command
     if (r.status === 'notFound') c.reply.integer(-2);
     else if (r.expiresAt === 0) c.reply.integer(-1);
     else {
-      let t = absolute ? r.expiresAt : r.expiresAt - Date.now();
+      let t = absolute ? r.expiresAt : r.expiresAt - c.now();
       if (t < 0) t = 0;
       c.reply.integer(ms ? t : Math.floor((t + 500) / 1000));
     }
@@ -151,7 +151,7 @@ function expire(
     if (when > LLONG_MAX / 1000 || when < -LLONG_MAX / 1000) throw invalidExpireError(name);
     when *= 1000;
   }
-  const base = absolute ? 0 : Date.now();
+  const base = absolute ? 0 : c.now();
   if (when > LLONG_MAX - base) throw invalidExpireError(name);
   when += base;
   const key = argv[1]!;
@@ -171,7 +171,7 @@ function expire(
       c.reply.integer(0);
       return undefined;
     }
-    if (when <= store.clock()) {
+    if (when <= c.now()) {
       // Already expired (by the store's clock, which AOF replay sets to the
       // command's time): the key goes now, as Redis deletes it.
       c.collections.invalidate(key);

@@ -169,14 +169,14 @@ function set(c: Client, argv: Buffer[]): CommandResult {
       i++;
     } else throw syntaxError();
   }
-  const expiresAt = expireArg === null ? 0 : expiryMs(expireArg, unit, 'set', Date.now());
+  const expiresAt = expireArg === null ? 0 : expiryMs(expireArg, unit, 'set', c.now());
   return setAndReply(c, argv[1]!, argv[2]!, expiresAt, flags);
 }
 
 function setEx(c: Client, argv: Buffer[], seconds: boolean, name: string): CommandResult {
   const t = parseInteger(argv[2]!);
   if (t <= 0 || (seconds && t > Number.MAX_SAFE_INTEGER / 1000)) throw invalidExpireError(name);
-  const expiresAt = Date.now() + (seconds ? t * 1000 : t);
+  const expiresAt = c.now() + (seconds ? t * 1000 : t);
   if (!Number.isSafeInteger(expiresAt)) throw invalidExpireError(name);
   return setAndReply(c, argv[1]!, argv[3]!, expiresAt, 0);
 }
@@ -208,12 +208,12 @@ function getEx(c: Client, argv: Buffer[]): CommandResult {
     }
     // Redis 7 validates the time only once the key is found and a string
     // (a missing key is nil, a collection WRONGTYPE, whatever the time).
-    const expiresAt = arg === null ? 0 : expiryMs(arg, unit, 'getex', Date.now());
+    const expiresAt = arg === null ? 0 : expiryMs(arg, unit, 'getex', c.now());
     c.reply.bulk(r.value);
     // The reply is written; the expiry change follows (a past time deletes).
     if (persist) {
       if (r.expiresAt !== 0) settle(store.setExpiry(key, 0));
-    } else if (expiresAt <= Date.now()) settle(store.remove(key));
+    } else if (expiresAt <= c.now()) settle(store.remove(key));
     else settle(store.setExpiry(key, expiresAt));
   });
 }
