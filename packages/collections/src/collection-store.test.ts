@@ -200,4 +200,22 @@ describe('CollectionStore', () => {
     expect((await hashAt(cs, 'b'))?.get('moved')).toBe('1');
     await store.close();
   });
+
+  it('keeps at most 8 evicted clean entries to the end of the turn', async () => {
+    const store = await open();
+    const cs = new CollectionStore(store, { budgetBytes: 1024 });
+    for (let i = 0; i < 20; i++) {
+      const h = HashValue.empty();
+      for (let f = 0; f < 20; f++) h.set(`field-${f}`, `value-${i}-${f}`);
+      await cs.create(k(`h${i}`), h);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    // One turn reading every hash (a pipeline): each load evicts the one before.
+    for (let i = 0; i < 20; i++)
+      expect(cs.get(k(`h${i}`), RecordType.HASH)).not.toBeInstanceOf(Promise);
+    expect(cs.stats().entries).toBeLessThanOrEqual(9);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(cs.stats().entries).toBe(1);
+    await store.close();
+  });
 });

@@ -37,6 +37,9 @@ export interface CollectionStoreStats {
 /** Entries up to this size are written back after 12 periods even while they keep changing. */
 const FORCED_WRITE_BACK_MAX_BYTES = 8 << 20;
 
+/** Evicted clean entries kept to the end of the turn (see evict), at most. */
+const MAX_LINGERING = 8;
+
 // Bookkeeping bytes charged per entry besides its structure and key.
 const ENTRY_OVERHEAD = 128;
 
@@ -565,8 +568,13 @@ export class CollectionStore {
           // it (the first key of SMOVE/LMOVE, whose second key's load
           // evicts it) still changes the cached structure, not a copy the
           // cache let go of (its `changed` would be ignored: the write lost).
+          // At most MAX_LINGERING of them (a pipeline reading many large
+          // collections in one turn must not keep them all decoded): the
+          // oldest goes at once, never the newest, which the current command
+          // may hold.
           this.dropSoon.push(e);
           if (this.dropSoon.length === 1) setImmediate(this.dropEvictedBound);
+          else if (this.dropSoon.length > MAX_LINGERING) this.dropIfUnused(this.dropSoon.shift()!);
         } else {
           const entry = e;
           this.schedule(entry, () => this.writeOp(entry));
@@ -580,10 +588,13 @@ export class CollectionStore {
   private dropEvicted(): void {
     const list = this.dropSoon;
     this.dropSoon = [];
-    for (const e of list) {
-      if (e.evicting && !e.dirty && e.writing === null && this.table.find(e.key, e.hash) === e) {
-        this.drop(e);
-      }
+    for (const e of list) this.dropIfUnused(e);
+  }
+
+  /** Drops an evicted clean entry unless it was used or changed since. */
+  private dropIfUnused(e: CacheEntry): void {
+    if (e.evicting && !e.dirty && e.writing === null && this.table.find(e.key, e.hash) === e) {
+      this.drop(e);
     }
   }
 
