@@ -82,3 +82,62 @@ test('LMOVE between two lists that do not fit the cache together moves the eleme
     r.disconnect();
   }
 }, 60_000);
+
+test("SMOVE and LMOVE keep every move while another client's loads keep evicting their keys", async () => {
+  const { port } = await server();
+  const r = client(port);
+  const other = client(port);
+  await r.connect();
+  await other.connect();
+  const M = 150;
+  try {
+    for (const k of ['s1', 's2', 's3', 's4', 's5']) {
+      for (let i = 0; i < N; i += 500) {
+        await r.sadd(k, ...Array.from({ length: 500 }, (_, j) => `${k}-member-${i + j}`));
+      }
+    }
+    for (const k of ['l1', 'l2']) {
+      for (let i = 0; i < N; i += 500) {
+        await r.rpush(k, ...Array.from({ length: 500 }, (_, j) => `${k}-item-${i + j}`));
+      }
+    }
+    // The other client loads the other sets over and over while the moves run.
+    let stop = false;
+    const churn = (async () => {
+      let n = 0;
+      while (!stop) {
+        await Promise.all(['s3', 's4', 's5', 's3', 's5'].map((k) => other.scard(k)));
+        n++;
+      }
+      return n;
+    })();
+    const moves = await Promise.all(
+      Array.from({ length: M }, (_, i) =>
+        i % 2 === 0 ? r.smove('s1', 's2', `s1-member-${i}`) : r.lmove('l1', 'l2', 'LEFT', 'RIGHT'),
+      ),
+    );
+    stop = true;
+    expect(await churn).toBeGreaterThan(0);
+    const smoves = Math.ceil(M / 2);
+    const lmoves = M - smoves;
+    expect(moves.filter((m) => m === 1)).toHaveLength(smoves);
+    expect({
+      s1: await r.scard('s1'),
+      s2: await r.scard('s2'),
+      l1: await r.llen('l1'),
+      l2: await r.llen('l2'),
+      lastMoved: await r.lindex('l2', -1),
+      inDst: await r.smismember('s2', 's1-member-0', `s1-member-${2 * (smoves - 1)}`),
+    }).toEqual({
+      s1: N - smoves,
+      s2: N + smoves,
+      l1: N - lmoves,
+      l2: N + lmoves,
+      lastMoved: `l1-item-${lmoves - 1}`,
+      inDst: [1, 1],
+    });
+  } finally {
+    r.disconnect();
+    other.disconnect();
+  }
+}, 120_000);

@@ -38,7 +38,8 @@ export type CommandErrorCode =
   | 'ERR_MISCONF'
   /** A value outside what the command accepts (counts, indexes, timeouts). */
   | 'ERR_OUT_OF_RANGE'
-  | 'ERR_NO_SUCH_KEY';
+  | 'ERR_NO_SUCH_KEY'
+  | 'ERR_CACHE_CONTENDED';
 
 /** An error reply. `message` is the whole reply after the `-`, code word first. */
 export class CommandError extends Error {
@@ -61,6 +62,11 @@ export class CommandError extends Error {
 const fixed = (code: CommandErrorCode, message: string) => () => new CommandError(code, message);
 
 export const syntaxError = fixed('ERR_SYNTAX', 'ERR syntax error');
+/** The keys of one command never stayed in the collection cache together (other clients' loads kept evicting them). */
+export const cacheContendedError = fixed(
+  'ERR_CACHE_CONTENDED',
+  'ERR the keys of this command could not be held in memory together; try again',
+);
 export const notIntegerError = fixed(
   'ERR_NOT_INTEGER',
   'ERR value is not an integer or out of range',

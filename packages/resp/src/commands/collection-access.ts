@@ -1,7 +1,7 @@
 import type { CollectionLookup, CollectionValue, MaybePending } from '@strata/collections';
 import type { Client } from '../client.js';
 import type { CommandResult } from '../command-table.js';
-import { wrongTypeError } from '../errors.js';
+import { cacheContendedError, wrongTypeError } from '../errors.js';
 
 /**
  * How every collection command (hash, set, sorted set, list) reaches its
@@ -44,13 +44,26 @@ export function withCollection<V extends CollectionValue>(
   });
 }
 
-/** Every key's collection, in order (null when missing); WRONGTYPE if any holds another type. */
-export function withCollections<V extends CollectionValue>(
+/**
+ * A command that changes what it looked up repeats lookups that waited on
+ * the disk until one synchronous step finds every key in the cache: a value
+ * loaded in an earlier turn may have been let go by the cache since
+ * (another key's load evicted it), and a change made to that copy would be
+ * lost. Each round loads what is missing; for the two keys of SMOVE/LMOVE
+ * a round or two do unless other clients keep evicting them. A command
+ * that only reads may use a copy the cache let go: it is the value the key
+ * had, and a cache smaller than its keys could never hold them all at once.
+ */
+const MAX_LOOKUP_ROUNDS = 8;
+
+/** Every key's lookup, in order; taken in one synchronous step when `changes` (see above). */
+export function lookupTogether<V extends CollectionValue>(
   c: Client,
   keys: readonly Buffer[],
   type: number,
-  f: (values: Found<V>[]) => CommandResult,
-  again = true,
+  changes: boolean,
+  f: (found: CollectionLookup<V>[]) => CommandResult,
+  round = 0,
 ): CommandResult {
   const cs = c.collections;
   const found: MaybePending<CollectionLookup<V>>[] = [];
@@ -60,12 +73,24 @@ export function withCollections<V extends CollectionValue>(
     if (r instanceof Promise) pending = true;
     found.push(r);
   }
-  if (!pending) return f((found as CollectionLookup<V>[]).map(lookupValue));
-  // As withCollection: looked up again, synchronously, once the reads are in.
-  // (Once: a cache too small for all the keys could send them to disk again.)
-  return Promise.all(found).then((rs) =>
-    again ? withCollections(c, keys, type, f, false) : f(rs.map(lookupValue)),
-  );
+  if (!pending) return f(found as CollectionLookup<V>[]);
+  if (!changes && round > 0) return Promise.all(found).then(f);
+  if (round >= MAX_LOOKUP_ROUNDS) throw cacheContendedError();
+  return Promise.all(found).then(() => lookupTogether(c, keys, type, changes, f, round + 1));
+}
+
+/**
+ * Every key's collection, in order (null when missing); WRONGTYPE if any
+ * holds another type. `changes`: `f` changes these values (see lookupTogether).
+ */
+export function withCollections<V extends CollectionValue>(
+  c: Client,
+  keys: readonly Buffer[],
+  type: number,
+  f: (values: Found<V>[]) => CommandResult,
+  changes = false,
+): CommandResult {
+  return lookupTogether<V>(c, keys, type, changes, (found) => f(found.map(lookupValue)));
 }
 
 /**
@@ -80,25 +105,21 @@ export function withFirstNonEmpty<V extends CollectionValue>(
   type: number,
   fn: (index: number, value: Found<V>) => CommandResult,
 ): CommandResult {
-  const step = (i: number): CommandResult => {
+  const step = (i: number, round: number): CommandResult => {
     for (; i < keys.length; i++) {
       const r = c.collections.get<V>(keys[i]!, type);
       if (r instanceof Promise) {
+        // Looked up again once loaded (the pop must change the cached value).
+        if (round >= MAX_LOOKUP_ROUNDS) throw cacheContendedError();
         const at = i;
-        return r.then((x) => {
-          // Looked up again, as withCollection does (the read's value when
-          // the cache has let it go again).
-          const again = c.collections.get<V>(keys[at]!, type);
-          const v = lookupValue(again instanceof Promise ? x : again);
-          return v !== null && v.size > 0 ? fn(at, v) : step(at + 1);
-        });
+        return r.then(() => step(at, round + 1));
       }
       const v = lookupValue(r);
       if (v !== null && v.size > 0) return fn(i, v);
     }
     return fn(-1, null);
   };
-  return step(0);
+  return step(0, 0);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { type CollectionLookup, List } from '@strata/collections';
+import { List } from '@strata/collections';
 import { RecordType } from '@strata/hlog';
 import { eqi, parseInteger } from '../args.js';
 import type { Client } from '../client.js';
@@ -9,6 +9,7 @@ import {
   afterChange,
   afterWrite,
   bothWritten,
+  lookupTogether,
   lookupValue,
   type Written,
   whenWritten,
@@ -305,17 +306,11 @@ export function withMovePair(
   dst: Buffer,
   fn: (l: List | null, d: List | null) => CommandResult,
 ): CommandResult {
-  const a = c.collections.get<List>(src, LIST);
-  const b = c.collections.get<List>(dst, LIST);
-  const run = (x: CollectionLookup<List>, y: CollectionLookup<List>) => {
-    const l = lookupValue(x);
+  return lookupTogether<List>(c, [src, dst], LIST, true, ([x, y]) => {
+    const l = lookupValue(x!);
     if (l === null || l.size === 0) return fn(null, null);
-    return fn(l, lookupValue(y));
-  };
-  if (a instanceof Promise || b instanceof Promise) {
-    return Promise.all([a, b]).then(([x, y]) => run(x, y));
-  }
-  return run(a, b);
+    return fn(l, lookupValue(y!));
+  });
 }
 
 function lmove(c: Client, argv: Buffer[], from: End, to: End): CommandResult {

@@ -172,22 +172,28 @@ function smove(c: Client, argv: Buffer[]): CommandResult {
   const src = argv[1]!;
   const dst = argv[2]!;
   const member = latin1(argv[3]!);
-  return withCollections<SetValue>(c, [src, dst], SET, ([from = null, to = null]) => {
-    if (from === null || !from.has(member)) {
-      c.reply.integer(0);
-      return undefined;
-    }
-    if (src.equals(dst)) {
-      c.reply.integer(1);
-      return undefined;
-    }
-    from.delete(member);
-    const left = afterChange(c, src, from);
-    const target = to ?? SetValue.empty();
-    // The destination is written only when it gained the member.
-    const moved = target.add(member) ? afterWrite(c, dst, target, to === null) : undefined;
-    return whenWritten(bothWritten(left, moved), () => c.reply.integer(1));
-  });
+  return withCollections<SetValue>(
+    c,
+    [src, dst],
+    SET,
+    ([from = null, to = null]) => {
+      if (from === null || !from.has(member)) {
+        c.reply.integer(0);
+        return undefined;
+      }
+      if (src.equals(dst)) {
+        c.reply.integer(1);
+        return undefined;
+      }
+      from.delete(member);
+      const left = afterChange(c, src, from);
+      const target = to ?? SetValue.empty();
+      // The destination is written only when it gained the member.
+      const moved = target.add(member) ? afterWrite(c, dst, target, to === null) : undefined;
+      return whenWritten(bothWritten(left, moved), () => c.reply.integer(1));
+    },
+    true,
+  );
 }
 
 // ---- SINTER / SUNION / SDIFF -----------------------------------------------------
