@@ -45,21 +45,14 @@ export class KeyStateTable {
    */
   set(bytes: Uint8Array, offset: number, length: number, hash: number, state: number): number {
     const slots = this.slots;
-    const tag = hash + 1;
-    let i = hash & this.mask;
-    for (;;) {
-      const at = i * STRIDE;
-      const h = slots[at]!;
-      if (h === 0) break;
-      if (h === tag && this.keyAt(slots[at + 1]!, bytes, offset, length)) {
-        const previous = slots[at + 2]!;
-        slots[at + 2] = state;
-        return previous;
-      }
-      i = (i + 1) & this.mask;
+    const i = this.find(bytes, offset, length, hash);
+    if (i >= 0) {
+      const previous = slots[i * STRIDE + 2]!;
+      slots[i * STRIDE + 2] = state;
+      return previous;
     }
-    const at = i * STRIDE;
-    slots[at] = tag;
+    const at = ~i * STRIDE;
+    slots[at] = hash + 1;
     slots[at + 1] = this.store(bytes, offset, length);
     slots[at + 2] = state;
     if (++this.size > (this.mask + 1) * MAX_LOAD) this.rehash((this.mask + 1) * 2);
@@ -117,6 +110,7 @@ export class KeyStateTable {
     }
   }
 
+  /** The key's slot, or `~slot` of the empty slot where its probe run ends (where it would go). */
   private find(bytes: Uint8Array, offset: number, length: number, hash: number): number {
     const slots = this.slots;
     const tag = hash + 1;
@@ -124,7 +118,7 @@ export class KeyStateTable {
     for (;;) {
       const at = i * STRIDE;
       const h = slots[at]!;
-      if (h === 0) return -1;
+      if (h === 0) return ~i;
       if (h === tag && this.keyAt(slots[at + 1]!, bytes, offset, length)) return i;
       i = (i + 1) & this.mask;
     }
