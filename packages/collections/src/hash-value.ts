@@ -3,7 +3,7 @@ import { registerSlicedCodec } from './codecs.js';
 import type { CollectionValue } from './collection-value.js';
 import { runWhole, SLICE_ITEMS, type Sliced } from './sliced.js';
 import { cursorSlot, SlotMap, slotCursor } from './slot-map.js';
-import { duplicateMember, StringReader, StringWriter } from './value-format.js';
+import { duplicateMember, putSlots, StringReader, StringWriter } from './value-format.js';
 
 /** Redis's hash-max-listpack-entries / hash-max-listpack-value. */
 export const HASH_MAX_LISTPACK_ENTRIES = 128;
@@ -182,11 +182,16 @@ export class HashValue implements CollectionValue {
   }
 
   encode(): Buffer {
+    return runWhole(this.encodeSliced());
+  }
+
+  /** The serialized form, yielding every SLICE_ITEMS slots (a large hash writes back without stalling). */
+  *encodeSliced(): Sliced<Buffer> {
     const w = new StringWriter(this.chars, this.size, this.size * 2);
-    this.forEach((f, v) => {
-      w.put(f);
-      w.put(v);
-    });
+    const flat = this.flat;
+    // A listpack has at most 128 fields: no slice needed.
+    if (flat !== null) for (const s of flat) w.put(s);
+    else yield* putSlots(w, this.table!, this.table);
     return w.finish();
   }
 

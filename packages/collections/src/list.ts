@@ -16,6 +16,8 @@ export const LIST_LISTPACK_BYTES = 8192;
 // Memory estimate per element: a V8 one-byte string header and an array slot.
 const ELEMENT_BYTES = 24;
 const CHUNK_BYTES = 64;
+/** Whole chunks encoded between two yields: about SLICE_ITEMS elements. */
+const CHUNKS_PER_SLICE = SLICE_ITEMS / LIST_CHUNK;
 const BASE_BYTES = 96;
 
 /** Bytes an element takes in a listpack (encoding byte(s), data, back-length). */
@@ -55,7 +57,30 @@ export class List implements CollectionValue {
   }
 
   encode(): Buffer {
-    return encodeList(this);
+    return runWhole(this.encodeSliced());
+  }
+
+  /**
+   * The record's value (see encodeList), written into one buffer sized up
+   * front, yielding about every SLICE_ITEMS elements (whole chunks): a large
+   * list writes back without stalling.
+   */
+  *encodeSliced(): Sliced<Buffer> {
+    const out = Buffer.allocUnsafe(5 + 4 * this.length + this.bytes);
+    out[0] = LIST_FORMAT;
+    out.writeUInt32LE(this.length, 1);
+    let o = 5;
+    for (let ci = 0; ci < this.chunks; ci++) {
+      for (const v of this.chunk(ci)!) {
+        out.writeUInt32LE(v.length, o);
+        o = out.write(v, o + 4, 'latin1') + o + 4;
+      }
+      if (ci % CHUNKS_PER_SLICE === CHUNKS_PER_SLICE - 1) yield;
+    }
+    if (o !== out.length) {
+      throw new CollectionError('ERR_INVALID_ARGUMENT', 'serialized size mismatch');
+    }
+    return out;
   }
 
   // ---- ends ------------------------------------------------------------------------
@@ -341,20 +366,7 @@ const LIST_FORMAT = 1;
 
 /** The record's value: a format byte, the count (u32), then each element (u32 length, bytes). */
 export function encodeList(l: List): Buffer {
-  let bytes = 5;
-  if (l.size > 0) l.forRange(0, l.size - 1, (v) => (bytes += 4 + v.length));
-  const out = Buffer.allocUnsafe(bytes);
-  out[0] = LIST_FORMAT;
-  out.writeUInt32LE(l.size, 1);
-  let o = 5;
-  if (l.size > 0) {
-    l.forRange(0, l.size - 1, (v) => {
-      out.writeUInt32LE(v.length, o);
-      o += 4;
-      o += out.write(v, o, 'latin1');
-    });
-  }
-  return out;
+  return l.encode();
 }
 
 export function decodeList(bytes: Uint8Array): List {

@@ -3,7 +3,7 @@ import { registerSlicedCodec } from './codecs.js';
 import type { CollectionValue } from './collection-value.js';
 import { runWhole, SLICE_ITEMS, type Sliced } from './sliced.js';
 import { cursorSlot, SlotMap, slotCursor } from './slot-map.js';
-import { duplicateMember, StringReader, StringWriter } from './value-format.js';
+import { duplicateMember, putSlots, StringReader, StringWriter } from './value-format.js';
 
 /** Redis 7.2's set-max-intset-entries, set-max-listpack-entries, set-max-listpack-value. */
 export const SET_MAX_INTSET_ENTRIES = 512;
@@ -189,11 +189,19 @@ export class SetValue implements CollectionValue {
   }
 
   encode(): Buffer {
+    return runWhole(this.encodeSliced());
+  }
+
+  /** The serialized form, yielding every SLICE_ITEMS slots (a large set writes back without stalling). */
+  *encodeSliced(): Sliced<Buffer> {
     const n = this.size;
     const w = new StringWriter(this.chars, n, n);
-    this.forEach((m) => {
-      w.put(m);
-    });
+    // Intsets and listpacks hold at most 512 members: no slice needed.
+    if (this.table !== null) yield* putSlots(w, this.table, null);
+    else
+      this.forEach((m) => {
+        w.put(m);
+      });
     return w.finish();
   }
 

@@ -1,4 +1,6 @@
 import { CollectionError } from './collection-error.js';
+import { SLICE_ITEMS, type Sliced } from './sliced.js';
+import type { SlotMap } from './slot-map.js';
 
 /**
  * The serialized form shared by hashes and sets: a format byte, a u32
@@ -34,6 +36,27 @@ export class StringWriter {
       throw new CollectionError('ERR_INVALID_ARGUMENT', 'serialized size mismatch');
     }
     return this.buf;
+  }
+}
+
+/**
+ * Writes the keys of a SlotMap in slot order, each followed by its value in
+ * `values` (the same map, for a hash) when given, yielding every
+ * SLICE_ITEMS slots: the large shapes of hashes and sets encode in slices.
+ */
+export function* putSlots(
+  w: StringWriter,
+  keys: SlotMap<unknown>,
+  values: SlotMap<string> | null,
+): Sliced<void> {
+  const n = keys.slotCount;
+  for (let s = 0; s < n; s++) {
+    const k = keys.keyAt(s);
+    if (k !== undefined) {
+      w.put(k);
+      if (values !== null) w.put(values.valueAt(s)!);
+    }
+    if (s % SLICE_ITEMS === SLICE_ITEMS - 1) yield;
   }
 }
 

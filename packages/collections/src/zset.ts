@@ -86,7 +86,34 @@ export class SortedSet implements CollectionValue {
   }
 
   encode(): Buffer {
-    return encodeSortedSet(this);
+    return runWhole(this.encodeSliced());
+  }
+
+  /**
+   * The record's value (see encodeSortedSet), written into one buffer sized
+   * up front from the member bytes, yielding every SLICE_ITEMS pairs (a
+   * large set writes back without stalling).
+   */
+  *encodeSliced(): Sliced<Buffer> {
+    const n = this.tree.size;
+    const out = Buffer.allocUnsafe(5 + 12 * n + this.memberBytes);
+    out[0] = ZSET_FORMAT;
+    out.writeUInt32LE(n, 1);
+    let o = 5;
+    if (n > 0) {
+      const c = this.tree.at(0);
+      for (let i = 0; i < n; i++, c.next()) {
+        const m = c.member;
+        out.writeDoubleLE(c.score, o);
+        out.writeUInt32LE(m.length, o + 8);
+        o += 12;
+        o += out.write(m, o, 'latin1');
+        if (i % SLICE_ITEMS === SLICE_ITEMS - 1) yield;
+      }
+    }
+    if (o !== out.length)
+      throw new CollectionError('ERR_INVALID_ARGUMENT', 'serialized size mismatch');
+    return out;
   }
 
   /** The member's score, or undefined. */
@@ -185,21 +212,7 @@ const ZSET_FORMAT = 1;
  * rebuilds the tree bottom-up in O(n) with no comparisons.
  */
 export function encodeSortedSet(z: SortedSet): Buffer {
-  let bytes = 5;
-  z.forEach((_s, m) => {
-    bytes += 12 + m.length;
-  });
-  const out = Buffer.allocUnsafe(bytes);
-  out[0] = ZSET_FORMAT;
-  out.writeUInt32LE(z.size, 1);
-  let o = 5;
-  z.forEach((s, m) => {
-    out.writeDoubleLE(s, o);
-    out.writeUInt32LE(m.length, o + 8);
-    o += 12;
-    o += out.write(m, o, 'latin1');
-  });
-  return out;
+  return z.encode();
 }
 
 export function decodeSortedSet(bytes: Uint8Array): SortedSet {
