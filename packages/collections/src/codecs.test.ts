@@ -10,6 +10,10 @@ function fakeValue(bytes: Uint8Array): CollectionValue {
     size: copy.length,
     memoryBytes: () => copy.length,
     encode: () => copy,
+    *encodeSliced() {
+      yield;
+      return copy;
+    },
     encoding: () => 'listpack',
   };
 }

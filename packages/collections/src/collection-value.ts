@@ -1,3 +1,5 @@
+import type { Sliced } from './sliced.js';
+
 /**
  * What every collection (hash, set, sorted set, list) is to the object cache
  * and to the log: an in-memory structure that knows its member count, its
@@ -16,6 +18,8 @@ export interface CollectionValue {
   memoryBytes(): number;
   /** The full serialized form stored in the log record. */
   encode(): Buffer;
+  /** encode() as a job yielding between slices (a large write-back runs over event-loop turns). */
+  encodeSliced(): Sliced<Buffer>;
   /** OBJECT ENCODING: 'listpack' | 'hashtable' | 'intset' | 'skiplist' | 'quicklist'. */
   encoding(): string;
 }
