@@ -4,6 +4,7 @@ import { KeyScanner, type ScanOptions } from '@strata/scan';
 import { defineScenario, higher, type Measurement } from '../scenario.js';
 import { MiB } from '../sizes.js';
 import { yieldToLoop } from './hlog-support.js';
+import { TYPE_NAMES, valuesByType, writeTyped } from './mixed-types.js';
 
 /**
  * A full SCAN iteration (cursor 0 to 0, COUNT 1000) over N keys held in
@@ -15,6 +16,13 @@ import { yieldToLoop } from './hlog-support.js';
  * - `naive`: the same 50% MATCH done the naive way: every call collects
  *   every key (no filter) as Buffers, converts them to strings and filters
  *   them with a RegExp built from the glob.
+ * - the same iteration over a second log of mixed types (#7): key i is a
+ *   string, hash, set, sorted set or list as i % 5 says (small collections
+ *   in their real encoding): `mixed-nofilter`; TYPE hash in the callback
+ *   (`mixed-type-hash`, 20%); MATCH and TYPE together (`mixed-match-type`:
+ *   `user:*` TYPE zset, 10%); and `mixed-naive-type`, what a client does
+ *   without TYPE: every key collected, then each one's type looked up.
+ *   Each run checks the number of keys found.
  * Unit: records of the log covered per second (the log holds N records,
  * one per key, and a full iteration visits each once; `type-hash` covers
  * them without visiting any).
@@ -26,6 +34,8 @@ interface State {
   store: Store;
   scanner: KeyScanner;
   records: number;
+  mixed: Store;
+  mixedScanner: KeyScanner;
 }
 
 const HALF_PATTERN = 'user:*';
@@ -38,6 +48,23 @@ const VARIANTS: Record<string, ScanOptions> = {
   'type-hash': { type: 'hash' },
 };
 const NAIVE = 'naive';
+
+/** Variants over the mixed-type log, with the keys each must find out of N (key i has type i % 5). */
+const MIXED: Record<string, { options: ScanOptions; expected: (keys: number) => number }> = {
+  'mixed-nofilter': { options: {}, expected: (n) => n },
+  'mixed-type-hash': { options: { type: 'hash' }, expected: (n) => ofType(n, 1) },
+  'mixed-match-type': {
+    options: { match: HALF_PATTERN, type: 'zset' },
+    // Even i (user:) with i % 5 == 3: i % 10 == 8.
+    expected: (n) => Math.floor((n + 1) / 10),
+  },
+};
+const MIXED_NAIVE = 'mixed-naive-type';
+
+/** Keys below n with i % 5 == type. */
+function ofType(n: number, type: number): number {
+  return Math.floor((n - type + 4) / 5);
+}
 
 /** A RegExp from a Redis glob (only what the naive baseline needs: `*`, `?`, literals). */
 export function globToRegExp(glob: string): RegExp {
@@ -64,21 +91,30 @@ export const scanFilters = defineScenario<Params, State>({
     full: { keys: 1_000_000, valueBytes: 16, count: 1000 },
     ci: { keys: 50_000, valueBytes: 16, count: 1000 },
   },
-  variants: [...Object.keys(VARIANTS), NAIVE].map((n) => higher(n, 'records/s')),
-  ratios: ['match0/nofilter', `callback/${NAIVE}`],
+  variants: [...Object.keys(VARIANTS), NAIVE, ...Object.keys(MIXED), MIXED_NAIVE].map((n) =>
+    higher(n, 'records/s'),
+  ),
+  ratios: [
+    'match0/nofilter',
+    `callback/${NAIVE}`,
+    `mixed-type-hash/${MIXED_NAIVE}`,
+    'mixed-type-hash/mixed-nofilter',
+  ],
 
   async setup(ctx) {
     const p = ctx.params;
-    const store = await Store.open({
-      dir: path.join(ctx.dir, 'log'),
-      // Everything in memory: the filters' cost, not the disk's.
-      memory: Math.max(64 * MiB, 2 ** Math.ceil(Math.log2(p.keys * (p.valueBytes + 64) * 2))),
-      pageSize: 1 * MiB,
-      checkpoints: null,
-      expiry: false,
-    });
-    const key = Buffer.alloc(15);
     const value = Buffer.alloc(p.valueBytes, 0x61);
+    const open = (name: string, recordBytes: number) =>
+      Store.open({
+        dir: path.join(ctx.dir, name),
+        // Everything in memory: the filters' cost, not the disk's.
+        memory: Math.max(64 * MiB, 2 ** Math.ceil(Math.log2(p.keys * recordBytes * 2))),
+        pageSize: 1 * MiB,
+        checkpoints: null,
+        expiry: false,
+      });
+    const store = await open('log', p.valueBytes + 64);
+    const key = Buffer.alloc(15);
     for (let i = 0; i < p.keys; i++) {
       keyOf(key, i);
       const v = store.upsert(key, value);
@@ -88,7 +124,25 @@ export const scanFilters = defineScenario<Params, State>({
     ctx.log(
       `${p.keys} keys, log ${store.log.tail - store.log.begin} bytes, head ${store.log.head}`,
     );
-    return { store, scanner: new KeyScanner(store), records: p.keys };
+    // Four members per collection: records about the size of the strings'.
+    const values = valuesByType(4, value);
+    const mixed = await open('mixed', Math.max(...values.map((v) => v.length)) + 64);
+    for (let i = 0; i < p.keys; i++) {
+      keyOf(key, i);
+      const w = writeTyped(mixed, key, i % TYPE_NAMES.length, values);
+      if (w !== undefined) await w;
+      if ((i & 1023) === 1023) await yieldToLoop();
+    }
+    ctx.log(
+      `${p.keys} keys of ${TYPE_NAMES.join('/')}, log ${mixed.log.tail - mixed.log.begin} bytes`,
+    );
+    return {
+      store,
+      scanner: new KeyScanner(store),
+      records: p.keys,
+      mixed,
+      mixedScanner: new KeyScanner(mixed),
+    };
   },
 
   async run(variant, ctx): Promise<Measurement> {
@@ -98,6 +152,7 @@ export const scanFilters = defineScenario<Params, State>({
     let calls = 0;
     let cursor = 0;
     const start = performance.now();
+    if (variant.name.startsWith('mixed-')) return runMixed(variant.name, ctx.state, count);
     if (variant.name === NAIVE) {
       const re = globToRegExp(HALF_PATTERN);
       do {
@@ -124,10 +179,49 @@ export const scanFilters = defineScenario<Params, State>({
     return {
       match0_over_nofilter: results.median('match0') / results.median('nofilter'),
       callback_over_naive: results.median('callback') / results.median(NAIVE),
+      mixed_type_over_naive: results.median('mixed-type-hash') / results.median(MIXED_NAIVE),
+      mixed_type_over_nofilter:
+        results.median('mixed-type-hash') / results.median('mixed-nofilter'),
     };
   },
 
   async teardown(ctx) {
     await ctx.state.store.abandon();
+    await ctx.state.mixed.abandon();
   },
 });
+
+/** A full iteration over the mixed-type log; fails when it finds the wrong number of keys. */
+async function runMixed(name: string, state: State, count: number): Promise<Measurement> {
+  const { mixed, mixedScanner, records } = state;
+  let found = 0;
+  let calls = 0;
+  let cursor = 0;
+  const start = performance.now();
+  if (name === MIXED_NAIVE) {
+    // SCAN, then TYPE of every key: one lookup per key the call returned.
+    do {
+      const r = await mixedScanner.scan(cursor, { count });
+      for (const k of r.keys) {
+        const v = mixed.read(k);
+        const type = v.status === 'pending' ? await v.pending : v;
+        if (type.status === 'found' && type.type === 1) found++;
+      }
+      cursor = r.cursor;
+      calls++;
+    } while (cursor !== 0);
+  } else {
+    const options = { ...MIXED[name]!.options, count };
+    do {
+      const r = await mixedScanner.scan(cursor, options);
+      found += r.keys.length;
+      cursor = r.cursor;
+      calls++;
+    } while (cursor !== 0);
+  }
+  const ms = performance.now() - start;
+  const expected = name === MIXED_NAIVE ? ofType(records, 1) : MIXED[name]!.expected(records);
+  // Keys updated during an iteration may repeat; nothing writes here, so exact.
+  if (found !== expected) throw new Error(`${name}: found ${found} keys, expected ${expected}`);
+  return { value: records / (ms / 1000), samples: { keys_found: found, calls, ms } };
+}

@@ -98,7 +98,7 @@ describe('scan scenarios end to end (tiny sizes)', () => {
     expect(json.metrics['o1.keys']).toBe(5_000);
   });
 
-  it('scan-filters reports every filter, the naive baseline and both ratios', async () => {
+  it('scan-filters reports every filter, the naive baselines and the ratios, on strings and mixed types', async () => {
     const json = await tiny(scanFilters, { keys: 5_000, valueBytes: 16, count: 1000 });
     expect(json.variants.map((v) => v.name)).toEqual([
       'nofilter',
@@ -108,14 +108,29 @@ describe('scan scenarios end to end (tiny sizes)', () => {
       'type-string',
       'type-hash',
       'naive',
+      'mixed-nofilter',
+      'mixed-type-hash',
+      'mixed-match-type',
+      'mixed-naive-type',
     ]);
-    expect(json.ratios.map((r) => r.name)).toEqual(['match0/nofilter', 'callback/naive']);
+    expect(json.ratios.map((r) => r.name)).toEqual([
+      'match0/nofilter',
+      'callback/naive',
+      'mixed-type-hash/mixed-naive-type',
+      'mixed-type-hash/mixed-nofilter',
+    ]);
     expect(json.metrics['nofilter.keys_found']).toBe(5_000);
     expect(json.metrics['match100.keys_found']).toBe(5_000);
     expect(json.metrics['callback.keys_found']).toBe(2_500);
     expect(json.metrics['naive.keys_found']).toBe(2_500);
     expect(json.metrics['match0.keys_found']).toBe(0);
     expect(json.metrics['type-hash.keys_found']).toBe(0);
+    // Key i has type i % 5 (string hash set zset list); each run also checks its count.
+    expect(json.metrics['mixed-nofilter.keys_found']).toBe(5_000);
+    expect(json.metrics['mixed-type-hash.keys_found']).toBe(1_000);
+    expect(json.metrics['mixed-naive-type.keys_found']).toBe(1_000);
+    expect(json.metrics['mixed-match-type.keys_found']).toBe(500);
+    expect(json.metrics.mixed_type_over_naive).toBeGreaterThan(0);
   });
 
   it('globToRegExp covers the naive baseline patterns', () => {
@@ -138,10 +153,18 @@ describe('scan scenarios end to end (tiny sizes)', () => {
       'keys-plain',
       'scan-summarized',
       'scan-plain',
+      'type-summarized',
+      'type-plain',
     ]);
     expect(json.metrics.pages_read_fraction).toBeGreaterThan(0);
     expect(json.metrics.pages_read_fraction).toBeLessThan(1);
     expect(json.metrics['keys-plain.pages_read_fraction']).toBe(1);
+    // The rare keys are hashes: TYPE hash reads only their pages too.
+    expect(json.metrics.type_pages_read_fraction).toBeGreaterThan(0);
+    expect(json.metrics.type_pages_read_fraction).toBeLessThan(0.5);
+    expect(json.metrics['type-summarized.device_reads']).toBeLessThan(
+      json.metrics['type-plain.device_reads']!,
+    );
   });
 
   it('multiget-batch reports latency and device reads, batched and one by one', async () => {

@@ -4,20 +4,23 @@ import { buildSummaries, forEachLive, KeyScanner, PageSummaries } from '@strata/
 import { defineScenario, lower, type Measurement } from '../scenario.js';
 import { KiB, MiB, nextPowerOfTwo } from '../sizes.js';
 import { yieldToLoop } from './hlog-support.js';
+import { valuesByType, writeTyped } from './mixed-types.js';
 
 /**
- * Page summaries on an on-disk log where ~1% of the pages can match: N keys
- * `key:<n>`, with a burst of N/100 keys `rare:<n>` (same size) written in
- * the middle, so they fill ~1% of the pages. Memory is 16 pages: the log is
- * almost all on disk. Page cache dropped before every run.
+ * Page summaries on an on-disk log where ~1% of the pages can match: N
+ * string keys `key:<n>`, with a burst of N/100 small hashes `rare:<n>`
+ * (records of about the same size) written in the middle, so they fill ~1%
+ * of the pages. Memory is 16 pages: the log is almost all on disk. Page
+ * cache dropped before every run.
  * - `keys-summarized` / `keys-plain`: KEYS rare:* (a whole-log pass with
  *   read-ahead) with and without summaries;
  * - `scan-summarized` / `scan-plain`: a full SCAN iteration, MATCH rare:*,
- *   COUNT 1000, single-buffered, with and without summaries.
- * Only strings exist in the store, so a TYPE scan cannot be shaped to 1% of
- * pages (TYPE hash matches nothing before any read); the prefix is the case.
+ *   COUNT 1000, single-buffered, with and without summaries;
+ * - `type-summarized` / `type-plain`: the same with TYPE hash instead of
+ *   MATCH (the summaries' type bits, #7).
  * `pages_read_fraction`: device pages read / device pages in the log, by the
- * summarized KEYS pass.
+ * summarized KEYS pass; `type_pages_read_fraction` the same for a
+ * whole-log pass with TYPE hash, run once after the rounds.
  */
 
 type Params = { keys: number; valueBytes: number; pageSize: number; pagesInMemory: number };
@@ -43,8 +46,14 @@ export const scanSummaries = defineScenario<Params, State>({
     lower('keys-plain', 'ms'),
     lower('scan-summarized', 'ms'),
     lower('scan-plain', 'ms'),
+    lower('type-summarized', 'ms'),
+    lower('type-plain', 'ms'),
   ],
-  ratios: ['keys-plain/keys-summarized', 'scan-plain/scan-summarized'],
+  ratios: [
+    'keys-plain/keys-summarized',
+    'scan-plain/scan-summarized',
+    'type-plain/type-summarized',
+  ],
 
   async setup(ctx) {
     const p = ctx.params;
@@ -57,19 +66,21 @@ export const scanSummaries = defineScenario<Params, State>({
       expiry: false,
     });
     const value = Buffer.alloc(p.valueBytes, 0x61);
+    // A string and a two-field hash: records of about the same size.
+    const values = valuesByType(2, value);
     const key = Buffer.alloc(14);
     const rareKeys = Math.max(1, Math.round(p.keys / 100));
-    const write = async (prefix: string, i: number): Promise<void> => {
+    const write = async (prefix: string, i: number, type: number): Promise<void> => {
       key.write(prefix, 0, 'latin1');
       key.write(String(i).padStart(14 - prefix.length, '0'), prefix.length, 'latin1');
-      const v = store.upsert(key, value);
-      if (v.status === 'pending') await v.pending;
+      const w = writeTyped(store, key, type, values);
+      if (w !== undefined) await w;
       if ((i & 1023) === 1023) await yieldToLoop();
     };
     const half = Math.floor(p.keys / 2);
-    for (let i = 0; i < half; i++) await write('key:', i);
-    for (let i = 0; i < rareKeys; i++) await write('rare:', i);
-    for (let i = half; i < p.keys; i++) await write('key:', i);
+    for (let i = 0; i < half; i++) await write('key:', i, 0);
+    for (let i = 0; i < rareKeys; i++) await write('rare:', i, 1);
+    for (let i = half; i < p.keys; i++) await write('key:', i, 0);
     const summaries = new PageSummaries(store.log);
     const pages = await buildSummaries(store, summaries);
     ctx.log(
@@ -104,9 +115,10 @@ export const scanSummaries = defineScenario<Params, State>({
     }
     const scanner = new KeyScanner(store, summarized ? { summaries } : {});
     const before = store.stats().device.reads;
+    const filter = variant.name.startsWith('type-') ? { type: 'hash' } : { match: PATTERN };
     let cursor = 0;
     do {
-      const r = await scanner.scan(cursor, { match: PATTERN, count: 1000 });
+      const r = await scanner.scan(cursor, { ...filter, count: 1000 });
       found += r.keys.length;
       cursor = r.cursor;
     } while (cursor !== 0);
@@ -121,13 +133,21 @@ export const scanSummaries = defineScenario<Params, State>({
     };
   },
 
-  metrics(results) {
+  async metrics(results, ctx) {
     const fraction = results.samples('keys-summarized', 'pages_read_fraction');
     const sorted = [...fraction].sort((a, b) => a - b);
+    // A whole-log pass with TYPE hash: the pages the type bits let it skip.
+    const { store, summaries, rareKeys } = ctx.state;
+    let hashes = 0;
+    const stats = await forEachLive(store, { type: 'hash' }, () => hashes++, { summaries });
+    if (hashes !== rareKeys) throw new Error(`TYPE hash found ${hashes}, expected ${rareKeys}`);
+    const total = stats.diskPages + stats.skippedPages;
     return {
       pages_read_fraction: sorted[Math.floor(sorted.length / 2)] ?? 0,
+      type_pages_read_fraction: total === 0 ? 0 : stats.diskPages / total,
       keys_speedup: results.median('keys-plain') / results.median('keys-summarized'),
       scan_speedup: results.median('scan-plain') / results.median('scan-summarized'),
+      type_speedup: results.median('type-plain') / results.median('type-summarized'),
     };
   },
 
