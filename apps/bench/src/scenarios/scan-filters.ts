@@ -146,33 +146,38 @@ export const scanFilters = defineScenario<Params, State>({
   },
 
   async run(variant, ctx): Promise<Measurement> {
-    const { scanner, records } = ctx.state;
+    const { scanner, mixed, mixedScanner, records } = ctx.state;
     const count = ctx.params.count;
-    let found = 0;
-    let calls = 0;
-    let cursor = 0;
-    const start = performance.now();
-    if (variant.name.startsWith('mixed-')) return runMixed(variant.name, ctx.state, count);
-    if (variant.name === NAIVE) {
+    const name = variant.name;
+    if (name === NAIVE) {
       const re = globToRegExp(HALF_PATTERN);
-      do {
-        const r = await scanner.scan(cursor, { count });
-        const all: string[] = r.keys.map((k) => k.toString('latin1'));
+      return fullScan(scanner, { count }, records, (keys) => {
+        let found = 0;
+        const all: string[] = keys.map((k) => k.toString('latin1'));
         for (const k of all) if (re.test(k)) found++;
-        cursor = r.cursor;
-        calls++;
-      } while (cursor !== 0);
-    } else {
-      const options = { ...VARIANTS[variant.name]!, count };
-      do {
-        const r = await scanner.scan(cursor, options);
-        found += r.keys.length;
-        cursor = r.cursor;
-        calls++;
-      } while (cursor !== 0);
+        return found;
+      });
     }
-    const ms = performance.now() - start;
-    return { value: records / (ms / 1000), samples: { keys_found: found, calls, ms } };
+    if (name === MIXED_NAIVE) {
+      // SCAN, then TYPE of every key: one lookup per key the call returned.
+      const m = await fullScan(mixedScanner, { count }, records, async (keys) => {
+        let found = 0;
+        for (const k of keys) {
+          const v = mixed.read(k);
+          const r = v.status === 'pending' ? await v.pending : v;
+          if (r.status === 'found' && r.type === 1) found++;
+        }
+        return found;
+      });
+      return expectFound(name, m, ofType(records, 1));
+    }
+    const all = (keys: Buffer[]) => keys.length;
+    const mixedCase = MIXED[name];
+    if (mixedCase === undefined) {
+      return fullScan(scanner, { ...VARIANTS[name]!, count }, records, all);
+    }
+    const m = await fullScan(mixedScanner, { ...mixedCase.options, count }, records, all);
+    return expectFound(name, m, mixedCase.expected(records));
   },
 
   metrics(results) {
@@ -191,37 +196,33 @@ export const scanFilters = defineScenario<Params, State>({
   },
 });
 
-/** A full iteration over the mixed-type log; fails when it finds the wrong number of keys. */
-async function runMixed(name: string, state: State, count: number): Promise<Measurement> {
-  const { mixed, mixedScanner, records } = state;
-  let found = 0;
+/**
+ * One full SCAN iteration (cursor 0 to 0), timed; `found` counts the keys
+ * of each call's reply that the variant wants.
+ */
+async function fullScan(
+  scanner: KeyScanner,
+  options: ScanOptions,
+  records: number,
+  found: (keys: Buffer[]) => number | Promise<number>,
+): Promise<Measurement> {
+  let keys = 0;
   let calls = 0;
   let cursor = 0;
   const start = performance.now();
-  if (name === MIXED_NAIVE) {
-    // SCAN, then TYPE of every key: one lookup per key the call returned.
-    do {
-      const r = await mixedScanner.scan(cursor, { count });
-      for (const k of r.keys) {
-        const v = mixed.read(k);
-        const type = v.status === 'pending' ? await v.pending : v;
-        if (type.status === 'found' && type.type === 1) found++;
-      }
-      cursor = r.cursor;
-      calls++;
-    } while (cursor !== 0);
-  } else {
-    const options = { ...MIXED[name]!.options, count };
-    do {
-      const r = await mixedScanner.scan(cursor, options);
-      found += r.keys.length;
-      cursor = r.cursor;
-      calls++;
-    } while (cursor !== 0);
-  }
+  do {
+    const r = await scanner.scan(cursor, options);
+    keys += await found(r.keys);
+    cursor = r.cursor;
+    calls++;
+  } while (cursor !== 0);
   const ms = performance.now() - start;
-  const expected = name === MIXED_NAIVE ? ofType(records, 1) : MIXED[name]!.expected(records);
-  // Keys updated during an iteration may repeat; nothing writes here, so exact.
+  return { value: records / (ms / 1000), samples: { keys_found: keys, calls, ms } };
+}
+
+/** Fails the run when it found the wrong number of keys (nothing writes meanwhile: exact). */
+function expectFound(name: string, m: Measurement, expected: number): Measurement {
+  const found = m.samples?.keys_found;
   if (found !== expected) throw new Error(`${name}: found ${found} keys, expected ${expected}`);
-  return { value: records / (ms / 1000), samples: { keys_found: found, calls, ms } };
+  return m;
 }
