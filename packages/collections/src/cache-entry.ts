@@ -16,6 +16,8 @@ export class CacheEntry {
   writing: Promise<void> | null = null;
   /** Evicted: drop once clean and no write-back is in flight. */
   evicting = false;
+  /** A sliced write-back holds the key (lookups wait on it), or null. */
+  hold: WriteBackHold | null = null;
 
   constructor(
     readonly key: Buffer,
@@ -25,4 +27,33 @@ export class CacheEntry {
     /** ms since the epoch, 0 = none: the record's expiry, as the keys commands set it. */
     public expiresAt: number,
   ) {}
+}
+
+/**
+ * A large entry's write-back encoding over event-loop turns: the key is
+ * held meanwhile (lookups wait on `released`), so no command changes the
+ * structure mid-encode. `stale` once the write must not happen: the key
+ * was deleted, replaced or expired at the record level, the cache was
+ * cleared, or the structure changed after all; the encode then stops at its
+ * next slice and writes nothing.
+ */
+export class WriteBackHold {
+  stale = false;
+  /** Started or joined by a checkpoint's hook: stays held once written, until the hook lets the mark follow. */
+  forCheckpoint: boolean;
+  /** Encoded and written (or given up): only a checkpoint's hold remains. */
+  done = false;
+  readonly released: Promise<void>;
+  private resolve: () => void = () => undefined;
+
+  constructor(forCheckpoint: boolean) {
+    this.forCheckpoint = forCheckpoint;
+    this.released = new Promise<void>((resolve) => {
+      this.resolve = resolve;
+    });
+  }
+
+  release(): void {
+    this.resolve();
+  }
 }

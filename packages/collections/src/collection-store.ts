@@ -1,11 +1,11 @@
 import { SetFlag, Store, type StoreCore } from '@strata/hlog';
-import { CacheEntry } from './cache-entry.js';
+import { CacheEntry, WriteBackHold } from './cache-entry.js';
 import { decoderFor, slicedDecoderFor } from './codecs.js';
 import { CollectionError } from './collection-error.js';
 import type { CollectionValue } from './collection-value.js';
 import { KeyTable } from './key-table.js';
 import type { CollectionLookup, MaybePending } from './lookup.js';
-import { runSliced } from './sliced.js';
+import { runSliced, type Sliced } from './sliced.js';
 
 export interface CollectionStoreOptions {
   /** Bytes of structures the cache keeps (value.memoryBytes() + key), LRU beyond it. */
@@ -20,8 +20,16 @@ export interface CollectionStoreOptions {
    * on every change.
    */
   readonly writeBackIntervalMs?: number;
-  /** Time a large record's decode runs per event-loop turn (default 4 ms; 0: one slice a turn). */
+  /**
+   * Time a large record's decode, or a large entry's encode for a
+   * write-back, runs per event-loop turn (default 4 ms; 0: one slice a turn).
+   */
   readonly sliceMs?: number;
+  /**
+   * Entries charged at least this many bytes write back in slices, their key
+   * held meanwhile (default 1 MiB; Infinity: every write-back in one step).
+   */
+  readonly slicedWriteBackBytes?: number;
 }
 
 export interface CollectionStoreStats {
@@ -53,6 +61,23 @@ const MISSING = { status: 'missing' } as const;
  * for a disk read, while other connections are served.
  */
 const SLICED_LOAD_BYTES = 256 * 1024;
+
+/**
+ * Entries charged at least this much write back in slices (writeSliced).
+ * The charge is about 3-4x the encoded size, so 1 MiB is a record of about
+ * 256-320 KiB, where loads start slicing too: ~8K hash fields or ~10K
+ * sorted-set pairs, an encode of 1-3 ms at load, inside one 4 ms slice.
+ * Below it slicing would save no stall and only make the key's commands
+ * wait a turn or two for the hold.
+ */
+const SLICED_WRITE_BACK_BYTES = 1 << 20;
+
+/**
+ * A checkpoint's holds are released by its hook's last call (see
+ * beforeCheckpoint). If that call never comes (the checkpoint failed on
+ * something else), they go this long after the hook's writes settled.
+ */
+const CHECKPOINT_HOLD_MAX_MS = 1000;
 
 /** A sliced decode in flight; `stale` once the key changed at the record level meanwhile. */
 interface Loading {
@@ -102,6 +127,9 @@ export class CollectionStore {
   private readonly dropEvictedBound = () => this.dropEvicted();
   /** Sliced decodes in flight (few: only records of SLICED_LOAD_BYTES and more). */
   private loading: Loading[] = [];
+  private readonly slicedWriteBackBytes: number;
+  /** Releases checkpoint holds whose checkpoint never called the hook again (see CHECKPOINT_HOLD_MAX_MS). */
+  private holdTimer: NodeJS.Timeout | null = null;
 
   constructor(
     readonly store: StoreCore,
@@ -109,6 +137,7 @@ export class CollectionStore {
   ) {
     this.budgetBytes = options.budgetBytes;
     this.sliceMs = options.sliceMs ?? 4;
+    this.slicedWriteBackBytes = options.slicedWriteBackBytes ?? SLICED_WRITE_BACK_BYTES;
     this.now = options.now ?? store.clock;
     const every = options.writeBackIntervalMs ?? 0;
     if (every > 0) {
@@ -141,6 +170,9 @@ export class CollectionStore {
     this.stopBackground();
     this.unhook?.();
     this.unhook = null;
+    if (this.holdTimer !== null) clearTimeout(this.holdTimer);
+    this.holdTimer = null;
+    this.releaseCheckpointHolds();
   }
 
   /**
@@ -151,21 +183,45 @@ export class CollectionStore {
    * device), which the checkpoint awaits too. So the checkpoint's mark
    * follows a call that found everything written: it holds every change
    * acknowledged before it, which the AOF positions count on.
+   *
+   * A large entry is encoded in slices instead (writeSliced), its key held:
+   * its promise is returned. The hold outlasts the write, until the call
+   * that returns nothing, which releases every hold right before the mark:
+   * so a big key under constant writes cannot be re-dirtied between its
+   * write and the mark, and each checkpoint encodes it once (rather than
+   * again on every call, forever; or in one step the second time, a stall
+   * the slicing is there to avoid). Its commands wait for the checkpoint's
+   * writes, as they wait for a load.
    */
   beforeCheckpoint(): Promise<unknown> | undefined {
+    if (this.holdTimer !== null) clearTimeout(this.holdTimer);
+    this.holdTimer = null;
     let inFlight: Promise<void>[] | null = null;
     this.table.forEach((e) => {
-      if (e.writing === null) {
-        if (e.dirty) this.schedule(e, () => this.writeOp(e));
-        return;
-      }
-      const w = e.dirty ? this.schedule(e, () => this.writeOp(e)) : e.writing;
-      if (w !== undefined) {
+      // A background write-back encoding now: its hold is the checkpoint's too.
+      if (e.hold !== null && !e.evicting) e.hold.forCheckpoint = true;
+      const w = e.dirty ? this.schedule(e, () => this.writeOp(e, true)) : e.writing;
+      if (w !== null && w !== undefined) {
         inFlight ??= [];
         inFlight.push(w);
       }
     });
-    return inFlight === null ? undefined : Promise.all(inFlight);
+    if (inFlight === null) {
+      // Nothing left: the mark follows in this step.
+      this.releaseCheckpointHolds();
+      return undefined;
+    }
+    const all = Promise.all(inFlight);
+    const late = () => {
+      if (this.holdTimer !== null) clearTimeout(this.holdTimer);
+      this.holdTimer = setTimeout(() => {
+        this.holdTimer = null;
+        this.releaseCheckpointHolds();
+      }, CHECKPOINT_HOLD_MAX_MS);
+      this.holdTimer.unref();
+    };
+    all.then(late, late);
+    return all;
   }
 
   /** One period of the background write-back (see writeBackIntervalMs). */
@@ -195,6 +251,8 @@ export class CollectionStore {
     const hash = KeyTable.hash(key);
     const e = this.table.find(key, hash);
     if (e !== undefined) {
+      // Being written back in slices: wait, then look again.
+      if (e.hold !== null) return e.hold.released.then(() => this.get<V>(key, type));
       const hit = this.hit(e, type);
       if (hit !== undefined) return hit as CollectionLookup<V>;
     }
@@ -219,6 +277,7 @@ export class CollectionStore {
       // Another lookup or a create may have filled the entry meanwhile: it is newer.
       const again = this.table.find(key, hash);
       if (again !== undefined) {
+        if (again.hold !== null) return again.hold.released.then(() => this.get<V>(key, type));
         const hit = this.hit(again, type);
         if (hit !== undefined) return hit as CollectionLookup<V>;
       }
@@ -252,6 +311,7 @@ export class CollectionStore {
       this.link(e);
     } else {
       if (e.evicting) this.unmarkEvicting(e);
+      this.staleHold(e);
       e.value = value;
       e.expiresAt = expiresAt;
       this.touch(e);
@@ -273,6 +333,9 @@ export class CollectionStore {
   changed(key: Uint8Array, value: CollectionValue): void {
     const e = this.table.find(key);
     if (e === undefined || e.value !== value) return; // dropped meanwhile (deleted, overwritten)
+    // Changed under its write-back's encode (by a command that looked it
+    // up before the hold, in the same turn): that snapshot is torn, not written.
+    this.staleHold(e);
     if (!e.dirty) e.dirtyTick = this.tick;
     e.changedTick = this.tick;
     e.dirty = true;
@@ -291,6 +354,7 @@ export class CollectionStore {
       return r.status === 'pending' ? r.pending.then(() => undefined) : undefined;
     }
     if (e.evicting) this.unmarkEvicting(e);
+    this.staleHold(e);
     e.value = null;
     e.dirty = false;
     this.charge(e);
@@ -353,6 +417,9 @@ export class CollectionStore {
   /** Drops every entry without writing (FLUSHDB, the store is being dropped). */
   clear(): void {
     for (const l of this.loading) l.stale = true;
+    this.table.forEach((e) => {
+      this.staleHold(e);
+    });
     this.dispose();
     this.table.clear();
     this.dropSoon = [];
@@ -501,20 +568,35 @@ export class CollectionStore {
     return tracked;
   }
 
-  /** Rewrites the record from the structure, over an existing record only, keeping its expiry. */
-  private writeOp(e: CacheEntry): Promise<void> | undefined {
+  /**
+   * Rewrites the record from the structure, over an existing record only,
+   * keeping its expiry: in this step, or in slices for a large entry.
+   */
+  private writeOp(e: CacheEntry, forCheckpoint = false): Promise<void> | undefined {
     const value = e.value;
     if (!e.dirty || value === null) return undefined;
-    if (e.expiresAt !== 0 && e.expiresAt <= this.now()) {
-      // Expired: the key is gone; writing it back could only resurrect it.
-      this.lost(e);
-      return undefined;
-    }
+    if (this.expired(e)) return undefined;
     e.dirty = false;
     this.counters.writeBacks++;
+    if (e.bytes >= this.slicedWriteBackBytes) return this.writeSliced(e, value, forCheckpoint);
+    return this.writeEncoded(e, value, value.encode());
+  }
+
+  /** Expired: the key is gone (the entry goes); writing it back could only resurrect it. */
+  private expired(e: CacheEntry): boolean {
+    if (e.expiresAt === 0 || e.expiresAt > this.now()) return false;
+    this.lost(e);
+    return true;
+  }
+
+  private writeEncoded(
+    e: CacheEntry,
+    value: CollectionValue,
+    bytes: Buffer,
+  ): Promise<void> | undefined {
     const r = this.store.upsert(
       e.key,
-      value.encode(),
+      bytes,
       0,
       SetFlag.XX | SetFlag.KEEP_TTL,
       value.type as never,
@@ -532,6 +614,61 @@ export class CollectionStore {
     }
     if (r.status === 'notSet') this.lost(e);
     return undefined;
+  }
+
+  /**
+   * A large entry's write-back: encoded over event-loop turns from the next
+   * one on (a command of this turn that holds the structure finishes
+   * first), its key held meanwhile (get() waits), then written like any
+   * other unless the hold went stale (staleHold). A checkpoint's hold
+   * outlasts the write (see beforeCheckpoint).
+   */
+  private writeSliced(
+    e: CacheEntry,
+    value: CollectionValue,
+    forCheckpoint: boolean,
+  ): Promise<void> {
+    const hold = new WriteBackHold(forCheckpoint);
+    e.hold = hold;
+    const job = untilStale(value.encodeSliced(), hold);
+    return new Promise<void>((next) => setImmediate(next))
+      .then(() => runSliced(job, this.sliceMs))
+      .then((bytes) => {
+        if (bytes === null || hold.stale || this.expired(e)) return undefined;
+        return this.writeEncoded(e, value, bytes);
+      })
+      .then(
+        () => {
+          hold.done = true;
+          if (!hold.forCheckpoint) this.endHold(e, hold);
+        },
+        (err: unknown) => {
+          if (!hold.stale) e.dirty = true;
+          this.endHold(e, hold);
+          throw err;
+        },
+      );
+  }
+
+  /** Lookups of the key go on. */
+  private endHold(e: CacheEntry, hold: WriteBackHold): void {
+    if (e.hold === hold) e.hold = null;
+    hold.release();
+  }
+
+  /** The key changes (record level or structure) under a sliced write-back: it must not write. */
+  private staleHold(e: CacheEntry): void {
+    const hold = e.hold;
+    if (hold === null) return;
+    hold.stale = true;
+    this.endHold(e, hold);
+  }
+
+  /** Ends the holds of checkpoint write-backs that are written (their checkpoint marks now, or failed). */
+  private releaseCheckpointHolds(): void {
+    this.table.forEach((e) => {
+      if (e.hold?.done) this.endHold(e, e.hold);
+    });
   }
 
   /** The record vanished under a cached entry (expired, deleted): the entry goes too. */
@@ -563,7 +700,8 @@ export class CollectionStore {
     let e = this.head;
     while (e !== null && this.bytes - this.evictingBytes > this.budgetBytes) {
       const next = e.next;
-      if (e !== keep && !e.evicting && e.value !== null) {
+      // A held entry is being written (or holds for a checkpoint): evicted later if need be.
+      if (e !== keep && !e.evicting && e.value !== null && e.hold === null) {
         this.counters.evictions++;
         e.evicting = true;
         this.evictingBytes += e.bytes;
@@ -608,6 +746,7 @@ export class CollectionStore {
   }
 
   private drop(e: CacheEntry): void {
+    this.staleHold(e);
     if (!this.table.remove(e)) return;
     this.unlink(e);
     if (e.evicting) this.unmarkEvicting(e);
@@ -636,5 +775,15 @@ export class CollectionStore {
     if (this.tail === e) return;
     this.unlink(e);
     this.link(e);
+  }
+}
+
+/** `job`, ending with null at its next slice once `hold` went stale. */
+function* untilStale(job: Sliced<Buffer>, hold: WriteBackHold): Sliced<Buffer | null> {
+  for (;;) {
+    if (hold.stale) return null;
+    const r = job.next();
+    if (r.done) return r.value;
+    yield;
   }
 }

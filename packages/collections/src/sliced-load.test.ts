@@ -4,12 +4,10 @@ import { join } from 'node:path';
 import { RecordType, Store } from '@strata/hlog';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CollectionStore } from './collection-store.js';
-import type { CollectionValue } from './collection-value.js';
 import { HashValue } from './hash-value.js';
-import { List } from './list.js';
 import type { CollectionLookup, MaybePending } from './lookup.js';
 import { SetValue } from './set-value.js';
-import { SortedSet } from './zset.js';
+import { bigCollection } from './test-collections.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -22,30 +20,7 @@ afterEach(async () => {
 const k = (s: string) => Buffer.from(s);
 const N = 40_000; // about 1 MB encoded: well past the sliced-load threshold
 
-function big(type: number): CollectionValue {
-  switch (type) {
-    case RecordType.HASH: {
-      const h = HashValue.empty();
-      for (let i = 0; i < N; i++) h.set(`field:${i}`, `value:${i}`);
-      return h;
-    }
-    case RecordType.SET: {
-      const s = SetValue.empty();
-      for (let i = 0; i < N; i++) s.add(`member:${i}`);
-      return s;
-    }
-    case RecordType.ZSET: {
-      const z = new SortedSet();
-      for (let i = 0; i < N; i++) z.add(`member:${i}`, (i * 7919) % N);
-      return z;
-    }
-    default: {
-      const l = new List();
-      for (let i = 0; i < N; i++) l.pushBack(`element:${i}`);
-      return l;
-    }
-  }
-}
+const big = (type: number) => bigCollection(type, N);
 
 /** A store whose cache holds nothing for long: every get decodes the record again. */
 async function setup(type: number) {
