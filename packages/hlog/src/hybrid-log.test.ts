@@ -1,7 +1,7 @@
 import { FaultDevice, MemoryDevice } from '@strata/io';
 import { describe, expect, it } from 'vitest';
 import { HybridLog } from './hybrid-log.js';
-import { PAGE_HEADER_SIZE, readPageHeader, verifyRecordsPage } from './page-header.js';
+import { PAGE_HEADER_SIZE, PageFlag, readPageHeader, verifyRecordsPage } from './page-header.js';
 
 function invariants(log: HybridLog): void {
   expect(log.begin).toBeLessThanOrEqual(log.head);
@@ -139,5 +139,49 @@ describe('hybrid log', () => {
     await device.read(7168, page);
     expect(readPageHeader(page, 0)!.used).toBe(PAGE_HEADER_SIZE + 64);
     expect(verifyRecordsPage(page, 0, 1024, readPageHeader(page, 0)!)).toBe(true);
+  });
+
+  it('prepares the next page before it opens, and a blob that takes that page leaves it frameless', async () => {
+    const device = new MemoryDevice({ segmentSize: 1 << 16 });
+    const P = 1024;
+    const log = new HybridLog({
+      device,
+      memory: 4 * P,
+      pageSize: P,
+      mutableFraction: 0.5,
+      epoch: 5,
+    });
+    // Fill pages 0..4 (the ring wraps), then page 5 up to its last eighth.
+    while (log.tail < 5 * P + 7 * (P / 8)) await allocate(log, 8);
+    await log.waitFlushed(4 * P);
+    // A few more inserts run the preparation steps: page 5 is the tail.
+    for (let i = 0; i < 8; i++) await allocate(log, 8);
+    expect(log.tailPageStart).toBe(5 * P);
+    // What page 6's opening would make read-only already is, and its flush
+    // is issued; page 6's frame (page 2's) is free: head moved over page 2.
+    expect(log.readOnly).toBe(5 * P);
+    expect(log.head).toBe(3 * P);
+    await log.waitFlushed(5 * P);
+    invariants(log);
+    // A blob takes page 6 (and 7): no frame of the ring is page 6's.
+    const blobAt = await log.writeBlob(Buffer.from('key'), Buffer.alloc(1500, 9));
+    expect(blobAt).toBe(6 * P);
+    expect(log.isFramedPage(6)).toBe(false);
+    expect(log.isFramedPage(7)).toBe(false);
+    // Records after it; the pages before and after flush, the blob stays whole.
+    while (log.tail < 11 * P) await allocate(log, 64);
+    await log.waitFlushed(10 * P);
+    invariants(log);
+    const page = Buffer.alloc(P);
+    await device.read(6 * P, page);
+    const blob = readPageHeader(page, 0)!;
+    expect(blob.flags).toBe(PageFlag.BLOB);
+    expect(blob.address).toBe(6 * P);
+    for (const p of [5, 8, 9]) {
+      await device.read(p * P, page);
+      const h = readPageHeader(page, 0)!;
+      expect(h.address).toBe(p * P);
+      expect(verifyRecordsPage(page, 0, P, h)).toBe(true);
+    }
   });
 });

@@ -108,6 +108,8 @@ export class HybridLog {
   private armAt = Number.POSITIVE_INFINITY;
   /** The page whose frame `armNextFrame` prepared (header written), or -1. */
   private armedPage = -1;
+  /** The next step of `armNextFrame` (0 at each page's opening). */
+  private armStep = 0;
   private flushIssuedUntil: number;
   private readonly framePage: Float64Array;
   private readonly mutablePages: number;
@@ -257,9 +259,9 @@ export class HybridLog {
     this.tailPage = next;
     const nextStart = next * P;
     const frame = next % this.frameCount;
-    this.framePage[frame] = next;
     const w = (frame * P) >>> 2;
     if (this.armedPage !== next) {
+      this.framePage[frame] = next;
       // The new page's header (writeOpenHeader, inline): the same cache
       // line as the page's first record. Usually written already, near the
       // end of the previous page (armNextFrame).
@@ -275,6 +277,7 @@ export class HybridLog {
     this.tail = nextStart + PAGE_HEADER_SIZE + size;
     this.tailPageEnd = nextStart + P;
     this.armAt = this.tailPageEnd - (P >>> 3);
+    this.armStep = 0;
     // shiftReadOnly, inline. (The writes of the newly read-only pages are
     // issued at once, next to those in flight: waiting for a completion
     // would serialize them behind the device's latency.)
@@ -290,37 +293,75 @@ export class HybridLog {
   }
 
   /**
-   * Prepares the frame of the next page while the current one still has
-   * room (an insert in its last eighth, once per page): when the frame's old
-   * page is flushed, `head` moves over it and the next page's header is
-   * written, so the insert that opens the page finds its first cache lines
-   * (and their TLB entry) warm and writes only the used bytes. Apart from
-   * the page-opening insert, so its cost is spread, not added.
+   * Prepares the next page while the current one still has room, in small
+   * steps, one per insert from the page's last eighth on, so that no insert
+   * pays for much of it: (0) make read-only what the next page's opening
+   * would, and queue its flush; (1) when the next frame's old page is
+   * flushed, move `head` over it and write the next page's header;
+   * (2..) read the lines the first records go to, a few per step, so they
+   * and their TLB entry are warm. The insert that opens the page then finds
+   * its frame ready and only switches to it. Each step touches one or a few
+   * lines that have gone cold; a page too full for the steps to finish
+   * (large records) is opened by the insert that needs it, doing what is left.
    */
   private armNextFrame(): void {
-    this.armAt = Number.POSITIVE_INFINITY;
-    if (this.tailIsBlob || this.failure !== undefined) return;
+    if (this.tailIsBlob || this.failure !== undefined) {
+      this.armAt = Number.POSITIVE_INFINITY;
+      return;
+    }
     const P = this.pageSize;
     const next = this.tailPage + 1;
-    const needHead = (next - this.frameCount + 1) * P;
-    if (needHead > this.head) {
-      if (this.flushedUntil < needHead) return;
-      this.head = Math.max(needHead, this.begin);
+    const step = this.armStep;
+    // The next step runs on the next insert.
+    this.armAt = this.tail;
+    if (step === 0) {
+      this.armStep = 1;
+      const readOnly = Math.min((next + 1 - this.mutablePages) * P, this.tailPageStart);
+      if (readOnly > this.readOnly) {
+        this.readOnly = readOnly;
+        if (!this.flushScheduled) {
+          this.flushScheduled = true;
+          RESOLVED.then(this.runFlushesBound);
+        }
+      }
+      return;
     }
     const u32 = this.ring.u32;
     const w = ((next % this.frameCount) * P) >>> 2;
-    u32[w] = PAGE_MAGIC;
-    u32[w + 1] = 0;
-    u32[w + 2] = PAGE_HEADER_SIZE;
-    u32[w + 3] = 0;
-    this.ring.f64[(w >>> 1) + 2] = next * P;
-    u32[w + 6] = this.epoch;
-    u32[w + 7] = 0;
-    // The lines the first records go to: read now, written soon.
+    if (step === 1) {
+      const needHead = (next - this.frameCount + 1) * P;
+      if (needHead > this.head) {
+        if (this.flushedUntil < needHead) {
+          // Still being flushed: look again a little later.
+          this.armAt = this.tail + (P >>> 6);
+          return;
+        }
+        this.head = Math.max(needHead, this.begin);
+      }
+      u32[w] = PAGE_MAGIC;
+      u32[w + 1] = 0;
+      u32[w + 2] = PAGE_HEADER_SIZE;
+      u32[w + 3] = 0;
+      this.ring.f64[(w >>> 1) + 2] = next * P;
+      u32[w + 6] = this.epoch;
+      u32[w + 7] = 0;
+      this.armStep = 2;
+      return;
+    }
+    if (step === 2) {
+      this.framePage[next % this.frameCount] = next;
+      this.armedPage = next;
+      this.armStep = 3;
+      return;
+    }
+    // The lines the first records go to (the header's is written): read
+    // now, written soon. Four lines (64 words) a step, the first KiB.
+    const from = w + 16 + (step - 3) * 64;
     let touch = 0;
-    for (let i = 16; i < 256; i += 16) touch |= u32[w + i]!;
+    for (let i = from; i < from + 64; i += 16) touch |= u32[i]!;
     this.armTouch = touch;
-    this.armedPage = next;
+    if (step === 6) this.armAt = Number.POSITIVE_INFINITY;
+    else this.armStep = step + 1;
   }
 
   /** @internal What the pre-arm read (a field, so the reads are not optimized away). */
@@ -488,6 +529,12 @@ export class HybridLog {
     const pages = Math.ceil(total / P);
     if (!this.tailIsBlob) this.sealTailPage();
     const start = this.tailPageEnd;
+    if (this.armedPage >= start / P) {
+      // The frame armed for the next page gets no page: the blob has none.
+      this.framePage[this.armedPage % this.frameCount] = -1;
+      this.armedPage = -1;
+    }
+    this.armAt = Number.POSITIVE_INFINITY;
     this.tailIsBlob = true;
     this.tailPage = start / P + pages - 1;
     this.tailPageEnd = start + pages * P;

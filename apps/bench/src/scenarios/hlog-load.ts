@@ -16,7 +16,9 @@ import { loadMap, loadStore } from './hlog-support.js';
  *
  * Per-insert cost must stay flat as the log grows (page allocation is O(1)
  * however many pages exist), and the inserts that open a new page must not
- * be much slower than the others. `store` runs on files in the scenario's
+ * be much slower than the others. `prep_p99_us` shows the inserts that
+ * prepare the next page ahead of its opening (they move `head` or
+ * `readOnly`), so that work moved off the page-opening insert stays visible. `store` runs on files in the scenario's
  * directory; `store-memdev` on a MemoryDevice (a fast fake disk), which
  * separates the engine's own costs from the disk's write latency.
  *
@@ -166,6 +168,7 @@ async function measure(job: Job): Promise<Measurement> {
         alloc_p99_us: alloc,
         rest_p99_us: rest,
         alloc_p99_over_rest_p99: alloc / rest,
+        prep_p99_us: r.prep.percentile(99),
         index_bytes_per_key: st.index.bytes / p.keys,
         peak_rss_mb: bytesToMiB(peak),
         rss_base_mb: bytesToMiB(rss.base),
@@ -230,6 +233,7 @@ export const hlogLoad = defineScenario<Params, undefined>({
       alloc_p99_us: s('alloc_p99_us'),
       rest_p99_us: s('rest_p99_us'),
       alloc_p99_over_rest_p99: s('alloc_p99_over_rest_p99'),
+      prep_p99_us: s('prep_p99_us'),
       index_bytes_per_key: s('index_bytes_per_key'),
       peak_rss_mb: s('peak_rss_mb'),
       bytes_per_key: s('bytes_per_key'),
