@@ -416,6 +416,9 @@ export function copyBytes(
 ): void {
   if (len <= 24) {
     for (let i = 0; i < len; i++) dst[dstOff + i] = src[srcOff + i]!;
+  } else if (srcOff === 0 && len === src.length) {
+    // A whole value (SET's): no view to make (a Buffer's subarray runs its constructor).
+    dst.set(src, dstOff);
   } else {
     dst.set(src.subarray(srcOff, srcOff + len), dstOff);
   }

@@ -67,3 +67,26 @@ test('pipelined GET/SET reuse arguments arrays without touching queued or pendin
     .join('');
   expect(await raw.expect(want, 20_000)).toBe(want);
 });
+
+test('GETs and SETs parsed ahead stop at the first other command: AUTH lifts the limits of what follows', async () => {
+  server = await startServer({ requirepass: 'pw' });
+  raw = await RawClient.connect(server.port);
+  // Before AUTH a bulk over 16 KB is a protocol error (Redis's unauthenticated
+  // limit); parsed after AUTH ran, the same SET is fine. Parsing on past AUTH
+  // with the GETs before it would close the connection.
+  const big = 'b'.repeat(20_000);
+  raw.write(
+    chunk([
+      ['GET', 'a'],
+      ['get', 'b'],
+      ['AUTH', 'pw'],
+      ['SET', 'k', big],
+      ['GET', 'k'],
+      ['SET', 'j', '1'],
+      ['GET', 'j'],
+    ]),
+  );
+  const noauth = '-NOAUTH Authentication required.\r\n';
+  const expected = `${noauth}${noauth}+OK\r\n+OK\r\n$${big.length}\r\n${big}\r\n+OK\r\n$1\r\n1\r\n`;
+  expect(await raw.expect(expected)).toBe(expected);
+});

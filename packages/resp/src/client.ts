@@ -42,6 +42,9 @@ const PAUSE_APPEND = 4;
 /** Replies of one batch past which they are written before the batch ends. */
 const BATCH_REPLY_BYTES = 1 << 20;
 
+/** GETs and SETs parsed ahead of running, at most (see `nextCommand`). */
+const AHEAD_MAX = 32;
+
 /** A reply held until its command is in the log: replaced by an error if that fails. */
 interface HeldReply {
   /** Reply positions (ReplyWriter.position) of the reply to replace on failure. */
@@ -113,6 +116,13 @@ export class Client {
   private doneArgv: Buffer[] | null = null;
   /** This command's time, read once from its store's clock (-1: not read yet). */
   private commandTime = -1;
+  /** Commands parsed ahead of running (a pipelined run of GETs and SETs), from `aheadAt` on. */
+  private readonly ahead: Buffer[][] = [];
+  private aheadAt = 0;
+  /** Argument bytes of the commands in `ahead` not run yet: the query buffer limit counts them. */
+  private aheadBytes = 0;
+  /** The keys of `ahead`, for the store's prefetch. */
+  private readonly aheadKeys: Buffer[] = [];
 
   /**
    * `replay`: a client with no connection (RespServer.execute, AOF
@@ -185,7 +195,9 @@ export class Client {
     this.parser.feed(chunk);
     if (this.paused === 0) this.run();
     // Redis's client-query-buffer-limit: dropped, with no reply, as Redis does.
-    if (this.parser.bufferedBytes > this.server.config.queryBufferLimit) this.kill();
+    if (this.parser.bufferedBytes + this.aheadBytes > this.server.config.queryBufferLimit) {
+      this.kill();
+    }
   }
 
   /** Runs every complete command buffered, then writes their replies at once. */
@@ -194,7 +206,7 @@ export class Client {
     this.running = true;
     try {
       while (!this.closeAfterReply && !this.closed) {
-        const argv = this.parser.take();
+        const argv = this.nextCommand();
         if (argv === null) {
           const error = this.parser.error;
           if (error !== null) {
@@ -232,6 +244,49 @@ export class Client {
     } finally {
       this.running = false;
     }
+  }
+
+  /**
+   * The next command to run: parsed ahead already, or from the parser. A
+   * GET or SET starts a run parsed ahead: the commands after it are parsed
+   * while they are GETs and SETs (the first other one ends the run, parsed
+   * too), then the store prefetches all their keys at once, so their cache
+   * misses overlap instead of each command waiting for its own. Parsing
+   * ahead past GET and SET only is safe: they change nothing the parser
+   * depends on (authentication, proto-max-bulk-len).
+   */
+  private nextCommand(): Buffer[] | null {
+    const ahead = this.ahead;
+    if (this.aheadAt < ahead.length) return this.takeAhead();
+    const first = this.parser.take();
+    if (first === null || !isGetOrSet(first)) return first;
+    ahead.length = 0;
+    this.aheadAt = 0;
+    const keys = this.aheadKeys;
+    keys.length = 0;
+    let argv: Buffer[] | null = first;
+    let bytes = 0;
+    do {
+      ahead.push(argv);
+      for (let i = 0; i < argv.length; i++) bytes += argv[i]!.length;
+      if (!isGetOrSet(argv)) break;
+      keys.push(argv[1]!);
+      if (ahead.length === AHEAD_MAX) break;
+      argv = this.parser.take();
+    } while (argv !== null);
+    this.aheadBytes = bytes;
+    if (keys.length > 1 && this.multi === null) {
+      this.server.keyspace.get(this.db)?.prefetch(keys, keys.length);
+    }
+    keys.length = 0;
+    return this.takeAhead();
+  }
+
+  private takeAhead(): Buffer[] {
+    const argv = this.ahead[this.aheadAt]!;
+    this.ahead[this.aheadAt++] = EMPTY_ARGV;
+    for (let i = 0; i < argv.length; i++) this.aheadBytes -= argv[i]!.length;
+    return argv;
   }
 
   private pause(reason: number): void {
@@ -575,6 +630,18 @@ export class Client {
     const err = toCommandError(e);
     this.reply.error(err.bytes ?? err.message);
   }
+}
+
+const EMPTY_ARGV: Buffer[] = [];
+
+/** GET or SET (any case) with their plain arguments: what `nextCommand` parses ahead. */
+function isGetOrSet(argv: Buffer[]): boolean {
+  const n = argv.length;
+  if (n !== 2 && n !== 3) return false;
+  const name = argv[0]!;
+  if (name.length !== 3 || (name[1]! | 0x20) !== 0x65 || (name[2]! | 0x20) !== 0x74) return false;
+  const first = name[0]! | 0x20;
+  return n === 2 ? first === 0x67 : first === 0x73;
 }
 
 /** The error a reply becomes when its append to the command log failed. */

@@ -169,6 +169,23 @@ describe('RequestParser: commands', () => {
     expect(fifth.map((a) => a.toString())).toEqual(['GET', 'e']);
   });
 
+  it('keeps several recycled arrays per length (a batch parsed ahead hands back many)', () => {
+    const parser = new RequestParser();
+    const gets = Array.from({ length: 6 }, (_, i) => encodeCommand(['GET', `k${i}`]));
+    parser.feed(Buffer.concat([...gets.slice(0, 3), encodeCommand(['SET', 'x', 'y'])]));
+    const batch = [parser.take()!, parser.take()!, parser.take()!];
+    const set = parser.take()!;
+    for (const argv of batch) parser.recycle(argv);
+    parser.recycle(set);
+    parser.feed(Buffer.concat([...gets.slice(3), encodeCommand(['SET', 'z', 'w'])]));
+    const again = [parser.take()!, parser.take()!, parser.take()!];
+    expect(new Set(again)).toEqual(new Set(batch));
+    expect(again.map((a) => a[1]!.toString())).toEqual(['k3', 'k4', 'k5']);
+    const set2 = parser.take()!;
+    expect(set2).toBe(set);
+    expect(set2.map((a) => a.toString())).toEqual(['SET', 'z', 'w']);
+  });
+
   it('take() returns the arguments, null when it needs more, null and error when invalid', () => {
     const parser = new RequestParser();
     parser.feed(Buffer.from('*2\r\n$4\r\nECHO\r\n$2\r\nhi\r\n*1\r\n$4\r\nPI'));

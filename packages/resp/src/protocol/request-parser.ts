@@ -71,6 +71,14 @@ const LINE_TOO_BIG = 2;
 const NAME_CACHE_MAX_LENGTH = 24;
 const NAME_CACHE_SIZE = 8;
 
+/**
+ * Recycled arguments arrays are kept for commands of up to this many
+ * arguments, this many of each length (a pipelined batch parsed ahead).
+ */
+const SPARE_MAX_ARGS = 8;
+const SPARES_PER_LENGTH = 64;
+const NO_SPARES: Buffer[][] = [];
+
 /** A scratch line buffer past this size is dropped once used. */
 const SCRATCH_KEEP = 2 * PROTO_INLINE_MAX_SIZE;
 
@@ -137,8 +145,8 @@ export class RequestParser {
   /** Recent command names (copies), and where the next one goes (round robin). */
   private readonly names: Buffer[] = [];
   private nextName = 0;
-  /** An arguments array handed back by `recycle`, for the next command of its length. */
-  private spare: Buffer[] | null = null;
+  /** Arguments arrays handed back by `recycle`, by length, for the next commands of that length. */
+  private readonly spares: Buffer[][][] = Array.from({ length: SPARE_MAX_ARGS + 1 }, () => []);
 
   constructor(options: RequestParserOptions = {}) {
     this.maxBulkLength = options.maxBulkLength ?? DEFAULT_PROTO_MAX_BULK_LEN;
@@ -227,7 +235,10 @@ export class RequestParser {
    * same length is parsed into it instead of a new one.
    */
   recycle(argv: Buffer[]): void {
-    this.spare = argv;
+    const n = argv.length;
+    if (n > SPARE_MAX_ARGS) return;
+    const list = this.spares[n]!;
+    if (list.length < SPARES_PER_LENGTH) list.push(argv);
   }
 
   /** The protocol error the connection must be closed with, once the input was invalid. */
@@ -262,9 +273,8 @@ export class RequestParser {
       if (b < DIGIT_0 || b > DIGIT_9) return null;
     }
     p += 2;
-    let argv = this.spare;
-    if (argv !== null && argv.length === count) this.spare = null;
-    else argv = new Array<Buffer>(count);
+    const spares = count <= SPARE_MAX_ARGS ? this.spares[count]! : NO_SPARES;
+    const argv = spares.length > 0 ? spares.pop()! : new Array<Buffer>(count);
     const maxBulk = this.maxBulkLength;
     for (let k = 0; k < count; k++) {
       // `$N\r?`: N a plain length (`0`, or no leading zero), at most FAST_MAX_DIGITS digits.
