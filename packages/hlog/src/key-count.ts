@@ -32,6 +32,8 @@ export class KeyCount {
   /** Background reads deciding whether a blind write's key existed. */
   private readonly resolutions = new Set<Promise<void>>();
   private failure: unknown = null;
+  /** An upper bound for the plain keys a background recount has yet to add. */
+  private provisional = 0;
 
   constructor(
     private readonly clock: () => number,
@@ -90,6 +92,32 @@ export class KeyCount {
     this.resolutions.add(run);
   }
 
+  /**
+   * Adds the plain keys of the recovered log once `recount` (running in the
+   * background after a whole-log rebuild) resolves with their number. The
+   * writes made meanwhile are counted as changes from each key's state in
+   * that log (read from the device when unknown), so the sum is exact; until
+   * then `approx` counts `provisional` (an upper bound) in their place, and
+   * `exact` and `settle` wait for it like for a resolution.
+   */
+  addRecount(recount: Promise<number>, provisional: number): void {
+    this.provisional += provisional;
+    const run: Promise<void> = recount
+      .then(
+        (plain) => {
+          this.plainKeys += plain;
+        },
+        (e: unknown) => {
+          this.failure ??= e;
+        },
+      )
+      .finally(() => {
+        this.provisional -= provisional;
+        this.resolutions.delete(run);
+      });
+    this.resolutions.add(run);
+  }
+
   /** Background reads still deciding the count. */
   get unresolved(): number {
     return this.resolutions.size;
@@ -97,7 +125,7 @@ export class KeyCount {
 
   /** The count now; at least the true count while resolutions are outstanding. */
   approx(): number {
-    return this.plainKeys + this.countExpiring();
+    return this.plainKeys + this.provisional + this.countExpiring();
   }
 
   /** The exact count, once every outstanding resolution finished. */

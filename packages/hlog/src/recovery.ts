@@ -1,4 +1,5 @@
 import { DEFAULT_SEGMENT_SIZE, type Device, FileDevice } from '@strata/io';
+import { readMode } from '@strata/pagebuf';
 import {
   type CheckpointMeta,
   type CheckpointStore,
@@ -11,6 +12,7 @@ import { IndexRebuilder } from './index-rebuild.js';
 import { decodeKeyCount, type KeyCountSnapshot } from './key-count.js';
 import { hashBytes } from './key-hash.js';
 import { KeyKind, KeyKindTable } from './key-kind-table.js';
+import { KeyStateTable } from './key-state-table.js';
 import { scanLog } from './log-scan.js';
 import {
   expiresAtOf,
@@ -32,12 +34,24 @@ export interface TailKey {
 }
 
 /**
+ * The plain keys (values without expiry) of the recovered log, recounted
+ * after open: `start` runs the recount (in slices, yielding) and resolves
+ * with their number; `provisional` is an upper bound for it meanwhile.
+ */
+export interface BackgroundRecount {
+  start: () => Promise<number>;
+  provisional: number;
+}
+
+/**
  * How the live-key count comes back: from the checkpoint, adjusted for the
- * keys the replayed tail wrote, or recounted from the whole log.
+ * keys the replayed tail wrote, or recounted from the whole log. After a
+ * whole-log rebuild the snapshot holds the keys with an expiry (found in
+ * the rebuild's pass) and `background` recounts the plain keys after open.
  */
 export type RecoveredCount =
   | { kind: 'checkpoint'; snapshot: KeyCountSnapshot; tail: Map<string, TailKey> }
-  | { kind: 'recount'; snapshot: KeyCountSnapshot };
+  | { kind: 'recount'; snapshot: KeyCountSnapshot; background?: BackgroundRecount };
 
 export interface RecoveredLog {
   device: Device;
@@ -131,9 +145,11 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
   // a count in the checkpoint, note each key the tail writes.
   const rebuilder = new IndexRebuilder(index, Math.max(0, device.endAddress - from));
   const tail = snapshot === null ? null : new Map<string, TailKey>();
-  // Without a checkpoint the whole log is read here: count in the same pass.
-  const recount =
-    meta === null ? new Recount(index.size, pageSize, Math.max(0, device.endAddress - from)) : null;
+  // Without a checkpoint the whole log is read here. The keys whose newest
+  // record has an expiry are found in this pass (few, and the write path
+  // needs them from the start); the plain keys, a table as large as the key
+  // set, are recounted after open, in the background (recountPlainKeys).
+  const expiring = meta === null ? new KeyStateTable() : null;
   const scan = await scanLog({
     device,
     pageSize,
@@ -149,7 +165,15 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
       const kl = keyLengthOf(space, off);
       const hash = hashBytes(space.bytes, ko, kl);
       rebuilder.add(hash, address);
-      if (recount !== null && address >= begin) recount.add(space, off, flags, hash);
+      if (expiring !== null && address >= begin) {
+        if ((flags & (RecordFlag.HAS_EXPIRY | RecordFlag.TOMBSTONE)) === RecordFlag.HAS_EXPIRY) {
+          const exp = expiresAtOf(space, off);
+          if (exp > 0) expiring.set(space.bytes, ko, kl, hash, exp);
+          else if (expiring.size > 0) expiring.delete(space.bytes, ko, kl, hash);
+        } else if (expiring.size > 0) {
+          expiring.delete(space.bytes, ko, kl, hash);
+        }
+      }
       if (tail !== null) {
         const k = space.bytes.toString('latin1', ko, ko + kl);
         const state = (flags & RecordFlag.TOMBSTONE) !== 0 ? -1 : expiresAtOf(space, off);
@@ -158,7 +182,6 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
         else seen.state = state;
       }
     },
-    ...(recount !== null ? { onPageEnd: (space: RecordSpace) => recount.endPage(space) } : {}),
   });
   rebuilder.flush();
   if (scan.cutAt !== null) {
@@ -193,15 +216,30 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
     countMs: 0,
   };
   const counted = performance.now();
-  const count: RecoveredCount =
-    snapshot !== null && tail !== null
-      ? { kind: 'checkpoint', snapshot, tail }
-      : {
-          kind: 'recount',
-          snapshot:
-            recount?.snapshot() ??
-            (await recountKeys(device, pageSize, begin, end, index.size, options)),
-        };
+  let count: RecoveredCount;
+  if (snapshot !== null && tail !== null) count = { kind: 'checkpoint', snapshot, tail };
+  else if (expiring !== null) {
+    const withExpiry: Array<[string, number]> = [];
+    expiring.sweep((key, exp) => {
+      withExpiry.push([key.toString('latin1'), exp]);
+      return true;
+    });
+    const keys = index.size;
+    count = {
+      kind: 'recount',
+      snapshot: { plain: 0, expiring: withExpiry },
+      background: {
+        start: () => recountPlainKeys(device, pageSize, begin, end, keys, log),
+        // Every record could be a distinct plain key.
+        provisional: scan.records,
+      },
+    };
+  } else {
+    count = {
+      kind: 'recount',
+      snapshot: await recountKeys(device, pageSize, begin, end, index.size, options),
+    };
+  }
   recovery.countMs = performance.now() - counted;
   return {
     device,
@@ -292,6 +330,55 @@ class Recount {
   snapshot(): KeyCountSnapshot {
     return { plain: this.table.count(KeyKind.PLAIN), expiring: [...this.expiring] };
   }
+}
+
+/** Bytes a background recount reads (and then counts) between two yields. */
+const RECOUNT_SLICE = 1 << 20;
+
+/**
+ * The plain keys of [begin, end) after a whole-log rebuild, recounted while
+ * the store serves: single reads of about a MiB, each counted and followed
+ * by a yield to the event loop, so a slice lasts a few milliseconds. Stops
+ * (resolving 0) once the log is halted: the store was abandoned. Writes
+ * made meanwhile are counted by the store as changes from each key's state
+ * in the log, which this count is the base of.
+ */
+async function recountPlainKeys(
+  device: Device,
+  pageSize: number,
+  begin: number,
+  end: number,
+  expectedKeys: number,
+  log: HybridLog,
+): Promise<number> {
+  const recount = new Recount(expectedKeys, pageSize, 0);
+  const size = Math.max(pageSize, RECOUNT_SLICE);
+  let stopped = false;
+  await scanLog({
+    device,
+    pageSize,
+    from: Math.floor(begin / pageSize) * pageSize,
+    to: end,
+    resync: true,
+    mode: readMode.adaptive({ minReadSize: size, maxReadSize: size, readsAhead: 1 }),
+    onRecord: (space, off, address) => {
+      const flags = flagsOf(space, off);
+      if (address < begin || (flags & RecordFlag.INVALID) !== 0) return;
+      const ko = keyOffsetOf(space, off);
+      recount.add(space, off, flags, hashBytes(space.bytes, ko, keyLengthOf(space, off)));
+    },
+    onPageEnd: (space) => recount.endPage(space),
+    onPage: () => {
+      if (log.failure !== undefined) {
+        stopped = true;
+        throw new HlogError('ERR_STORE_CLOSED', 'store closed during the key recount');
+      }
+      return new Promise<void>((resolve) => setImmediate(resolve));
+    },
+  }).catch((e: unknown) => {
+    if (!stopped) throw e;
+  });
+  return stopped ? 0 : recount.snapshot().plain;
 }
 
 /** The recount of [begin, end) in a pass of its own (a checkpoint without a count). */
