@@ -92,7 +92,12 @@ export class Store extends StoreCore {
    */
   private async restoreCount(count: RecoveredCount): Promise<void> {
     this.count.restore(count.snapshot);
-    if (count.kind === 'recount') return;
+    if (count.kind === 'recount') {
+      const bg = count.background;
+      // After a rebuild the plain keys are recounted while the store serves.
+      if (bg !== undefined) this.count.addRecount(bg.start(), bg.provisional);
+      return;
+    }
     const begin = this.log.begin;
     for (const [k, t] of count.tail) {
       const prev = this.count.hasExpiring(Buffer.from(k, 'latin1'))

@@ -49,7 +49,12 @@ export interface RecoveryInfo {
   count: 'checkpoint' | 'recount';
   /** Time to load the checkpoint, replay or rebuild the index, and cut a torn tail. */
   ms: number;
-  /** Time of the whole-log recount of live keys (0 with a count in the checkpoint). */
+  /**
+   * Time of a whole-log recount of live keys made during open (a checkpoint
+   * without a count). ~0 with a count in the checkpoint, and after a rebuild,
+   * whose recount of the plain keys runs in the background after open
+   * (`exactCount` waits for it).
+   */
   countMs: number;
 }
 
