@@ -36,6 +36,11 @@ export interface LogScanOptions {
   resync?: boolean;
   /** Pages with a lower epoch are stale (from before a cut). */
   minEpoch?: number;
+  /**
+   * Check each records page's checksum (default true). False only for a
+   * range this process verified already and that is never written again.
+   */
+  verify?: boolean;
   onRecord: RecordVisitor;
   /**
    * Called after the records of a page were visited, while the page's bytes
@@ -138,6 +143,7 @@ class PageScanner {
   }
 
   resync = false;
+  verify = true;
 
   private stop(reason: string): void {
     if (
@@ -213,7 +219,7 @@ class PageScanner {
   private onPage(): void {
     const s = this.page;
     const used = this.need;
-    if (crc32(s.bytes.subarray(8, used)) !== s.bytes.readUInt32LE(4)) {
+    if (this.verify && crc32(s.bytes.subarray(8, used)) !== s.bytes.readUInt32LE(4)) {
       this.stop('page checksum mismatch');
       return;
     }
@@ -278,6 +284,7 @@ export async function scanLog(options: LogScanOptions): Promise<LogScanResult> {
     options.onPageEnd,
   );
   scanner.resync = options.resync ?? false;
+  scanner.verify = options.verify ?? true;
   let bytesRead = 0;
   if (to > from) {
     const reader = new PageReader({

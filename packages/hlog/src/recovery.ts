@@ -360,6 +360,8 @@ async function recountPlainKeys(
     from: Math.floor(begin / pageSize) * pageSize,
     to: end,
     resync: true,
+    // Verified by the rebuild's pass; nothing below its end is written again.
+    verify: false,
     mode: readMode.adaptive({ minReadSize: size, maxReadSize: size, readsAhead: 1 }),
     onRecord: (space, off, address) => {
       const flags = flagsOf(space, off);
