@@ -582,7 +582,7 @@ export class Client {
     if (result === undefined) {
       if (log !== null) this.logWrite(log, spec, argv, start, now);
       // GET and SET that ended here keep nothing of argv: the parser reuses the array.
-      else if (this.multi === null && this.server.argvFreeSpecs.has(spec)) this.doneArgv = argv;
+      else if (spec.argvFree && this.multi === null) this.doneArgv = argv;
       return undefined;
     }
     if (spec.wholeLog) {

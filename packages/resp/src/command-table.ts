@@ -138,6 +138,12 @@ export class CommandSpec {
   readonly subcommands: CommandTable | null;
   readonly parent: CommandSpec | null;
   readonly wholeLog: boolean;
+  /**
+   * The handler keeps nothing of its arguments array once it returned with
+   * no promise (GET, SET: strings.ts `argvFreeHandlers`): the array can be
+   * reused. Set by ServerState.
+   */
+  argvFree = false;
   /** Calls and time spent (INFO commandstats). */
   calls = 0;
   usec = 0;
@@ -221,7 +227,8 @@ const lower = (b: number): number => (b >= 0x41 && b <= 0x5a ? b | 0x20 : b);
  * then a byte compare. Dispatch runs this once per command.
  */
 export class CommandTable {
-  private readonly buckets = new Map<number, CommandSpec[]>();
+  /** Specs by `bucketKey` (an array, not a Map: dispatch looks here once per command). */
+  private readonly buckets: (CommandSpec[] | undefined)[] = [];
   private readonly byName = new Map<string, CommandSpec>();
 
   constructor(specs: Iterable<CommandSpec> = []) {
@@ -238,8 +245,9 @@ export class CommandTable {
     if (this.byName.has(spec.name)) throw new TypeError(`command ${spec.name} twice`);
     this.byName.set(spec.name, spec);
     const key = bucketKey(spec.name.length, spec.name.charCodeAt(0));
-    const list = this.buckets.get(key);
-    if (list === undefined) this.buckets.set(key, [spec]);
+    while (this.buckets.length <= key) this.buckets.push(undefined);
+    const list = this.buckets[key];
+    if (list === undefined) this.buckets[key] = [spec];
     else list.push(spec);
   }
 
@@ -247,7 +255,9 @@ export class CommandTable {
   lookup(name: Uint8Array): CommandSpec | undefined {
     const n = name.length;
     if (n === 0) return undefined;
-    const list = this.buckets.get(bucketKey(n, lower(name[0]!)));
+    const key = bucketKey(n, lower(name[0]!));
+    if (key >= this.buckets.length) return undefined;
+    const list = this.buckets[key];
     if (list === undefined) return undefined;
     outer: for (const spec of list) {
       const s = spec.name;

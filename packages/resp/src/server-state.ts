@@ -70,13 +70,6 @@ export class ServerState {
   /** Re-reads the databases' write errors (StoreHealth): one may have cleared since. */
   refreshWriteError: (() => void) | null = null;
 
-  /**
-   * Commands whose handlers keep nothing of their arguments array once
-   * they returned with no promise (GET, SET: `argvFreeHandlers`): the
-   * array can be reused. A command replaced by an app's is not among them.
-   */
-  readonly argvFreeSpecs: ReadonlySet<CommandSpec>;
-
   /** Where the server listens (INFO, CLIENT LIST laddr). */
   port = 0;
   host = '';
@@ -88,10 +81,10 @@ export class ServerState {
   ) {
     this.configValue = config;
     this.config = config;
-    const free = new Set<CommandSpec>();
-    for (const spec of table)
-      if (spec.handler && argvFreeHandlers.has(spec.handler)) free.add(spec);
-    this.argvFreeSpecs = free;
+    // GET and SET hand their arguments arrays back; a command an app replaced does not.
+    for (const spec of table) {
+      spec.argvFree = spec.handler !== null && argvFreeHandlers.has(spec.handler);
+    }
   }
 
   get config(): ServerConfig {
