@@ -73,11 +73,11 @@ const SLICED_LOAD_BYTES = 256 * 1024;
 const SLICED_WRITE_BACK_BYTES = 1 << 20;
 
 /**
- * A checkpoint's holds are released by its hook's last call (see
- * beforeCheckpoint). If that call never comes (the checkpoint failed on
- * something else), they go this long after the hook's writes settled.
+ * A checkpoint's holds are released by its mark (see releaseAfterMark). If
+ * the hook is not called again (the checkpoint failed on something else),
+ * they go this long after its last call or its writes settled.
  */
-const CHECKPOINT_HOLD_MAX_MS = 1000;
+const CHECKPOINT_HOLD_MAX_MS = 2000;
 
 /** A sliced decode in flight; `stale` once the key changed at the record level meanwhile. */
 interface Loading {
@@ -130,6 +130,8 @@ export class CollectionStore {
   private readonly slicedWriteBackBytes: number;
   /** Releases checkpoint holds whose checkpoint never called the hook again (see CHECKPOINT_HOLD_MAX_MS). */
   private holdTimer: NodeJS.Timeout | null = null;
+  /** The store whose checkpoints call beforeCheckpoint, or null. */
+  private readonly hooked: Store | null = null;
 
   constructor(
     readonly store: StoreCore,
@@ -145,6 +147,7 @@ export class CollectionStore {
       this.timer.unref();
     }
     if (store instanceof Store) {
+      this.hooked = store;
       this.unhook = store.onBeforeCheckpoint(() => this.beforeCheckpoint());
     }
   }
@@ -185,12 +188,12 @@ export class CollectionStore {
    * acknowledged before it, which the AOF positions count on.
    *
    * A large entry is encoded in slices instead (writeSliced), its key held:
-   * its promise is returned. The hold outlasts the write, until the call
-   * that returns nothing, which releases every hold right before the mark:
-   * so a big key under constant writes cannot be re-dirtied between its
-   * write and the mark, and each checkpoint encodes it once (rather than
-   * again on every call, forever; or in one step the second time, a stall
-   * the slicing is there to avoid). Its commands wait for the checkpoint's
+   * its promise is returned. The hold outlasts the write, until the mark
+   * (releaseAfterMark): so a big key under constant writes cannot be
+   * re-dirtied between its write and the mark, and each checkpoint encodes
+   * it once (rather than again on every call, forever; or in one step the
+   * second time, a stall the slicing is there to avoid, and no end either
+   * when that write goes pending). Its commands wait for the checkpoint's
    * writes, as they wait for a load.
    */
   beforeCheckpoint(): Promise<unknown> | undefined {
@@ -207,21 +210,42 @@ export class CollectionStore {
       }
     });
     if (inFlight === null) {
-      // Nothing left: the mark follows in this step.
-      this.releaseCheckpointHolds();
+      if (this.hasCheckpointHolds()) this.releaseAfterMark();
       return undefined;
     }
     const all = Promise.all(inFlight);
-    const late = () => {
-      if (this.holdTimer !== null) clearTimeout(this.holdTimer);
-      this.holdTimer = setTimeout(() => {
-        this.holdTimer = null;
-        this.releaseCheckpointHolds();
-      }, CHECKPOINT_HOLD_MAX_MS);
-      this.holdTimer.unref();
-    };
+    const late = () => this.armHoldTimer();
     all.then(late, late);
     return all;
+  }
+
+  /**
+   * Nothing is left to write: the mark follows in this step, unless the log
+   * cannot seal yet (no free frame: hlog waits, then calls the hook again).
+   * So the holds end right after this step, and only if the mark was taken:
+   * a seal moves read-only past the tail, which this checkpoint's writes
+   * left beyond a page start. Else they last into the retry, or the key,
+   * written again and again (its record a blob, which itself needs a new
+   * page to seal after), would keep the checkpoint from ever marking.
+   */
+  private releaseAfterMark(): void {
+    const store = this.hooked;
+    if (store === null) return;
+    const tail = store.stats().log.tail;
+    queueMicrotask(() => {
+      if (store.stats().log.readOnly >= tail) this.releaseCheckpointHolds();
+      else this.armHoldTimer();
+    });
+  }
+
+  /** Releases the checkpoint holds if the hook is not called again soon (see CHECKPOINT_HOLD_MAX_MS). */
+  private armHoldTimer(): void {
+    if (this.holdTimer !== null) clearTimeout(this.holdTimer);
+    this.holdTimer = setTimeout(() => {
+      this.holdTimer = null;
+      this.releaseCheckpointHolds();
+    }, CHECKPOINT_HOLD_MAX_MS);
+    this.holdTimer.unref();
   }
 
   /** One period of the background write-back (see writeBackIntervalMs). */
@@ -664,7 +688,15 @@ export class CollectionStore {
     this.endHold(e, hold);
   }
 
-  /** Ends the holds of checkpoint write-backs that are written (their checkpoint marks now, or failed). */
+  private hasCheckpointHolds(): boolean {
+    let any = false;
+    this.table.forEach((e) => {
+      if (e.hold?.done) any = true;
+    });
+    return any;
+  }
+
+  /** Ends the holds of checkpoint write-backs that are written (their checkpoint marked, or failed). */
   private releaseCheckpointHolds(): void {
     this.table.forEach((e) => {
       if (e.hold?.done) this.endHold(e, e.hold);
