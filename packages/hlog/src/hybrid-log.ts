@@ -27,6 +27,9 @@ import { createRecordSpace, type RecordSpace } from './record-layout.js';
  * write them. `head` moves only over flushed pages, and only when a frame is
  * needed again; when the frame is still being flushed, allocation fails and
  * the caller waits for `waitForProgress()` (backpressure: never overwrite).
+ * Most of that is done ahead, in small steps on the inserts of a page's last
+ * eighth (`armNextFrame`), so the insert that opens a page usually only
+ * switches to a prepared frame.
  *
  * Blobs (values too large for a page) take whole pages at the tail with no
  * frame: they are written straight from the caller's buffer.
@@ -278,9 +281,10 @@ export class HybridLog {
     this.tailPageEnd = nextStart + P;
     this.armAt = this.tailPageEnd - (P >>> 3);
     this.armStep = 0;
-    // shiftReadOnly, inline. (The writes of the newly read-only pages are
-    // issued at once, next to those in flight: waiting for a completion
-    // would serialize them behind the device's latency.)
+    // shiftReadOnly, inline; usually done already (armNextFrame's first
+    // step). (The writes of the newly read-only pages are issued at once,
+    // next to those in flight: waiting for a completion would serialize them
+    // behind the device's latency.)
     const readOnly = (next + 1 - this.mutablePages) * P;
     if (readOnly > this.readOnly) {
       this.readOnly = Math.min(readOnly, nextStart);
