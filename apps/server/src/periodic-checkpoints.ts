@@ -5,7 +5,8 @@ import type { Logger } from './logger.js';
 /**
  * Every `intervalSeconds`, checkpoints the open databases that changed since
  * their last checkpoint (Redis's `save <seconds> <changes>`, with one change
- * enough). A checkpoint bounds what recovery replays and makes the in-memory
+ * enough): a write to the log, or a collection changed in the object cache
+ * and not yet written back. A checkpoint bounds what recovery replays and makes the in-memory
  * tail of the log durable; a database nobody wrote to is left alone (a
  * checkpoint seals the tail page, so needless ones waste log space).
  */
@@ -42,9 +43,14 @@ export class PeriodicCheckpoints {
       const store = this.keyspace.get(i);
       if (store === undefined) continue;
       const n = this.databases.changesSinceCheckpoint(i, store);
-      if (n === null) continue;
+      // Collection changes live in the object cache until a write-back: a
+      // large collection that keeps changing is written back only by a
+      // checkpoint (or eviction), so its dirty entry is a change the log's
+      // counters cannot see.
+      const dirty = this.keyspace.collections(i)?.stats().dirty ?? 0;
+      if (n === null && dirty === 0) continue;
       due.push([i, store]);
-      changes += n;
+      changes += (n ?? 0) + dirty;
     }
     const elapsed = Math.round((performance.now() - this.since) / 1000);
     if (due.length === 0) {

@@ -62,11 +62,14 @@ export class StrataProcess {
     return { process: p, port: Number(m[1]) };
   }
 
-  /** Resolves when stdout matches; rejects on exit or after `timeoutMs`. */
-  waitFor(pattern: RegExp, timeoutMs = 20_000): Promise<RegExpMatchArray> {
+  /**
+   * Resolves when stdout (from character `from` on) matches; rejects on exit
+   * or after `timeoutMs`.
+   */
+  waitFor(pattern: RegExp, timeoutMs = 20_000, from = 0): Promise<RegExpMatchArray> {
     return new Promise((resolve, reject) => {
       const check = () => {
-        const m = pattern.exec(this.stdout);
+        const m = pattern.exec(from === 0 ? this.stdout : this.stdout.slice(from));
         if (m !== null) {
           done();
           resolve(m);
