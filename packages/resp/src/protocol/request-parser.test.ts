@@ -186,6 +186,37 @@ describe('RequestParser: commands', () => {
     expect(set2.map((a) => a.toString())).toEqual(['SET', 'z', 'w']);
   });
 
+  it('writes short arguments into the copies of a recycled array; arrays kept are never written', () => {
+    const parser = new RequestParser();
+    const long = 'v'.repeat(100);
+    parser.feed(
+      Buffer.concat([
+        encodeCommand(['SET', 'k1', long]),
+        encodeCommand(['SET', 'k2', 'x']),
+        encodeCommand(['GET', 'kept']),
+      ]),
+    );
+    const a = parser.take()!;
+    const b = parser.take()!;
+    const kept = parser.take()!;
+    parser.recycle(a);
+    parser.recycle(b);
+    const rounds = [
+      ['SET', 'key-3', 'y'],
+      ['SET', 'k4', long.toUpperCase()],
+      ['SET', 'key-5', 'z'],
+      ['SET', 'k6', 'w'],
+    ];
+    for (const cmd of rounds) {
+      parser.feed(encodeCommand(cmd));
+      const argv = parser.take()!;
+      expect(argv.map((x) => x.toString())).toEqual(cmd);
+      parser.recycle(argv);
+    }
+    // The GET not handed back still holds its own key.
+    expect(kept.map((x) => x.toString())).toEqual(['GET', 'kept']);
+  });
+
   it('take() returns the arguments, null when it needs more, null and error when invalid', () => {
     const parser = new RequestParser();
     parser.feed(Buffer.from('*2\r\n$4\r\nECHO\r\n$2\r\nhi\r\n*1\r\n$4\r\nPI'));
