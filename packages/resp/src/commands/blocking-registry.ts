@@ -130,6 +130,20 @@ export function serveWaiters(c: Client, key: Buffer): Buffer[][] {
 const NO_FORMS: Buffer[][] = [];
 
 /**
+ * Serves the waiters on `key` as `c` if `c` is the first of them, and
+ * returns the forms to log (else null: `c` was served, timed out or is no
+ * longer first, and whoever serves the key next logs its own pops). For a
+ * waiter that could not be served synchronously (a key it writes was on
+ * the disk or being written back) and serves itself once that key is in
+ * memory: its own command, still running while blocked, logs the forms.
+ */
+export function serveIfFirst(c: Client, key: Buffer): Buffer[][] | null {
+  const q = registries.get(c.server)?.queue(c.db, key.toString('latin1'));
+  if (q === undefined || q[0]?.client !== c || c.closed) return null;
+  return serveWaiters(c, key);
+}
+
+/**
  * `key` (in `c`'s database) may have gained elements: serve the clients
  * blocked on it. `argv` is the command that wrote; when a command log is
  * on and pops were served, the command is logged as itself followed by

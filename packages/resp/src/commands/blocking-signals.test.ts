@@ -88,6 +88,25 @@ describe('the command log', () => {
   });
 });
 
+describe('a blocked BLMOVE whose destination is not in memory when the push comes', () => {
+  test('is served once the destination is read, and logged after the push', async () => {
+    const [w, p] = await Promise.all([io(4), io(4)]);
+    await p.rpush('done', 'old');
+    const moved = w.blmove('jobs', 'done', 'RIGHT', 'LEFT', 0);
+    await until(async () => (await blocked(p)) === 1);
+    // Other collections push `done` out of the cache (the BLMOVE loaded it).
+    const filler = 'f'.repeat(400);
+    for (let i = 0; i < 400; i++) await p.rpush(`fill${i}`, filler, filler);
+    expect(server.keyspace.collections(4)!.peek(Buffer.from('done'))).toBeUndefined();
+    logged.length = 0;
+    await p.lpush('jobs', 'j1');
+    expect(await moved).toBe('j1');
+    expect(await p.lrange('done', 0, -1)).toEqual(['j1', 'old']);
+    expect(await p.llen('jobs')).toBe(0);
+    expect(writes()).toEqual(['4 lpush jobs j1', '4 LMOVE jobs done RIGHT LEFT']);
+  });
+});
+
 describe('keys made ready without a push', () => {
   test('RENAME, RENAMENX and COPY serve the clients blocked on the destination', async () => {
     const [a, b, c, w] = await Promise.all([io(3), io(3), io(3), io(3)]);

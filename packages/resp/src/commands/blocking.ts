@@ -3,7 +3,13 @@ import { RecordType } from '@strata/hlog';
 import type { Client } from '../client.js';
 import type { CommandDefinition, CommandResult } from '../command-table.js';
 import { CommandError, wrongTypeError } from '../errors.js';
-import { registryOf, serveWaiters, touchWatched, type Waiter } from './blocking-registry.js';
+import {
+  registryOf,
+  serveIfFirst,
+  serveWaiters,
+  touchWatched,
+  type Waiter,
+} from './blocking-registry.js';
 import { afterChange, whenWritten, withFirstNonEmpty, withOpenDb } from './collection-access.js';
 import { commandMaker, type KeySpec, NO_KEYS, SRC_DST } from './collection-command.js';
 import { type End, moveOne, mpopReply, parseEnd, parseMpop, pop, withMovePair } from './lists.js';
@@ -262,8 +268,18 @@ function blmove(c: Client, argv: Buffer[], from: End, to: End, timeoutAt: number
     const dstKey = Buffer.from(dst);
     return blockOrAnswer(c, [srcKey], timeout, 'null', (_key, by) => {
       const a = readyValue<List>(by, srcKey, RecordType.LIST);
+      if (a === null) return null;
       const b = by.collections.get<List>(dstKey, RecordType.LIST);
-      if (a === null || b instanceof Promise) return null;
+      if (b instanceof Promise) {
+        // The destination is on the disk or held by a write-back in slices:
+        // once it is in memory this waiter serves itself (it stays first
+        // meanwhile: nobody behind it is served before it).
+        b.then(
+          () => logAs(c, ...(serveIfFirst(c, srcKey) ?? [])),
+          () => undefined,
+        );
+        return null;
+      }
       if (b.status === 'wrongType') {
         // Redis answers the blocked client WRONGTYPE and leaves the source as it was.
         c.replyError(wrongTypeError());
