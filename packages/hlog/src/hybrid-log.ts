@@ -359,12 +359,14 @@ export class HybridLog {
       return;
     }
     // The lines the first records go to (the header's is written): read
-    // now, written soon. Four lines (64 words) a step, the first KiB.
+    // now, written soon. Four lines (64 words) a step, the first KiB, never
+    // past the page (a page under 1 KiB ends in the next frame's words).
     const from = w + 16 + (step - 3) * 64;
+    const end = Math.min(from + 64, w + (P >>> 2));
     let touch = 0;
-    for (let i = from; i < from + 64; i += 16) touch |= u32[i]!;
+    for (let i = from; i < end; i += 16) touch |= u32[i]!;
     this.armTouch = touch;
-    if (step === 6) this.armAt = Number.POSITIVE_INFINITY;
+    if (step === 6 || end < from + 64) this.armAt = Number.POSITIVE_INFINITY;
     else this.armStep = step + 1;
   }
 
