@@ -139,11 +139,9 @@ function get(c: Client, argv: Buffer[]): CommandResult {
 }
 
 /**
- * Handlers that keep nothing of `argv` (no reference to the array or to its
- * Buffers once they returned without a promise): the server reuses the
- * array, and writes the next command's arguments into its Buffers. Keep the
- * list to handlers checked for it (the store and the collection cache copy
- * the keys they keep).
+ * Handlers that keep nothing of `argv` (no reference to the array once
+ * they returned without a promise): the server reuses the array for the
+ * next command parsed. Keep the list to handlers checked for it.
  */
 export const argvFreeHandlers: ReadonlySet<CommandHandler> = new Set([get, set]);
 

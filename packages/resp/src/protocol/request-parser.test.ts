@@ -186,7 +186,7 @@ describe('RequestParser: commands', () => {
     expect(set2.map((a) => a.toString())).toEqual(['SET', 'z', 'w']);
   });
 
-  it('writes short arguments into the copies of a recycled array; arrays kept are never written', () => {
+  it('parses later commands of other argument lengths into recycled arrays; arrays kept are untouched', () => {
     const parser = new RequestParser();
     const long = 'v'.repeat(100);
     parser.feed(

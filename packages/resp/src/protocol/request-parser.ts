@@ -24,11 +24,9 @@ export interface ParsedCommand {
   readonly kind: 'command';
   /**
    * The arguments, never empty. A bulk that lies within one fed chunk is a
-   * view into it (no copy), or a copy when parsed into a recycled array
-   * (see `recycle`); one that spans chunks is copied once. A short
+   * view into it (no copy); one that spans chunks is copied once. A short
    * command name (argv[0]) seen lately may be a Buffer shared between
-   * commands (see NAME_CACHE). The parser writes into no argument but the
-   * copies held by an array handed back with `recycle`.
+   * commands (see NAME_CACHE): arguments are never written to.
    */
   readonly argv: Buffer[];
   /** True for an inline (telnet style) command, false for RESP multibulk. */
@@ -79,13 +77,6 @@ const NAME_CACHE_SIZE = 8;
  */
 const SPARE_MAX_ARGS = 8;
 const SPARES_PER_LENGTH = 64;
-/**
- * Arguments up to this long (keys, mostly) parsed into a recycled array are
- * copied into the Buffers it holds from its last use: a byte loop that short
- * costs less than a view (a Buffer's constructor, ~100 bytes of garbage).
- * Longer ones are views (a loop over a 100-byte value measured slower).
- */
-const OWNED_MAX_LENGTH = 32;
 const NO_SPARES: Buffer[][] = [];
 
 /** A scratch line buffer past this size is dropped once used. */
@@ -155,8 +146,6 @@ export class RequestParser {
   private readonly names: Buffer[] = [];
   private nextName = 0;
   /** Arguments arrays handed back by `recycle`, by length, for the next commands of that length. */
-  /** Arguments the parser made as copies (see `recycle`): it may write into them again. */
-  private readonly copies = new WeakSet<Buffer>();
   private readonly spares: Buffer[][][] = Array.from({ length: SPARE_MAX_ARGS + 1 }, () => []);
 
   constructor(options: RequestParserOptions = {}) {
@@ -242,9 +231,8 @@ export class RequestParser {
 
   /**
    * Hands back the arguments array of a command that is done with it (it
-   * ran to its end and nothing kept the array or its arguments): the next
-   * command of the same length is parsed into it, its short arguments
-   * copied into the Buffers it holds.
+   * ran to its end and nothing kept the array): the next command of the
+   * same length is parsed into it instead of a new one.
    */
   recycle(argv: Buffer[]): void {
     const n = argv.length;
@@ -286,11 +274,7 @@ export class RequestParser {
     }
     p += 2;
     const spares = count <= SPARE_MAX_ARGS ? this.spares[count]! : NO_SPARES;
-    // A recycled array gets short arguments copied into the copies it holds
-    // from its last use (when the lengths match) instead of new views: a
-    // pipeline of GETs makes no Buffer per command, of SETs one (the value).
-    const reused = spares.length > 0;
-    const argv = reused ? spares.pop()! : new Array<Buffer>(count);
+    const argv = spares.length > 0 ? spares.pop()! : new Array<Buffer>(count);
     const maxBulk = this.maxBulkLength;
     for (let k = 0; k < count; k++) {
       // `$N\r?`: N a plain length (`0`, or no leading zero), at most FAST_MAX_DIGITS digits.
@@ -313,19 +297,10 @@ export class RequestParser {
       }
       p += 2;
       if (p + length + 2 > end) return null;
-      if (k === 0 && length <= NAME_CACHE_MAX_LENGTH) {
-        argv[0] = this.commandName(chunk, p, length);
-      } else if (reused && k > 0 && length <= OWNED_MAX_LENGTH) {
-        let copy = argv[k]!;
-        if (copy.length !== length || !this.copies.has(copy)) {
-          copy = Buffer.allocUnsafe(length);
-          this.copies.add(copy);
-        }
-        for (let i = 0; i < length; i++) copy[i] = chunk[p + i]!;
-        argv[k] = copy;
-      } else {
-        argv[k] = chunk.subarray(p, p + length);
-      }
+      argv[k] =
+        k === 0 && length <= NAME_CACHE_MAX_LENGTH
+          ? this.commandName(chunk, p, length)
+          : chunk.subarray(p, p + length);
       p += length + 2;
     }
     this.consume(p - start);
