@@ -1,5 +1,8 @@
 import { afterEach, expect, test } from 'vitest';
+import type { CommandDefinition } from './command-table.js';
+import { stringCommands } from './commands/strings.js';
 import { encodeCommand } from './protocol/encode-command.js';
+import type { ServerState } from './server-state.js';
 import { RawClient, startServer, type TestServer } from './test-helpers.js';
 
 let server: TestServer | null = null;
@@ -89,4 +92,37 @@ test('GETs and SETs parsed ahead stop at the first other command: AUTH lifts the
   const noauth = '-NOAUTH Authentication required.\r\n';
   const expected = `${noauth}${noauth}+OK\r\n+OK\r\n$${big.length}\r\n${big}\r\n+OK\r\n$1\r\n1\r\n`;
   expect(await raw.expect(expected)).toBe(expected);
+});
+
+test('an app that replaces GET turns parsing ahead off (its handler may change what later bytes mean)', async () => {
+  const builtin = stringCommands.find((d) => d.name === 'get')!;
+  const calls: string[] = [];
+  const mine: CommandDefinition = {
+    ...builtin,
+    handler: (c, argv) => {
+      calls.push(argv[1]!.toString());
+      c.reply.bulk(Buffer.from('mine'));
+      return undefined;
+    },
+  };
+  server = await startServer({ commands: [mine] });
+  const state = (server.server as unknown as { state: ServerState }).state;
+  expect(state.parseAhead).toBe(false);
+  raw = await RawClient.connect(server.port);
+  raw.write(
+    chunk([
+      ['GET', 'a'],
+      ['SET', 'a', '1'],
+      ['GET', 'a'],
+    ]),
+  );
+  const expected = '$4\r\nmine\r\n+OK\r\n$4\r\nmine\r\n';
+  expect(await raw.expect(expected)).toBe(expected);
+  expect(calls).toEqual(['a', 'a']);
+  const plain = await startServer();
+  try {
+    expect((plain.server as unknown as { state: ServerState }).state.parseAhead).toBe(true);
+  } finally {
+    await plain.stop();
+  }
 });

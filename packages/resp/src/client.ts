@@ -259,7 +259,7 @@ export class Client {
     const ahead = this.ahead;
     if (this.aheadAt < ahead.length) return this.takeAhead();
     const first = this.parser.take();
-    if (first === null || !isGetOrSet(first)) return first;
+    if (first === null || !this.server.parseAhead || !isGetOrSet(first)) return first;
     ahead.length = 0;
     this.aheadAt = 0;
     const keys = this.aheadKeys;

@@ -85,7 +85,16 @@ export class ServerState {
     for (const spec of table) {
       spec.argvFree = spec.handler !== null && argvFreeHandlers.has(spec.handler);
     }
+    const builtIn = (name: string) => table.lookup(Buffer.from(name))?.argvFree === true;
+    this.parseAhead = builtIn('get') && builtIn('set');
   }
+
+  /**
+   * GET and SET are the built-in ones: a client may parse a pipelined run
+   * of them ahead and prefetch their keys (they change nothing the parser
+   * depends on). False when an app replaced either.
+   */
+  readonly parseAhead: boolean;
 
   get config(): ServerConfig {
     return this.configValue;

@@ -274,37 +274,50 @@ export class RequestParser {
     }
     p += 2;
     const spares = count <= SPARE_MAX_ARGS ? this.spares[count]! : NO_SPARES;
-    const argv = spares.length > 0 ? spares.pop()! : new Array<Buffer>(count);
+    // A spare goes back when the command is not whole in this chunk (the slow path parses it).
+    const spare = spares.length > 0;
+    const argv = spare ? spares.pop()! : new Array<Buffer>(count);
+    const q = this.fillArgs(chunk, p, argv, count);
+    if (q < 0) {
+      if (spare) spares.push(argv);
+      return null;
+    }
+    this.consume(q - start);
+    return argv;
+  }
+
+  /** The fast path's `count` bulk strings from `p` into argv; where they end, or -1 when not whole. */
+  private fillArgs(chunk: Buffer, p: number, argv: Buffer[], count: number): number {
+    const end = chunk.length;
     const maxBulk = this.maxBulkLength;
     for (let k = 0; k < count; k++) {
       // `$N\r?`: N a plain length (`0`, or no leading zero), at most FAST_MAX_DIGITS digits.
-      if (p + 3 >= end || chunk[p] !== DOLLAR) return null;
-      b = chunk[++p]!;
+      if (p + 3 >= end || chunk[p] !== DOLLAR) return -1;
+      let b = chunk[++p]!;
       let length = 0;
       if (b === DIGIT_0) {
-        if (chunk[++p] !== CR) return null;
+        if (chunk[++p] !== CR) return -1;
       } else {
-        if (b < DIGIT_1 || b > DIGIT_9) return null;
+        if (b < DIGIT_1 || b > DIGIT_9) return -1;
         const digitsEnd = p + FAST_MAX_DIGITS;
         for (;;) {
           length = length * 10 + (b - DIGIT_0);
-          if (++p >= end || p > digitsEnd) return null;
+          if (++p >= end || p > digitsEnd) return -1;
           b = chunk[p]!;
           if (b === CR) break;
-          if (b < DIGIT_0 || b > DIGIT_9) return null;
+          if (b < DIGIT_0 || b > DIGIT_9) return -1;
         }
-        if (length > maxBulk) return null;
+        if (length > maxBulk) return -1;
       }
       p += 2;
-      if (p + length + 2 > end) return null;
+      if (p + length + 2 > end) return -1;
       argv[k] =
         k === 0 && length <= NAME_CACHE_MAX_LENGTH
           ? this.commandName(chunk, p, length)
           : chunk.subarray(p, p + length);
       p += length + 2;
     }
-    this.consume(p - start);
-    return argv;
+    return p;
   }
 
   /** chunk[at, at + length) as a cached Buffer with these bytes, cached now if none is. */
