@@ -363,13 +363,7 @@ async function recountPlainKeys(
     // Verified by the rebuild's pass; nothing below its end is written again.
     verify: false,
     mode: readMode.adaptive({ minReadSize: size, maxReadSize: size, readsAhead: 1 }),
-    onRecord: (space, off, address) => {
-      const flags = flagsOf(space, off);
-      if (address < begin || (flags & RecordFlag.INVALID) !== 0) return;
-      const ko = keyOffsetOf(space, off);
-      recount.add(space, off, flags, hashBytes(space.bytes, ko, keyLengthOf(space, off)));
-    },
-    onPageEnd: (space) => recount.endPage(space),
+    ...recountVisitors(recount, begin),
     onPage: () => {
       if (log.failure !== undefined) {
         stopped = true;
@@ -400,6 +394,17 @@ async function recountKeys(
     to: end,
     resync: true,
     ...(options.recoveryMode !== undefined ? { mode: options.recoveryMode } : {}),
+    ...recountVisitors(recount, begin),
+  });
+  return recount.snapshot();
+}
+
+/** scanLog's record and page-end callbacks feeding `recount` the valid records from `begin` on. */
+function recountVisitors(
+  recount: Recount,
+  begin: number,
+): Pick<Parameters<typeof scanLog>[0], 'onRecord' | 'onPageEnd'> {
+  return {
     onRecord: (space, off, address) => {
       const flags = flagsOf(space, off);
       if (address < begin || (flags & RecordFlag.INVALID) !== 0) return;
@@ -407,6 +412,5 @@ async function recountKeys(
       recount.add(space, off, flags, hashBytes(space.bytes, ko, keyLengthOf(space, off)));
     },
     onPageEnd: (space) => recount.endPage(space),
-  });
-  return recount.snapshot();
+  };
 }
