@@ -13,7 +13,7 @@ import { decodeKeyCount, type KeyCountSnapshot } from './key-count.js';
 import { hashBytes } from './key-hash.js';
 import { KeyKind, KeyKindTable } from './key-kind-table.js';
 import { KeyStateTable } from './key-state-table.js';
-import { scanLog } from './log-scan.js';
+import { type LogScanOptions, scanLog } from './log-scan.js';
 import {
   expiresAtOf,
   flagsOf,
@@ -354,16 +354,10 @@ async function recountPlainKeys(
   const recount = new Recount(expectedKeys, pageSize, 0);
   const size = Math.max(pageSize, RECOUNT_SLICE);
   let stopped = false;
-  await scanLog({
-    device,
-    pageSize,
-    from: Math.floor(begin / pageSize) * pageSize,
-    to: end,
-    resync: true,
+  await recountPass(device, pageSize, begin, end, recount, {
     // Verified by the rebuild's pass; nothing below its end is written again.
     verify: false,
     mode: readMode.adaptive({ minReadSize: size, maxReadSize: size, readsAhead: 1 }),
-    ...recountVisitors(recount, begin),
     onPage: () => {
       if (log.failure !== undefined) {
         stopped = true;
@@ -387,24 +381,32 @@ async function recountKeys(
   options: StoreOptions,
 ): Promise<KeyCountSnapshot> {
   const recount = new Recount(expectedKeys, pageSize, 0);
-  await scanLog({
+  await recountPass(
+    device,
+    pageSize,
+    begin,
+    end,
+    recount,
+    options.recoveryMode !== undefined ? { mode: options.recoveryMode } : {},
+  );
+  return recount.snapshot();
+}
+
+/** A pass over [begin, end) feeding `recount` every valid record; `more`: the pass's own options. */
+function recountPass(
+  device: Device,
+  pageSize: number,
+  begin: number,
+  end: number,
+  recount: Recount,
+  more: Partial<LogScanOptions>,
+): ReturnType<typeof scanLog> {
+  return scanLog({
     device,
     pageSize,
     from: Math.floor(begin / pageSize) * pageSize,
     to: end,
     resync: true,
-    ...(options.recoveryMode !== undefined ? { mode: options.recoveryMode } : {}),
-    ...recountVisitors(recount, begin),
-  });
-  return recount.snapshot();
-}
-
-/** scanLog's record and page-end callbacks feeding `recount` the valid records from `begin` on. */
-function recountVisitors(
-  recount: Recount,
-  begin: number,
-): Pick<Parameters<typeof scanLog>[0], 'onRecord' | 'onPageEnd'> {
-  return {
     onRecord: (space, off, address) => {
       const flags = flagsOf(space, off);
       if (address < begin || (flags & RecordFlag.INVALID) !== 0) return;
@@ -412,5 +414,6 @@ function recountVisitors(
       recount.add(space, off, flags, hashBytes(space.bytes, ko, keyLengthOf(space, off)));
     },
     onPageEnd: (space) => recount.endPage(space),
-  };
+    ...more,
+  });
 }
