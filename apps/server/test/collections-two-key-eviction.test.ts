@@ -129,7 +129,7 @@ test("SMOVE and LMOVE keep every move while another client's loads keep evicting
     })();
     const moves = await Promise.all(
       Array.from({ length: M }, (_, i) =>
-        tryAgain(() =>
+        tryAgain<number | string | null>(() =>
           i % 2 === 0
             ? r.smove('s1', 's2', `s1-member-${i}`)
             : r.lmove('l1', 'l2', 'LEFT', 'RIGHT'),
