@@ -24,7 +24,6 @@ export function prefetchKeys(c: CoreState, keys: readonly Uint8Array[], count: n
   let sink = index.touch(hashes, 0, n);
   const log = c.log;
   const head = log.head;
-  const ringBytes = log.ringBytes;
   const u32 = c.ring.u32;
   const lastWord = u32.length - 1;
   // The index entries first (their buckets are cached now), then one tight
@@ -33,7 +32,7 @@ export function prefetchKeys(c: CoreState, keys: readonly Uint8Array[], count: n
   for (let i = 0; i < n; i++) {
     const a = hashes[i]!;
     if (a < head) continue;
-    const w = (a - Math.floor(a / ringBytes) * ringBytes) >>> 2;
+    const w = log.offsetOf(a) >>> 2;
     sink ^= u32[w]!;
     if (w + 2 * LINE_WORDS <= lastWord) sink ^= u32[w + LINE_WORDS]! ^ u32[w + 2 * LINE_WORDS]!;
   }
