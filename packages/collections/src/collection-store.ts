@@ -72,13 +72,6 @@ const SLICED_LOAD_BYTES = 256 * 1024;
  */
 const SLICED_WRITE_BACK_BYTES = 1 << 20;
 
-/**
- * A checkpoint's holds are released by its mark (see releaseAfterMark). If
- * the hook is not called again (the checkpoint failed on something else),
- * they go this long after its last call or its writes settled.
- */
-const CHECKPOINT_HOLD_MAX_MS = 2000;
-
 /** A sliced decode in flight; `stale` once the key changed at the record level meanwhile. */
 interface Loading {
   readonly key: Buffer;
@@ -128,10 +121,6 @@ export class CollectionStore {
   /** Sliced decodes in flight (few: only records of SLICED_LOAD_BYTES and more). */
   private loading: Loading[] = [];
   private readonly slicedWriteBackBytes: number;
-  /** Releases checkpoint holds whose checkpoint never called the hook again (see CHECKPOINT_HOLD_MAX_MS). */
-  private holdTimer: NodeJS.Timeout | null = null;
-  /** The store whose checkpoints call beforeCheckpoint, or null. */
-  private readonly hooked: Store | null = null;
 
   constructor(
     readonly store: StoreCore,
@@ -147,8 +136,10 @@ export class CollectionStore {
       this.timer.unref();
     }
     if (store instanceof Store) {
-      this.hooked = store;
-      this.unhook = store.onBeforeCheckpoint(() => this.beforeCheckpoint());
+      this.unhook = store.onBeforeCheckpoint(
+        () => this.beforeCheckpoint(),
+        () => this.afterCheckpoint(),
+      );
     }
   }
 
@@ -173,9 +164,7 @@ export class CollectionStore {
     this.stopBackground();
     this.unhook?.();
     this.unhook = null;
-    if (this.holdTimer !== null) clearTimeout(this.holdTimer);
-    this.holdTimer = null;
-    this.releaseCheckpointHolds();
+    this.afterCheckpoint();
   }
 
   /**
@@ -189,7 +178,7 @@ export class CollectionStore {
    *
    * A large entry is encoded in slices instead (writeSliced), its key held:
    * its promise is returned. The hold outlasts the write, until the mark
-   * (releaseAfterMark): so a big key under constant writes cannot be
+   * (hlog calls afterCheckpoint in its step): so a big key under constant writes cannot be
    * re-dirtied between its write and the mark, and each checkpoint encodes
    * it once (rather than again on every call, forever; or in one step the
    * second time, a stall the slicing is there to avoid, and no end either
@@ -197,8 +186,6 @@ export class CollectionStore {
    * writes, as they wait for a load.
    */
   beforeCheckpoint(): Promise<unknown> | undefined {
-    if (this.holdTimer !== null) clearTimeout(this.holdTimer);
-    this.holdTimer = null;
     let inFlight: Promise<void>[] | null = null;
     this.table.forEach((e) => {
       // A background write-back encoding now: its hold is the checkpoint's too.
@@ -209,43 +196,21 @@ export class CollectionStore {
         inFlight.push(w);
       }
     });
-    if (inFlight === null) {
-      if (this.hasCheckpointHolds()) this.releaseAfterMark();
-      return undefined;
-    }
-    const all = Promise.all(inFlight);
-    const late = () => this.armHoldTimer();
-    all.then(late, late);
-    return all;
+    return inFlight === null ? undefined : Promise.all(inFlight);
   }
 
   /**
-   * Nothing is left to write: the mark follows in this step, unless the log
-   * cannot seal yet (no free frame: hlog waits, then calls the hook again).
-   * So the holds end right after this step, and only if the mark was taken:
-   * a seal moves read-only past the tail, which this checkpoint's writes
-   * left beyond a page start. Else they last into the retry, or the key,
-   * written again and again (its record a blob, which itself needs a new
-   * page to seal after), would keep the checkpoint from ever marking.
+   * The checkpoint's fold-over ended (hlog calls this in the mark's own
+   * step, or when the fold-over failed): its holds end. One still encoding
+   * (a failed fold-over did not wait for it) ends once written.
    */
-  private releaseAfterMark(): void {
-    const store = this.hooked;
-    if (store === null) return;
-    const tail = store.stats().log.tail;
-    queueMicrotask(() => {
-      if (store.stats().log.readOnly >= tail) this.releaseCheckpointHolds();
-      else this.armHoldTimer();
+  afterCheckpoint(): void {
+    this.table.forEach((e) => {
+      const hold = e.hold;
+      if (hold === null || !hold.forCheckpoint) return;
+      if (hold.done) this.endHold(e, hold);
+      else hold.forCheckpoint = false;
     });
-  }
-
-  /** Releases the checkpoint holds if the hook is not called again soon (see CHECKPOINT_HOLD_MAX_MS). */
-  private armHoldTimer(): void {
-    if (this.holdTimer !== null) clearTimeout(this.holdTimer);
-    this.holdTimer = setTimeout(() => {
-      this.holdTimer = null;
-      this.releaseCheckpointHolds();
-    }, CHECKPOINT_HOLD_MAX_MS);
-    this.holdTimer.unref();
   }
 
   /** One period of the background write-back (see writeBackIntervalMs). */
@@ -686,21 +651,6 @@ export class CollectionStore {
     if (hold === null) return;
     hold.stale = true;
     this.endHold(e, hold);
-  }
-
-  private hasCheckpointHolds(): boolean {
-    let any = false;
-    this.table.forEach((e) => {
-      if (e.hold?.done) any = true;
-    });
-    return any;
-  }
-
-  /** Ends the holds of checkpoint write-backs that are written (their checkpoint marked, or failed). */
-  private releaseCheckpointHolds(): void {
-    this.table.forEach((e) => {
-      if (e.hold?.done) this.endHold(e, e.hold);
-    });
   }
 
   /** The record vanished under a cached entry (expired, deleted): the entry goes too. */

@@ -127,4 +127,33 @@ describe('onBeforeCheckpoint', () => {
     expect(await s1.checkpoint()).toBeGreaterThan(0);
     await s1.close();
   });
+
+  it('runs afterFoldOver once per fold-over, in the step right after the mark, and when it fails', async () => {
+    const dir = await tempDir();
+    const s1 = await Store.open({ dir, ...small });
+    const events: string[] = [];
+    let fail = false;
+    let tailAtHook = 0;
+    const off = s1.onBeforeCheckpoint(
+      () => {
+        events.push('before');
+        tailAtHook = s1.stats().log.tail;
+        if (fail) throw new Error('cache broken');
+      },
+      () => {
+        // The mark was taken: the seal made everything the hook saw read-only.
+        events.push(s1.stats().log.readOnly >= tailAtHook ? 'after-mark' : 'after');
+      },
+    );
+    await s1.set(k('a'), k('1'));
+    const run = s1.checkpoint();
+    await run;
+    expect(events).toEqual(['before', 'after-mark']);
+    events.length = 0;
+    fail = true;
+    await expect(s1.checkpoint()).rejects.toThrow('cache broken');
+    expect(events).toEqual(['before', 'after']);
+    off();
+    await s1.close();
+  });
 });

@@ -34,6 +34,12 @@ export type {
  * await store.close(); // checkpoints
  * ```
  */
+/** A checkpoint hook and what it runs once the fold-over ends (see onBeforeCheckpoint). */
+interface CheckpointHook {
+  readonly before: () => unknown;
+  readonly after: (() => void) | null;
+}
+
 export class Store extends StoreCore {
   readonly recovery: RecoveryInfo;
   private readonly device: Device;
@@ -46,7 +52,7 @@ export class Store extends StoreCore {
   private compactionRun: Promise<CompactionResult> | null = null;
   private readonly timers: NodeJS.Timeout[] = [];
   private checkpointsTaken = 0;
-  private checkpointHooks: (() => unknown)[] = [];
+  private checkpointHooks: CheckpointHook[] = [];
   private compactions = 0;
 
   private constructor(options: StoreOptions, r: RecoveredLog) {
@@ -128,11 +134,16 @@ export class Store extends StoreCore {
    * fails, fails the checkpoint. A hook may also return a promise of writes
    * it started earlier that are still in flight (a cache's background
    * write-back waiting for the device): it is awaited like a pending one.
+   *
+   * `afterFoldOver` runs once the fold-over ends: in the mark's own step,
+   * right after it, or when the fold-over failed. A hook that keeps what it
+   * wrote from changing until the mark (a cache holding keys) lets go there.
    */
-  onBeforeCheckpoint(fn: () => unknown): () => void {
-    this.checkpointHooks.push(fn);
+  onBeforeCheckpoint(fn: () => unknown, afterFoldOver?: () => void): () => void {
+    const hook: CheckpointHook = { before: fn, after: afterFoldOver ?? null };
+    this.checkpointHooks.push(hook);
     return () => {
-      const i = this.checkpointHooks.indexOf(fn);
+      const i = this.checkpointHooks.indexOf(hook);
       if (i >= 0) this.checkpointHooks.splice(i, 1);
     };
   }
@@ -143,8 +154,8 @@ export class Store extends StoreCore {
     if (this.checkpointHooks.length === 0) return captured;
     this.pendingCapture = captured;
     try {
-      for (const fn of this.checkpointHooks.slice()) {
-        const inFlight = fn();
+      for (const hook of this.checkpointHooks.slice()) {
+        const inFlight = hook.before();
         if (inFlight instanceof Promise) captured.push(inFlight);
       }
     } finally {
@@ -162,6 +173,20 @@ export class Store extends StoreCore {
    * that same step, right after the seal.
    */
   private async foldOver(atMark?: (point: number) => void): Promise<number> {
+    try {
+      return await this.foldOverSteps(atMark);
+    } catch (e) {
+      this.afterFoldOver();
+      throw e;
+    }
+  }
+
+  /** The hooks' `afterFoldOver`s (see onBeforeCheckpoint). */
+  private afterFoldOver(): void {
+    for (const hook of this.checkpointHooks.slice()) hook.after?.();
+  }
+
+  private async foldOverSteps(atMark?: (point: number) => void): Promise<number> {
     const log = this.log;
     for (;;) {
       // The count must be exact when it is captured: no background
@@ -178,6 +203,7 @@ export class Store extends StoreCore {
       const point = log.sealTail();
       if (point !== null) {
         atMark?.(point);
+        this.afterFoldOver();
         return point;
       }
       await log.waitForProgress();
