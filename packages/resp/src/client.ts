@@ -18,6 +18,7 @@ import type { RespVersion } from './protocol/limits.js';
 import { ReplyWriter } from './protocol/reply-writer.js';
 import { RequestParser } from './protocol/request-parser.js';
 import type { ServerState } from './server-state.js';
+import { readChunks } from './socket-reader.js';
 
 /** A queued command of MULTI. */
 export interface QueuedCommand {
@@ -116,13 +117,14 @@ export class Client {
   private doneArgv: Buffer[] | null = null;
   /** This command's time, read once from its store's clock (-1: not read yet). */
   private commandTime = -1;
-  /** Commands parsed ahead of running (a pipelined run of GETs and SETs), from `aheadAt` on. */
-  private readonly ahead: Buffer[][] = [];
+  /** Commands parsed ahead of running (a pipelined run of GETs and SETs), `aheadAt` to `aheadEnd`. */
+  private readonly ahead: Buffer[][] = new Array<Buffer[]>(AHEAD_MAX).fill(EMPTY_ARGV);
   private aheadAt = 0;
+  private aheadEnd = 0;
   /** Argument bytes of the commands in `ahead` not run yet: the query buffer limit counts them. */
   private aheadBytes = 0;
   /** The keys of `ahead`, for the store's prefetch. */
-  private readonly aheadKeys: Buffer[] = [];
+  private readonly aheadKeys: Buffer[] = new Array<Buffer>(AHEAD_MAX).fill(EMPTY_KEY);
 
   /**
    * `replay`: a client with no connection (RespServer.execute, AOF
@@ -141,7 +143,7 @@ export class Client {
       authRequired: !this.authenticated,
     });
     if (replay) return;
-    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    readChunks(socket, (chunk) => this.onData(chunk));
     socket.on('drain', () => this.resume(PAUSE_DRAIN));
   }
 
@@ -257,28 +259,30 @@ export class Client {
    */
   private nextCommand(): Buffer[] | null {
     const ahead = this.ahead;
-    if (this.aheadAt < ahead.length) return this.takeAhead();
+    if (this.aheadAt < this.aheadEnd) return this.takeAhead();
     const first = this.parser.take();
     if (first === null || !this.server.parseAhead || !isGetOrSet(first)) return first;
-    ahead.length = 0;
-    this.aheadAt = 0;
+    // Slots are overwritten, never truncated: `length = 0` is a runtime call.
     const keys = this.aheadKeys;
-    keys.length = 0;
+    let n = 0;
+    let nKeys = 0;
     let argv: Buffer[] | null = first;
     let bytes = 0;
     do {
-      ahead.push(argv);
+      ahead[n++] = argv;
       for (let i = 0; i < argv.length; i++) bytes += argv[i]!.length;
       if (!isGetOrSet(argv)) break;
-      keys.push(argv[1]!);
-      if (ahead.length === AHEAD_MAX) break;
+      keys[nKeys++] = argv[1]!;
+      if (n === AHEAD_MAX) break;
       argv = this.parser.take();
     } while (argv !== null);
+    this.aheadAt = 0;
+    this.aheadEnd = n;
     this.aheadBytes = bytes;
-    if (keys.length > 1 && this.multi === null) {
-      this.server.keyspace.get(this.db)?.prefetch(keys, keys.length);
+    if (nKeys > 1 && this.multi === null) {
+      this.server.keyspace.get(this.db)?.prefetch(keys, nKeys);
     }
-    keys.length = 0;
+    for (let i = 0; i < nKeys; i++) keys[i] = EMPTY_KEY;
     return this.takeAhead();
   }
 
@@ -633,6 +637,7 @@ export class Client {
 }
 
 const EMPTY_ARGV: Buffer[] = [];
+const EMPTY_KEY: Buffer = Buffer.alloc(0);
 
 /** GET or SET (any case) with their plain arguments: what `nextCommand` parses ahead. */
 function isGetOrSet(argv: Buffer[]): boolean {

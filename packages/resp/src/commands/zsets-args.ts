@@ -1,7 +1,6 @@
-import { Before, type SortedSet } from '@strata/collections';
+import { Before, latin1, type SortedSet } from '@strata/collections';
 import { parseInteger } from '../args.js';
 import { CommandError, notFloatError, notIntegerError } from '../errors.js';
-import { parseLongLong } from '../protocol/parse-long-long.js';
 
 /**
  * Arguments of the sorted set commands, parsed as Redis 7 parses them:
@@ -17,11 +16,9 @@ const HEX = /^[+-]?0x[\da-f]+$/i;
 /** A double as Redis's strtod-based parsers read it, or NaN when it is not one. */
 export function parseDouble(arg: Uint8Array): number {
   if (arg.length === 0 || arg.length > 5120) return Number.NaN;
-  // Integers (most scores) are read from the bytes, with no string made.
-  if (arg.length <= 15) {
-    const n = parseLongLong(arg, 0, arg.length);
-    if (!Number.isNaN(n)) return n;
-  }
+  // Plain decimals (most scores) are read from the bytes, with no string made.
+  const fast = parsePlainDecimal(arg);
+  if (!Number.isNaN(fast)) return fast;
   const s = Buffer.from(arg.buffer, arg.byteOffset, arg.length).toString('latin1');
   if (NUMBER.test(s)) return Number(s);
   if (INF.test(s)) return s[0] === '-' ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
@@ -30,6 +27,43 @@ export function parseDouble(arg: Uint8Array): number {
     return s[0] === '-' ? -v : v;
   }
   return Number.NaN;
+}
+
+/** 10^0 .. 10^22: every one a double exactly. */
+const POW10 = Array.from({ length: 23 }, (_, i) => 10 ** i);
+
+/**
+ * `[+-]digits[.digits]` (or `.digits`) whose digits make an integer below
+ * 2^53, with at most 22 after the point: the integer and the power of ten
+ * are both exact doubles, so one division rounds as strtod does (Clinger's
+ * fast path). NaN for anything else (exponents, hex, inf, longer numbers),
+ * which the caller reads the slow way.
+ */
+function parsePlainDecimal(arg: Uint8Array): number {
+  const end = arg.length;
+  let p = 0;
+  const sign = arg[0];
+  if (sign === 0x2d || sign === 0x2b) p++;
+  let mantissa = 0;
+  let digits = 0;
+  let point = -1;
+  for (; p < end; p++) {
+    const b = arg[p]!;
+    if (b === 0x2e) {
+      if (point >= 0) return Number.NaN;
+      point = p;
+      continue;
+    }
+    const d = b - 0x30;
+    if (d < 0 || d > 9) return Number.NaN;
+    mantissa = mantissa * 10 + d;
+    digits++;
+  }
+  if (digits === 0 || mantissa > Number.MAX_SAFE_INTEGER) return Number.NaN;
+  const fraction = point < 0 ? 0 : end - point - 1;
+  if (fraction > 22) return Number.NaN;
+  const v = fraction === 0 ? mantissa : mantissa / POW10[fraction]!;
+  return sign === 0x2d ? -v : v;
 }
 
 /** A score / increment / weight argument, else `ERR value is not a valid float`. */
@@ -149,7 +183,7 @@ function upperLex(z: SortedSet, b: LexBound, n: number): number {
 
 /** Members are latin1 strings inside the structures: one char per byte, any bytes. */
 export function member(arg: Uint8Array): string {
-  return Buffer.from(arg.buffer, arg.byteOffset, arg.length).toString('latin1');
+  return latin1(arg);
 }
 
 /** LIMIT's numbers: any long (a negative count is no limit, a negative offset nothing). */
