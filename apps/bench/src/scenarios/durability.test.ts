@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { durability, findStrataCli } from './durability.js';
-import { runTiny, scenarioTempDir } from './scenario-test-support.js';
-import { which } from './server-harness.js';
+import { durability } from './durability.js';
+import { runTiny, scenarioTempDir, useStrataServerFromSources } from './scenario-test-support.js';
+import { findStrataCli, which } from './server-harness.js';
 
+useStrataServerFromSources();
 const tmp = scenarioTempDir('strata-bench-durability-');
 // It drives strata-server's build with redis-benchmark: both must be there.
 const runnable = findStrataCli() !== null && which('redis-benchmark') !== null;

@@ -1,15 +1,13 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { defineScenario, higher, type Measurement } from '../scenario.js';
 import { median } from '../stats.js';
 import {
-  childCpuUs,
-  freePort,
   redisBenchmark,
+  type ServerProcess,
+  startRedisServer,
+  startStrataServer,
   stopChild,
-  waitForPing,
   which,
 } from './server-harness.js';
 
@@ -36,36 +34,8 @@ type Params = {
   keyspace: number;
 };
 
-interface Server {
-  port: number;
-  child: ChildProcess;
-}
-
 interface State {
-  servers: Map<string, Server>;
-}
-
-/** Where the strata-server build is: STRATA_SERVER_CLI, else apps/server/dist/cli.js; null if none. */
-export function findStrataCli(): string | null {
-  try {
-    return strataCli();
-  } catch {
-    return null;
-  }
-}
-
-function strataCli(): string {
-  const fromEnv = process.env.STRATA_SERVER_CLI;
-  if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
-  const candidates = [
-    path.resolve(import.meta.dirname, '../../server/dist/cli.js'),
-    path.resolve(import.meta.dirname, '../../../server/dist/cli.js'),
-  ];
-  const found = candidates.find((p) => existsSync(p));
-  if (found === undefined) {
-    throw new Error('strata-server is not built: run `pnpm -F @strata/server build` first');
-  }
-  return found;
+  servers: Map<string, ServerProcess>;
 }
 
 const hasRedis = () => which('redis-server') !== null;
@@ -74,51 +44,12 @@ function systems(): string[] {
   return hasRedis() ? ['strata', 'redis'] : ['strata'];
 }
 
-async function startStrata(dir: string, policy: Policy): Promise<Server> {
-  const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    [
-      strataCli(),
-      '--port',
-      String(port),
-      '--dir',
-      dir,
-      '--appendonly',
-      'yes',
-      '--appendfsync',
-      policy,
-      '--log-level',
-      'warning',
-    ],
-    { stdio: 'ignore' },
-  );
-  await waitForPing(port);
-  return { port, child };
+function startStrata(dir: string, policy: Policy): Promise<ServerProcess> {
+  return startStrataServer(dir, ['--appendonly', 'yes', '--appendfsync', policy]);
 }
 
-async function startRedis(dir: string, policy: Policy): Promise<Server> {
-  const port = await freePort();
-  const child = spawn(
-    'redis-server',
-    [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--save',
-      '',
-      '--appendonly',
-      'yes',
-      '--appendfsync',
-      policy,
-      '--dir',
-      dir,
-    ],
-    { stdio: 'ignore' },
-  );
-  await waitForPing(port);
-  return { port, child };
+function startRedis(dir: string, policy: Policy): Promise<ServerProcess> {
+  return startRedisServer(dir, ['--appendonly', 'yes', '--appendfsync', policy]);
 }
 
 export const durability = defineScenario<Params, State>({
@@ -140,7 +71,7 @@ export const durability = defineScenario<Params, State>({
       throw new Error('durability needs redis-benchmark (it drives the load)');
     }
     if (!hasRedis()) ctx.log('redis-server not installed: strata variants only');
-    const servers = new Map<string, Server>();
+    const servers = new Map<string, ServerProcess>();
     try {
       for (const s of systems()) {
         for (const p of POLICIES) {
@@ -161,9 +92,9 @@ export const durability = defineScenario<Params, State>({
 
   async run(variant, ctx): Promise<Measurement> {
     const server = ctx.state.servers.get(variant.name)!;
-    const cpu0 = childCpuUs(server.child.pid);
+    const cpu0 = server.cpuUs();
     const load = await redisBenchmark(server.port, ['-t', 'set'], ctx.params);
-    const cpu = (childCpuUs(server.child.pid) - cpu0) / ctx.params.requests;
+    const cpu = (server.cpuUs() - cpu0) / ctx.params.requests;
     return { value: load.rps, samples: { p50_ms: load.p50, p99_ms: load.p99, cpu_us_per_op: cpu } };
   },
 

@@ -1,21 +1,21 @@
-import { spawn } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
-import { Store } from '@strata/hlog';
-import { RespServer } from '@strata/resp';
 import { defineScenario, higher, type Measurement } from '../scenario.js';
 import { MiB } from '../sizes.js';
+import { median } from '../stats.js';
 import {
   type BenchLoad,
-  childCpuUs,
-  freePort,
+  query,
   redisBenchmark,
-  waitForPing,
+  type ServerProcess,
+  startRedisServer,
+  startStrataServer,
+  stopChild,
   which,
 } from './server-harness.js';
 
 /**
- * GET and SET through strata's RespServer (in process), 50 connections,
+ * GET and SET through strata-server, 50 connections,
  * pipeline depths 1 and 16, 16-byte keys (`key:000000012345`), 100-byte
  * values, data in memory. Load from `redis-benchmark` when installed, else
  * a built-in Node generator (net sockets, pipelined RESP). When
@@ -23,21 +23,26 @@ import {
  * rounds: variants `strata-<op>-p<depth>`, `redis-<op>-p<depth>`, ratios
  * `strata-x/redis-x`; samples `p50_ms`, `p99_ms` per variant.
  *
- * Data 16x memory: a second strata server (`strata16x-...`) whose store has
+ * Every server runs alone in its own process, as users run it: the built
+ * strata-server binary (`STRATA_SERVER_CLI=<path>` runs another build) with
+ * periodic checkpoints off, and redis-server with no snapshots or AOF.
+ *
+ * Data 16x memory: a second strata-server (`strata16x-...`) whose store has
  * `diskMemory` bytes of memory and 16 times that in keys (`diskKeyspace`,
  * filled before the runs), so most GETs read the device and SETs push pages
  * out; its runs send `diskRequests`. Ratios `strata16x-x/redis-x` compare
  * it with redis-server in memory (the `redis-...` runs, over `keyspace`);
  * `metrics.strata16x_data_over_memory` is the log's size over its memory.
- * After each of its runs (untimed) the store's live-count resolutions are
- * waited for (sample `settle_ms`), so they do not land on the next run.
+ * After each of its runs (untimed) a DBSIZE waits for the store's live-count
+ * resolutions (sample `settle_ms`), so they do not land on the next run.
  *
- * CPU per operation (sample `cpu_us_per_op`): the server's user + system
- * CPU time over the run divided by the requests (strata: this process, which
- * does nothing else meanwhile; redis: /proc/<pid>/stat). It does not depend
+ * CPU per operation (sample `cpu_us_per_op`): the server process's user +
+ * system CPU time over the run (/proc/<pid>/stat) divided by the requests.
+ * It does not depend
  * on how busy the machine is, unlike ops/s on a shared box; metrics
  * `cpu_ratio.<case>` = strata's over redis's (medians).
- * `metrics.load_redis_benchmark` is 1 when redis-benchmark drove the load.
+ * `metrics.load_redis_benchmark` is 1 when redis-benchmark drove the load;
+ * `metrics.<server>_peak_rss_mb` each server's peak resident set.
  */
 
 type Params = {
@@ -55,17 +60,8 @@ type Params = {
   diskRequests: number;
 };
 
-interface Target {
-  port: number;
-  /** CPU time of the server process so far, in µs. */
-  cpuUs(): number;
-}
-
 interface State {
-  strata: RespServer;
-  strata16x: RespServer;
-  targets: Record<string, Target>;
-  redis: ReturnType<typeof spawn> | null;
+  servers: Record<string, ServerProcess>;
   useBenchmark: boolean;
 }
 
@@ -77,12 +73,6 @@ const hasRedisBenchmark = () => which('redis-benchmark') !== null;
 function servers(): string[] {
   return hasRedisServer() ? ['strata', 'strata16x', 'redis'] : ['strata', 'strata16x'];
 }
-
-/** This process's CPU time (the in-process strata servers), µs. */
-const ownCpuUs = (): number => {
-  const u = process.cpuUsage();
-  return u.user + u.system;
-};
 
 function cases(p: Params): string[] {
   return OPS.flatMap((op) => p.pipelines.map((d) => `${op}-p${d}`));
@@ -177,6 +167,14 @@ async function nodeLoad(port: number, op: string, depth: number, p: Params): Pro
   return { rps: (p.requests / ms) * 1000, p50: q(0.5), p99: q(0.99) };
 }
 
+/** Database 0's log size (tail - begin) from INFO storage. */
+async function logBytes(port: number): Promise<number> {
+  const info = await query(port, ['INFO', 'storage']);
+  const m = /db0:begin=(\d+),head=\d+,read_only=\d+,tail=(\d+)/.exec(info);
+  if (m === null) throw new Error('INFO storage has no db0 log line');
+  return Number(m[2]) - Number(m[1]);
+}
+
 export const respThroughput = defineScenario<Params, State>({
   name: 'resp-throughput',
   description:
@@ -217,66 +215,42 @@ export const respThroughput = defineScenario<Params, State>({
     const useBenchmark = hasRedisBenchmark();
     if (!useBenchmark)
       ctx.log('redis-benchmark not installed: using the built-in Node load generator');
-    const strata = new RespServer({
-      databases: { dir: path.join(ctx.dir, 'strata'), store: { memory: p.memory } },
-    });
-    const { port } = await strata.listen(0, '127.0.0.1');
-    // Small pages, so 16x memory is many pages and reads fetch records, not whole pages.
-    const strata16x = new RespServer({
-      databases: {
-        dir: path.join(ctx.dir, 'strata16x'),
-        store: { memory: p.diskMemory, pageSize: 256 * 1024 },
-      },
-    });
-    const port16x = (await strata16x.listen(0, '127.0.0.1')).port;
-    const targets: Record<string, Target> = {
-      strata: { port, cpuUs: ownCpuUs },
-      strata16x: { port: port16x, cpuUs: ownCpuUs },
-    };
-    let redis: ReturnType<typeof spawn> | null = null;
+    const servers: Record<string, ServerProcess> = {};
     try {
-      if (hasRedisServer()) {
-        const rport = await freePort();
-        redis = spawn(
-          'redis-server',
-          [
-            '--port',
-            String(rport),
-            '--bind',
-            '127.0.0.1',
-            '--save',
-            '',
-            '--appendonly',
-            'no',
-            '--dir',
-            ctx.dir,
-          ],
-          { stdio: 'ignore' },
-        );
-        await waitForPing(rport, 10_000);
-        const child = redis;
-        targets.redis = { port: rport, cpuUs: () => childCpuUs(child.pid) };
-      } else ctx.log('redis-server not installed: strata variants only');
+      const quiet = ['--checkpoint-interval', '0'];
+      servers.strata = await startStrataServer(path.join(ctx.dir, 'strata'), [
+        ...quiet,
+        '--memory',
+        String(p.memory),
+      ]);
+      // Small pages, so 16x memory is many pages and reads fetch records, not whole pages.
+      servers.strata16x = await startStrataServer(path.join(ctx.dir, 'strata16x'), [
+        ...quiet,
+        '--memory',
+        String(p.diskMemory),
+        '--page-size',
+        String(256 * 1024),
+      ]);
+      if (hasRedisServer()) servers.redis = await startRedisServer(ctx.dir);
+      else ctx.log('redis-server not installed: strata variants only');
       // Fill the keyspace so GETs hit (data in memory).
-      for (const [name, t] of Object.entries(targets)) {
+      for (const [name, t] of Object.entries(servers)) {
         const keyspace = name === 'strata16x' ? p.diskKeyspace : p.keyspace;
         ctx.log(`${name}: loading ${keyspace} keys`);
         const fill = { ...p, keyspace, requests: keyspace * 2 };
         await (useBenchmark ? benchmarkLoad : nodeLoad)(t.port, 'set', 16, fill);
       }
     } catch (err) {
-      redis?.kill('SIGKILL');
-      await strata.close();
-      await strata16x.close();
+      for (const srv of Object.values(servers)) await stopChild(srv.child, 'SIGKILL');
       throw err;
     }
-    return { strata, strata16x, targets, redis, useBenchmark };
+    return { servers, useBenchmark };
   },
 
   async run(variant, ctx): Promise<Measurement> {
     const m = /^(\w+)-(set|get)-p(\d+)$/.exec(variant.name)!;
     const name = m[1]!;
-    const target = ctx.state.targets[name]!;
+    const target = ctx.state.servers[name]!;
     const p = ctx.params;
     const params =
       name === 'strata16x' ? { ...p, keyspace: p.diskKeyspace, requests: p.diskRequests } : p;
@@ -295,25 +269,22 @@ export const respThroughput = defineScenario<Params, State>({
     };
     if (name === 'strata16x') {
       // Blind SETs of keys on disk leave the live count's resolutions
-      // (device reads) running after the load; untimed, they end here, so
-      // the next variant (in this process) does not pay for them.
+      // (device reads) running after the load; untimed, they end here (DBSIZE
+      // waits for them), so the next variant does not share the CPU with them.
       const settle = performance.now();
-      await ctx.state.strata16x.keyspace.get(0)?.exactCount();
+      await query(target.port, ['DBSIZE']);
       samples.settle_ms = performance.now() - settle;
     }
     return { value: load.rps, samples };
   },
 
-  metrics(results, ctx) {
+  async metrics(results, ctx) {
+    const { servers } = ctx.state;
     const out: Record<string, number> = {
       load_redis_benchmark: ctx.state.useBenchmark ? 1 : 0,
-      redis_server: ctx.state.redis !== null ? 1 : 0,
+      redis_server: servers.redis !== undefined ? 1 : 0,
     };
-    const median = (xs: number[]) => {
-      const s = [...xs].sort((a, b) => a - b);
-      return s.length === 0 ? Number.NaN : s[Math.floor((s.length - 1) / 2)]!;
-    };
-    if (ctx.state.redis !== null) {
+    if (servers.redis !== undefined) {
       for (const c of cases(ctx.params)) {
         const redis = median(results.samples(`redis-${c}`, 'cpu_us_per_op'));
         for (const s of ['strata', 'strata16x']) {
@@ -322,21 +293,15 @@ export const respThroughput = defineScenario<Params, State>({
         }
       }
     }
-    const store = ctx.state.strata16x.keyspace.get(0);
-    if (store instanceof Store) {
-      out.strata16x_data_over_memory = store.stats().logBytes / ctx.params.diskMemory;
+    for (const [name, srv] of Object.entries(servers)) {
+      out[`${name}_peak_rss_mb`] = srv.peakRssBytes() / MiB;
     }
+    out.strata16x_data_over_memory =
+      (await logBytes(servers.strata16x!.port)) / ctx.params.diskMemory;
     return out;
   },
 
   async teardown(ctx) {
-    const { redis, strata } = ctx.state;
-    if (redis !== null && redis.exitCode === null) {
-      const exited = new Promise((r) => redis.once('exit', r));
-      redis.kill('SIGKILL');
-      await exited;
-    }
-    await strata.close();
-    await ctx.state.strata16x.close();
+    for (const srv of Object.values(ctx.state?.servers ?? {})) await stopChild(srv.child);
   },
 });

@@ -3,7 +3,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { reportToJson } from '../report.js';
 import { runScenario } from '../runner.js';
 import type { AnyScenario, Params } from '../scenario.js';
@@ -16,6 +16,15 @@ export interface ReportJson {
   variants: { name: string; unit: string; median: number; min: number; max: number }[];
   ratios: { name: string; median: number; min: number; max: number }[];
   metrics: Record<string, number>;
+}
+
+/**
+ * Points the scenarios at strata-server built from the current sources by
+ * the project's global setup (STRATA_SERVER_CLI): a test runs the code it
+ * tests, with or without a `pnpm build` before.
+ */
+export function useStrataServerFromSources(): void {
+  process.env.STRATA_SERVER_CLI = inject('strataServerCli');
 }
 
 /** A temp directory made before the file's tests and removed after them. */

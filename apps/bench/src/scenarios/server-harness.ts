@@ -85,6 +85,145 @@ export function runProcess(bin: string, args: readonly string[]): Promise<string
   });
 }
 
+/** Where the strata-server build is: STRATA_SERVER_CLI, else apps/server/dist/cli.js. */
+export function strataCli(): string {
+  const fromEnv = process.env.STRATA_SERVER_CLI;
+  if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
+  const candidates = [
+    path.resolve(import.meta.dirname, '../../server/dist/cli.js'),
+    path.resolve(import.meta.dirname, '../../../server/dist/cli.js'),
+  ];
+  const found = candidates.find((p) => existsSync(p));
+  if (found === undefined) {
+    throw new Error('strata-server is not built: run `pnpm -F @strata/server build` first');
+  }
+  return found;
+}
+
+/** strataCli(), or null when strata-server is not built. */
+export function findStrataCli(): string | null {
+  try {
+    return strataCli();
+  } catch {
+    return null;
+  }
+}
+
+/** A server in its own process, answering on 127.0.0.1:`port`. */
+export interface ServerProcess {
+  readonly port: number;
+  readonly child: ChildProcess;
+  /** The process's user + system CPU time so far, µs. */
+  cpuUs(): number;
+  /** Its peak resident set so far, bytes (/proc; NaN elsewhere). */
+  peakRssBytes(): number;
+}
+
+/**
+ * strata-server (the built binary, as users run it) on a free loopback
+ * port, data in `dir`, `args` after the defaults (they win): like the
+ * redis-server it is compared with, it runs alone in its process.
+ */
+export function startStrataServer(
+  dir: string,
+  args: readonly string[] = [],
+): Promise<ServerProcess> {
+  return startServerProcess(process.execPath, (port) => [
+    strataCli(),
+    '--port',
+    String(port),
+    '--dir',
+    dir,
+    '--log-level',
+    'warning',
+    ...args,
+  ]);
+}
+
+/**
+ * redis-server on a free loopback port, files in `dir`, no snapshots and no
+ * AOF unless `args` (after the defaults: they win) say otherwise.
+ */
+export function startRedisServer(
+  dir: string,
+  args: readonly string[] = [],
+): Promise<ServerProcess> {
+  return startServerProcess('redis-server', (port) => [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--dir',
+    dir,
+    ...args,
+  ]);
+}
+
+async function startServerProcess(
+  bin: string,
+  argsFor: (port: number) => string[],
+): Promise<ServerProcess> {
+  const port = await freePort();
+  const child = spawn(bin, argsFor(port), { stdio: 'ignore' });
+  try {
+    await waitForPing(port);
+  } catch (e) {
+    await stopChild(child, 'SIGKILL');
+    throw e;
+  }
+  return {
+    port,
+    child,
+    cpuUs: () => childCpuUs(child.pid),
+    peakRssBytes: () => childPeakRss(child.pid),
+  };
+}
+
+/** VmHWM of a process from /proc (Linux), bytes; NaN elsewhere. */
+function childPeakRss(pid: number | undefined): number {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'latin1'));
+    return m === null ? Number.NaN : Number(m[1]) * 1024;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
+ * One command over a fresh connection: its reply's payload (the text of a
+ * simple string, integer or bulk string). An error reply throws.
+ */
+export function query(port: number, argv: readonly string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const sock = net.connect(port, '127.0.0.1');
+    let got = Buffer.alloc(0);
+    sock.once('connect', () => {
+      const parts = argv.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`);
+      sock.write(`*${argv.length}\r\n${parts.join('')}`);
+    });
+    sock.on('data', (d: Buffer) => {
+      got = Buffer.concat([got, d]);
+      const eol = got.indexOf('\r\n');
+      if (eol < 0) return;
+      const head = got.toString('latin1', 1, eol);
+      let text: string;
+      if (got[0] === 0x24) {
+        const len = Number(head);
+        if (got.length < eol + 2 + len + 2) return;
+        text = got.toString('latin1', eol + 2, eol + 2 + len);
+      } else text = head;
+      sock.destroy();
+      if (got[0] === 0x2d) reject(new Error(`${argv[0]}: ${text}`));
+      else resolve(text);
+    });
+    sock.once('error', reject);
+  });
+}
+
 /** Stops a child (SIGKILL after 15 s) and waits for it to be gone. */
 export async function stopChild(
   child: ChildProcess,

@@ -1,59 +1,14 @@
-import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { encodeCommand } from '@strata/resp';
-import { type BenchLoad, freePort, redisBenchmark } from './server-harness.js';
+import { type BenchLoad, redisBenchmark } from './server-harness.js';
 
 // The process, port and redis-benchmark plumbing is server-harness's.
 export { type BenchLoad, freePort, which } from './server-harness.js';
 
 /**
- * Process and socket plumbing of the `types` scenario: finding binaries, a
- * throwaway redis-server, redis-benchmark runs of arbitrary commands, and
- * bulk loading over one pipelined socket.
+ * Socket plumbing of the `types` scenario: redis-benchmark runs of
+ * arbitrary commands, and bulk loading over one pipelined socket.
  */
-
-async function waitForPort(port: number, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      await sendAll(port, [['PING']]);
-      return;
-    } catch (e) {
-      if (Date.now() > deadline) throw e;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-}
-
-/** Starts redis-server on a free loopback port, no persistence, files in `dir`. */
-export async function startRedisServer(
-  dir: string,
-): Promise<{ port: number; child: ReturnType<typeof spawn> }> {
-  const port = await freePort();
-  const child = spawn(
-    'redis-server',
-    [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--dir',
-      dir,
-    ],
-    { stdio: 'ignore' },
-  );
-  try {
-    await waitForPort(port);
-  } catch (e) {
-    child.kill('SIGKILL');
-    throw e;
-  }
-  return { port, child };
-}
 
 /**
  * redis-benchmark running one command (`__rand_int__` replaced by a random

@@ -1,19 +1,19 @@
-import type { spawn } from 'node:child_process';
 import path from 'node:path';
-import { RespServer } from '@strata/resp';
 import { defineScenario, higher, type Measurement } from '../scenario.js';
 import { MiB } from '../sizes.js';
 import {
-  type BenchLoad,
-  benchmarkCommand,
-  sendAll,
+  query,
+  type ServerProcess,
   startRedisServer,
-  which,
-} from './types-support.js';
+  startStrataServer,
+  stopChild,
+} from './server-harness.js';
+import { type BenchLoad, benchmarkCommand, sendAll, which } from './types-support.js';
 
 /**
- * One command per collection type through strata's RespServer (in process)
- * and redis-server, driven by redis-benchmark (50 clients, pipeline 1) in
+ * One command per collection type through strata-server and redis-server
+ * (each alone in its own process, no periodic snapshots), driven by
+ * redis-benchmark (50 clients, pipeline 1) in
  * the same rounds: HSET, HGET, SADD, SISMEMBER, ZADD, ZRANGE (0 9), LPUSH,
  * LPOP, each on one key of its type holding `keyspace` members
  * (`__rand_int__` picks the member). Variants `strata-<op>`, `redis-<op>`,
@@ -25,6 +25,8 @@ import {
  * `metrics.zadd_1m_over_1k` is strata's ops/s on the small set over ops/s
  * on the big one (the cost ratio; target <= 2), `redis_zadd_1m_over_1k` the
  * same for redis-server. Needs redis-benchmark (the load generator).
+ * Metrics also give strata's collection cache (INFO storage) and each
+ * server's peak resident set (`<server>_peak_rss_mb`).
  */
 
 type Params = {
@@ -41,13 +43,11 @@ type Op = (typeof OPS)[number];
 const SIZES = ['zadd-1k', 'zadd-1m'] as const;
 
 interface State {
-  strata: RespServer;
-  ports: Record<string, number>;
-  redis: ReturnType<typeof spawn> | null;
+  servers: Record<string, ServerProcess>;
 }
 
 const hasRedisServer = () => which('redis-server') !== null;
-const servers = (): string[] => (hasRedisServer() ? ['strata', 'redis'] : ['strata']);
+const systems = (): string[] => (hasRedisServer() ? ['strata', 'redis'] : ['strata']);
 
 function command(op: Op, value: string): string[] {
   switch (op) {
@@ -100,6 +100,15 @@ async function fill(port: number, p: Params, value: string): Promise<void> {
   await sendAll(port, cmds);
 }
 
+/** Database 0's collection cache from INFO storage. */
+async function collectionCache(port: number): Promise<{ bytes: number; evictions: number }> {
+  const info = await query(port, ['INFO', 'storage']);
+  const bytes = /collections_bytes=(\d+)/.exec(info);
+  const evictions = /collections_evictions=(\d+)/.exec(info);
+  if (bytes === null || evictions === null) throw new Error('INFO storage has no collection cache');
+  return { bytes: Number(bytes[1]), evictions: Number(evictions[1]) };
+}
+
 export const types = defineScenario<Params, State>({
   name: 'types',
   description:
@@ -125,7 +134,7 @@ export const types = defineScenario<Params, State>({
   runs: { full: 3, ci: 1 },
   warmup: { full: 1, ci: 0 },
   variants: () =>
-    servers().flatMap((s) => [...OPS, ...SIZES].map((op) => higher(`${s}-${op}`, 'ops/s'))),
+    systems().flatMap((s) => [...OPS, ...SIZES].map((op) => higher(`${s}-${op}`, 'ops/s'))),
   ratios: () => (hasRedisServer() ? OPS.map((op) => `strata-${op}/redis-${op}`) : []),
 
   async setup(ctx) {
@@ -134,35 +143,33 @@ export const types = defineScenario<Params, State>({
     }
     const p = ctx.params;
     const value = 'v'.repeat(p.valueBytes);
-    // The decoded collections get half the store's memory: the 1M-member set stays cached.
-    const strata = new RespServer({
-      databases: { dir: path.join(ctx.dir, 'strata'), store: { memory: p.memory } },
-    });
-    const ports: Record<string, number> = { strata: (await strata.listen(0)).port };
-    let redis: ReturnType<typeof spawn> | null = null;
+    const servers: Record<string, ServerProcess> = {};
     try {
-      if (hasRedisServer()) {
-        const r = await startRedisServer(ctx.dir);
-        redis = r.child;
-        ports.redis = r.port;
-      } else ctx.log('redis-server not installed: strata variants only');
-      for (const [name, port] of Object.entries(ports)) {
+      // The decoded collections get half the store's memory: the 1M-member set stays cached.
+      servers.strata = await startStrataServer(path.join(ctx.dir, 'strata'), [
+        '--checkpoint-interval',
+        '0',
+        '--memory',
+        String(p.memory),
+      ]);
+      if (hasRedisServer()) servers.redis = await startRedisServer(ctx.dir);
+      else ctx.log('redis-server not installed: strata variants only');
+      for (const [name, srv] of Object.entries(servers)) {
         ctx.log(`${name}: loading ${p.keyspace} members per type and a ${p.bigMembers}-member set`);
-        await fill(port, p, value);
+        await fill(srv.port, p, value);
       }
     } catch (e) {
-      redis?.kill('SIGKILL');
-      await strata.close();
+      for (const srv of Object.values(servers)) await stopChild(srv.child, 'SIGKILL');
       throw e;
     }
-    return { strata, ports, redis };
+    return { servers };
   },
 
   async run(variant, ctx): Promise<Measurement> {
     const dash = variant.name.indexOf('-');
     const server = variant.name.slice(0, dash);
     const op = variant.name.slice(dash + 1);
-    const port = ctx.state.ports[server]!;
+    const port = ctx.state.servers[server]!.port;
     const p = ctx.params;
     const value = 'v'.repeat(p.valueBytes);
     const base = { requests: p.requests, clients: p.clients, depth: 1, keyspace: p.keyspace };
@@ -184,32 +191,27 @@ export const types = defineScenario<Params, State>({
     return { value: load.rps, samples: { p50_ms: load.p50, p99_ms: load.p99 } };
   },
 
-  metrics(results, ctx) {
+  async metrics(results, ctx) {
+    const { servers } = ctx.state;
     const out: Record<string, number> = {
-      redis_server: ctx.state.redis !== null ? 1 : 0,
+      redis_server: servers.redis !== undefined ? 1 : 0,
       zadd_big_members: ctx.params.bigMembers,
     };
-    for (const s of servers()) {
+    for (const s of Object.keys(servers)) {
       const small = results.median(`${s}-zadd-1k`);
       const big = results.median(`${s}-zadd-1m`);
       out[s === 'strata' ? 'zadd_1m_over_1k' : `${s}_zadd_1m_over_1k`] = small / big;
     }
-    const z = ctx.state.strata.keyspace.collections(0)?.stats();
-    if (z !== undefined) {
-      out.collection_cache_mb = z.bytes / MiB;
-      out.collection_evictions = z.evictions;
+    const cache = await collectionCache(servers.strata!.port);
+    out.collection_cache_mb = cache.bytes / MiB;
+    out.collection_evictions = cache.evictions;
+    for (const [name, srv] of Object.entries(servers)) {
+      out[`${name}_peak_rss_mb`] = srv.peakRssBytes() / MiB;
     }
-    out.rss_mb = process.memoryUsage().rss / MiB;
     return out;
   },
 
   async teardown(ctx) {
-    const { redis, strata } = ctx.state;
-    if (redis !== null && redis.exitCode === null) {
-      const exited = new Promise((r) => redis.once('exit', r));
-      redis.kill('SIGKILL');
-      await exited;
-    }
-    await strata.close();
+    for (const srv of Object.values(ctx.state?.servers ?? {})) await stopChild(srv.child);
   },
 });
