@@ -2,6 +2,7 @@ import { RecordType } from '@strata/hlog';
 import { registerSlicedCodec } from './codecs.js';
 import { CollectionError } from './collection-error.js';
 import type { CollectionValue } from './collection-value.js';
+import { MemberScores } from './member-scores.js';
 import { runWhole, SLICE_ITEMS, type Sliced } from './sliced.js';
 import { Before, ScoreTree, type ZCursor } from './zset-tree.js';
 
@@ -20,7 +21,8 @@ export type ZAddOutcome = 'added' | 'updated' | 'unchanged' | 'skipped';
 
 /**
  * A sorted set: pairs (score, member) in a ScoreTree, plus, once it is large,
- * a member -> score Map for O(1) ZSCORE and the lookups of ZADD and ZREM.
+ * a member -> score table (MemberScores) for O(1) ZSCORE and the lookups of
+ * ZADD and ZREM.
  *
  * Members are latin1 strings (one char per byte, so any bytes round-trip and
  * compare as memcmp); the commands convert at the edge.
@@ -28,16 +30,16 @@ export type ZAddOutcome = 'added' | 'updated' | 'unchanged' | 'skipped';
  * Encodings, as Redis reports them: `listpack` while the set has at most 128
  * members of at most 64 bytes; then it holds only the tree (one leaf: member
  * lookups scan it, which is what a listpack costs too). `skiplist` past
- * that: the Map is built and kept. As in Redis the conversion is one way,
+ * that: the table is built and kept. As in Redis the conversion is one way,
  * except for sets built whole (`fromSorted`, stores of ZUNIONSTORE...).
  */
 export class SortedSet implements CollectionValue {
   readonly type: number = RecordType.ZSET;
   private tree: ScoreTree;
-  private dict: Map<string, number> | null;
+  private dict: MemberScores | null;
   private memberBytes = 0;
 
-  constructor(tree: ScoreTree = new ScoreTree(), dict: Map<string, number> | null = null) {
+  constructor(tree: ScoreTree = new ScoreTree(), dict: MemberScores | null = null) {
     this.tree = tree;
     this.dict = dict;
   }
@@ -58,11 +60,11 @@ export class SortedSet implements CollectionValue {
       bytes += m.length;
       if (m.length > ZSET_LISTPACK_VALUE) long = true;
     }
-    let dict: Map<string, number> | null = null;
+    let dict: MemberScores | null = null;
     if (long || members.length > ZSET_LISTPACK_ENTRIES) {
-      dict = new Map();
+      dict = new MemberScores(members.length);
       for (let i = 0; i < members.length; i++) {
-        dict.set(members[i]!, scores[i]!);
+        dict.add(members[i]!, scores[i]!);
         if (i % SLICE_ITEMS === SLICE_ITEMS - 1) yield;
       }
     }
@@ -128,7 +130,11 @@ export class SortedSet implements CollectionValue {
    * GT/LT update only upwards/downwards. The score is not NaN.
    */
   add(member: string, score: number, flags = 0): ZAddOutcome {
-    const old = this.score(member);
+    // One table lookup: its slot takes the new score (see MemberScores).
+    const dict = this.dict;
+    const slot = dict === null ? -1 : dict.slotOf(member);
+    const old =
+      dict === null ? this.tree.scanFor(member) : slot < 0 ? undefined : dict.scoreAt(slot);
     if (old === undefined) {
       if ((flags & ZAddFlag.XX) !== 0) return 'skipped';
       this.insertNew(member, score);
@@ -139,7 +145,7 @@ export class SortedSet implements CollectionValue {
     if ((flags & ZAddFlag.LT) !== 0 && !(score < old)) return 'skipped';
     if (old === score) return 'unchanged';
     this.tree.updateScore(old, score, member);
-    this.dict?.set(member, score);
+    if (slot >= 0) dict!.setAt(slot, score);
     return 'updated';
   }
 
@@ -184,14 +190,14 @@ export class SortedSet implements CollectionValue {
       this.convertToSkiplist();
     }
     this.tree.insert(score, member);
-    this.dict?.set(member, score);
+    this.dict?.add(member, score);
     this.memberBytes += member.length;
   }
 
   private convertToSkiplist(): void {
-    const dict = new Map<string, number>();
+    const dict = new MemberScores(this.tree.size * 2);
     this.tree.forEach((s, m) => {
-      dict.set(m, s);
+      dict.add(m, s);
     });
     this.dict = dict;
   }
