@@ -26,7 +26,9 @@ export function readChunks(socket: Socket, onChunk: (chunk: Buffer) => void): 'h
   }
   hook.install(SHARED, (nread: number) => {
     const chunk = Buffer.allocUnsafe(nread);
-    SHARED.copy(chunk, 0, 0, nread);
+    // A request or two (most reads) copy faster by hand than through copy()'s view.
+    if (nread <= SMALL_READ) for (let i = 0; i < nread; i++) chunk[i] = SHARED[i]!;
+    else SHARED.copy(chunk, 0, 0, nread);
     onChunk(chunk);
     // Anything but `false`: false would stop reading.
     return undefined;
@@ -35,6 +37,8 @@ export function readChunks(socket: Socket, onChunk: (chunk: Buffer) => void): 'h
   socket.resume();
   return 'hook';
 }
+
+const SMALL_READ = 128;
 
 /** One read at a time (reads and their callbacks run in turn), so one buffer serves all. */
 const SHARED = Buffer.allocUnsafeSlow(64 * 1024);
