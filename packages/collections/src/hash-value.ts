@@ -109,10 +109,13 @@ export class HashValue implements CollectionValue {
       return true;
     }
     const table = this.table!;
-    const old = table.get(field);
-    const added = table.set(field, value);
-    this.chars += added ? field.length + value.length : value.length - old!.length;
-    return added;
+    const old = table.swap(field, value);
+    if (old === undefined) {
+      this.chars += field.length + value.length;
+      return true;
+    }
+    this.chars += value.length - old.length;
+    return false;
   }
 
   /** Removes `field`; true when it was there. */

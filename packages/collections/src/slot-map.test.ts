@@ -16,6 +16,19 @@ describe('SlotMap', () => {
     expect(m.get('new')).toBe(100);
   });
 
+  it('swap sets a key and gives back its old value, reusing holes like set', () => {
+    const m = new SlotMap<string>();
+    expect(m.swap('a', 'x')).toBeUndefined();
+    expect(m.swap('b', 'y')).toBeUndefined();
+    expect(m.swap('a', 'z')).toBe('x');
+    expect(m.get('a')).toBe('z');
+    expect(m.size).toBe(2);
+    m.delete('a');
+    expect(m.swap('c', 'w')).toBeUndefined();
+    expect(m.keyAt(0)).toBe('c');
+    expect(m.size).toBe(2);
+  });
+
   it('compacts once holes outnumber members and bumps the epoch', () => {
     const m = new SlotMap<number>();
     for (let i = 0; i < 300; i++) m.set(`k${i}`, i);

@@ -44,11 +44,31 @@ export class SlotMap<V> {
       this.values[slot] = value;
       return false;
     }
+    this.insert(key, value);
+    return true;
+  }
+
+  /**
+   * Sets `key` and gives back the value it had (undefined when it is new):
+   * `get` then `set` in one lookup.
+   */
+  swap(key: string, value: V): V | undefined {
+    const slot = this.index.get(key);
+    if (slot !== undefined) {
+      const old = this.values[slot];
+      this.values[slot] = value;
+      return old;
+    }
+    this.insert(key, value);
+    return undefined;
+  }
+
+  /** A key that is not in the map, into a free slot or a new one. */
+  private insert(key: string, value: V): void {
     const s = this.free.length > 0 ? this.free.pop()! : this.keys.length;
     this.keys[s] = key;
     this.values[s] = value;
     this.index.set(key, s);
-    return true;
   }
 
   /**
