@@ -42,3 +42,15 @@ test('a score that is not a small integer round-trips exactly', () => {
   expect(t.slotOf('nope')).toBe(-1);
   expect(t.get('nope')).toBeUndefined();
 });
+
+test('a set trimmed far below its peak keeps every score after its array shrinks', () => {
+  const t = new MemberScores();
+  for (let i = 0; i < 10_000; i++) t.add(`m${i}`, i * 1.5);
+  for (let i = 0; i < 9_990; i++) expect(t.delete(`m${i}`)).toBe(true);
+  expect(t.size).toBe(10);
+  expect(t.capacity).toBeLessThanOrEqual(64);
+  for (let i = 9_990; i < 10_000; i++) expect(t.get(`m${i}`)).toBe(i * 1.5);
+  t.add('new', -1);
+  expect(t.get('new')).toBe(-1);
+  expect(t.get('m9999')).toBe(9999 * 1.5);
+});

@@ -6,6 +6,8 @@
  * no second lookup to set the Map, and no boxed number allocated for a
  * score that is not a small integer.
  */
+const MIN_CAPACITY = 16;
+
 export class MemberScores {
   private readonly slots = new Map<string, number>();
   private scores: Float64Array;
@@ -13,11 +15,16 @@ export class MemberScores {
   private top = 0;
 
   constructor(capacity = 16) {
-    this.scores = new Float64Array(Math.max(16, capacity));
+    this.scores = new Float64Array(Math.max(MIN_CAPACITY, capacity));
   }
 
   get size(): number {
     return this.slots.size;
+  }
+
+  /** Score slots allocated (the array shrinks when a set is trimmed far below its peak). */
+  get capacity(): number {
+    return this.scores.length;
   }
 
   /** The member's slot, or -1 when it is not in the set. */
@@ -62,6 +69,22 @@ export class MemberScores {
     if (slot === undefined) return false;
     this.slots.delete(member);
     this.free.push(slot);
+    if (this.slots.size * 4 < this.scores.length && this.scores.length > MIN_CAPACITY) {
+      this.compact();
+    }
     return true;
+  }
+
+  /** A set trimmed to a quarter of its peak moves its scores into a smaller array. */
+  private compact(): void {
+    const next = new Float64Array(Math.max(MIN_CAPACITY, this.slots.size * 2));
+    let top = 0;
+    for (const [member, slot] of this.slots) {
+      next[top] = this.scores[slot]!;
+      this.slots.set(member, top++);
+    }
+    this.scores = next;
+    this.top = top;
+    this.free.length = 0;
   }
 }

@@ -1,16 +1,23 @@
 import { once } from 'node:events';
 import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
-import { afterEach, expect, test } from 'vitest';
+import { afterEach, beforeEach, expect, test } from 'vitest';
 import { readChunks } from './socket-reader.js';
 
 let server: Server | null = null;
 const sockets: Socket[] = [];
+// A whole run may ask for the fallback (STRATA_SOCKET_READS=data): these
+// tests choose their mode themselves and give the setting back.
+const saved = process.env.STRATA_SOCKET_READS;
+beforeEach(() => {
+  delete process.env.STRATA_SOCKET_READS;
+});
 afterEach(async () => {
   for (const s of sockets) s.destroy();
   sockets.length = 0;
   await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
   server = null;
-  delete process.env.STRATA_SOCKET_READS;
+  if (saved === undefined) delete process.env.STRATA_SOCKET_READS;
+  else process.env.STRATA_SOCKET_READS = saved;
 });
 
 interface Accepted {

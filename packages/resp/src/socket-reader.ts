@@ -57,7 +57,8 @@ type SocketSlots = Record<symbol, unknown>;
  * The socket's user-buffer slots (net.Socket's own `kBuffer`/`kBufferCb`,
  * set to null by its constructor) and its handle's `useUserBuffer`, or null
  * when any is missing or already in use, or `STRATA_SOCKET_READS=data`
- * asks for the stream path (tests run both).
+ * asks for the stream path (socket-read-modes.test.ts runs the server
+ * through both).
  */
 function userBufferHook(socket: Socket): UserBufferHook | null {
   if (process.env.STRATA_SOCKET_READS === 'data') return null;
