@@ -31,6 +31,18 @@ const cases: ReadonlyArray<readonly [string, (w: ReplyWriter) => void, string, s
   ['integer -1', (w) => w.integer(-1), ':-1\r\n', ':-1\r\n'],
   ['integer 10', (w) => w.integer(10), ':10\r\n', ':10\r\n'],
   [
+    'integers around the two-digit fast path',
+    (w) => w.integer(9).integer(99).integer(100).integer(-99),
+    ':9\r\n:99\r\n:100\r\n:-99\r\n',
+    ':9\r\n:99\r\n:100\r\n:-99\r\n',
+  ],
+  [
+    'latin1 bulk strings, short (char by char) and long (encoded), any byte',
+    (w) => w.bulkLatin1('\xff\x00\r\n').bulkLatin1('x'.repeat(70)).bulkLatin1(''),
+    `$4\r\n\xff\x00\r\n\r\n$70\r\n${'x'.repeat(70)}\r\n$0\r\n\r\n`,
+    `$4\r\n\xff\x00\r\n\r\n$70\r\n${'x'.repeat(70)}\r\n$0\r\n\r\n`,
+  ],
+  [
     'integer, largest safe',
     (w) => w.integer(Number.MAX_SAFE_INTEGER),
     ':9007199254740991\r\n',

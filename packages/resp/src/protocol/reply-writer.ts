@@ -165,10 +165,17 @@ export class ReplyWriter {
    * collections keep members), written byte for byte with no Buffer made.
    */
   bulkLatin1(value: string): this {
-    this.header(0x24, value.length);
-    this.reserve(value.length + 2);
-    this.pos += this.buf.write(value, this.pos, 'latin1');
-    this.crlf();
+    const n = value.length;
+    this.header(0x24, n);
+    this.reserve(n + 2);
+    const buf = this.buf;
+    let at = this.pos;
+    // A short member or value (most) char by char: no native call for the encoding.
+    if (n <= SHORT_LINE) for (let i = 0; i < n; i++) buf[at++] = value.charCodeAt(i);
+    else at += buf.write(value, at, 'latin1');
+    buf[at++] = CR;
+    buf[at++] = LF;
+    this.pos = at;
     return this;
   }
 
@@ -314,6 +321,14 @@ export class ReplyWriter {
     this.reserve(MAX_HEADER);
     const buf = this.buf;
     buf[this.pos++] = type;
+    if (value >= 0 && value < 100) {
+      // Lengths and counts are mostly this small: no division loop.
+      if (value >= 10) buf[this.pos++] = 0x30 + ((value / 10) | 0);
+      buf[this.pos++] = 0x30 + (value % 10);
+      buf[this.pos++] = CR;
+      buf[this.pos++] = LF;
+      return;
+    }
     let v = value;
     if (v < 0) {
       buf[this.pos++] = 0x2d;
@@ -372,9 +387,14 @@ export class ReplyWriter {
     return true;
   }
 
+  /** Short ASCII (a null reply, a bigint's digits) char by char. */
   private ascii(text: string): void {
-    this.reserve(text.length);
-    this.pos += this.buf.write(text, this.pos, 'latin1');
+    const n = text.length;
+    this.reserve(n);
+    const buf = this.buf;
+    const at = this.pos;
+    for (let i = 0; i < n; i++) buf[at + i] = text.charCodeAt(i);
+    this.pos = at + n;
   }
 
   private byte(b: number): void {
