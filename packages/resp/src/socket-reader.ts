@@ -19,12 +19,7 @@ import type { Socket } from 'node:net';
  * for a socket reading into its own buffer.
  */
 export function readChunks(socket: Socket, onChunk: (chunk: Buffer) => void): 'hook' | 'data' {
-  const hook = userBufferHook(socket);
-  if (hook === null) {
-    socket.on('data', onChunk);
-    return 'data';
-  }
-  hook.install(SHARED, (nread: number) => {
+  const installed = readIntoShared(socket, (nread: number) => {
     const chunk = Buffer.allocUnsafe(nread);
     // A request or two (most reads) copy faster by hand than through copy()'s view.
     if (nread <= SMALL_READ) for (let i = 0; i < nread; i++) chunk[i] = SHARED[i]!;
@@ -33,6 +28,10 @@ export function readChunks(socket: Socket, onChunk: (chunk: Buffer) => void): 'h
     // Anything but `false`: false would stop reading.
     return undefined;
   });
+  if (!installed) {
+    socket.on('data', onChunk);
+    return 'data';
+  }
   // No 'data' listener: flowing mode lets the end of input reach 'end' and 'close'.
   socket.resume();
   return 'hook';
@@ -43,43 +42,41 @@ const SMALL_READ = 128;
 /** One read at a time (reads and their callbacks run in turn), so one buffer serves all. */
 const SHARED = Buffer.allocUnsafeSlow(64 * 1024);
 
-interface UserBufferHook {
-  install(buffer: Buffer, onRead: (nread: number) => undefined): void;
-}
-
 interface HandleWithUserBuffer {
   useUserBuffer(buffer: Uint8Array): void;
 }
 
-type SocketSlots = Record<symbol, unknown>;
+/** net.Socket's user-buffer slots, found on the first socket (every socket has the same). */
+let slotKeys: { buffer: symbol; callback: symbol } | null | undefined;
 
 /**
- * The socket's user-buffer slots (net.Socket's own `kBuffer`/`kBufferCb`,
- * set to null by its constructor) and its handle's `useUserBuffer`, or null
- * when any is missing or already in use, or `STRATA_SOCKET_READS=data`
- * asks for the stream path (socket-read-modes.test.ts runs the server
- * through both).
+ * Makes the socket read into SHARED and call `onRead` with each read's
+ * length, through its own user-buffer slots (net.Socket's `kBuffer` and
+ * `kBufferCb`, set to null by its constructor) and its handle's
+ * `useUserBuffer`. False, and nothing changed, when any is missing or
+ * already in use, or `STRATA_SOCKET_READS=data` asks for the stream path
+ * (socket-read-modes.test.ts runs the server through both).
  */
-function userBufferHook(socket: Socket): UserBufferHook | null {
-  if (process.env.STRATA_SOCKET_READS === 'data') return null;
+function readIntoShared(socket: Socket, onRead: (nread: number) => undefined): boolean {
+  if (process.env.STRATA_SOCKET_READS === 'data') return false;
   const handle = (socket as unknown as { _handle?: Partial<HandleWithUserBuffer> | null })._handle;
-  if (handle == null || typeof handle.useUserBuffer !== 'function') return null;
-  const slots = socket as unknown as SocketSlots;
-  const kBuffer = ownSymbol(socket, 'kBuffer');
-  const kBufferCb = ownSymbol(socket, 'kBufferCb');
-  if (kBuffer === null || kBufferCb === null) return null;
-  if (slots[kBuffer] !== null || slots[kBufferCb] !== null) return null;
-  const use = handle.useUserBuffer.bind(handle);
-  return {
-    install(buffer, onRead) {
-      slots[kBuffer] = buffer;
-      slots[kBufferCb] = onRead;
-      use(buffer);
-    },
-  };
+  if (handle == null || typeof handle.useUserBuffer !== 'function') return false;
+  if (slotKeys === undefined) slotKeys = findSlotKeys(socket);
+  if (slotKeys === null) return false;
+  const slots = socket as unknown as Record<symbol, unknown>;
+  if (slots[slotKeys.buffer] !== null || slots[slotKeys.callback] !== null) return false;
+  slots[slotKeys.buffer] = SHARED;
+  slots[slotKeys.callback] = onRead;
+  handle.useUserBuffer(SHARED);
+  return true;
 }
 
-function ownSymbol(o: object, description: string): symbol | null {
-  for (const s of Object.getOwnPropertySymbols(o)) if (s.description === description) return s;
-  return null;
+function findSlotKeys(socket: Socket): { buffer: symbol; callback: symbol } | null {
+  let buffer: symbol | undefined;
+  let callback: symbol | undefined;
+  for (const s of Object.getOwnPropertySymbols(socket)) {
+    if (s.description === 'kBuffer') buffer = s;
+    else if (s.description === 'kBufferCb') callback = s;
+  }
+  return buffer !== undefined && callback !== undefined ? { buffer, callback } : null;
 }
