@@ -165,17 +165,14 @@ export class ReplyWriter {
    * collections keep members), written byte for byte with no Buffer made.
    */
   bulkLatin1(value: string): this {
-    const n = value.length;
-    this.header(0x24, n);
-    this.reserve(n + 2);
-    const buf = this.buf;
-    let at = this.pos;
+    this.header(0x24, value.length);
     // A short member or value (most) char by char: no native call for the encoding.
-    if (n <= SHORT_LINE) for (let i = 0; i < n; i++) buf[at++] = value.charCodeAt(i);
-    else at += buf.write(value, at, 'latin1');
-    buf[at++] = CR;
-    buf[at++] = LF;
-    this.pos = at;
+    if (value.length <= SHORT_LINE) this.ascii(value);
+    else {
+      this.reserve(value.length);
+      this.pos += this.buf.write(value, this.pos, 'latin1');
+    }
+    this.crlf();
     return this;
   }
 
@@ -387,7 +384,7 @@ export class ReplyWriter {
     return true;
   }
 
-  /** Short ASCII (a null reply, a bigint's digits) char by char. */
+  /** A short latin1 string (a null reply, a member) char by char: one byte each. */
   private ascii(text: string): void {
     const n = text.length;
     this.reserve(n);
