@@ -7,7 +7,7 @@ import {
   type ServerProcess,
   startRedisServer,
   startStrataServer,
-  stopChild,
+  stopServers,
   which,
 } from './server-harness.js';
 
@@ -84,7 +84,7 @@ export const durability = defineScenario<Params, State>({
         }
       }
     } catch (e) {
-      for (const srv of servers.values()) await stopChild(srv.child, 'SIGKILL');
+      await stopServers(servers.values(), 'SIGKILL');
       throw e;
     }
     return { servers };
@@ -111,6 +111,6 @@ export const durability = defineScenario<Params, State>({
   },
 
   async teardown(ctx) {
-    for (const srv of ctx.state?.servers.values() ?? []) await stopChild(srv.child);
+    await stopServers(ctx.state?.servers.values() ?? []);
   },
 });

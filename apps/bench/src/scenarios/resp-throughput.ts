@@ -5,12 +5,13 @@ import { MiB } from '../sizes.js';
 import { median } from '../stats.js';
 import {
   type BenchLoad,
+  peakRssMetrics,
   query,
   redisBenchmark,
   type ServerProcess,
   startRedisServer,
   startStrataServer,
-  stopChild,
+  stopServers,
   which,
 } from './server-harness.js';
 
@@ -241,7 +242,7 @@ export const respThroughput = defineScenario<Params, State>({
         await (useBenchmark ? benchmarkLoad : nodeLoad)(t.port, 'set', 16, fill);
       }
     } catch (err) {
-      for (const srv of Object.values(servers)) await stopChild(srv.child, 'SIGKILL');
+      await stopServers(Object.values(servers), 'SIGKILL');
       throw err;
     }
     return { servers, useBenchmark };
@@ -293,15 +294,13 @@ export const respThroughput = defineScenario<Params, State>({
         }
       }
     }
-    for (const [name, srv] of Object.entries(servers)) {
-      out[`${name}_peak_rss_mb`] = srv.peakRssBytes() / MiB;
-    }
+    Object.assign(out, peakRssMetrics(servers));
     out.strata16x_data_over_memory =
       (await logBytes(servers.strata16x!.port)) / ctx.params.diskMemory;
     return out;
   },
 
   async teardown(ctx) {
-    for (const srv of Object.values(ctx.state?.servers ?? {})) await stopChild(srv.child);
+    await stopServers(Object.values(ctx.state?.servers ?? {}));
   },
 });

@@ -2,6 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { encodeCommand } from '@strata/resp';
+import { MiB } from '../sizes.js';
 
 /**
  * What the scenarios that drive servers over sockets share: finding
@@ -201,10 +203,7 @@ export function query(port: number, argv: readonly string[]): Promise<string> {
   return new Promise((resolve, reject) => {
     const sock = net.connect(port, '127.0.0.1');
     let got = Buffer.alloc(0);
-    sock.once('connect', () => {
-      const parts = argv.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`);
-      sock.write(`*${argv.length}\r\n${parts.join('')}`);
-    });
+    sock.once('connect', () => sock.write(encodeCommand(argv.map((a) => Buffer.from(a)))));
     sock.on('data', (d: Buffer) => {
       got = Buffer.concat([got, d]);
       const eol = got.indexOf('\r\n');
@@ -222,6 +221,23 @@ export function query(port: number, argv: readonly string[]): Promise<string> {
     });
     sock.once('error', reject);
   });
+}
+
+/** Stops every server (`signal`, SIGKILL after 15 s) and waits for them to be gone. */
+export async function stopServers(
+  servers: Iterable<ServerProcess>,
+  signal: NodeJS.Signals = 'SIGTERM',
+): Promise<void> {
+  for (const srv of servers) await stopChild(srv.child, signal);
+}
+
+/** `<name>_peak_rss_mb` of each server, for a scenario's metrics. */
+export function peakRssMetrics(servers: Record<string, ServerProcess>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [name, srv] of Object.entries(servers)) {
+    out[`${name}_peak_rss_mb`] = srv.peakRssBytes() / MiB;
+  }
+  return out;
 }
 
 /** Stops a child (SIGKILL after 15 s) and waits for it to be gone. */

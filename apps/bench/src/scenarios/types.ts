@@ -2,11 +2,12 @@ import path from 'node:path';
 import { defineScenario, higher, type Measurement } from '../scenario.js';
 import { MiB } from '../sizes.js';
 import {
+  peakRssMetrics,
   query,
   type ServerProcess,
   startRedisServer,
   startStrataServer,
-  stopChild,
+  stopServers,
 } from './server-harness.js';
 import { type BenchLoad, benchmarkCommand, sendAll, which } from './types-support.js';
 
@@ -159,7 +160,7 @@ export const types = defineScenario<Params, State>({
         await fill(srv.port, p, value);
       }
     } catch (e) {
-      for (const srv of Object.values(servers)) await stopChild(srv.child, 'SIGKILL');
+      await stopServers(Object.values(servers), 'SIGKILL');
       throw e;
     }
     return { servers };
@@ -205,13 +206,11 @@ export const types = defineScenario<Params, State>({
     const cache = await collectionCache(servers.strata!.port);
     out.collection_cache_mb = cache.bytes / MiB;
     out.collection_evictions = cache.evictions;
-    for (const [name, srv] of Object.entries(servers)) {
-      out[`${name}_peak_rss_mb`] = srv.peakRssBytes() / MiB;
-    }
+    Object.assign(out, peakRssMetrics(servers));
     return out;
   },
 
   async teardown(ctx) {
-    for (const srv of Object.values(ctx.state?.servers ?? {})) await stopChild(srv.child);
+    await stopServers(Object.values(ctx.state?.servers ?? {}));
   },
 });
