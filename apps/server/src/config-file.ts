@@ -1,5 +1,7 @@
-import { splitInlineArgs } from '@strata/resp';
+import { StrataError } from '@strata/io';
+import { splitInlineArgs } from '@strata/protocol';
 import { ConfigError, findSetting, type ServerConfig } from './config.js';
+import type { ServerErrorCode } from './errors.js';
 
 /** One directive of a config file. */
 export interface ConfigLine {
@@ -12,14 +14,14 @@ export interface ConfigLine {
 }
 
 /** A config file line that cannot be used: where, and why. */
-export class ConfigFileError extends Error {
+export class ConfigFileError extends StrataError<ServerErrorCode> {
   override name = 'ConfigFileError';
   constructor(
     readonly lineNumber: number,
     readonly line: string,
     readonly reason: string,
   ) {
-    super(`line ${lineNumber}: ${reason}`);
+    super('ERR_CONFIG_FILE', `line ${lineNumber}: ${reason}`);
   }
 }
 

@@ -1,8 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { encodeCommand } from '@strata/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readAofFile } from './aof-reader.js';
-import { encodeCommand } from './command-encoder.js';
 import { nodeFileSystem } from './file-system.js';
 import { tempDir } from './test-support.js';
 

@@ -1,4 +1,4 @@
-import { parseRecord } from './command-parser.js';
+import { parseCommandRecord } from '@strata/protocol';
 import { AofError } from './errors.js';
 import type { AofFileHandle } from './file-system.js';
 
@@ -65,7 +65,7 @@ export async function readAofFile(
     /** Start of the SELECT before the current command, so positions include it. */
     let recordStart = -1;
     for (;;) {
-      const r = parseRecord(buf, pos);
+      const r = parseCommandRecord(buf, pos);
       if (r.kind === 'incomplete') break;
       if (r.kind === 'invalid') {
         const offset = base + (recordStart >= 0 ? recordStart : pos);
@@ -165,7 +165,7 @@ async function tornWithZeros(handle: AofFileHandle, from: number, end: number): 
   let last = got - 1;
   while (last >= 0 && rest[last] === 0) last--;
   if (last === got - 1) return false; // no zeros at the end
-  return last < 0 || parseRecord(rest.subarray(0, last + 1), 0).kind === 'incomplete';
+  return last < 0 || parseCommandRecord(rest.subarray(0, last + 1), 0).kind === 'incomplete';
 }
 
 async function zerosFrom(handle: AofFileHandle, from: number, end: number): Promise<boolean> {

@@ -1,4 +1,4 @@
-import { CommandEncoder } from './command-encoder.js';
+import { CommandEncoder } from '@strata/protocol';
 import { AofError, describeError } from './errors.js';
 import type { AofFileHandle } from './file-system.js';
 import type { FsyncPolicy } from './fsync-policy.js';

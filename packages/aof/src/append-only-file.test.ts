@@ -1,8 +1,8 @@
 import { appendFile, readdir, readFile, stat, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { encodeCommand } from '@strata/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AppendOnlyFile, type AppendOnlyFileOptions } from './append-only-file.js';
-import { encodeCommand } from './command-encoder.js';
 import { args, FaultyFileSystem, tempDir } from './test-support.js';
 
 let dir: string;

@@ -13,7 +13,6 @@ export {
   type ReplayResult,
 } from './append-only-file.js';
 export { CheckpointMarks } from './checkpoint-marks.js';
-export { CommandEncoder, encodeCommand } from './command-encoder.js';
 export { AofError, type AofErrorCode, describeError } from './errors.js';
 export { type AofFileHandle, type AofFileSystem, nodeFileSystem } from './file-system.js';
 export { FSYNC_POLICIES, type FsyncPolicy, isFsyncPolicy } from './fsync-policy.js';

@@ -1,3 +1,4 @@
+import { INT64_MAX, INT64_MIN } from '@strata/io';
 import { HlogError } from './errors.js';
 import type { RecordType } from './record-layout.js';
 
@@ -64,9 +65,6 @@ export interface IncrContext {
   /** The value after the operation (a bigint beyond 2^53). */
   result: number | bigint;
 }
-
-const INT64_MAX = 2n ** 63n - 1n;
-const INT64_MIN = -(2n ** 63n);
 
 function notInteger(): HlogError {
   return new HlogError('ERR_NOT_INTEGER', 'value is not an integer or out of range');

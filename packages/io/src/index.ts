@@ -23,6 +23,7 @@ export {
 export { FaultDevice, type FaultDeviceOptions, InstalledFault } from './fault-device.js';
 export type { FaultEffect, FaultSpec, IoKind, LatencySpec } from './fault-spec.js';
 export { FileDevice, type FileDeviceOptions } from './file-device.js';
+export { INT64_MAX, INT64_MAX_DOUBLE, INT64_MIN } from './int64.js';
 export { IoQueue, type IoQueueObserver } from './io-queue.js';
 export { LatencyHistogram } from './latency-histogram.js';
 export { DEFAULT_CHUNK_SIZE, MemoryDevice, type MemoryDeviceOptions } from './memory-device.js';

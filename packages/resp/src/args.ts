@@ -1,5 +1,5 @@
+import { parseLongLong } from '@strata/protocol';
 import { notIntegerError } from './errors.js';
-import { parseLongLong } from './protocol/parse-long-long.js';
 
 /** `arg` equals the lower-case ASCII `word`, ignoring case (option names: EX, NX...). */
 export function eqi(arg: Uint8Array, word: string): boolean {

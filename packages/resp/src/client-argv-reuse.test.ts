@@ -1,7 +1,7 @@
+import { encodeCommand } from '@strata/protocol';
 import { afterEach, expect, test } from 'vitest';
 import type { CommandDefinition } from './command-table.js';
 import { stringCommands } from './commands/strings.js';
-import { encodeCommand } from './protocol/encode-command.js';
 import type { ServerState } from './server-state.js';
 import { RawClient, startServer, type TestServer } from './test-helpers.js';
 

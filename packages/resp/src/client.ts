@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import type { CollectionStore } from '@strata/collections';
 import type { StoreCore } from '@strata/hlog';
+import { ReplyWriter, RequestParser, type RespVersion } from '@strata/protocol';
 import { type CommandLog, EXEC_ARGV, MULTI_ARGV, propagationOf } from './command-log.js';
 import { CommandFlag, type CommandResult, type CommandSpec } from './command-table.js';
 import { serveReadyKeys } from './commands/blocking-registry.js';
@@ -14,9 +15,6 @@ import {
   unknownSubcommandError,
   wrongArityError,
 } from './errors.js';
-import type { RespVersion } from './protocol/limits.js';
-import { ReplyWriter } from './protocol/reply-writer.js';
-import { RequestParser } from './protocol/request-parser.js';
 import type { ServerState } from './server-state.js';
 import { readChunks } from './socket-reader.js';
 

@@ -2,11 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { encodeCommand } from '@strata/protocol';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, test } from 'vitest';
 import type { CommandLog } from './command-log.js';
 import { PROTECTED_MODE_REPLY } from './errors.js';
-import { encodeCommand } from './protocol/encode-command.js';
 import { RespServer } from './resp-server.js';
 import { RawClient, startServer, type TestServer } from './test-helpers.js';
 

@@ -1,3 +1,4 @@
+import { isNullReply, isSimpleReply, replyBulk, replyBulks, replyInteger } from '@strata/protocol';
 import { eqi } from './args.js';
 
 /**
@@ -41,59 +42,6 @@ export const EXEC_ARGV: readonly Buffer[] = [Buffer.from('EXEC')];
 
 const NONE: Buffer[][] = [];
 
-// ---- reading a reply ---------------------------------------------------------------
-
-const isNull = (r: Buffer): boolean =>
-  r[0] === 0x5f /* _ */ || (r.length >= 3 && (r[0] === 0x24 || r[0] === 0x2a) && r[1] === 0x2d);
-
-/** The integer of a `:n` reply, or NaN. */
-function integerReply(r: Buffer): number {
-  if (r[0] !== 0x3a) return Number.NaN;
-  let i = 1;
-  let neg = false;
-  if (r[1] === 0x2d) {
-    neg = true;
-    i = 2;
-  }
-  let n = 0;
-  for (; i < r.length && r[i] !== 0x0d; i++) n = n * 10 + (r[i]! - 0x30);
-  return neg ? -n : n;
-}
-
-/** The body of a `$len` bulk reply (or a RESP3 `,` double), or null. */
-function bulkReply(r: Buffer): Buffer | null {
-  const cr = r.indexOf(0x0d);
-  if (cr < 0) return null;
-  if (r[0] === 0x2c) return r.subarray(1, cr);
-  if (r[0] !== 0x24 || r[1] === 0x2d) return null;
-  const len = Number(r.subarray(1, cr).toString('latin1'));
-  return r.subarray(cr + 2, cr + 2 + len);
-}
-
-/** The bulk elements of an array / set reply (`*n` or `~n` of `$len` items), or one bulk. */
-function bulkElements(r: Buffer): Buffer[] {
-  if (r[0] === 0x24) {
-    const b = bulkReply(r);
-    return b === null ? [] : [b];
-  }
-  if (r[0] !== 0x2a && r[0] !== 0x7e) return [];
-  const out: Buffer[] = [];
-  let at = r.indexOf(0x0d) + 2;
-  while (at < r.length && r[at] === 0x24) {
-    const cr = r.indexOf(0x0d, at);
-    const len = Number(r.subarray(at + 1, cr).toString('latin1'));
-    if (len < 0) {
-      at = cr + 2;
-      continue;
-    }
-    out.push(r.subarray(cr + 2, cr + 2 + len));
-    at = cr + 4 + len;
-  }
-  return out;
-}
-
-const ok = (r: Buffer): boolean => r[0] === 0x2b;
-
 function num(b: Buffer): number {
   return Number(b.toString('latin1'));
 }
@@ -131,7 +79,13 @@ const set: PropagationRule = (argv, reply, now) => {
     else if (eqi(a, 'keepttl')) keepTtl = true;
     else at = absoluteMs(a, argv[++i]!, now);
   }
-  const wrote = get ? (nx ? isNull(reply) : xx ? !isNull(reply) : true) : ok(reply);
+  const wrote = get
+    ? nx
+      ? isNullReply(reply)
+      : xx
+        ? !isNullReply(reply)
+        : true
+    : isSimpleReply(reply);
   if (!wrote) return NONE;
   const out = [SET, argv[1]!, argv[2]!];
   if (at !== 0) out.push(PXAT, msBuffer(at));
@@ -141,7 +95,7 @@ const set: PropagationRule = (argv, reply, now) => {
 
 /** Logged as it came when the integer reply is not 0 (DEL of nothing, EXPIRE NX refused...). */
 const whenNonZero: PropagationRule = (argv, reply) =>
-  integerReply(reply) > 0 ? [argv as Buffer[]] : NONE;
+  replyInteger(reply) > 0 ? [argv as Buffer[]] : NONE;
 
 const setEx =
   (seconds: boolean): PropagationRule =>
@@ -152,32 +106,32 @@ const setEx =
 const expire =
   (unitMs: number, absolute: boolean): PropagationRule =>
   (argv, reply, now) => {
-    if (integerReply(reply) !== 1) return NONE;
+    if (replyInteger(reply) !== 1) return NONE;
     const v = num(argv[2]!) * unitMs;
     return expireAt(argv[1]!, absolute ? v : now + v, now);
   };
 
 export const PROPAGATION: ReadonlyMap<string, PropagationRule> = new Map<string, PropagationRule>([
   ['set', set],
-  ['setnx', (argv, reply) => (integerReply(reply) === 1 ? [[SET, argv[1]!, argv[2]!]] : NONE)],
+  ['setnx', (argv, reply) => (replyInteger(reply) === 1 ? [[SET, argv[1]!, argv[2]!]] : NONE)],
   ['setex', setEx(true)],
   ['psetex', setEx(false)],
   ['getset', (argv) => [[SET, argv[1]!, argv[2]!]]],
-  ['getdel', (argv, reply) => (isNull(reply) ? NONE : [[DEL, argv[1]!]])],
+  ['getdel', (argv, reply) => (isNullReply(reply) ? NONE : [[DEL, argv[1]!]])],
   [
     'getex',
     (argv, reply, now) => {
-      if (isNull(reply) || argv.length < 3) return NONE;
+      if (isNullReply(reply) || argv.length < 3) return NONE;
       const opt = argv[2]!;
       if (eqi(opt, 'persist')) return [[PERSIST, argv[1]!]];
       return expireAt(argv[1]!, absoluteMs(opt, argv[3]!, now), now);
     },
   ],
-  ['msetnx', (argv, reply) => (integerReply(reply) === 1 ? [[MSET, ...argv.slice(1)]] : NONE)],
+  ['msetnx', (argv, reply) => (replyInteger(reply) === 1 ? [[MSET, ...argv.slice(1)]] : NONE)],
   [
     'incrbyfloat',
     (argv, reply) => {
-      const v = bulkReply(reply);
+      const v = replyBulk(reply);
       return v === null ? NONE : [[SET, argv[1]!, Buffer.from(v), KEEPTTL]];
     },
   ],
@@ -195,7 +149,7 @@ export const PROPAGATION: ReadonlyMap<string, PropagationRule> = new Map<string,
   [
     'spop',
     (argv, reply) => {
-      const members = bulkElements(reply);
+      const members = replyBulks(reply);
       return members.length === 0
         ? NONE
         : [[SREM, argv[1]!, ...members.map((m) => Buffer.from(m))]];
@@ -204,7 +158,7 @@ export const PROPAGATION: ReadonlyMap<string, PropagationRule> = new Map<string,
   [
     'hincrbyfloat',
     (argv, reply) => {
-      const v = bulkReply(reply);
+      const v = replyBulk(reply);
       return v === null ? NONE : [[HSET, argv[1]!, argv[2]!, Buffer.from(v)]];
     },
   ],

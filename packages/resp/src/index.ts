@@ -1,4 +1,4 @@
-// Public API of @strata/resp: the RESP codec, the command table and the server.
+// Public API of @strata/resp: the command table, the command families and the server (the RESP codec is @strata/protocol).
 export { Client, type MultiState, type QueuedCommand } from './client.js';
 export {
   type CommandLog,
@@ -40,7 +40,6 @@ export {
   type StoreDatabasesOptions,
   storeDatabases,
 } from './keyspace.js';
-export * from './protocol/index.js';
 export {
   type InfoSectionProvider,
   RespServer,

@@ -1,7 +1,7 @@
 import { Socket } from 'node:net';
+import { encodeCommand } from '@strata/protocol';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import type { CommandDefinition } from './command-table.js';
-import { encodeCommand } from './protocol/encode-command.js';
 import { RawClient, startServer, type TestServer } from './test-helpers.js';
 
 /** A command that stays pending until the test releases it: a stand-in for a slow disk. */

@@ -1,5 +1,6 @@
 import { createServer, type Server, Socket } from 'node:net';
 import type { StoreCore } from '@strata/hlog';
+import { DEFAULT_CLIENT_QUERY_BUFFER_LIMIT, DEFAULT_PROTO_MAX_BULK_LEN } from '@strata/protocol';
 import { Client } from './client.js';
 import type { CommandLog } from './command-log.js';
 import type { CommandDefinition, CommandTable } from './command-table.js';
@@ -12,10 +13,6 @@ import {
   type StoreDatabasesOptions,
   storeDatabases,
 } from './keyspace.js';
-import {
-  DEFAULT_CLIENT_QUERY_BUFFER_LIMIT,
-  DEFAULT_PROTO_MAX_BULK_LEN,
-} from './protocol/limits.js';
 import { type ServerConfig, ServerState } from './server-state.js';
 import { StoreHealth } from './store-health.js';
 

@@ -1,5 +1,5 @@
+import { encodeCommand } from '@strata/protocol';
 import { afterEach, describe, expect, test } from 'vitest';
-import { encodeCommand } from './protocol/encode-command.js';
 import { RawClient, startServer, type TestServer } from './test-helpers.js';
 
 /**

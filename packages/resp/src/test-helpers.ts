@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { encodeCommand } from './protocol/encode-command.js';
+import { encodeCommand } from '@strata/protocol';
 import { RespServer, type RespServerOptions } from './resp-server.js';
 
 /**

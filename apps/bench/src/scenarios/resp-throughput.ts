@@ -1,5 +1,6 @@
 import net from 'node:net';
 import path from 'node:path';
+import { ReplyReader } from '@strata/protocol';
 import { defineScenario, higher, type Measurement } from '../scenario.js';
 import { MiB } from '../sizes.js';
 import { median } from '../stats.js';
@@ -94,29 +95,6 @@ function keyOf(i: number): string {
   return `key:${String(i).padStart(12, '0')}`;
 }
 
-/** Counts complete RESP replies (simple, error, integer, bulk) in a stream. */
-class ReplyCounter {
-  private buf: Buffer = Buffer.alloc(0);
-  feed(chunk: Buffer): number {
-    this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
-    let n = 0;
-    let at = 0;
-    for (;;) {
-      const eol = this.buf.indexOf('\r\n', at);
-      if (eol < 0) break;
-      if (this.buf[at] === 0x24) {
-        const len = Number(this.buf.toString('latin1', at + 1, eol));
-        const end = len < 0 ? eol + 2 : eol + 2 + len + 2;
-        if (end > this.buf.length) break;
-        at = end;
-      } else at = eol + 2;
-      n++;
-    }
-    this.buf = this.buf.subarray(at);
-    return n;
-  }
-}
-
 /** The built-in generator: `clients` sockets, batches of `depth` commands. */
 async function nodeLoad(port: number, op: string, depth: number, p: Params): Promise<BenchLoad> {
   const value = Buffer.alloc(p.valueBytes, 0x78).toString('latin1');
@@ -127,7 +105,7 @@ async function nodeLoad(port: number, op: string, depth: number, p: Params): Pro
     new Promise<void>((resolve, reject) => {
       const sock = net.connect(port, '127.0.0.1');
       sock.setNoDelay(true);
-      const counter = new ReplyCounter();
+      const counter = new ReplyReader();
       let pending = 0;
       let sent = 0;
       const send = () => {

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { encodeCommand } from '@strata/resp';
+import { encodeCommand, replyBulk, replyEnd } from '@strata/protocol';
 import { MiB } from '../sizes.js';
 
 /**
@@ -206,15 +206,8 @@ export function query(port: number, argv: readonly string[]): Promise<string> {
     sock.once('connect', () => sock.write(encodeCommand(argv.map((a) => Buffer.from(a)))));
     sock.on('data', (d: Buffer) => {
       got = Buffer.concat([got, d]);
-      const eol = got.indexOf('\r\n');
-      if (eol < 0) return;
-      const head = got.toString('latin1', 1, eol);
-      let text: string;
-      if (got[0] === 0x24) {
-        const len = Number(head);
-        if (got.length < eol + 2 + len + 2) return;
-        text = got.toString('latin1', eol + 2, eol + 2 + len);
-      } else text = head;
+      if (replyEnd(got, 0) < 0) return;
+      const text = (replyBulk(got) ?? got.subarray(1, got.indexOf(0x0d))).toString('latin1');
       sock.destroy();
       if (got[0] === 0x2d) reject(new Error(`${argv[0]}: ${text}`));
       else resolve(text);

@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { encodeCommand } from '@strata/resp';
+import { encodeCommand, ReplyReader } from '@strata/protocol';
 import { type BenchLoad, redisBenchmark } from './server-harness.js';
 
 // The process, port and redis-benchmark plumbing is server-harness's.
@@ -32,7 +32,7 @@ export function sendAll(port: number, commands: readonly (readonly string[])[]):
     const sock = net.connect(port, '127.0.0.1');
     let next = 0;
     let waiting = 0;
-    let tail = '';
+    let failed: string | null = null;
     const BATCH = 64;
     const sendBatch = () => {
       const parts: Buffer[] = [];
@@ -47,17 +47,15 @@ export function sendAll(port: number, commands: readonly (readonly string[])[]):
       }
       sock.write(Buffer.concat(parts));
     };
+    const replies = new ReplyReader((reply) => {
+      if (reply[0] === 0x2d) failed ??= reply.toString('latin1').trimEnd();
+    });
     sock.on('data', (d: Buffer) => {
-      const text = tail + d.toString('latin1');
-      const lines = text.split('\r\n');
-      tail = lines.pop() ?? '';
-      for (const l of lines) {
-        if (l[0] === '-') {
-          sock.destroy();
-          reject(new Error(`server error: ${l}`));
-          return;
-        }
-        if (l[0] === ':' || l[0] === '+') waiting--;
+      waiting -= replies.feed(d);
+      if (failed !== null) {
+        sock.destroy();
+        reject(new Error(`server error: ${failed}`));
+        return;
       }
       if (waiting === 0) sendBatch();
     });

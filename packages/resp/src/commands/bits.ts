@@ -5,11 +5,11 @@ import {
   type RmwFunctions,
   type StoreCore,
 } from '@strata/hlog';
+import { parseLongLong } from '@strata/protocol';
 import { eqi, parseInteger } from '../args.js';
 import type { Client } from '../client.js';
 import type { CommandDefinition, CommandResult } from '../command-table.js';
 import { CommandError, syntaxError, wrongTypeError } from '../errors.js';
-import { parseLongLong } from '../protocol/parse-long-long.js';
 
 // ---- helpers ------------------------------------------------------------------
 

@@ -1,3 +1,4 @@
+import type { ReplyWriter } from '@strata/protocol';
 import { compileGlob } from '@strata/scan';
 import { eqi } from '../args.js';
 import type { Client } from '../client.js';
@@ -9,7 +10,6 @@ import {
   type CommandTable,
 } from '../command-table.js';
 import { CommandError, syntaxError, wrongArityError } from '../errors.js';
-import type { ReplyWriter } from '../protocol/reply-writer.js';
 
 /** All commands, subcommands after their container, as COMMAND LIST names them. */
 function* allSpecs(table: CommandTable): Generator<CommandSpec> {

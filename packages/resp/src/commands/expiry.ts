@@ -1,8 +1,6 @@
+import { INT64_MAX_DOUBLE } from '@strata/io';
 import { eqi, parseInteger } from '../args.js';
 import { invalidExpireError, syntaxError } from '../errors.js';
-
-// LLONG_MAX as the nearest double: the checks compare doubles anyway.
-const LLONG_MAX = 2 ** 63;
 
 /** An expiry option of SET / GETEX: which one, and its argument. */
 export const ExpiryUnit = {
@@ -29,10 +27,10 @@ export function expiryOption(arg: Buffer): number {
 export function expiryMs(arg: Buffer, unit: number, command: string, now: number): number {
   const v = parseInteger(arg);
   const seconds = unit === ExpiryUnit.EX || unit === ExpiryUnit.EXAT;
-  if (v <= 0 || (seconds && v > LLONG_MAX / 1000)) throw invalidExpireError(command);
+  if (v <= 0 || (seconds && v > INT64_MAX_DOUBLE / 1000)) throw invalidExpireError(command);
   let ms = seconds ? v * 1000 : v;
   if (unit === ExpiryUnit.EX || unit === ExpiryUnit.PX) {
-    if (ms > LLONG_MAX - now) throw invalidExpireError(command);
+    if (ms > INT64_MAX_DOUBLE - now) throw invalidExpireError(command);
     ms += now;
   }
   return ms;

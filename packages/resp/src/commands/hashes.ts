@@ -1,5 +1,7 @@
 import { HashValue, latin1 } from '@strata/collections';
 import { RecordType } from '@strata/hlog';
+import { INT64_MAX, INT64_MIN } from '@strata/io';
+import type { ReplyWriter } from '@strata/protocol';
 import { eqi, parseInteger } from '../args.js';
 import type { Client } from '../client.js';
 import type { CommandDefinition, CommandResult } from '../command-table.js';
@@ -12,7 +14,6 @@ import {
   wrongArityError,
 } from '../errors.js';
 import { add, formatHuman, isFiniteLongDouble, parseLongDouble } from '../long-double.js';
-import type { ReplyWriter } from '../protocol/reply-writer.js';
 import { afterWrite, whenWritten, withCollection } from './collection-access.js';
 import { commandMaker, KEY1 } from './collection-command.js';
 import { removeMembers } from './collection-remove.js';
@@ -97,9 +98,6 @@ function strictInt64(s: string): bigint | null {
   const v = BigInt(s);
   return v >= INT64_MIN && v <= INT64_MAX ? v : null;
 }
-
-const INT64_MIN = -(1n << 63n);
-const INT64_MAX = (1n << 63n) - 1n;
 
 function hincrby(c: Client, argv: Buffer[]): CommandResult {
   const incrArg = parseInteger(argv[3]!); // checks the range first, as Redis

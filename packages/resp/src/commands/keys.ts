@@ -1,13 +1,11 @@
 import type { CollectionStore } from '@strata/collections';
 import { type ReadResult, RecordType, type StoreCore } from '@strata/hlog';
+import { INT64_MAX_DOUBLE } from '@strata/io';
 import { eqi, parseInteger, pushTo } from '../args.js';
 import type { Client } from '../client.js';
 import type { CommandDefinition, CommandResult } from '../command-table.js';
 import { CommandError, dbIndexError, invalidExpireError, syntaxError } from '../errors.js';
 import { signalDatabase, signalReady } from './blocking-registry.js';
-
-// LLONG_MAX as the nearest double: the checks compare doubles anyway.
-const LLONG_MAX = 2 ** 63;
 
 /**
  * Counts the keys for which `op` says yes. Every operation is issued at
@@ -148,11 +146,12 @@ function expire(
   }
   let when = parseInteger(argv[2]!);
   if (seconds) {
-    if (when > LLONG_MAX / 1000 || when < -LLONG_MAX / 1000) throw invalidExpireError(name);
+    if (when > INT64_MAX_DOUBLE / 1000 || when < -INT64_MAX_DOUBLE / 1000)
+      throw invalidExpireError(name);
     when *= 1000;
   }
   const base = absolute ? 0 : c.now();
-  if (when > LLONG_MAX - base) throw invalidExpireError(name);
+  if (when > INT64_MAX_DOUBLE - base) throw invalidExpireError(name);
   when += base;
   const key = argv[1]!;
   const store = c.store;

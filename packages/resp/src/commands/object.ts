@@ -1,8 +1,8 @@
 import { RecordType } from '@strata/hlog';
+import { parseLongLong } from '@strata/protocol';
 import type { Client } from '../client.js';
 import type { CommandDefinition, CommandHandler, CommandResult } from '../command-table.js';
 import { CommandError } from '../errors.js';
-import { parseLongLong } from '../protocol/parse-long-long.js';
 
 /** Redis 7's OBJ_ENCODING_EMBSTR_SIZE_LIMIT. */
 const EMBSTR_LIMIT = 44;

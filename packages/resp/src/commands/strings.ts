@@ -12,6 +12,7 @@ import {
   type StoreCore,
   setRangeFunctions,
 } from '@strata/hlog';
+import { INT64_MAX, INT64_MIN } from '@strata/io';
 import { multiGet } from '@strata/scan';
 import { eqi, parseInt64, parseInteger, pushTo } from '../args.js';
 import type { Client } from '../client.js';
@@ -390,9 +391,6 @@ function setRange(c: Client, argv: Buffer[]): CommandResult {
 }
 
 // ---- INCR family ---------------------------------------------------------------
-
-const INT64_MAX = 2n ** 63n - 1n;
-const INT64_MIN = -(2n ** 63n);
 
 interface BigIncrContext {
   delta: bigint;

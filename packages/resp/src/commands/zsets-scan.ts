@@ -1,9 +1,9 @@
 import { Before, type SortedSet } from '@strata/collections';
 import { RecordType } from '@strata/hlog';
+import { formatDouble } from '@strata/protocol';
 import type { Client } from '../client.js';
 import type { CommandDefinition, CommandResult } from '../command-table.js';
 import { formatHuman, fromNumber } from '../long-double.js';
-import { formatDouble } from '../protocol/format-double.js';
 import { withCollection } from './collection-access.js';
 import { matches, parseCollectionScan } from './collection-scan-options.js';
 import { parseCursor } from './scan.js';

@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { connect, createServer, type Socket } from 'node:net';
-import { encodeCommand } from '../protocol/encode-command.js';
+import { encodeCommand } from '@strata/protocol';
 import type { CompatCase } from './compat-cases.js';
 
 const END = encodeCommand(['ECHO', '__end__']);

@@ -1,5 +1,5 @@
 import type { Prng } from '@strata/io';
-import { encodeCommand } from '../protocol/encode-command.js';
+import { encodeCommand } from '@strata/protocol';
 
 /**
  * Hostile request frames for the fuzz harness: valid commands (some of them

@@ -5,11 +5,10 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Prng } from '@strata/io';
+import { encodeCommand, ReplyReader } from '@strata/protocol';
 import { type DatabaseProvider, storeDatabases } from '../keyspace.js';
-import { encodeCommand } from '../protocol/encode-command.js';
 import { RespServer } from '../resp-server.js';
 import type { FrameKind } from './frame-generator.js';
-import { ReplyReader } from './reply-reader.js';
 import { RequestConnection } from './request-connection.js';
 import { buildSession, type Session } from './session.js';
 

@@ -1,9 +1,9 @@
 import { connect } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { encodeCommand } from '@strata/protocol';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { hasRedisServer, startRedis } from '../compat/compat-runner.js';
-import { encodeCommand } from '../protocol/encode-command.js';
 import { RawClient, startServer, type TestServer } from '../test-helpers.js';
 import { RequestConnection } from './request-connection.js';
 

@@ -1,6 +1,5 @@
 import { connect, type Socket } from 'node:net';
-import { encodeCommand } from '../protocol/encode-command.js';
-import { ReplyReader } from './reply-reader.js';
+import { encodeCommand, ReplyReader } from '@strata/protocol';
 
 /**
  * A well-behaved client for the fuzz harness's watchers (PING monitor,

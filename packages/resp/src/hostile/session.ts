@@ -1,6 +1,5 @@
 import { Prng } from '@strata/io';
-import type { ProtocolError } from '../protocol/protocol-error.js';
-import { RequestParser } from '../protocol/request-parser.js';
+import { type ProtocolError, RequestParser } from '@strata/protocol';
 import { FrameGenerator, type FrameGeneratorOptions, type FrameKind } from './frame-generator.js';
 
 /**

@@ -1,9 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { encodeCommand } from '@strata/protocol';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { storeDatabases } from '../keyspace.js';
-import { encodeCommand } from '../protocol/encode-command.js';
 import { RespServer } from '../resp-server.js';
 import { RawClient, SMALL_STORE } from '../test-helpers.js';
 import { failingReads } from './failing-reads.js';

@@ -1,4 +1,7 @@
-export { encodeCommand } from './encode-command.js';
+// Public API of @strata/protocol: the one RESP2/RESP3 codec every Strata
+// package uses (the server, the AOF, the bench and the tests).
+export { type ParsedCommandRecord, parseCommandRecord } from './command-record.js';
+export { CommandEncoder, encodeCommand } from './encode-command.js';
 export { formatDouble } from './format-double.js';
 export { splitInlineArgs } from './inline-args.js';
 export {
@@ -12,6 +15,14 @@ export {
 } from './limits.js';
 export { parseLongLong } from './parse-long-long.js';
 export type { ProtocolError, ProtocolErrorCode } from './protocol-error.js';
+export {
+  isNullReply,
+  isSimpleReply,
+  replyBulk,
+  replyBulks,
+  replyInteger,
+} from './reply-fields.js';
+export { MalformedReplyError, ReplyReader, replyEnd } from './reply-reader.js';
 export { ReplyEncodingError, ReplyWriter, type ReplyWriterOptions } from './reply-writer.js';
 export {
   type NeedMore,

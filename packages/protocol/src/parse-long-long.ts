@@ -1,10 +1,10 @@
+import { INT64_MAX, INT64_MIN } from '@strata/io';
+
 /** Redis's LONG_STR_SIZE: a string this long or longer is never a number. */
 const LONG_STR_SIZE = 21;
 
 /** Past this many digits a double can no longer tell an overflow: check exactly. */
 const SAFE_DIGITS = 15;
-
-const LLONG_MAX = 9_223_372_036_854_775_807n;
 
 /**
  * Redis's `string2ll()` (src/util.c) over `buf[start, end)`: no sign but a
@@ -39,7 +39,7 @@ export function parseLongLong(buf: Uint8Array, start: number, end: number): numb
   if (end - digitsStart > SAFE_DIGITS) {
     let exact = 0n;
     for (let i = digitsStart; i < end; i++) exact = exact * 10n + BigInt(buf[i]! - 0x30);
-    if (exact > (negative ? LLONG_MAX + 1n : LLONG_MAX)) return Number.NaN;
+    if (exact > (negative ? -INT64_MIN : INT64_MAX)) return Number.NaN;
     // The nearest double, which digit-by-digit accumulation can miss.
     value = Number(exact);
   }

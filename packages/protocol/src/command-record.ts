@@ -1,12 +1,12 @@
 /** What the parser found at an offset of the buffer. */
-export type ParsedRecord =
+export type ParsedCommandRecord =
   | { kind: 'command'; argv: Buffer[]; end: number }
   /** A `#...\r\n` line (Redis 7's AOF annotations, which its loader skips): the text after `#`. */
   | { kind: 'annotation'; text: Buffer; end: number }
   | { kind: 'incomplete' }
   | { kind: 'invalid'; reason: string };
 
-const INCOMPLETE: ParsedRecord = { kind: 'incomplete' };
+const INCOMPLETE: ParsedCommandRecord = { kind: 'incomplete' };
 /** Redis's own limits on a multibulk count and a bulk length. */
 const MAX_ARGS = 1024 * 1024 * 1024;
 const MAX_BULK = 512 * 1024 * 1024;
@@ -14,10 +14,13 @@ const MAX_BULK = 512 * 1024 * 1024;
 const MAX_ANNOTATION = 1024;
 
 /**
- * Parses one AOF record (`*n\r\n` then n `$len\r\n<bytes>\r\n`) at `pos`.
+ * Parses one command record as the AOF stores it (`*n\r\n` then n
+ * `$len\r\n<bytes>\r\n`, or a `#` annotation line) at `pos`: strictly,
+ * where RequestParser follows Redis's lenient rules for client input, and
+ * with the record's end, so a reader can tell a torn tail from corruption.
  * Arguments are views of `buf`. `incomplete` when the buffer ends first.
  */
-export function parseRecord(buf: Buffer, pos: number): ParsedRecord {
+export function parseCommandRecord(buf: Buffer, pos: number): ParsedCommandRecord {
   if (pos >= buf.length) return INCOMPLETE;
   if (buf[pos] === 35 /* # */) return parseAnnotation(buf, pos);
   if (buf[pos] !== 42 /* * */) return invalid(`expected '*', got byte ${buf[pos]}`);
@@ -43,7 +46,7 @@ export function parseRecord(buf: Buffer, pos: number): ParsedRecord {
   return { kind: 'command', argv, end: p };
 }
 
-function parseAnnotation(buf: Buffer, pos: number): ParsedRecord {
+function parseAnnotation(buf: Buffer, pos: number): ParsedCommandRecord {
   const limit = Math.min(buf.length, pos + MAX_ANNOTATION);
   const lf = buf.indexOf(10, pos);
   if (lf < 0 || lf >= limit)
@@ -52,7 +55,7 @@ function parseAnnotation(buf: Buffer, pos: number): ParsedRecord {
   return { kind: 'annotation', text: buf.subarray(pos + 1, lf - 1), end: lf + 1 };
 }
 
-function invalid(reason: string): ParsedRecord {
+function invalid(reason: string): ParsedCommandRecord {
   return { kind: 'invalid', reason };
 }
 

@@ -1,8 +1,11 @@
+import { StrataError } from '@strata/io';
+
 /**
  * Counts complete top-level replies in a RESP2/RESP3 reply stream, as it
- * arrives in chunks, and keeps the last one: what the fuzz harness needs to
- * check that every command got exactly one reply, in order, and that a
- * protocol error is the last thing a closed connection received.
+ * arrives in chunks, and keeps the last one: what a test harness or a load
+ * generator needs to check that every command got exactly one reply, in
+ * order, and that a protocol error is the last thing a closed connection
+ * received.
  */
 export class ReplyReader {
   /** Complete top-level replies so far (RESP3 attributes are not replies). */
@@ -14,18 +17,29 @@ export class ReplyReader {
   /** `onReply`, when given, gets a copy of each whole reply. */
   constructor(private readonly onReply?: (reply: Buffer) => void) {}
 
-  feed(chunk: Buffer): void {
+  /** Takes a chunk of the stream; returns how many replies it completed. */
+  feed(chunk: Buffer): number {
     this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
     let from = 0;
+    let lastFrom = -1;
+    let lastEnd = 0;
+    let n = 0;
     for (;;) {
-      const end = skipValue(this.pending, from, 0);
+      const end = replyEnd(this.pending, from);
       if (end < 0) break;
-      this.last = Buffer.from(this.pending.subarray(from, Math.min(end, from + 4096)));
       if (this.onReply !== undefined) this.onReply(Buffer.from(this.pending.subarray(from, end)));
-      this.count++;
+      lastFrom = from;
+      lastEnd = end;
+      n++;
       from = end;
     }
+    // Copied once per chunk, not per reply: a pipeline's replies cost one copy.
+    if (lastFrom >= 0) {
+      this.last = Buffer.from(this.pending.subarray(lastFrom, Math.min(lastEnd, lastFrom + 4096)));
+    }
+    this.count += n;
     this.pending = from === this.pending.length ? Buffer.alloc(0) : this.pending.subarray(from);
+    return n;
   }
 
   /** Bytes of a reply that has begun but not ended. */
@@ -34,11 +48,25 @@ export class ReplyReader {
   }
 }
 
-export class MalformedReplyError extends Error {
-  readonly code = 'ERR_MALFORMED_REPLY';
+/** The codes @strata/protocol throws (a request's protocol errors are replies, not throws). */
+export type ProtocolThrowCode = 'ERR_MALFORMED_REPLY';
+
+/** A reply stream that is not RESP2/RESP3. */
+export class MalformedReplyError extends StrataError<ProtocolThrowCode> {
+  constructor(message: string) {
+    super('ERR_MALFORMED_REPLY', message);
+  }
 }
 
-/** The offset after the value at `p`, or -1 when it is not complete yet. */
+/**
+ * The offset after the whole reply (RESP2 or RESP3) that starts at `p`, or
+ * -1 when `b` ends first. Throws MalformedReplyError on bytes that are not
+ * a reply.
+ */
+export function replyEnd(b: Buffer, p: number): number {
+  return skipValue(b, p, 0);
+}
+
 function skipValue(b: Buffer, p: number, depth: number): number {
   if (p >= b.length) return -1;
   if (depth > 64) throw new MalformedReplyError('replies nested deeper than 64');

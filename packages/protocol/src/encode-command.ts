@@ -114,7 +114,11 @@ function writeDigits(b: Buffer, o: number, n: number): number {
   return o + d;
 }
 
-/** One command as RESP bytes (tests, tools). */
+/**
+ * One command as a client sends it and the AOF stores it: a RESP multibulk
+ * of bulk strings (`*N\r\n$len\r\narg\r\n...`), strings as UTF-8. For
+ * tests, tools and load generators; a stream of commands uses one encoder.
+ */
 export function encodeCommand(argv: readonly (Uint8Array | string)[]): Buffer {
   const e = new CommandEncoder(256);
   e.encode(argv.map((a) => (typeof a === 'string' ? Buffer.from(a) : a)));

@@ -1,3 +1,4 @@
+import { INT64_MAX, INT64_MIN } from '@strata/io';
 import { formatDouble } from './format-double.js';
 import type { RespVersion } from './limits.js';
 
@@ -306,7 +307,7 @@ export class ReplyWriter {
   /** `<type><integer>\r\n` */
   private header(type: number, value: number | bigint): void {
     if (typeof value === 'bigint') {
-      if (value < -(2n ** 63n) || value >= 2n ** 63n) {
+      if (value < INT64_MIN || value > INT64_MAX) {
         throw new ReplyEncodingError(`not a 64-bit integer: ${value}`);
       }
       this.byte(type);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { CommandEncoder, encodeCommand } from './command-encoder.js';
-import { parseRecord } from './command-parser.js';
+import { parseCommandRecord } from './command-record.js';
+import { CommandEncoder, encodeCommand } from './encode-command.js';
 
-describe('CommandEncoder / parseRecord', () => {
+describe('CommandEncoder / parseCommandRecord', () => {
   it('writes what Redis writes to its AOF', () => {
     expect(encodeCommand(['SET', 'k', 'hello']).toString()).toBe(
       '*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$5\r\nhello\r\n',
@@ -22,7 +22,7 @@ describe('CommandEncoder / parseRecord', () => {
     const all = e.take();
     let pos = 0;
     for (const cmd of cmds) {
-      const r = parseRecord(all, pos);
+      const r = parseCommandRecord(all, pos);
       expect(r.kind).toBe('command');
       if (r.kind !== 'command') return;
       expect(r.argv).toEqual(cmd);
@@ -35,12 +35,12 @@ describe('CommandEncoder / parseRecord', () => {
   it('reports every strict prefix of a record as incomplete, and junk as invalid', () => {
     const rec = encodeCommand(['SET', 'key', 'value\r\nwith crlf']);
     for (let n = 0; n < rec.length; n++) {
-      expect(parseRecord(rec.subarray(0, n), 0).kind).toBe('incomplete');
+      expect(parseCommandRecord(rec.subarray(0, n), 0).kind).toBe('incomplete');
     }
-    expect(parseRecord(Buffer.from('+OK\r\n'), 0).kind).toBe('invalid');
-    expect(parseRecord(Buffer.from('*1\r\n$3\r\nabcX\r\n'), 0).kind).toBe('invalid');
-    expect(parseRecord(Buffer.from('*1\r\n$-1\r\n'), 0).kind).toBe('invalid');
-    expect(parseRecord(Buffer.from('*0\r\n'), 0).kind).toBe('invalid');
+    expect(parseCommandRecord(Buffer.from('+OK\r\n'), 0).kind).toBe('invalid');
+    expect(parseCommandRecord(Buffer.from('*1\r\n$3\r\nabcX\r\n'), 0).kind).toBe('invalid');
+    expect(parseCommandRecord(Buffer.from('*1\r\n$-1\r\n'), 0).kind).toBe('invalid');
+    expect(parseCommandRecord(Buffer.from('*0\r\n'), 0).kind).toBe('invalid');
   });
 
   it('unshift puts bytes back in front of what was encoded since', () => {
