@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The full hostile-input fuzz run: `node scripts/fuzz/run.mjs --frames 1000000`.
-// Bundles the harness (packages/resp/src/hostile) from source with tsup, runs
+// Bundles the harness (packages/resp/test/hostile) from source with tsup, runs
 // it against an in-process RespServer (and, with --redis, the same kind of
 // input against redis-server 7 to check the expectations), prints a report
 // and exits 1 on any failure. A failing session prints its seed; the run is
@@ -43,7 +43,7 @@ const connections = Number(values.connections);
 const out = await mkdtemp(join(tmpdir(), 'strata-fuzz-build-'));
 const { build } = await import('tsup');
 await build({
-  entry: { 'fuzz-run': join(root, 'packages/resp/src/hostile/fuzz-run.ts') },
+  entry: { 'fuzz-run': join(root, 'packages/resp/test/hostile/fuzz-run.ts') },
   outDir: out,
   format: ['esm'],
   platform: 'node',

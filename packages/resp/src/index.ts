@@ -1,22 +1,5 @@
 // Public API of @strata/resp: the command table, the command families and the server (the RESP codec is @strata/protocol).
-export { Client, type MultiState, type QueuedCommand } from './client.js';
-export {
-  type CommandLog,
-  PROPAGATION,
-  type PropagationRule,
-  propagationOf,
-} from './command-log.js';
-export {
-  ACL_CATEGORIES,
-  type AclCategory,
-  type CommandDefinition,
-  CommandFlag,
-  type CommandFlagName,
-  type CommandHandler,
-  type CommandResult,
-  CommandSpec,
-  CommandTable,
-} from './command-table.js';
+
 export {
   commandDefinitions,
   createCommandTable,
@@ -33,16 +16,34 @@ export {
   storeWriteErrorMessage,
   toCommandError,
 } from './errors.js';
+export { Client, type MultiState, type QueuedCommand } from './server/client.js';
+export {
+  type CommandLog,
+  PROPAGATION,
+  type PropagationRule,
+  propagationOf,
+} from './server/command-log.js';
+export {
+  ACL_CATEGORIES,
+  type AclCategory,
+  type CommandDefinition,
+  CommandFlag,
+  type CommandFlagName,
+  type CommandHandler,
+  type CommandResult,
+  CommandSpec,
+  CommandTable,
+} from './server/command-table.js';
 export {
   DatabaseDirectories,
   type DatabaseProvider,
   Keyspace,
   type StoreDatabasesOptions,
   storeDatabases,
-} from './keyspace.js';
+} from './server/keyspace.js';
 export {
   type InfoSectionProvider,
   RespServer,
   type RespServerAddress,
   type RespServerOptions,
-} from './resp-server.js';
+} from './server/resp-server.js';

@@ -1,20 +1,20 @@
-import { type CommandDefinition, CommandTable } from '../command-table.js';
-import { bitCommands } from './bits.js';
-import { blockingCommands } from './blocking.js';
-import { clientCommand } from './client.js';
-import { commandCommand } from './command.js';
-import { connectionCommands } from './connection.js';
-import { hashCommands } from './hashes.js';
-import { keyCommands } from './keys.js';
-import { listCommands } from './lists.js';
-import { objectCommand } from './object.js';
-import { scanCommands } from './scan.js';
-import { serverCommands } from './server.js';
-import { setCommands } from './sets.js';
-import { type ShutdownHook, shutdownCommand } from './shutdown.js';
-import { stringCommands } from './strings.js';
-import { transactionCommands } from './transactions.js';
-import { zsetCommands } from './zsets.js';
+import { type CommandDefinition, CommandTable } from '../server/command-table.js';
+import { bitCommands } from './bits/bits.js';
+import { blockingCommands } from './blocking/blocking.js';
+import { clientCommand } from './connection/client.js';
+import { connectionCommands } from './connection/connection.js';
+import { hashCommands } from './hashes/hashes.js';
+import { keyCommands } from './keys/keys.js';
+import { objectCommand } from './keys/object.js';
+import { listCommands } from './lists/lists.js';
+import { scanCommands } from './scan/scan.js';
+import { commandCommand } from './server/command.js';
+import { serverCommands } from './server/server.js';
+import { type ShutdownHook, shutdownCommand } from './server/shutdown.js';
+import { setCommands } from './sets/sets.js';
+import { stringCommands } from './strings/strings.js';
+import { transactionCommands } from './transactions/transactions.js';
+import { zsetCommands } from './zsets/zsets.js';
 
 export interface CommandSetOptions {
   /** Whether FLUSHDB / FLUSHALL exist (the databases can be flushed). */
@@ -52,4 +52,4 @@ export function createCommandTable(options: CommandSetOptions = {}): CommandTabl
   return CommandTable.from(commandDefinitions(options));
 }
 
-export { type ShutdownHook, type ShutdownMode, shutdownCommand } from './shutdown.js';
+export { type ShutdownHook, type ShutdownMode, shutdownCommand } from './server/shutdown.js';

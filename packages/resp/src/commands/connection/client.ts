@@ -1,0 +1,345 @@
+import { eqi, isPrintableNoSpace, parseInteger } from '../../args.js';
+import { CommandError, noSuchClientError, syntaxError } from '../../errors.js';
+import type { Client } from '../../server/client.js';
+import type { CommandDefinition, CommandFlagName } from '../../server/command-table.js';
+import { setClientName } from './connection.js';
+
+const CLIENT_FLAGS: CommandFlagName[] = ['noscript', 'loading', 'stale'];
+const ADMIN_FLAGS: CommandFlagName[] = ['admin', 'noscript', 'loading', 'stale'];
+
+function formatAddress(host: string | undefined, port: number | undefined): string {
+  if (host === undefined) return '?:0';
+  const h = host.startsWith('::ffff:') ? host.slice(7) : host;
+  return h.includes(':') ? `[${h}]:${port ?? 0}` : `${h}:${port ?? 0}`;
+}
+
+export function clientAddress(c: Client): string {
+  return formatAddress(c.socket.remoteAddress, c.socket.remotePort);
+}
+
+function localAddress(c: Client): string {
+  return formatAddress(c.socket.localAddress, c.socket.localPort);
+}
+
+/** One CLIENT LIST line, with the fields Redis 7.2 prints, in its order. */
+export function clientInfoLine(c: Client): string {
+  const now = Date.now();
+  let flags = '';
+  if (c.multi !== null) flags += 'x';
+  if (c.noEvict) flags += 'e';
+  if (flags === '') flags = 'N';
+  const name = c.name === null ? '' : c.name.toString('latin1');
+  return (
+    `id=${c.id} addr=${clientAddress(c)} laddr=${localAddress(c)} fd=-1 name=${name}` +
+    ` age=${Math.floor((now - c.createdAt) / 1000)} idle=${Math.floor((now - c.lastInteraction) / 1000)}` +
+    ` flags=${flags} db=${c.db} sub=0 psub=0 ssub=0 multi=${c.multi === null ? -1 : c.multi.queue.length}` +
+    ` qbuf=${c.parser.bufferedBytes} qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0` +
+    ` obl=${c.reply.pendingBytes} oll=0 omem=${c.socket.writableLength} tot-mem=0 events=r` +
+    ` cmd=${c.lastCommand} user=default redir=-1 resp=${c.protocol} lib-name=${c.libName} lib-ver=${c.libVer}\n`
+  );
+}
+
+const sub = (
+  name: string,
+  arity: number,
+  summary: string,
+  handler: CommandDefinition['handler'],
+  since = '2.4.0',
+): CommandDefinition => ({
+  name,
+  arity,
+  flags: CLIENT_FLAGS,
+  firstKey: 0,
+  lastKey: 0,
+  step: 0,
+  acl: ['connection'],
+  group: 'connection',
+  since,
+  complexity: 'O(1)',
+  summary,
+  ...(handler === undefined ? {} : { handler }),
+});
+
+const HELP = [
+  'CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:',
+  'GETNAME',
+  '    Return the name of the current connection.',
+  'ID',
+  '    Return the ID of the current connection.',
+  'INFO',
+  '    Return information about the current client connection.',
+  'KILL <ip:port>',
+  '    Kill connection made from <ip:port>.',
+  'KILL <option> <value> [<option> <value> [...]]',
+  '    Kill connections. Options are:',
+  '    * ADDR (<ip:port>|<unixsocket>:0)',
+  '      Kill connections made from the specified address',
+  '    * LADDR (<ip:port>|<unixsocket>:0)',
+  '      Kill connections made to specified local address',
+  '    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)',
+  '      Kill connections by type.',
+  '    * USER <username>',
+  '      Kill connections authenticated by <username>.',
+  '    * SKIPME (YES|NO)',
+  '      Skip killing current connection (default: yes).',
+  '    * ID <client-id>',
+  '      Kill connections by client id.',
+  'LIST [options ...]',
+  '    Return information about client connections. Options:',
+  '    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)',
+  '      Return clients of specified type.',
+  'NO-EVICT (ON|OFF)',
+  '    Protect current client connection from eviction.',
+  'SETNAME <name>',
+  '    Assign the name <name> to the current connection.',
+  'SETINFO <option> <value>',
+  '    Set client meta attr. Options are:',
+  '    * LIB-NAME: the client lib name.',
+  '    * LIB-VER: the client lib version.',
+  'HELP',
+  '    Print this help.',
+];
+
+function list(c: Client, argv: Buffer[]): undefined {
+  let clients: Iterable<Client> = c.server.clients.values();
+  let i = 2;
+  if (argv.length > 2) {
+    if (eqi(argv[2]!, 'type') && argv.length === 4) {
+      const t = argv[3]!;
+      if (eqi(t, 'normal')) clients = c.server.clients.values();
+      else if (eqi(t, 'master') || eqi(t, 'replica') || eqi(t, 'slave') || eqi(t, 'pubsub')) {
+        clients = [];
+      } else {
+        throw new CommandError(
+          'ERR_SYNTAX',
+          `ERR Unknown client type '${t.toString('latin1')}'`,
+          true,
+        );
+      }
+    } else if (eqi(argv[2]!, 'id') && argv.length >= 4) {
+      const picked: Client[] = [];
+      for (i = 3; i < argv.length; i++) {
+        const id = parseIntegerOr(argv[i]!);
+        if (!(id > 0)) throw new CommandError('ERR_SYNTAX', 'ERR Invalid client ID');
+        const found = c.server.clients.get(id);
+        if (found !== undefined) picked.push(found);
+      }
+      clients = picked;
+    } else {
+      throw syntaxError();
+    }
+  }
+  let text = '';
+  for (const other of clients) text += clientInfoLine(other);
+  c.reply.verbatim(text);
+  return undefined;
+}
+
+function parseIntegerOr(arg: Buffer): number {
+  try {
+    return parseInteger(arg);
+  } catch {
+    return Number.NaN;
+  }
+}
+
+function kill(c: Client, argv: Buffer[]): undefined {
+  const clients = c.server.clients;
+  if (argv.length === 3) {
+    // The old form: CLIENT KILL ip:port.
+    const addr = argv[2]!.toString('latin1');
+    for (const other of clients.values()) {
+      if (clientAddress(other) === addr) {
+        killClient(c, other);
+        c.reply.simple('OK');
+        return undefined;
+      }
+    }
+    throw noSuchClientError();
+  }
+  if (argv.length % 2 !== 0) throw syntaxError();
+  let id = 0;
+  let addr: string | null = null;
+  let laddr: string | null = null;
+  let user: string | null = null;
+  let type: string | null = null;
+  let skipMe = true;
+  for (let i = 2; i < argv.length; i += 2) {
+    const opt = argv[i]!;
+    const val = argv[i + 1]!;
+    if (eqi(opt, 'id')) {
+      id = parseIntegerOr(val);
+      if (!(id > 0)) {
+        throw new CommandError('ERR_SYNTAX', 'ERR client-id should be greater than 0');
+      }
+    } else if (eqi(opt, 'addr')) addr = val.toString('latin1');
+    else if (eqi(opt, 'laddr')) laddr = val.toString('latin1');
+    else if (eqi(opt, 'user')) user = val.toString('latin1');
+    else if (eqi(opt, 'type')) {
+      if (eqi(val, 'normal')) type = 'normal';
+      else if (
+        eqi(val, 'master') ||
+        eqi(val, 'replica') ||
+        eqi(val, 'slave') ||
+        eqi(val, 'pubsub')
+      ) {
+        type = 'other';
+      } else {
+        throw new CommandError(
+          'ERR_SYNTAX',
+          `ERR Unknown client type '${val.toString('latin1')}'`,
+          true,
+        );
+      }
+    } else if (eqi(opt, 'skipme')) {
+      if (eqi(val, 'yes')) skipMe = true;
+      else if (eqi(val, 'no')) skipMe = false;
+      else throw syntaxError();
+    } else if (eqi(opt, 'maxage')) {
+      parseInteger(val);
+    } else {
+      throw syntaxError();
+    }
+  }
+  let killed = 0;
+  for (const other of [...clients.values()]) {
+    if (id !== 0 && other.id !== id) continue;
+    if (addr !== null && clientAddress(other) !== addr) continue;
+    if (laddr !== null && localAddress(other) !== laddr) continue;
+    if (user !== null && user !== 'default') continue;
+    if (type === 'other') continue;
+    if (skipMe && other === c) continue;
+    killClient(c, other);
+    killed++;
+  }
+  c.reply.integer(killed);
+  return undefined;
+}
+
+/** Another client goes at once; the caller itself after this reply, as in Redis. */
+function killClient(c: Client, other: Client): void {
+  if (other === c) c.closeAfterReply = true;
+  else other.kill();
+}
+
+export const clientCommand: CommandDefinition = {
+  name: 'client',
+  arity: -2,
+  flags: [],
+  firstKey: 0,
+  lastKey: 0,
+  step: 0,
+  acl: [],
+  group: 'connection',
+  since: '2.4.0',
+  complexity: 'Depends on subcommand.',
+  summary: 'A container for client connection commands.',
+  subcommands: [
+    sub(
+      'id',
+      2,
+      'Returns the unique client ID of the connection.',
+      (c) => {
+        c.reply.integer(c.id);
+        return undefined;
+      },
+      '5.0.0',
+    ),
+    sub(
+      'setname',
+      3,
+      'Sets the connection name.',
+      (c, argv) => {
+        setClientName(c, argv[2]!);
+        c.reply.simple('OK');
+        return undefined;
+      },
+      '2.6.9',
+    ),
+    sub(
+      'getname',
+      2,
+      'Returns the name of the connection.',
+      (c) => {
+        if (c.name === null) c.reply.null();
+        else c.reply.bulk(c.name);
+        return undefined;
+      },
+      '2.6.9',
+    ),
+    sub(
+      'setinfo',
+      4,
+      'Sets information specific to the client or connection.',
+      (c, argv) => {
+        const attr = argv[2]!;
+        const value = argv[3]!;
+        let field: 'libName' | 'libVer';
+        if (eqi(attr, 'lib-name')) field = 'libName';
+        else if (eqi(attr, 'lib-ver')) field = 'libVer';
+        else {
+          throw new CommandError(
+            'ERR_SYNTAX',
+            `ERR Unrecognized option '${attr.toString('latin1')}'`,
+            true,
+          );
+        }
+        if (!isPrintableNoSpace(value)) {
+          throw new CommandError(
+            'ERR_SYNTAX',
+            `ERR ${field === 'libName' ? 'lib-name' : 'lib-ver'} cannot contain spaces, newlines or special characters.`,
+          );
+        }
+        c[field] = value.toString('latin1');
+        c.reply.simple('OK');
+        return undefined;
+      },
+      '7.2.0',
+    ),
+    { ...sub('list', -2, 'Lists open connections.', list), flags: ADMIN_FLAGS },
+    sub(
+      'info',
+      2,
+      'Returns information about the connection.',
+      (c) => {
+        c.reply.verbatim(clientInfoLine(c));
+        return undefined;
+      },
+      '6.2.0',
+    ),
+    {
+      ...sub('kill', -3, 'Terminates open connections.', kill),
+      flags: ADMIN_FLAGS,
+    },
+    {
+      ...sub(
+        'no-evict',
+        3,
+        'Sets the client eviction mode of the connection.',
+        (c, argv) => {
+          if (eqi(argv[2]!, 'on')) c.noEvict = true;
+          else if (eqi(argv[2]!, 'off')) c.noEvict = false;
+          else throw syntaxError();
+          c.reply.simple('OK');
+          return undefined;
+        },
+        '7.0.0',
+      ),
+      flags: ADMIN_FLAGS,
+    },
+    {
+      ...sub(
+        'help',
+        2,
+        'Returns helpful text about the different subcommands.',
+        (c) => {
+          c.reply.array(HELP.length);
+          for (const line of HELP) c.reply.simple(line);
+          return undefined;
+        },
+        '5.0.0',
+      ),
+      flags: ['loading', 'stale'],
+    },
+  ],
+};

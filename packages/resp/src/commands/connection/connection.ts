@@ -1,0 +1,233 @@
+import { eqi, isPrintableNoSpace, parseInteger } from '../../args.js';
+import {
+  CommandError,
+  dbIndexError,
+  noPasswordError,
+  noProtoError,
+  syntaxError,
+  wrongArityError,
+  wrongPassError,
+} from '../../errors.js';
+import type { Client } from '../../server/client.js';
+import type { CommandDefinition } from '../../server/command-table.js';
+import { SERVER_NAME, SERVER_VERSION } from '../server/server-info.js';
+
+const conn = { group: 'connection', since: '1.0.0', complexity: 'O(1)' } as const;
+
+/** Checks `user`/`password` against requirepass (the only user is `default`). */
+export function authenticate(c: Client, user: Buffer | null, password: Buffer): void {
+  const server = c.server;
+  if (user !== null && !eqi(user, 'default')) throw wrongPassError();
+  if (!server.authRequired) {
+    // `default` has nopass: with a user name any password is accepted, as in Redis.
+    if (user === null) throw noPasswordError();
+  } else if (!server.checkPassword(password)) {
+    throw wrongPassError();
+  }
+  c.setAuthenticated(true);
+}
+
+function validateName(name: Buffer): void {
+  if (!isPrintableNoSpace(name)) {
+    throw new CommandError(
+      'ERR_SYNTAX',
+      'ERR Client names cannot contain spaces, newlines or special characters.',
+    );
+  }
+}
+
+export function setClientName(c: Client, name: Buffer): void {
+  validateName(name);
+  c.name = name.length === 0 ? null : Buffer.from(name);
+}
+
+function hello(c: Client, argv: Buffer[]): undefined {
+  let version = 0;
+  let i = 1;
+  if (argv.length > 1) {
+    const v = Number(parseIntegerOr(argv[1]!));
+    if (Number.isNaN(v)) {
+      throw new CommandError(
+        'ERR_NOT_INTEGER',
+        'ERR Protocol version is not an integer or out of range',
+      );
+    }
+    if (v < 2 || v > 3) throw noProtoError();
+    version = v;
+    i = 2;
+  }
+  let user: Buffer | null = null;
+  let password: Buffer | null = null;
+  let name: Buffer | null = null;
+  for (; i < argv.length; i++) {
+    const more = argv.length - 1 - i;
+    const opt = argv[i]!;
+    if (eqi(opt, 'auth') && more >= 2) {
+      user = argv[i + 1]!;
+      password = argv[i + 2]!;
+      i += 2;
+    } else if (eqi(opt, 'setname') && more >= 1) {
+      name = argv[i + 1]!;
+      validateName(name);
+      i++;
+    } else {
+      throw new CommandError(
+        'ERR_SYNTAX',
+        `ERR Syntax error in HELLO option '${opt.toString('latin1')}'`,
+        true,
+      );
+    }
+  }
+  if (user !== null && password !== null) authenticate(c, user, password);
+  if (!c.authenticated) {
+    throw new CommandError(
+      'ERR_NOAUTH',
+      'NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time',
+    );
+  }
+  if (name !== null) setClientName(c, name);
+  if (version !== 0) c.protocol = version === 3 ? 3 : 2;
+  const w = c.reply;
+  w.map(7);
+  w.bulk('server').bulk(SERVER_NAME);
+  w.bulk('version').bulk(SERVER_VERSION);
+  w.bulk('proto').integer(c.protocol);
+  w.bulk('id').integer(c.id);
+  w.bulk('mode').bulk('standalone');
+  w.bulk('role').bulk('master');
+  w.bulk('modules').array(0);
+  return undefined;
+}
+
+function parseIntegerOr(arg: Buffer): number {
+  try {
+    return parseInteger(arg);
+  } catch {
+    return Number.NaN;
+  }
+}
+
+export const connectionCommands: CommandDefinition[] = [
+  {
+    name: 'ping',
+    arity: -1,
+    flags: ['fast'],
+    firstKey: 0,
+    lastKey: 0,
+    step: 0,
+    acl: ['connection'],
+    ...conn,
+    tips: ['request_policy:all_shards', 'response_policy:all_succeeded'],
+    summary: "Returns the server's liveliness response.",
+    handler(c, argv) {
+      if (argv.length > 2) throw wrongArityError('ping');
+      if (argv.length === 2) c.reply.bulk(argv[1]!);
+      else c.reply.simple('PONG');
+      return undefined;
+    },
+  },
+  {
+    name: 'echo',
+    arity: 2,
+    flags: ['fast'],
+    firstKey: 0,
+    lastKey: 0,
+    step: 0,
+    acl: ['connection'],
+    ...conn,
+    summary: 'Returns the given string.',
+    handler(c, argv) {
+      c.reply.bulk(argv[1]!);
+      return undefined;
+    },
+  },
+  {
+    name: 'hello',
+    arity: -1,
+    flags: ['noscript', 'loading', 'stale', 'fast', 'no_auth', 'allow_busy'],
+    firstKey: 0,
+    lastKey: 0,
+    step: 0,
+    acl: ['connection'],
+    ...conn,
+    since: '6.0.0',
+    summary: 'Handshakes with the Redis server.',
+    handler: hello,
+  },
+  {
+    name: 'auth',
+    arity: -2,
+    flags: ['noscript', 'loading', 'stale', 'fast', 'no_auth', 'allow_busy'],
+    firstKey: 0,
+    lastKey: 0,
+    step: 0,
+    acl: ['connection'],
+    ...conn,
+    complexity: 'O(N) where N is the number of passwords defined for the user',
+    summary: 'Authenticates the connection.',
+    handler(c, argv) {
+      if (argv.length > 3) throw syntaxError();
+      if (argv.length === 2) authenticate(c, null, argv[1]!);
+      else authenticate(c, argv[1]!, argv[2]!);
+      c.reply.simple('OK');
+      return undefined;
+    },
+  },
+  {
+    name: 'select',
+    arity: 2,
+    flags: ['loading', 'stale', 'fast'],
+    firstKey: 0,
+    lastKey: 0,
+    step: 0,
+    acl: ['connection'],
+    ...conn,
+    summary: 'Changes the selected database.',
+    handler(c, argv) {
+      const db = parseInteger(argv[1]!);
+      if (db < 0 || db >= c.server.keyspace.count) throw dbIndexError();
+      c.db = db;
+      c.reply.simple('OK');
+      return undefined;
+    },
+  },
+  {
+    name: 'quit',
+    arity: -1,
+    flags: ['allow_busy', 'noscript', 'loading', 'stale', 'fast', 'no_auth'],
+    firstKey: 0,
+    lastKey: 0,
+    step: 0,
+    acl: ['connection'],
+    ...conn,
+    summary: 'Closes the connection.',
+    handler(c) {
+      c.reply.simple('OK');
+      c.closeAfterReply = true;
+      return undefined;
+    },
+  },
+  {
+    name: 'reset',
+    arity: 1,
+    flags: ['noscript', 'loading', 'stale', 'fast', 'no_auth', 'allow_busy'],
+    firstKey: 0,
+    lastKey: 0,
+    step: 0,
+    acl: ['connection'],
+    ...conn,
+    since: '6.2.0',
+    summary: 'Resets the connection.',
+    handler(c) {
+      c.multi = null;
+      c.unwatchAll();
+      c.db = 0;
+      c.protocol = 2;
+      c.name = null;
+      c.noEvict = false;
+      c.setAuthenticated(!c.server.authRequired);
+      c.reply.simple('RESET');
+      return undefined;
+    },
+  },
+];

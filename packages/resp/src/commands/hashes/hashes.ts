@@ -1,0 +1,417 @@
+import { HashValue, latin1 } from '@strata/collections';
+import { RecordType } from '@strata/hlog';
+import { INT64_MAX, INT64_MIN } from '@strata/io';
+import type { ReplyWriter } from '@strata/protocol';
+import { eqi, parseInteger } from '../../args.js';
+import {
+  CommandError,
+  nanOrInfinityError,
+  notFloatError,
+  overflowError,
+  syntaxError,
+  wrongArityError,
+} from '../../errors.js';
+import { add, formatHuman, isFiniteLongDouble, parseLongDouble } from '../../long-double.js';
+import type { Client } from '../../server/client.js';
+import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
+import { parseCursor } from '../scan/scan.js';
+import { afterWrite, whenWritten, withCollection } from '../shared/collection-access.js';
+import { commandMaker, KEY1 } from '../shared/collection-command.js';
+import { removeMembers } from '../shared/collection-remove.js';
+import { matches, parseCollectionScan } from '../shared/collection-scan-options.js';
+
+/**
+ * Hash commands (Redis 7 semantics) on the cached HashValue of the key: a
+ * one-field command is O(1) on the structure; the record is rewritten only
+ * when the cache writes it back. Fields and values are latin1 strings
+ * inside the structure, bytes on the wire.
+ */
+
+const HASH = RecordType.HASH;
+
+const hashValueNotIntegerError = () =>
+  new CommandError('ERR_NOT_INTEGER', 'ERR hash value is not an integer');
+const hashValueNotFloatError = () =>
+  new CommandError('ERR_NOT_FLOAT', 'ERR hash value is not a float');
+const outOfRangeError = () => new CommandError('ERR_SYNTAX', 'ERR value is out of range');
+
+/** The key's hash, or a new one; `done` after changing it writes/marks it. */
+function update(c: Client, key: Buffer, change: (h: HashValue) => () => void): CommandResult {
+  return withCollection<HashValue>(c, key, HASH, (found) => {
+    const h = found ?? HashValue.empty();
+    const reply = change(h);
+    return whenWritten(afterWrite(c, key, h, found === null), reply);
+  });
+}
+
+/** HKEYS, HVALS, HGETALL: every field, every value, or both (a map in RESP3). */
+function replyAll(c: Client, h: HashValue | null, what: 'fields' | 'values' | 'both'): void {
+  const n = h?.size ?? 0;
+  if (what === 'both') c.reply.map(n);
+  else c.reply.array(n);
+  h?.forEach((f, v) => {
+    if (what !== 'values') c.reply.bulkLatin1(f);
+    if (what !== 'fields') c.reply.bulkLatin1(v);
+  });
+}
+
+function bulkOrNull(w: ReplyWriter, s: string | undefined): void {
+  if (s === undefined) w.null();
+  else w.bulkLatin1(s);
+}
+
+/** Runs `f` on the key's hash (null when missing), read only. */
+function read(c: Client, key: Buffer, f: (h: HashValue | null) => void): CommandResult {
+  return withCollection<HashValue>(c, key, HASH, (h) => {
+    f(h);
+    return undefined;
+  });
+}
+
+function hset(c: Client, argv: Buffer[], name: 'hset' | 'hmset'): CommandResult {
+  if (argv.length % 2 !== 0) throw wrongArityError(name);
+  return update(c, argv[1]!, (h) => {
+    let added = 0;
+    for (let i = 2; i < argv.length; i += 2) {
+      if (h.set(latin1(argv[i]!), latin1(argv[i + 1]!))) added++;
+    }
+    return name === 'hset' ? () => c.reply.integer(added) : () => c.reply.simple('OK');
+  });
+}
+
+function hsetnx(c: Client, argv: Buffer[]): CommandResult {
+  return update(c, argv[1]!, (h) => {
+    const f = latin1(argv[2]!);
+    if (h.has(f)) return () => c.reply.integer(0);
+    h.set(f, latin1(argv[3]!));
+    return () => c.reply.integer(1);
+  });
+}
+
+function hdel(c: Client, argv: Buffer[]): CommandResult {
+  return removeMembers<HashValue>(c, argv, HASH, (h, f) => h.delete(f));
+}
+
+/** Redis's string2ll acceptance, exactly (no sign but '-', no leading zeros, int64). */
+function strictInt64(s: string): bigint | null {
+  if (!/^(0|-?[1-9][0-9]{0,18})$/.test(s)) return null;
+  const v = BigInt(s);
+  return v >= INT64_MIN && v <= INT64_MAX ? v : null;
+}
+
+function hincrby(c: Client, argv: Buffer[]): CommandResult {
+  const incrArg = parseInteger(argv[3]!); // checks the range first, as Redis
+  const incr = strictInt64(latin1(argv[3]!)) ?? BigInt(incrArg);
+  return update(c, argv[1]!, (h) => {
+    const f = latin1(argv[2]!);
+    const old = h.get(f);
+    let v = 0n;
+    if (old !== undefined) {
+      const parsed = strictInt64(old);
+      if (parsed === null) throw hashValueNotIntegerError();
+      v = parsed;
+    }
+    const r = v + incr;
+    if (r < INT64_MIN || r > INT64_MAX) throw overflowError();
+    h.set(f, r.toString());
+    return () => c.reply.integer(r);
+  });
+}
+
+function hincrbyfloat(c: Client, argv: Buffer[]): CommandResult {
+  const incr = parseLongDouble(argv[3]!.toString('latin1'));
+  if (incr === null) throw notFloatError();
+  if (!isFiniteLongDouble(incr))
+    throw new CommandError('ERR_NAN_OR_INFINITY', 'ERR value is NaN or Infinity');
+  return update(c, argv[1]!, (h) => {
+    const f = latin1(argv[2]!);
+    const old = h.get(f);
+    let v = ZERO;
+    if (old !== undefined) {
+      const parsed = parseLongDouble(old);
+      if (parsed === null) throw hashValueNotFloatError();
+      v = parsed;
+    }
+    const r = add(v, incr);
+    if (!isFiniteLongDouble(r)) throw nanOrInfinityError();
+    const text = formatHuman(r);
+    h.set(f, text);
+    return () => c.reply.bulk(text);
+  });
+}
+
+const ZERO = parseLongDouble('0')!;
+
+function hrandfield(c: Client, argv: Buffer[]): CommandResult {
+  if (argv.length === 2) {
+    return read(c, argv[1]!, (h) => {
+      if (h === null) c.reply.null();
+      else c.reply.bulkLatin1(h.random(Math.random, PAIR)[0]);
+    });
+  }
+  const l = parseInteger(argv[2]!);
+  let withValues = false;
+  if (argv.length > 4 || (argv.length === 4 && !eqi(argv[3]!, 'withvalues'))) throw syntaxError();
+  if (argv.length === 4) {
+    withValues = true;
+    if (l < -Number.MAX_SAFE_INTEGER / 2 || l > Number.MAX_SAFE_INTEGER / 2)
+      throw outOfRangeError();
+  }
+  return read(c, argv[1]!, (h) => {
+    const w = c.reply;
+    if (h === null || l === 0) {
+      w.array(0);
+      return;
+    }
+    const resp3 = w.protocol === 3;
+    const one = (f: string, v: string) => {
+      if (withValues && resp3) w.array(2);
+      w.bulkLatin1(f);
+      if (withValues) w.bulkLatin1(v);
+    };
+    const header = (n: number) => w.array(withValues && !resp3 ? n * 2 : n);
+    if (l < 0 || l === 1) {
+      const n = Math.abs(l);
+      header(n);
+      for (let i = 0; i < n; i++) {
+        const [f, v] = h.random(Math.random, PAIR);
+        one(f, v);
+      }
+      return;
+    }
+    if (l >= h.size) {
+      header(h.size);
+      h.forEach(one);
+      return;
+    }
+    // Distinct picks: random draws while few are wanted, else a partial shuffle.
+    const picked = distinctFields(h, l);
+    header(picked.length);
+    for (const f of picked) one(f, h.get(f)!);
+  });
+}
+
+const PAIR: [string, string] = ['', ''];
+
+function distinctFields(h: HashValue, n: number): string[] {
+  if (n * 3 <= h.size) {
+    const seen = new Set<string>();
+    while (seen.size < n) seen.add(h.random(Math.random, PAIR)[0]);
+    return [...seen];
+  }
+  const all: string[] = [];
+  h.forEach((f) => {
+    all.push(f);
+  });
+  for (let i = 0; i < n; i++) {
+    const j = i + Math.floor(Math.random() * (all.length - i));
+    const t = all[i]!;
+    all[i] = all[j]!;
+    all[j] = t;
+  }
+  all.length = n;
+  return all;
+}
+
+function hscan(c: Client, argv: Buffer[]): CommandResult {
+  const cursor = parseCursor(argv[2]!);
+  return read(c, argv[1]!, (h) => {
+    const w = c.reply;
+    if (h === null) {
+      w.array(2);
+      w.bulk('0');
+      w.array(0);
+      return;
+    }
+    const opts = parseCollectionScan(argv, 3, 'novalues');
+    const out: string[] = [];
+    const next = h.scan(cursor, opts.count, (f, v) => {
+      if (!matches(opts.match, f)) return;
+      out.push(f);
+      if (!opts.flag) out.push(v);
+    });
+    w.array(2);
+    w.bulk(String(next));
+    w.array(out.length);
+    for (const s of out) w.bulkLatin1(s);
+  });
+}
+
+// ---- the table -----------------------------------------------------------------
+
+const hdef = commandMaker({
+  acl: 'hash',
+  group: 'hash',
+  complexity: 'O(1)',
+  keyFlags: (flags) => (flags.includes('write') ? ['RW', 'update'] : ['RO', 'access']),
+});
+
+export const hashCommands: CommandDefinition[] = [
+  hdef(
+    'hset',
+    -4,
+    ['write', 'denyoom', 'fast'],
+    KEY1,
+    '2.0.0',
+    'Creates or modifies the value of a field in a hash.',
+    (c, a) => hset(c, a, 'hset'),
+    'O(1) for each field/value pair added, so O(N) to add N field/value pairs when the command is called with multiple field/value pairs.',
+    { keyFlags: ['RW', 'update', 'insert'] },
+  ),
+  hdef(
+    'hmset',
+    -4,
+    ['write', 'denyoom', 'fast'],
+    KEY1,
+    '2.0.0',
+    'Sets the values of multiple fields.',
+    (c, a) => hset(c, a, 'hmset'),
+    'O(N) where N is the number of fields being set.',
+    { keyFlags: ['RW', 'update', 'insert'] },
+  ),
+  hdef(
+    'hsetnx',
+    4,
+    ['write', 'denyoom', 'fast'],
+    KEY1,
+    '2.0.0',
+    "Sets the value of a field in a hash only when the field doesn't exist.",
+    hsetnx,
+    'O(1)',
+    { keyFlags: ['RW', 'insert'] },
+  ),
+  hdef(
+    'hget',
+    3,
+    ['readonly', 'fast'],
+    KEY1,
+    '2.0.0',
+    'Returns the value of a field in a hash.',
+    (c, a) => read(c, a[1]!, (h) => bulkOrNull(c.reply, h?.get(latin1(a[2]!)))),
+  ),
+  hdef(
+    'hmget',
+    -3,
+    ['readonly', 'fast'],
+    KEY1,
+    '2.0.0',
+    'Returns the values of all fields in a hash.',
+    (c, a) =>
+      read(c, a[1]!, (h) => {
+        c.reply.array(a.length - 2);
+        for (let i = 2; i < a.length; i++) bulkOrNull(c.reply, h?.get(latin1(a[i]!)));
+      }),
+    'O(N) where N is the number of fields being requested.',
+  ),
+  hdef(
+    'hdel',
+    -3,
+    ['write', 'fast'],
+    KEY1,
+    '2.0.0',
+    'Deletes one or more fields and their values from a hash. Deletes the hash if no fields remain.',
+    hdel,
+    'O(N) where N is the number of fields to be removed.',
+    { keyFlags: ['RW', 'delete'] },
+  ),
+  hdef(
+    'hlen',
+    2,
+    ['readonly', 'fast'],
+    KEY1,
+    '2.0.0',
+    'Returns the number of fields in a hash.',
+    (c, a) => read(c, a[1]!, (h) => c.reply.integer(h?.size ?? 0)),
+  ),
+  hdef(
+    'hstrlen',
+    3,
+    ['readonly', 'fast'],
+    KEY1,
+    '3.2.0',
+    'Returns the length of the value of a field.',
+    (c, a) => read(c, a[1]!, (h) => c.reply.integer(h?.get(latin1(a[2]!))?.length ?? 0)),
+  ),
+  hdef(
+    'hexists',
+    3,
+    ['readonly', 'fast'],
+    KEY1,
+    '2.0.0',
+    'Determines whether a field exists in a hash.',
+    (c, a) => read(c, a[1]!, (h) => c.reply.integer(h?.has(latin1(a[2]!)) ? 1 : 0)),
+  ),
+  hdef(
+    'hkeys',
+    2,
+    ['readonly'],
+    KEY1,
+    '2.0.0',
+    'Returns all fields in a hash.',
+    (c, a) => read(c, a[1]!, (h) => replyAll(c, h, 'fields')),
+    'O(N) where N is the size of the hash.',
+    { tips: ['nondeterministic_output_order'] },
+  ),
+  hdef(
+    'hvals',
+    2,
+    ['readonly'],
+    KEY1,
+    '2.0.0',
+    'Returns all values in a hash.',
+    (c, a) => read(c, a[1]!, (h) => replyAll(c, h, 'values')),
+    'O(N) where N is the size of the hash.',
+    { tips: ['nondeterministic_output_order'] },
+  ),
+  hdef(
+    'hgetall',
+    2,
+    ['readonly'],
+    KEY1,
+    '2.0.0',
+    'Returns all fields and values in a hash.',
+    (c, a) => read(c, a[1]!, (h) => replyAll(c, h, 'both')),
+    'O(N) where N is the size of the hash.',
+    { tips: ['nondeterministic_output_order'] },
+  ),
+  hdef(
+    'hincrby',
+    4,
+    ['write', 'denyoom', 'fast'],
+    KEY1,
+    '2.0.0',
+    "Increments the integer value of a field in a hash by a number. Uses 0 as initial value if the field doesn't exist.",
+    hincrby,
+  ),
+  hdef(
+    'hincrbyfloat',
+    4,
+    ['write', 'denyoom', 'fast'],
+    KEY1,
+    '2.6.0',
+    "Increments the floating point value of a field by a number. Uses 0 as initial value if the field doesn't exist.",
+    hincrbyfloat,
+  ),
+  hdef(
+    'hrandfield',
+    -2,
+    ['readonly'],
+    KEY1,
+    '6.2.0',
+    'Returns one or more random fields from a hash.',
+    hrandfield,
+    'O(N) where N is the number of fields returned',
+    { tips: ['nondeterministic_output'] },
+  ),
+  hdef(
+    'hscan',
+    -3,
+    ['readonly'],
+    KEY1,
+    '2.8.0',
+    'Iterates over fields and values of a hash.',
+    hscan,
+    'O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection.',
+    { tips: ['nondeterministic_output'] },
+  ),
+];

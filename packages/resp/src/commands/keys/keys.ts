@@ -1,0 +1,570 @@
+import type { CollectionStore } from '@strata/collections';
+import { type ReadResult, RecordType, type StoreCore } from '@strata/hlog';
+import { INT64_MAX_DOUBLE } from '@strata/io';
+import { eqi, parseInteger, pushTo } from '../../args.js';
+import { CommandError, dbIndexError, invalidExpireError, syntaxError } from '../../errors.js';
+import type { Client } from '../../server/client.js';
+import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
+import { signalDatabase, signalReady } from '../blocking/blocking-registry.js';
+
+/**
+ * Counts the keys for which `op` says yes. Every operation is issued at
+ * once, so keys on disk are read concurrently (one batch of reads, not one
+ * after the other).
+ */
+function countKeys(
+  c: Client,
+  argv: Buffer[],
+  op: (store: StoreCore, key: Buffer) => boolean | Promise<boolean>,
+): CommandResult {
+  const store = c.store;
+  let n = 0;
+  let waits: Promise<boolean>[] | null = null;
+  for (let i = 1; i < argv.length; i++) {
+    const r = op(store, argv[i]!);
+    if (r === true) n++;
+    else if (r !== false) waits = pushTo(waits, r);
+  }
+  if (waits === null) {
+    c.reply.integer(n);
+    return undefined;
+  }
+  return Promise.all(waits).then((rs) => {
+    for (const r of rs) if (r) n++;
+    c.reply.integer(n);
+  });
+}
+
+function exists(store: StoreCore, key: Buffer): boolean | Promise<boolean> {
+  const v = store.probe(key);
+  if (v.status === 'pending') return v.pending.then((r) => r.status === 'found');
+  return v.status === 'found';
+}
+
+/** DEL / UNLINK of one key: its cached collection goes first (nothing of it is written back). */
+function removeKey(c: Client): (store: StoreCore, key: Buffer) => boolean | Promise<boolean> {
+  const collections = c.collections;
+  return (store, key) => {
+    collections.invalidate(key);
+    return remove(store, key);
+  };
+}
+
+function remove(store: StoreCore, key: Buffer): boolean | Promise<boolean> {
+  const v = store.remove(key);
+  if (v.status === 'pending') return v.pending.then((r) => r.status === 'deleted');
+  return v.status === 'deleted';
+}
+
+/** A probe as a result: found with its expiry, or not found. */
+function probe(store: StoreCore, key: Buffer): ReadResult | Promise<ReadResult> {
+  const v = store.probe(key);
+  if (v.status === 'pending') return v.pending;
+  if (v.status === 'found') {
+    return { status: 'found', value: EMPTY, expiresAt: v.expiresAt, type: v.type };
+  }
+  return { status: 'notFound' };
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/** TYPE's answer for a record type. */
+export function typeName(type: number): string {
+  switch (type) {
+    case RecordType.HASH:
+      return 'hash';
+    case RecordType.SET:
+      return 'set';
+    case RecordType.ZSET:
+      return 'zset';
+    case RecordType.LIST:
+      return 'list';
+    default:
+      return 'string';
+  }
+}
+
+function withProbe(c: Client, key: Buffer, f: (r: ReadResult) => CommandResult): CommandResult {
+  const r = probe(c.store, key);
+  if (r instanceof Promise) return r.then((x) => f(x));
+  return f(r);
+}
+
+// ---- TTL -----------------------------------------------------------------------
+
+/** TTL / PTTL / EXPIRETIME / PEXPIRETIME (Redis's ttlGenericCommand). */
+function ttl(c: Client, argv: Buffer[], ms: boolean, absolute: boolean): CommandResult {
+  return withProbe(c, argv[1]!, (r) => {
+    if (r.status === 'notFound') c.reply.integer(-2);
+    else if (r.expiresAt === 0) c.reply.integer(-1);
+    else {
+      let t = absolute ? r.expiresAt : r.expiresAt - c.now();
+      if (t < 0) t = 0;
+      c.reply.integer(ms ? t : Math.floor((t + 500) / 1000));
+    }
+    return undefined;
+  });
+}
+
+// ---- EXPIRE family ---------------------------------------------------------------
+
+const NX = 1;
+const XX = 2;
+const GT = 4;
+const LT = 8;
+
+/** Redis's expireGenericCommand: options, range checks, then the key's current expiry. */
+function expire(
+  c: Client,
+  argv: Buffer[],
+  name: string,
+  seconds: boolean,
+  absolute: boolean,
+): CommandResult {
+  let flags = 0;
+  for (let i = 3; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (eqi(a, 'nx')) flags |= NX;
+    else if (eqi(a, 'xx')) flags |= XX;
+    else if (eqi(a, 'gt')) flags |= GT;
+    else if (eqi(a, 'lt')) flags |= LT;
+    else {
+      throw new CommandError('ERR_SYNTAX', `ERR Unsupported option ${a.toString('latin1')}`, true);
+    }
+  }
+  if ((flags & NX) !== 0 && (flags & (XX | GT | LT)) !== 0) {
+    throw new CommandError(
+      'ERR_SYNTAX',
+      'ERR NX and XX, GT or LT options at the same time are not compatible',
+    );
+  }
+  if ((flags & GT) !== 0 && (flags & LT) !== 0) {
+    throw new CommandError(
+      'ERR_SYNTAX',
+      'ERR GT and LT options at the same time are not compatible',
+    );
+  }
+  let when = parseInteger(argv[2]!);
+  if (seconds) {
+    if (when > INT64_MAX_DOUBLE / 1000 || when < -INT64_MAX_DOUBLE / 1000)
+      throw invalidExpireError(name);
+    when *= 1000;
+  }
+  const base = absolute ? 0 : c.now();
+  if (when > INT64_MAX_DOUBLE - base) throw invalidExpireError(name);
+  when += base;
+  const key = argv[1]!;
+  const store = c.store;
+  return withProbe(c, key, (r) => {
+    if (r.status === 'notFound') {
+      c.reply.integer(0);
+      return undefined;
+    }
+    const current = r.expiresAt === 0 ? -1 : r.expiresAt;
+    if (
+      ((flags & NX) !== 0 && current !== -1) ||
+      ((flags & XX) !== 0 && current === -1) ||
+      ((flags & GT) !== 0 && (current === -1 || when <= current)) ||
+      ((flags & LT) !== 0 && current !== -1 && when >= current)
+    ) {
+      c.reply.integer(0);
+      return undefined;
+    }
+    if (when <= c.now()) {
+      // Already expired (by the store's clock, which AOF replay sets to the
+      // command's time): the key goes now, as Redis deletes it.
+      c.collections.invalidate(key);
+      const d = store.remove(key);
+      if (d.status === 'pending') {
+        return d.pending.then(() => {
+          c.reply.integer(1);
+        });
+      }
+      c.reply.integer(1);
+      return undefined;
+    }
+    const collections = c.collections;
+    const v = store.setExpiry(key, when);
+    if (v.status === 'pending') {
+      return v.pending.then((x) => {
+        if (x.status === 'ok') collections.expiryChanged(key, when);
+        c.reply.integer(x.status === 'ok' ? 1 : 0);
+      });
+    }
+    if (v.status === 'ok') collections.expiryChanged(key, when);
+    c.reply.integer(v.status === 'ok' ? 1 : 0);
+    return undefined;
+  });
+}
+
+function persist(c: Client, argv: Buffer[]): CommandResult {
+  const collections = c.collections;
+  const v = c.store.setExpiry(argv[1]!, 0);
+  if (v.status === 'pending') {
+    return v.pending.then((r) => {
+      if (r.status === 'ok') collections.expiryChanged(argv[1]!, 0);
+      c.reply.integer(r.status === 'ok' ? 1 : 0);
+    });
+  }
+  if (v.status === 'ok') collections.expiryChanged(argv[1]!, 0);
+  c.reply.integer(v.status === 'ok' ? 1 : 0);
+  return undefined;
+}
+
+// ---- RENAME / COPY / MOVE -------------------------------------------------------
+
+const sameObjectError = () =>
+  new CommandError('ERR_SYNTAX', 'ERR source and destination objects are the same');
+const noSuchKeyError = () => new CommandError('ERR_SYNTAX', 'ERR no such key');
+
+/** A read as an owned value with its expiry (copied: the store reuses its views). */
+function readValue(store: StoreCore, key: Buffer): ReadResult | Promise<ReadResult> {
+  const v = store.read(key);
+  if (v.status === 'pending') return v.pending;
+  if (v.status === 'notFound') return v;
+  return {
+    status: 'found',
+    value: Buffer.from(v.bytes.subarray(v.offset, v.offset + v.length)),
+    expiresAt: v.expiresAt,
+    type: v.type,
+  };
+}
+
+async function settled<T extends { status: string }>(
+  v: T | { status: 'pending'; pending: Promise<unknown> },
+): Promise<unknown> {
+  return 'pending' in v ? v.pending : v;
+}
+
+/**
+ * Moves or copies `src` (in `from`) to `dst` (in `to`): reads, checks, then
+ * writes. The whole of it runs with other clients held (the server's
+ * exclusive gate), so nothing lands between the read and the writes even
+ * when the records are on disk.
+ */
+function transfer(
+  c: Client,
+  fromDb: number,
+  src: Buffer,
+  toDb: number,
+  dst: Buffer,
+  mode: 'rename' | 'renamenx' | 'copy' | 'copy-replace' | 'move',
+): CommandResult {
+  return c.server.runExclusive(c, async () => {
+    const keyspace = c.server.keyspace;
+    const from = await keyspace.ensure(fromDb);
+    const to = await keyspace.ensure(toDb);
+    const fromCollections = keyspace.collections(fromDb) as CollectionStore;
+    const toCollections = keyspace.collections(toDb) as CollectionStore;
+    // A cached collection is written back first: the record is what moves.
+    await fromCollections.writeBack(src);
+    const r = await readValue(from, src);
+    if (r.status === 'notFound') {
+      if (mode === 'rename' || mode === 'renamenx') throw noSuchKeyError();
+      c.reply.integer(0);
+      return;
+    }
+    const sameKey = from === to && src.equals(dst);
+    if (sameKey) {
+      // RENAME k k is OK, RENAMENX k k is 0 (Redis checks it after the lookup).
+      if (mode === 'rename') c.reply.simple('OK');
+      else c.reply.integer(0);
+      return;
+    }
+    if (mode === 'renamenx' || mode === 'copy' || mode === 'move') {
+      const d = to.probe(dst);
+      const exists =
+        d.status === 'pending' ? (await d.pending).status === 'found' : d.status === 'found';
+      if (exists) {
+        c.reply.integer(0);
+        return;
+      }
+    }
+    toCollections.invalidate(dst);
+    await settled(to.upsert(dst, r.value, r.expiresAt, 0, r.type));
+    if (mode !== 'copy' && mode !== 'copy-replace') {
+      fromCollections.invalidate(src);
+      await settled(from.remove(src));
+    }
+    // Clients blocked on the destination are served, as Redis signals it ready.
+    await signalReady(c, toDb, dst);
+    if (mode === 'rename') c.reply.simple('OK');
+    else c.reply.integer(1);
+  });
+}
+
+function dbArgument(c: Client, arg: Buffer): number {
+  const db = parseInteger(arg);
+  if (db < 0 || db >= c.server.keyspace.count) throw dbIndexError();
+  return db;
+}
+
+function copy(c: Client, argv: Buffer[]): CommandResult {
+  let db = c.db;
+  let replace = false;
+  for (let i = 3; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (eqi(a, 'replace')) replace = true;
+    else if (eqi(a, 'db') && i + 1 < argv.length) {
+      db = dbArgument(c, argv[++i]!);
+    } else throw syntaxError();
+  }
+  if (db === c.db && argv[1]!.equals(argv[2]!)) throw sameObjectError();
+  return transfer(c, c.db, argv[1]!, db, argv[2]!, replace ? 'copy-replace' : 'copy');
+}
+
+function move(c: Client, argv: Buffer[]): CommandResult {
+  const db = dbArgument(c, argv[2]!);
+  if (db === c.db) throw sameObjectError();
+  return transfer(c, c.db, argv[1]!, db, argv[1]!, 'move');
+}
+
+// ---- SWAPDB ----------------------------------------------------------------------
+
+/** A DB index argument with SWAPDB's own parse error (Redis's getIntFromObjectOrReply). */
+function swapIndex(arg: Buffer, which: 'first' | 'second'): number {
+  let v: number;
+  try {
+    v = parseInteger(arg);
+  } catch {
+    throw new CommandError('ERR_DB_INDEX', `ERR invalid ${which} DB index`);
+  }
+  if (v < -(2 ** 31) || v >= 2 ** 31)
+    throw new CommandError('ERR_DB_INDEX', `ERR invalid ${which} DB index`);
+  return v;
+}
+
+function swapdb(c: Client, argv: Buffer[]): CommandResult {
+  const a = swapIndex(argv[1]!, 'first');
+  const b = swapIndex(argv[2]!, 'second');
+  const keyspace = c.server.keyspace;
+  if (a < 0 || a >= keyspace.count || b < 0 || b >= keyspace.count) throw dbIndexError();
+  // Other clients are held while the stores trade places.
+  return c.server.runExclusive(c, async () => {
+    await keyspace.swap(a, b);
+    // Blocked clients of either database may find their keys now.
+    await signalDatabase(c, a);
+    if (b !== a) await signalDatabase(c, b);
+    c.reply.simple('OK');
+  });
+}
+
+// ---- the table -----------------------------------------------------------------
+
+const keys = { firstKey: 1, lastKey: -1, step: 1 } as const;
+const key1 = { firstKey: 1, lastKey: 1, step: 1 } as const;
+const generic = { acl: ['keyspace'], group: 'generic' } as const;
+
+const expireDef = (
+  name: string,
+  seconds: boolean,
+  absolute: boolean,
+  since: string,
+  summary: string,
+): CommandDefinition => ({
+  name,
+  arity: -3,
+  flags: ['write', 'fast'],
+  ...key1,
+  ...generic,
+  keyFlags: ['RW', 'update'],
+  since,
+  complexity: 'O(1)',
+  summary,
+  handler: (c, argv) => expire(c, argv, name, seconds, absolute),
+});
+
+const ttlDef = (
+  name: string,
+  ms: boolean,
+  absolute: boolean,
+  since: string,
+  summary: string,
+): CommandDefinition => ({
+  name,
+  arity: 2,
+  flags: ['readonly', 'fast'],
+  ...key1,
+  ...generic,
+  keyFlags: ['RO', 'access'],
+  since,
+  complexity: 'O(1)',
+  summary,
+  handler: (c, argv) => ttl(c, argv, ms, absolute),
+});
+
+export const keyCommands: CommandDefinition[] = [
+  {
+    name: 'del',
+    arity: -2,
+    flags: ['write'],
+    ...keys,
+    ...generic,
+    keyFlags: ['RM', 'delete'],
+    tips: ['request_policy:multi_shard', 'response_policy:agg_sum'],
+    since: '1.0.0',
+    complexity: 'O(N) where N is the number of keys that will be removed.',
+    summary: 'Deletes one or more keys.',
+    handler: (c, argv) => countKeys(c, argv, removeKey(c)),
+  },
+  {
+    name: 'unlink',
+    arity: -2,
+    flags: ['write', 'fast'],
+    ...keys,
+    ...generic,
+    keyFlags: ['RM', 'delete'],
+    since: '4.0.0',
+    complexity: 'O(1) for each key removed regardless of its size.',
+    summary: 'Asynchronously deletes one or more keys.',
+    handler: (c, argv) => countKeys(c, argv, removeKey(c)),
+  },
+  {
+    name: 'exists',
+    arity: -2,
+    flags: ['readonly', 'fast'],
+    ...keys,
+    ...generic,
+    since: '1.0.0',
+    complexity: 'O(N) where N is the number of keys to check.',
+    summary: 'Determines whether one or more keys exist.',
+    handler: (c, argv) => countKeys(c, argv, exists),
+  },
+  {
+    name: 'touch',
+    arity: -2,
+    flags: ['readonly', 'fast'],
+    ...keys,
+    ...generic,
+    since: '3.2.1',
+    complexity: 'O(N) where N is the number of keys that will be touched.',
+    summary:
+      'Returns the number of existing keys out of those specified after updating the time they were last accessed.',
+    handler: (c, argv) => countKeys(c, argv, exists),
+  },
+  {
+    name: 'type',
+    arity: 2,
+    flags: ['readonly', 'fast'],
+    ...key1,
+    ...generic,
+    since: '1.0.0',
+    complexity: 'O(1)',
+    summary: 'Determines the type of value stored at a key.',
+    handler(c, argv) {
+      return withProbe(c, argv[1]!, (r) => {
+        c.reply.simple(r.status === 'found' ? typeName(r.type) : 'none');
+        return undefined;
+      });
+    },
+  },
+  expireDef('expire', true, false, '1.0.0', 'Sets the expiration time of a key in seconds.'),
+  expireDef('pexpire', false, false, '2.6.0', 'Sets the expiration time of a key in milliseconds.'),
+  expireDef(
+    'expireat',
+    true,
+    true,
+    '1.2.0',
+    'Sets the expiration time of a key to a Unix timestamp.',
+  ),
+  expireDef(
+    'pexpireat',
+    false,
+    true,
+    '2.6.0',
+    'Sets the expiration time of a key to a Unix milliseconds timestamp.',
+  ),
+  ttlDef('ttl', false, false, '1.0.0', 'Returns the expiration time in seconds of a key.'),
+  ttlDef('pttl', true, false, '2.6.0', 'Returns the expiration time in milliseconds of a key.'),
+  ttlDef(
+    'expiretime',
+    false,
+    true,
+    '7.0.0',
+    'Returns the expiration time of a key as a Unix timestamp.',
+  ),
+  ttlDef(
+    'pexpiretime',
+    true,
+    true,
+    '7.0.0',
+    'Returns the expiration time of a key as a Unix milliseconds timestamp.',
+  ),
+  {
+    name: 'rename',
+    arity: 3,
+    flags: ['write'],
+    firstKey: 1,
+    lastKey: 2,
+    step: 1,
+    ...generic,
+    since: '1.0.0',
+    complexity: 'O(1)',
+    summary: 'Renames a key and overwrites the destination.',
+    handler: (c, argv) => transfer(c, c.db, argv[1]!, c.db, argv[2]!, 'rename'),
+  },
+  {
+    name: 'renamenx',
+    arity: 3,
+    flags: ['write', 'fast'],
+    firstKey: 1,
+    lastKey: 2,
+    step: 1,
+    ...generic,
+    since: '1.0.0',
+    complexity: 'O(1)',
+    summary: "Renames a key only when the target key name doesn't exist.",
+    handler: (c, argv) => transfer(c, c.db, argv[1]!, c.db, argv[2]!, 'renamenx'),
+  },
+  {
+    name: 'copy',
+    arity: -3,
+    flags: ['write', 'denyoom'],
+    firstKey: 1,
+    lastKey: 2,
+    step: 1,
+    ...generic,
+    since: '6.2.0',
+    complexity: 'O(N) worst case for collections, where N is the number of nested items.',
+    summary: 'Copies the value of a key to a new key.',
+    handler: copy,
+  },
+  {
+    name: 'move',
+    arity: 3,
+    flags: ['write', 'fast'],
+    ...key1,
+    ...generic,
+    since: '1.0.0',
+    complexity: 'O(1)',
+    summary: 'Moves a key to another database.',
+    handler: move,
+  },
+  {
+    name: 'swapdb',
+    arity: 3,
+    flags: ['write', 'fast'],
+    firstKey: 0,
+    lastKey: 0,
+    step: 0,
+    acl: ['keyspace', 'dangerous'],
+    group: 'server',
+    since: '4.0.0',
+    complexity:
+      'O(N) where N is the count of clients watching or blocking on keys from both databases.',
+    summary: 'Swaps two Redis databases.',
+    handler: swapdb,
+  },
+  {
+    name: 'persist',
+    arity: 2,
+    flags: ['write', 'fast'],
+    ...key1,
+    ...generic,
+    keyFlags: ['RW', 'update'],
+    since: '2.2.0',
+    complexity: 'O(1)',
+    summary: 'Removes the expiration time of a key.',
+    handler: persist,
+  },
+];

@@ -1,0 +1,190 @@
+import { RecordType } from '@strata/hlog';
+import { parseLongLong } from '@strata/protocol';
+import { CommandError } from '../../errors.js';
+import type { Client } from '../../server/client.js';
+import type {
+  CommandDefinition,
+  CommandHandler,
+  CommandResult,
+} from '../../server/command-table.js';
+
+/** Redis 7's OBJ_ENCODING_EMBSTR_SIZE_LIMIT. */
+const EMBSTR_LIMIT = 44;
+/** OBJ_SHARED_REFCOUNT: what REFCOUNT reports for a shared integer (0 .. 9999). */
+const SHARED_REFCOUNT = 2147483647;
+const SHARED_INTEGERS = 10000;
+
+/** A value Redis's tryObjectEncoding would keep as an integer, or NaN. */
+function intValue(bytes: Uint8Array, off: number, len: number): number {
+  if (len === 0 || len > 20) return Number.NaN;
+  return parseLongLong(bytes, off, off + len);
+}
+
+/** The encoding Redis 7 gives a string it stored with SET. */
+export function stringEncoding(bytes: Uint8Array, off: number, len: number): string {
+  if (!Number.isNaN(intValue(bytes, off, len))) return 'int';
+  return len <= EMBSTR_LIMIT ? 'embstr' : 'raw';
+}
+
+function refCount(bytes: Uint8Array, off: number, len: number): number {
+  const v = intValue(bytes, off, len);
+  return v >= 0 && v < SHARED_INTEGERS ? SHARED_REFCOUNT : 1;
+}
+
+/** Looks the key up and replies with `f` of its value, null when it is missing. */
+function withValue(
+  f: (c: Client, bytes: Uint8Array, off: number, len: number) => void,
+): CommandHandler {
+  return (c, argv): CommandResult => {
+    const v = c.store.read(argv[2]!);
+    if (v.status === 'found') f(c, v.bytes, v.offset, v.length);
+    else if (v.status === 'notFound') c.reply.null();
+    else {
+      return v.pending.then((r) => {
+        if (r.status === 'found') f(c, r.value, 0, r.value.length);
+        else c.reply.null();
+      });
+    }
+    return undefined;
+  };
+}
+
+/**
+ * OBJECT ENCODING: a string's from its bytes; a collection's from its
+ * structure (listpack, intset, hashtable...), loaded into the cache if need be.
+ */
+const encoding: CommandHandler = (c, argv): CommandResult => {
+  const key = argv[2]!;
+  const reply = (r: { status: 'found'; type: number } | { status: 'notFound' }): CommandResult => {
+    if (r.status === 'notFound') {
+      c.reply.null();
+      return undefined;
+    }
+    if (r.type === RecordType.STRING) {
+      const v = c.store.read(key);
+      if (v.status === 'found') c.reply.bulk(stringEncoding(v.bytes, v.offset, v.length));
+      else if (v.status === 'notFound') c.reply.null();
+      else {
+        return v.pending.then((x) => {
+          if (x.status === 'found') c.reply.bulk(stringEncoding(x.value, 0, x.value.length));
+          else c.reply.null();
+        });
+      }
+      return undefined;
+    }
+    const found = c.collections.get(key, r.type);
+    const answer = (x: Awaited<typeof found>) => {
+      if (x.status === 'found') c.reply.bulk(x.value.encoding());
+      else c.reply.null();
+    };
+    if (found instanceof Promise) return found.then(answer);
+    answer(found);
+    return undefined;
+  };
+  const p = c.store.probe(key);
+  if (p.status === 'pending') return p.pending.then((r) => reply(r));
+  return reply(p);
+};
+
+const noLfuError = () =>
+  new CommandError(
+    'ERR_UNSUPPORTED',
+    'ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.',
+  );
+
+const HELP = [
+  'OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:',
+  'ENCODING <key>',
+  '    Return the kind of internal representation used in order to store the value',
+  '    associated with a <key>.',
+  'FREQ <key>',
+  '    Return the access frequency index of the <key>. The returned integer is',
+  '    proportional to the logarithm of the recent access frequency of the key.',
+  'IDLETIME <key>',
+  '    Return the idle time of the <key>, that is the approximated number of',
+  '    seconds elapsed since the last access to the key.',
+  'REFCOUNT <key>',
+  '    Return the number of references of the value associated with the specified',
+  '    <key>.',
+  'HELP',
+  '    Prints this help.',
+];
+
+const sub = (
+  name: string,
+  summary: string,
+  handler: CommandHandler,
+  since = '2.2.3',
+): CommandDefinition => ({
+  name,
+  arity: 3,
+  flags: ['readonly'],
+  firstKey: 2,
+  lastKey: 2,
+  step: 1,
+  acl: ['keyspace'],
+  group: 'generic',
+  since,
+  complexity: 'O(1)',
+  summary,
+  handler,
+});
+
+export const objectCommand: CommandDefinition = {
+  name: 'object',
+  arity: -2,
+  flags: [],
+  firstKey: 0,
+  lastKey: 0,
+  step: 0,
+  acl: [],
+  group: 'generic',
+  since: '2.2.3',
+  complexity: 'Depends on subcommand.',
+  summary: 'A container for object introspection commands.',
+  subcommands: [
+    sub('encoding', 'Returns the internal encoding of a Redis object.', encoding),
+    sub(
+      'freq',
+      'Returns the logarithmic access frequency counter of a Redis object.',
+      withValue(() => {
+        // No LFU maxmemory policy: Redis refuses the same way.
+        throw noLfuError();
+      }),
+      '4.0.0',
+    ),
+    sub(
+      'idletime',
+      'Returns the time since the last access to a Redis object.',
+      withValue((c) => {
+        // The log keeps no access clock: every key reads as just used.
+        c.reply.integer(0);
+      }),
+    ),
+    sub(
+      'refcount',
+      'Returns the reference count of a value of a key.',
+      withValue((c, b, o, l) => {
+        c.reply.integer(refCount(b, o, l));
+      }),
+    ),
+    {
+      name: 'help',
+      arity: 2,
+      flags: ['loading', 'stale'],
+      firstKey: 0,
+      lastKey: 0,
+      step: 0,
+      acl: ['keyspace'],
+      group: 'generic',
+      since: '6.2.0',
+      complexity: 'O(1)',
+      summary: 'Returns helpful text about the different subcommands.',
+      handler(c) {
+        c.reply.array(HELP.length);
+        for (const line of HELP) c.reply.simple(line);
+        return undefined;
+      },
+    },
+  ],
+};

@@ -1,0 +1,292 @@
+import type { ReplyWriter } from '@strata/protocol';
+import { compileGlob } from '@strata/scan';
+import { eqi } from '../../args.js';
+import { CommandError, syntaxError, wrongArityError } from '../../errors.js';
+import type { Client } from '../../server/client.js';
+import {
+  ACL_CATEGORIES,
+  type AclCategory,
+  type CommandDefinition,
+  type CommandSpec,
+  type CommandTable,
+} from '../../server/command-table.js';
+
+/** All commands, subcommands after their container, as COMMAND LIST names them. */
+function* allSpecs(table: CommandTable): Generator<CommandSpec> {
+  for (const spec of table) {
+    yield spec;
+    if (spec.subcommands !== null) yield* spec.subcommands;
+  }
+}
+
+/** `get` or `client|setname`, in any case. */
+function findSpec(table: CommandTable, name: string): CommandSpec | undefined {
+  const [top, sub] = name.toLowerCase().split('|', 2);
+  const spec = table.get(top ?? '');
+  if (spec === undefined || sub === undefined) return spec;
+  return spec.subcommands?.get(sub);
+}
+
+/** One COMMAND INFO entry, in Redis 7's shape (10 fields). */
+export function writeCommandInfo(w: ReplyWriter, spec: CommandSpec): void {
+  w.array(10);
+  w.bulk(spec.fullName);
+  w.integer(spec.arity);
+  w.set(spec.flagNames.length);
+  for (const f of spec.flagNames) w.simple(f);
+  w.integer(spec.firstKey);
+  w.integer(spec.lastKey);
+  w.integer(spec.step);
+  w.set(spec.acl.length);
+  for (const a of spec.acl) w.simple(`@${a}`);
+  const tips = spec.definition.tips ?? [];
+  w.set(tips.length);
+  for (const t of tips) w.bulk(t);
+  writeKeySpecs(w, spec);
+  if (spec.subcommands === null || spec.subcommands.size === 0) {
+    w.set(0);
+  } else {
+    w.array(spec.subcommands.size);
+    for (const s of spec.subcommands) writeCommandInfo(w, s);
+  }
+}
+
+/** The key specs a first/last/step range stands for: index search, range find. */
+function writeKeySpecs(w: ReplyWriter, spec: CommandSpec): void {
+  if (spec.firstKey <= 0) {
+    w.set(0);
+    return;
+  }
+  const notes = spec.definition.keyNotes;
+  w.set(1);
+  w.map(notes === undefined ? 3 : 4);
+  if (notes !== undefined) w.bulk('notes').bulk(notes);
+  w.bulk('flags');
+  w.set(spec.keyFlags.length);
+  for (const f of spec.keyFlags) w.simple(f);
+  w.bulk('begin_search');
+  w.map(2).bulk('type').bulk('index');
+  w.bulk('spec').map(1).bulk('index').integer(spec.firstKey);
+  w.bulk('find_keys');
+  w.map(2).bulk('type').bulk('range');
+  w.bulk('spec').map(3);
+  w.bulk('lastkey').integer(spec.lastKey < 0 ? spec.lastKey : spec.lastKey - spec.firstKey);
+  w.bulk('keystep').integer(spec.step);
+  w.bulk('limit').integer(0);
+}
+
+function writeCommandDocs(w: ReplyWriter, spec: CommandSpec): void {
+  const d: CommandDefinition = spec.definition;
+  const subs = spec.subcommands;
+  const hasSubs = subs !== null && subs.size > 0;
+  w.map(hasSubs ? 5 : 4);
+  w.bulk('summary').bulk(d.summary);
+  w.bulk('since').bulk(d.since);
+  w.bulk('group').bulk(d.group);
+  w.bulk('complexity').bulk(d.complexity);
+  if (hasSubs) {
+    w.bulk('subcommands').map(subs.size);
+    for (const s of subs) {
+      w.bulk(s.fullName);
+      writeCommandDocs(w, s);
+    }
+  }
+}
+
+function info(c: Client, argv: Buffer[]): undefined {
+  const table = c.server.table;
+  const w = c.reply;
+  if (argv.length <= 2) {
+    w.array(table.size);
+    for (const spec of table) writeCommandInfo(w, spec);
+    return undefined;
+  }
+  w.array(argv.length - 2);
+  for (let i = 2; i < argv.length; i++) {
+    const spec = findSpec(table, argv[i]!.toString('latin1'));
+    if (spec === undefined) w.null();
+    else writeCommandInfo(w, spec);
+  }
+  return undefined;
+}
+
+function docs(c: Client, argv: Buffer[]): undefined {
+  const table = c.server.table;
+  const w = c.reply;
+  const specs: CommandSpec[] = [];
+  if (argv.length <= 2) specs.push(...table);
+  else {
+    for (let i = 2; i < argv.length; i++) {
+      const spec = findSpec(table, argv[i]!.toString('latin1'));
+      if (spec !== undefined) specs.push(spec);
+    }
+  }
+  w.map(specs.length);
+  for (const spec of specs) {
+    w.bulk(spec.fullName);
+    writeCommandDocs(w, spec);
+  }
+  return undefined;
+}
+
+function list(c: Client, argv: Buffer[]): undefined {
+  let filter: (s: CommandSpec) => boolean = () => true;
+  if (argv.length !== 2) {
+    if (argv.length !== 5 || !eqi(argv[2]!, 'filterby')) throw syntaxError();
+    const kind = argv[3]!;
+    const value = argv[4]!;
+    if (eqi(kind, 'module')) filter = () => false;
+    else if (eqi(kind, 'aclcat')) {
+      const cat = value.toString('latin1').toLowerCase() as AclCategory;
+      if (!ACL_CATEGORIES.includes(cat)) {
+        throw new CommandError('ERR_SYNTAX', 'ERR Unknown ACL category name');
+      }
+      filter = (s) => s.acl.includes(cat);
+    } else if (eqi(kind, 'pattern')) {
+      const glob = compileGlob(value, { nocase: true });
+      filter = (s) => {
+        const name = Buffer.from(s.fullName);
+        return glob.match(name, 0, name.length);
+      };
+    } else throw syntaxError();
+  }
+  const names = [...allSpecs(c.server.table)].filter(filter).map((s) => s.fullName);
+  c.reply.array(names.length);
+  for (const n of names) c.reply.bulk(n);
+  return undefined;
+}
+
+function getKeys(c: Client, argv: Buffer[]): undefined {
+  const table = c.server.table;
+  let spec = table.lookup(argv[2]!);
+  if (spec === undefined) {
+    throw new CommandError('ERR_SYNTAX', 'ERR Invalid command specified');
+  }
+  const args = argv.slice(2);
+  if (spec.subcommands !== null && args.length >= 2) {
+    spec = spec.subcommands.lookup(args[1]!) ?? spec;
+  }
+  if (!spec.arityOk(args.length)) {
+    // Redis 7 words it as an arity error of COMMAND GETKEYS itself.
+    throw wrongArityError('command|getkeys');
+  }
+  const keys = spec.keyIndexes(args.length);
+  if (keys.length === 0) {
+    throw new CommandError('ERR_SYNTAX', 'ERR The command has no key arguments');
+  }
+  c.reply.array(keys.length);
+  for (const k of keys) c.reply.bulk(args[k]!);
+  return undefined;
+}
+
+const HELP = [
+  'COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:',
+  '(no subcommand)',
+  '    Return details about all Redis commands.',
+  'COUNT',
+  '    Return the total number of commands in this Redis server.',
+  'LIST',
+  '    Return a list of all commands in this Redis server.',
+  'INFO [<command-name> ...]',
+  '    Return details about multiple Redis commands.',
+  '    If no command names are given, documentation details for all',
+  '    commands are returned.',
+  'DOCS [<command-name> ...]',
+  '    Return documentation details about multiple Redis commands.',
+  '    If no command names are given, documentation details for all',
+  '    commands are returned.',
+  'GETKEYS <full-command>',
+  '    Return the keys from a full Redis command.',
+  'HELP',
+  '    Print this help.',
+];
+
+const meta = { group: 'server', firstKey: 0, lastKey: 0, step: 0 } as const;
+const FLAGS = ['loading', 'stale'] as const;
+
+export const commandCommand: CommandDefinition = {
+  name: 'command',
+  arity: -1,
+  flags: FLAGS,
+  acl: ['connection'],
+  ...meta,
+  since: '2.8.13',
+  complexity: 'O(N) where N is the total number of Redis commands',
+  summary: 'Returns detailed information about all commands.',
+  handler: (c, argv) => info(c, [argv[0]!, argv[0]!]),
+  subcommands: [
+    {
+      name: 'count',
+      arity: 2,
+      flags: FLAGS,
+      acl: ['connection'],
+      ...meta,
+      since: '2.8.13',
+      complexity: 'O(1)',
+      summary: 'Returns a count of commands.',
+      handler(c) {
+        c.reply.integer(c.server.table.size);
+        return undefined;
+      },
+    },
+    {
+      name: 'info',
+      arity: -2,
+      flags: FLAGS,
+      acl: ['connection'],
+      ...meta,
+      since: '2.8.13',
+      complexity: 'O(N) where N is the number of commands to look up',
+      summary: 'Returns information about one, multiple or all commands.',
+      handler: info,
+    },
+    {
+      name: 'docs',
+      arity: -2,
+      flags: FLAGS,
+      acl: ['connection'],
+      ...meta,
+      since: '7.0.0',
+      complexity: 'O(N) where N is the number of commands to look up',
+      summary: 'Returns documentary information about one, multiple or all commands.',
+      handler: docs,
+    },
+    {
+      name: 'list',
+      arity: -2,
+      flags: FLAGS,
+      acl: ['connection'],
+      ...meta,
+      since: '7.0.0',
+      complexity: 'O(N) where N is the total number of Redis commands',
+      summary: 'Returns a list of command names.',
+      handler: list,
+    },
+    {
+      name: 'getkeys',
+      arity: -3,
+      flags: FLAGS,
+      acl: ['connection'],
+      ...meta,
+      since: '2.8.13',
+      complexity: 'O(N) where N is the number of arguments to the command',
+      summary: 'Extracts the key names from an arbitrary command.',
+      handler: getKeys,
+    },
+    {
+      name: 'help',
+      arity: 2,
+      flags: FLAGS,
+      acl: ['connection'],
+      ...meta,
+      since: '5.0.0',
+      complexity: 'O(1)',
+      summary: 'Returns helpful text about the different subcommands.',
+      handler(c) {
+        c.reply.array(HELP.length);
+        for (const line of HELP) c.reply.simple(line);
+        return undefined;
+      },
+    },
+  ],
+};

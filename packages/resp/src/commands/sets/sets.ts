@@ -1,0 +1,471 @@
+import { latin1, SetValue } from '@strata/collections';
+import { RecordType } from '@strata/hlog';
+import { eqi, parseInteger } from '../../args.js';
+import { CommandError, syntaxError } from '../../errors.js';
+import type { Client } from '../../server/client.js';
+import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
+import { parseCursor } from '../scan/scan.js';
+import {
+  afterChange,
+  afterWrite,
+  bothWritten,
+  type Found,
+  whenWritten,
+  withCollection,
+  withCollections,
+} from '../shared/collection-access.js';
+import { ALL_KEYS, commandMaker, KEY1, NO_KEYS, SRC_DST } from '../shared/collection-command.js';
+import { removeMembers } from '../shared/collection-remove.js';
+import { matches, parseCollectionScan } from '../shared/collection-scan-options.js';
+
+/**
+ * Set commands (Redis 7 semantics) on the cached SetValue of each key.
+ * Multi-key commands look every key up at once (keys on disk are read
+ * concurrently) and answer WRONGTYPE when any of them holds another type,
+ * before anything is computed, as Redis does.
+ */
+
+const SET = RecordType.SET;
+
+const mustBePositiveError = () =>
+  new CommandError('ERR_SYNTAX', 'ERR value is out of range, must be positive');
+
+/** An integer argument whose parse error has the command's own wording (Redis's getRangeLong...OrReply). */
+function integerOr(arg: Buffer, error: () => CommandError): number {
+  try {
+    return parseInteger(arg);
+  } catch {
+    throw error();
+  }
+}
+
+function read(c: Client, key: Buffer, f: (s: SetValue | null) => void): CommandResult {
+  return withCollection<SetValue>(c, key, SET, (s) => {
+    f(s);
+    return undefined;
+  });
+}
+
+function sadd(c: Client, argv: Buffer[]): CommandResult {
+  const key = argv[1]!;
+  return withCollection<SetValue>(c, key, SET, (found) => {
+    const s = found ?? SetValue.empty();
+    let added = 0;
+    for (let i = 2; i < argv.length; i++) if (s.add(latin1(argv[i]!))) added++;
+    const reply = () => c.reply.integer(added);
+    // An existing set is marked changed only when a member was added.
+    if (found !== null && added === 0) {
+      reply();
+      return undefined;
+    }
+    return whenWritten(afterWrite(c, key, s, found === null), reply);
+  });
+}
+
+function srem(c: Client, argv: Buffer[]): CommandResult {
+  return removeMembers<SetValue>(c, argv, SET, (s, m) => s.delete(m));
+}
+
+/** Members as a RESP3 set (an array in RESP2). */
+function replyMembers(c: Client, members: Iterable<string>, n: number): void {
+  c.reply.set(n);
+  for (const m of members) c.reply.bulkLatin1(m);
+}
+
+function smembers(c: Client, argv: Buffer[]): CommandResult {
+  return read(c, argv[1]!, (s) => {
+    c.reply.set(s?.size ?? 0);
+    s?.forEach((m) => {
+      c.reply.bulkLatin1(m);
+    });
+  });
+}
+
+function spop(c: Client, argv: Buffer[]): CommandResult {
+  const key = argv[1]!;
+  if (argv.length > 3) throw syntaxError();
+  if (argv.length === 2) {
+    return withCollection<SetValue>(c, key, SET, (s) => {
+      if (s === null) {
+        c.reply.null();
+        return undefined;
+      }
+      const m = s.random(Math.random);
+      s.delete(m);
+      return whenWritten(afterChange(c, key, s), () => c.reply.bulkLatin1(m));
+    });
+  }
+  const count = integerOr(argv[2]!, mustBePositiveError);
+  if (count < 0) throw mustBePositiveError();
+  return withCollection<SetValue>(c, key, SET, (s) => {
+    if (s === null || count === 0) {
+      c.reply.set(0);
+      return undefined;
+    }
+    const popped: string[] = [];
+    if (count >= s.size) {
+      s.forEach((m) => {
+        popped.push(m);
+      });
+      for (const m of popped) s.delete(m);
+    } else {
+      for (let i = 0; i < count; i++) {
+        const m = s.random(Math.random);
+        s.delete(m);
+        popped.push(m);
+      }
+    }
+    return whenWritten(afterChange(c, key, s), () => replyMembers(c, popped, popped.length));
+  });
+}
+
+function srandmember(c: Client, argv: Buffer[]): CommandResult {
+  if (argv.length > 3) throw syntaxError();
+  if (argv.length === 2) {
+    return read(c, argv[1]!, (s) => {
+      if (s === null) c.reply.null();
+      else c.reply.bulkLatin1(s.random(Math.random));
+    });
+  }
+  const l = parseInteger(argv[2]!);
+  return read(c, argv[1]!, (s) => {
+    const w = c.reply;
+    if (s === null || l === 0) {
+      w.array(0);
+      return;
+    }
+    if (l < 0 || l === 1) {
+      const n = Math.abs(l);
+      w.array(n);
+      for (let i = 0; i < n; i++) w.bulkLatin1(s.random(Math.random));
+      return;
+    }
+    if (l >= s.size) {
+      w.array(s.size);
+      s.forEach((m) => {
+        w.bulkLatin1(m);
+      });
+      return;
+    }
+    const picked = new Set<string>();
+    if (l * 3 <= s.size) {
+      while (picked.size < l) picked.add(s.random(Math.random));
+    } else {
+      const all: string[] = [];
+      s.forEach((m) => {
+        all.push(m);
+      });
+      for (let i = 0; i < l; i++) {
+        const j = i + Math.floor(Math.random() * (all.length - i));
+        const t = all[i]!;
+        all[i] = all[j]!;
+        all[j] = t;
+        picked.add(all[i]!);
+      }
+    }
+    w.array(picked.size);
+    for (const m of picked) w.bulkLatin1(m);
+  });
+}
+
+function smove(c: Client, argv: Buffer[]): CommandResult {
+  const src = argv[1]!;
+  const dst = argv[2]!;
+  const member = latin1(argv[3]!);
+  return withCollections<SetValue>(
+    c,
+    [src, dst],
+    SET,
+    ([from = null, to = null]) => {
+      if (from === null || !from.has(member)) {
+        c.reply.integer(0);
+        return undefined;
+      }
+      if (src.equals(dst)) {
+        c.reply.integer(1);
+        return undefined;
+      }
+      from.delete(member);
+      const left = afterChange(c, src, from);
+      const target = to ?? SetValue.empty();
+      // The destination is written only when it gained the member.
+      const moved = target.add(member) ? afterWrite(c, dst, target, to === null) : undefined;
+      return whenWritten(bothWritten(left, moved), () => c.reply.integer(1));
+    },
+    true,
+  );
+}
+
+// ---- SINTER / SUNION / SDIFF -----------------------------------------------------
+
+type SetOp = 'inter' | 'union' | 'diff';
+
+/** The members of the operation over `sets` (null = missing = empty), as Redis computes them. */
+function compute(op: SetOp, sets: Found<SetValue>[], limit = 0): string[] {
+  const out: string[] = [];
+  if (op === 'inter') {
+    if (sets.some((s) => s === null || s.size === 0)) return out;
+    const ordered = (sets as SetValue[]).slice().sort((a, b) => a.size - b.size);
+    const [smallest, ...rest] = ordered;
+    smallest!.forEach((m) => {
+      if (limit > 0 && out.length >= limit) return;
+      for (const s of rest) if (!s.has(m)) return;
+      out.push(m);
+    });
+    return out;
+  }
+  if (op === 'union') {
+    const seen = new Set<string>();
+    for (const s of sets)
+      s?.forEach((m) => {
+        seen.add(m);
+      });
+    return [...seen];
+  }
+  const [first, ...rest] = sets;
+  if (first === null || first === undefined) return out;
+  first.forEach((m) => {
+    for (const s of rest) if (s?.has(m)) return;
+    out.push(m);
+  });
+  return out;
+}
+
+function setOp(c: Client, argv: Buffer[], op: SetOp): CommandResult {
+  return withCollections<SetValue>(c, argv.slice(1), SET, (sets) => {
+    const members = compute(op, sets);
+    replyMembers(c, members, members.length);
+    return undefined;
+  });
+}
+
+function setOpStore(c: Client, argv: Buffer[], op: SetOp): CommandResult {
+  const dst = argv[1]!;
+  return withCollections<SetValue>(c, argv.slice(2), SET, (sets) => {
+    const members = compute(op, sets);
+    const reply = () => c.reply.integer(members.length);
+    if (members.length === 0) {
+      // The destination goes, whatever it held (Redis deletes it); through
+      // the cache, so the removal is ordered after any write-back in flight.
+      return whenWritten(c.collections.delete(dst), reply);
+    }
+    const s = SetValue.empty();
+    for (const m of members) s.add(m);
+    return whenWritten(c.collections.create(dst, s), reply);
+  });
+}
+
+function sintercard(c: Client, argv: Buffer[]): CommandResult {
+  const numkeysError = () => new CommandError('ERR_SYNTAX', 'ERR numkeys should be greater than 0');
+  const numkeys = integerOr(argv[1]!, numkeysError);
+  if (numkeys <= 0) throw numkeysError();
+  if (numkeys > argv.length - 2) {
+    throw new CommandError('ERR_SYNTAX', "ERR Number of keys can't be greater than number of args");
+  }
+  let limit = 0;
+  for (let i = 2 + numkeys; i < argv.length; i++) {
+    if (eqi(argv[i]!, 'limit') && i + 1 < argv.length) {
+      const limitError = () => new CommandError('ERR_SYNTAX', "ERR LIMIT can't be negative");
+      limit = integerOr(argv[++i]!, limitError);
+      if (limit < 0) throw limitError();
+    } else throw syntaxError();
+  }
+  return withCollections<SetValue>(c, argv.slice(2, 2 + numkeys), SET, (sets) => {
+    c.reply.integer(compute('inter', sets, limit).length);
+    return undefined;
+  });
+}
+
+function sscan(c: Client, argv: Buffer[]): CommandResult {
+  const cursor = parseCursor(argv[2]!);
+  return read(c, argv[1]!, (s) => {
+    const w = c.reply;
+    if (s === null) {
+      w.array(2);
+      w.bulk('0');
+      w.array(0);
+      return;
+    }
+    const opts = parseCollectionScan(argv, 3, null);
+    const out: string[] = [];
+    const next = s.scan(cursor, opts.count, (m) => {
+      if (matches(opts.match, m)) out.push(m);
+    });
+    w.array(2);
+    w.bulk(String(next));
+    w.array(out.length);
+    for (const m of out) w.bulkLatin1(m);
+  });
+}
+
+// ---- the table -----------------------------------------------------------------
+
+const sdef = commandMaker({ acl: 'set', group: 'set', complexity: 'O(1)' });
+
+const SMALLEST_TIMES_SETS =
+  'O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.';
+const ALL_MEMBERS = 'O(N) where N is the total number of elements in all given sets.';
+
+/** SINTER, SUNION, SDIFF: the members of the operation over every key. */
+function readForm(op: SetOp, what: string, complexity: string): CommandDefinition {
+  return sdef(
+    `s${op}`,
+    -2,
+    ['readonly'],
+    ALL_KEYS,
+    '1.0.0',
+    `Returns the ${what} of multiple sets.`,
+    (c, a) => setOp(c, a, op),
+    complexity,
+    { keyFlags: ['RO', 'access'], tips: ['nondeterministic_output_order'] },
+  );
+}
+
+/** SINTERSTORE, SUNIONSTORE, SDIFFSTORE: the same into the first key. */
+function storeForm(op: SetOp, what: string, complexity: string): CommandDefinition {
+  return sdef(
+    `s${op}store`,
+    -3,
+    ['write', 'denyoom'],
+    ALL_KEYS,
+    '1.0.0',
+    `Stores the ${what} of multiple sets in a key.`,
+    (c, a) => setOpStore(c, a, op),
+    complexity,
+    { keyFlags: ['OW', 'update'] },
+  );
+}
+
+export const setCommands: CommandDefinition[] = [
+  sdef(
+    'sadd',
+    -3,
+    ['write', 'denyoom', 'fast'],
+    KEY1,
+    '1.0.0',
+    "Adds one or more members to a set. Creates the key if it doesn't exist.",
+    sadd,
+    'O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.',
+    { keyFlags: ['RW', 'insert'] },
+  ),
+  sdef(
+    'srem',
+    -3,
+    ['write', 'fast'],
+    KEY1,
+    '1.0.0',
+    'Removes one or more members from a set. Deletes the set if the last member was removed.',
+    srem,
+    'O(N) where N is the number of members to be removed.',
+    { keyFlags: ['RW', 'delete'] },
+  ),
+  sdef(
+    'scard',
+    2,
+    ['readonly', 'fast'],
+    KEY1,
+    '1.0.0',
+    'Returns the number of members in a set.',
+    (c, a) => read(c, a[1]!, (s) => c.reply.integer(s?.size ?? 0)),
+    'O(1)',
+    { keyFlags: ['RO'] },
+  ),
+  sdef(
+    'sismember',
+    3,
+    ['readonly', 'fast'],
+    KEY1,
+    '1.0.0',
+    'Determines whether a member belongs to a set.',
+    (c, a) => read(c, a[1]!, (s) => c.reply.integer(s?.has(latin1(a[2]!)) ? 1 : 0)),
+    'O(1)',
+    { keyFlags: ['RO'] },
+  ),
+  sdef(
+    'smismember',
+    -3,
+    ['readonly', 'fast'],
+    KEY1,
+    '6.2.0',
+    'Determines whether multiple members belong to a set.',
+    (c, a) =>
+      read(c, a[1]!, (s) => {
+        c.reply.array(a.length - 2);
+        for (let i = 2; i < a.length; i++) c.reply.integer(s?.has(latin1(a[i]!)) ? 1 : 0);
+      }),
+    'O(N) where N is the number of elements being checked for membership',
+    { keyFlags: ['RO'] },
+  ),
+  sdef(
+    'smembers',
+    2,
+    ['readonly'],
+    KEY1,
+    '1.0.0',
+    'Returns all members of a set.',
+    smembers,
+    'O(N) where N is the set cardinality.',
+    { keyFlags: ['RO'], tips: ['nondeterministic_output_order'] },
+  ),
+  sdef(
+    'spop',
+    -2,
+    ['write', 'fast'],
+    KEY1,
+    '1.0.0',
+    'Returns one or more random members from a set after removing them. Deletes the set if the last member was popped.',
+    spop,
+    'Without the count argument O(1), otherwise O(N) where N is the value of the passed count.',
+    { keyFlags: ['RW', 'access', 'delete'], tips: ['nondeterministic_output'] },
+  ),
+  sdef(
+    'srandmember',
+    -2,
+    ['readonly'],
+    KEY1,
+    '1.0.0',
+    'Get one or multiple random members from a set',
+    srandmember,
+    'Without the count argument O(1), otherwise O(N) where N is the absolute value of the passed count.',
+    { keyFlags: ['RO'], tips: ['nondeterministic_output'] },
+  ),
+  sdef(
+    'smove',
+    4,
+    ['write', 'fast'],
+    SRC_DST,
+    '1.0.0',
+    'Moves a member from one set to another.',
+    smove,
+    'O(1)',
+    { keyFlags: ['RW', 'delete'] },
+  ),
+  readForm('inter', 'intersect', SMALLEST_TIMES_SETS),
+  sdef(
+    'sintercard',
+    -3,
+    ['readonly'],
+    NO_KEYS,
+    '7.0.0',
+    'Returns the number of members of the intersect of multiple sets.',
+    sintercard,
+    SMALLEST_TIMES_SETS,
+    { keyFlags: ['RO', 'access'] },
+  ),
+  storeForm('inter', 'intersect', SMALLEST_TIMES_SETS),
+  readForm('union', 'union', ALL_MEMBERS),
+  storeForm('union', 'union', ALL_MEMBERS),
+  readForm('diff', 'difference', ALL_MEMBERS),
+  storeForm('diff', 'difference', ALL_MEMBERS),
+  sdef(
+    'sscan',
+    -3,
+    ['readonly'],
+    KEY1,
+    '2.8.0',
+    'Iterates over members of a set.',
+    sscan,
+    'O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..',
+    { keyFlags: ['RO', 'access'], tips: ['nondeterministic_output'] },
+  ),
+];

@@ -1,0 +1,29 @@
+import { type CollectionValue, latin1 } from '@strata/collections';
+import type { Client } from '../../server/client.js';
+import type { CommandResult } from '../../server/command-table.js';
+import { afterChange, whenWritten, withCollection } from './collection-access.js';
+
+/**
+ * HDEL, SREM and ZREM: each argument from argv[2] on is removed from the
+ * collection at argv[1] (`remove` says whether it was there); the reply is
+ * how many were, once an emptied collection is deleted. Nothing removed:
+ * nothing is written.
+ */
+export function removeMembers<V extends CollectionValue>(
+  c: Client,
+  argv: Buffer[],
+  type: number,
+  remove: (value: V, member: string) => boolean,
+): CommandResult {
+  const key = argv[1]!;
+  return withCollection<V>(c, key, type, (value) => {
+    let n = 0;
+    if (value !== null)
+      for (let i = 2; i < argv.length; i++) if (remove(value, latin1(argv[i]!))) n++;
+    if (value === null || n === 0) {
+      c.reply.integer(0);
+      return undefined;
+    }
+    return whenWritten(afterChange(c, key, value), () => c.reply.integer(n));
+  });
+}

@@ -1,0 +1,865 @@
+import {
+  type AppendContext,
+  appendFunctions,
+  type IncrContext,
+  incrFunctions,
+  MAX_VALUE_LENGTH,
+  type ReadResult,
+  RecordType,
+  type RmwFunctions,
+  SetFlag,
+  type SetRangeContext,
+  type StoreCore,
+  setRangeFunctions,
+} from '@strata/hlog';
+import { INT64_MAX, INT64_MIN } from '@strata/io';
+import { multiGet } from '@strata/scan';
+import { eqi, parseInt64, parseInteger, pushTo } from '../../args.js';
+import {
+  CommandError,
+  invalidExpireError,
+  nanOrInfinityError,
+  notFloatError,
+  notIntegerError,
+  offsetError,
+  overflowError,
+  syntaxError,
+  tooLargeError,
+  wrongArityError,
+  wrongTypeError,
+} from '../../errors.js';
+import {
+  add,
+  formatHuman,
+  isFiniteLongDouble,
+  type LongDouble,
+  parseLongDouble,
+} from '../../long-double.js';
+import type { Client } from '../../server/client.js';
+import type {
+  CommandDefinition,
+  CommandFlagName,
+  CommandHandler,
+  CommandResult,
+} from '../../server/command-table.js';
+import { ExpiryUnit, expiryMs, expiryOption, optionValue } from '../shared/expiry.js';
+
+// ---- helpers ------------------------------------------------------------------
+
+const STRING = RecordType.STRING;
+
+/** WRONGTYPE when a found record holds a collection (string commands read strings only). */
+function mustBeString(v: { status: string; type?: number }): void {
+  if (v.status === 'found' && v.type !== STRING) throw wrongTypeError();
+}
+
+/** Writes a read's value, or null. Views are written at once: the store reuses them. */
+function replyRead(c: Client, store: StoreCore, key: Buffer): CommandResult {
+  const v = store.read(key);
+  if (v.status === 'found') {
+    mustBeString(v);
+    c.reply.bulkRange(v.bytes, v.offset, v.length);
+    return undefined;
+  }
+  if (v.status === 'notFound') {
+    c.reply.null();
+    return undefined;
+  }
+  return v.pending.then((r) => {
+    mustBeString(r);
+    if (r.status === 'found') c.reply.bulk(r.value);
+    else c.reply.null();
+  });
+}
+
+/** A read as an owned result (a copy), sync when the record is in memory; WRONGTYPE for a collection. */
+function readOwned(store: StoreCore, key: Buffer): ReadResult | Promise<ReadResult> {
+  const v = store.read(key);
+  if (v.status === 'found') {
+    mustBeString(v);
+    return {
+      status: 'found',
+      value: Buffer.from(v.bytes.subarray(v.offset, v.offset + v.length)),
+      expiresAt: v.expiresAt,
+      type: v.type,
+    };
+  }
+  if (v.status === 'notFound') return { status: 'notFound' };
+  return v.pending.then((r) => {
+    mustBeString(r);
+    return r;
+  });
+}
+
+function then<T>(v: T | Promise<T>, f: (v: T) => void): CommandResult {
+  if (v instanceof Promise) return v.then(f);
+  f(v);
+  return undefined;
+}
+
+/** SET's upsert, replying as SET does (`OK` or null; with GET the old value). */
+function setAndReply(
+  c: Client,
+  key: Buffer,
+  value: Buffer,
+  expiresAt: number,
+  flags: number,
+): CommandResult {
+  // A write that replaces whatever the key holds drops its cached collection
+  // first; one that may not write (NX, GET over another type) only once it did.
+  const collections = c.collections;
+  if ((flags & (SetFlag.NX | SetFlag.GET)) === 0) collections.invalidate(key);
+  const v = c.store.upsert(key, value, expiresAt, flags);
+  const get = (flags & SetFlag.GET) !== 0;
+  if (v.status === 'pending') {
+    return v.pending.then((r) => {
+      if (r.status === 'wrongType') throw wrongTypeError();
+      if (r.status === 'ok') collections.invalidate(key);
+      if (get) {
+        if (r.old === null) c.reply.null();
+        else c.reply.bulk(r.old);
+      } else if (r.status === 'ok') c.reply.simple('OK');
+      else c.reply.null();
+    });
+  }
+  if (v.status === 'wrongType') throw wrongTypeError();
+  if (v.status === 'ok') collections.invalidate(key);
+  if (get) {
+    const old = v.old;
+    if (old === null) c.reply.null();
+    else c.reply.bulkRange(old.bytes, old.offset, old.length);
+  } else if (v.status === 'ok') c.reply.simple('OK');
+  else c.reply.null();
+  return undefined;
+}
+
+// ---- GET / SET ------------------------------------------------------------------
+
+function get(c: Client, argv: Buffer[]): CommandResult {
+  return replyRead(c, c.store, argv[1]!);
+}
+
+/**
+ * Handlers that keep nothing of `argv` (no reference to the array once
+ * they returned without a promise): the server reuses the array for the
+ * next command parsed. Keep the list to handlers checked for it.
+ */
+export const argvFreeHandlers: ReadonlySet<CommandHandler> = new Set([get, set]);
+
+function set(c: Client, argv: Buffer[]): CommandResult {
+  let flags = 0;
+  let unit: number = ExpiryUnit.NONE;
+  let expireArg: Buffer | null = null;
+  // Options first, as Redis: a syntax error wins over a bad number.
+  for (let i = 3; i < argv.length; i++) {
+    const a = argv[i]!;
+    const next = argv[i + 1];
+    const u = expiryOption(a);
+    if (eqi(a, 'nx') && (flags & SetFlag.XX) === 0) flags |= SetFlag.NX;
+    else if (eqi(a, 'xx') && (flags & SetFlag.NX) === 0) flags |= SetFlag.XX;
+    else if (eqi(a, 'get')) flags |= SetFlag.GET;
+    else if (eqi(a, 'keepttl') && unit === ExpiryUnit.NONE) flags |= SetFlag.KEEP_TTL;
+    else if (
+      u !== ExpiryUnit.NONE &&
+      (unit === ExpiryUnit.NONE || unit === u) &&
+      (flags & SetFlag.KEEP_TTL) === 0 &&
+      next !== undefined
+    ) {
+      unit = u;
+      expireArg = next;
+      i++;
+    } else throw syntaxError();
+  }
+  const expiresAt = expireArg === null ? 0 : expiryMs(expireArg, unit, 'set', c.now());
+  return setAndReply(c, argv[1]!, argv[2]!, expiresAt, flags);
+}
+
+function setEx(c: Client, argv: Buffer[], seconds: boolean, name: string): CommandResult {
+  const t = parseInteger(argv[2]!);
+  if (t <= 0 || (seconds && t > Number.MAX_SAFE_INTEGER / 1000)) throw invalidExpireError(name);
+  const expiresAt = c.now() + (seconds ? t * 1000 : t);
+  if (!Number.isSafeInteger(expiresAt)) throw invalidExpireError(name);
+  return setAndReply(c, argv[1]!, argv[3]!, expiresAt, 0);
+}
+
+// ---- GETEX / GETDEL --------------------------------------------------------------
+
+function getEx(c: Client, argv: Buffer[]): CommandResult {
+  let unit: number = ExpiryUnit.NONE;
+  let persist = false;
+  let expireArg: Buffer | null = null;
+  for (let i = 2; i < argv.length; i++) {
+    const a = argv[i]!;
+    const u = expiryOption(a);
+    if (eqi(a, 'persist') && unit === ExpiryUnit.NONE) persist = true;
+    else if (u !== ExpiryUnit.NONE && !persist && (unit === ExpiryUnit.NONE || unit === u)) {
+      expireArg = optionValue(argv, i);
+      unit = u;
+      i++;
+    } else throw syntaxError();
+  }
+  const store = c.store;
+  const key = argv[1]!;
+  if (expireArg === null && !persist) return replyRead(c, store, key);
+  const arg = expireArg;
+  return then(readOwned(store, key), (r) => {
+    if (r.status === 'notFound') {
+      c.reply.null();
+      return;
+    }
+    // Redis 7 validates the time only once the key is found and a string
+    // (a missing key is nil, a collection WRONGTYPE, whatever the time).
+    const expiresAt = arg === null ? 0 : expiryMs(arg, unit, 'getex', c.now());
+    c.reply.bulk(r.value);
+    // The reply is written; the expiry change follows (a past time deletes).
+    if (persist) {
+      if (r.expiresAt !== 0) settle(store.setExpiry(key, 0));
+    } else if (expiresAt <= c.now()) settle(store.remove(key));
+    else settle(store.setExpiry(key, expiresAt));
+  });
+}
+
+/** Lets a store write finish in the background; its result is not needed. */
+export function settle(v: { status: string; pending?: Promise<unknown> }): void {
+  v.pending?.catch(() => undefined);
+}
+
+function getDel(c: Client, argv: Buffer[]): CommandResult {
+  const store = c.store;
+  const key = argv[1]!;
+  return then(readOwned(store, key), (r) => {
+    if (r.status === 'notFound') {
+      c.reply.null();
+      return;
+    }
+    c.reply.bulk(r.value);
+    settle(store.remove(key));
+  });
+}
+
+// ---- MGET / MSET ---------------------------------------------------------------
+
+/**
+ * MGET: while the keys are in memory, values are written straight from the
+ * log. From the first key that misses memory on, the rest go to
+ * @strata/scan's `multiGet` as one batch: keys still in memory are read at
+ * once, the others grouped by device page, each page read once, all reads in
+ * flight together. Each result is what a GET of that key gives.
+ */
+function mget(c: Client, argv: Buffer[]): CommandResult {
+  const store = c.store;
+  const n = argv.length - 1;
+  const start = c.reply.position;
+  for (let i = 1; i <= n; i++) {
+    const v = store.read(argv[i]!);
+    if (v.status === 'pending') {
+      // The reply so far is taken back (a copy) and written once every value
+      // is in: the connection flushes while it waits, and a read that fails
+      // must leave one error reply, not a short array.
+      const head = i === 1 ? null : Buffer.from(c.reply.since(start));
+      if (head !== null) c.reply.rewind(start);
+      return mgetRest(c, store, argv, i, v.pending, head);
+    }
+    if (i === 1) c.reply.array(n);
+    // A collection is nil to MGET, as in Redis.
+    if (v.status === 'found' && v.type === STRING) c.reply.bulkRange(v.bytes, v.offset, v.length);
+    else c.reply.null();
+  }
+  return undefined;
+}
+
+/** MGET from key `first` (its read pending already) to the last. */
+function mgetRest(
+  c: Client,
+  store: StoreCore,
+  argv: Buffer[],
+  first: number,
+  pending: Promise<ReadResult>,
+  written: Buffer | null,
+): Promise<void> {
+  const rest = first < argv.length - 1 ? multiGet(store, argv.slice(first + 1)) : null;
+  return Promise.all([pending, rest]).then(([head, batch]) => {
+    if (written === null) c.reply.array(argv.length - 1);
+    else c.reply.raw(written);
+    const reply = (r: ReadResult) => {
+      if (r.status === 'found' && r.type === STRING) c.reply.bulk(r.value);
+      else c.reply.null();
+    };
+    reply(head);
+    if (batch !== null) for (const r of batch.results) reply(r);
+  });
+}
+
+function mset(c: Client, argv: Buffer[]): CommandResult {
+  if (argv.length % 2 === 0) throw wrongArityError('mset');
+  const store = c.store;
+  const collections = c.collections;
+  let waits: Promise<unknown>[] | null = null;
+  for (let i = 1; i < argv.length; i += 2) {
+    collections.invalidate(argv[i]!);
+    const v = store.upsert(argv[i]!, argv[i + 1]!, 0, 0);
+    if (v.status === 'pending') waits = pushTo(waits, v.pending);
+  }
+  if (waits === null) {
+    c.reply.simple('OK');
+    return undefined;
+  }
+  return Promise.all(waits).then(() => {
+    c.reply.simple('OK');
+  });
+}
+
+function msetNx(c: Client, argv: Buffer[]): CommandResult {
+  if (argv.length % 2 === 0) throw wrongArityError('msetnx');
+  const store = c.store;
+  let any = false;
+  let waits: Promise<ReadResult>[] | null = null;
+  for (let i = 1; i < argv.length; i += 2) {
+    const v = store.probe(argv[i]!);
+    if (v.status === 'found') any = true;
+    else if (v.status === 'pending') waits = pushTo(waits, v.pending);
+  }
+  const write = (): CommandResult => {
+    let w: Promise<unknown>[] | null = null;
+    const collections = c.collections;
+    for (let i = 1; i < argv.length; i += 2) {
+      collections.invalidate(argv[i]!);
+      const v = store.upsert(argv[i]!, argv[i + 1]!, 0, 0);
+      if (v.status === 'pending') w = pushTo(w, v.pending);
+    }
+    if (w === null) {
+      c.reply.integer(1);
+      return undefined;
+    }
+    return Promise.all(w).then(() => {
+      c.reply.integer(1);
+    });
+  };
+  if (any) {
+    // Probes still on the disk are not needed: one that fails must not
+    // become an unhandled rejection (which ends the process).
+    if (waits !== null) for (const w of waits) w.catch(() => undefined);
+    c.reply.integer(0);
+    return undefined;
+  }
+  if (waits === null) return write();
+  return Promise.all(waits).then((rs) => {
+    if (rs.some((r) => r.status === 'found')) c.reply.integer(0);
+    else return write();
+    return undefined;
+  });
+}
+
+// ---- in-place updates ----------------------------------------------------------
+
+/** Read-modify-write, replying with the new value's length. */
+function rmwLength<C>(c: Client, key: Buffer, fns: RmwFunctions<C>, ctx: C): CommandResult {
+  const v = c.store.readModifyWrite(key, fns, ctx);
+  if (v.status === 'ok') {
+    c.reply.integer(v.length);
+    return undefined;
+  }
+  if (v.status === 'notFound') {
+    c.reply.integer(0);
+    return undefined;
+  }
+  if (v.status === 'wrongType') throw wrongTypeError();
+  return v.pending.then((r) => {
+    if (r.status === 'wrongType') throw wrongTypeError();
+    c.reply.integer(r.status === 'ok' ? r.value.length : 0);
+  });
+}
+
+function append(c: Client, argv: Buffer[]): CommandResult {
+  const ctx: AppendContext = { suffix: argv[2]! };
+  return rmwLength(c, argv[1]!, appendFunctions, ctx);
+}
+
+function setRange(c: Client, argv: Buffer[]): CommandResult {
+  const offset = parseInteger(argv[2]!);
+  if (offset < 0) throw offsetError();
+  const patch = argv[3]!;
+  if (patch.length > 0 && offset + patch.length > MAX_VALUE_LENGTH) throw tooLargeError();
+  const ctx: SetRangeContext = { offset, patch };
+  if (patch.length === 0) {
+    // Nothing to write: the length as it is (0 for a missing key).
+    return then(readOwned(c.store, argv[1]!), (r) => {
+      c.reply.integer(r.status === 'found' ? r.value.length : 0);
+    });
+  }
+  return rmwLength(c, argv[1]!, setRangeFunctions, ctx);
+}
+
+// ---- INCR family ---------------------------------------------------------------
+
+interface BigIncrContext {
+  delta: bigint;
+  result: number | bigint;
+}
+
+/** Parses a stored integer exactly (string2ll rules), or null. */
+function storedInt(b: Uint8Array, off: number, len: number): bigint | null {
+  if (len === 0 || len > 20) return null;
+  const text = Buffer.from(b.buffer, b.byteOffset + off, len).toString('latin1');
+  if (!/^(0|-?[1-9][0-9]*)$/.test(text)) return null;
+  const v = BigInt(text);
+  return v > INT64_MAX || v < INT64_MIN ? null : v;
+}
+
+function writeAscii(text: string, dst: Uint8Array, off: number): void {
+  for (let i = 0; i < text.length; i++) dst[off + i] = text.charCodeAt(i);
+}
+
+/** INCRBY with a delta beyond 2^53: exact bigint arithmetic (rare, so not tuned). */
+const bigIncrFunctions: RmwFunctions<BigIncrContext> = {
+  initialLength(ctx) {
+    ctx.result = ctx.delta;
+    return ctx.delta.toString().length;
+  },
+  initialValue(ctx, dst, off) {
+    writeAscii(ctx.result.toString(), dst, off);
+  },
+  updatedLength(ctx, old, off, len) {
+    const v = storedInt(old, off, len);
+    if (v === null) throw notIntegerError();
+    const r = v + ctx.delta;
+    if (r > INT64_MAX || r < INT64_MIN) throw overflowError();
+    ctx.result = Number.isSafeInteger(Number(r)) ? Number(r) : r;
+    return r.toString().length;
+  },
+  update(ctx, _o, _oo, _ol, dst, off) {
+    writeAscii(ctx.result.toString(), dst, off);
+  },
+};
+
+function incrBy(c: Client, key: Buffer, delta: number | bigint): CommandResult {
+  const store = c.store;
+  if (typeof delta === 'number' && Number.isSafeInteger(delta)) {
+    // Its own context: a pending operation runs its functions again later.
+    const ctx: IncrContext = { delta, result: 0 };
+    const v = store.readModifyWrite(key, incrFunctions, ctx);
+    if (v.status !== 'pending') {
+      if (v.status === 'wrongType') throw wrongTypeError();
+      c.reply.integer(ctx.result);
+      return undefined;
+    }
+    return v.pending.then((r) => {
+      if (r.status === 'wrongType') throw wrongTypeError();
+      c.reply.integer(ctx.result);
+    });
+  }
+  const ctx: BigIncrContext = { delta: BigInt(delta), result: 0 };
+  const v = store.readModifyWrite(key, bigIncrFunctions, ctx);
+  if (v.status !== 'pending') {
+    if (v.status === 'wrongType') throw wrongTypeError();
+    c.reply.integer(ctx.result);
+    return undefined;
+  }
+  return v.pending.then((r) => {
+    if (r.status === 'wrongType') throw wrongTypeError();
+    c.reply.integer(ctx.result);
+  });
+}
+
+interface FloatContext {
+  delta: LongDouble;
+  text: string;
+}
+
+/** The new value as Redis stores it: long double arithmetic, `%.17Lf` digits. */
+function floatResult(ctx: FloatContext, old: LongDouble): number {
+  const r = add(old, ctx.delta);
+  if (!isFiniteLongDouble(r)) throw nanOrInfinityError();
+  ctx.text = formatHuman(r);
+  return ctx.text.length;
+}
+
+const floatFunctions: RmwFunctions<FloatContext> = {
+  initialLength: (ctx) => floatResult(ctx, ZERO_LD),
+  initialValue(ctx, dst, off) {
+    writeAscii(ctx.text, dst, off);
+  },
+  updatedLength(ctx, old, off, len) {
+    const v = parseLongDouble(
+      Buffer.from(old.buffer, old.byteOffset + off, len).toString('latin1'),
+    );
+    if (v === null) throw notFloatError();
+    return floatResult(ctx, v);
+  },
+  update(ctx, _o, _oo, _ol, dst, off) {
+    writeAscii(ctx.text, dst, off);
+  },
+};
+
+const ZERO_LD = parseLongDouble('0')!;
+
+/**
+ * INCRBYFLOAT with an increment that is no number or not finite: Redis
+ * checks the key's type, then its value, then the increment.
+ */
+function refuseIncrByFloat(c: Client, key: Buffer, delta: LongDouble | null): CommandResult {
+  return then(readOwned(c.store, key), (r) => {
+    if (r.status === 'found' && parseLongDouble(r.value.toString('latin1')) === null) {
+      throw notFloatError();
+    }
+    throw delta === null ? notFloatError() : nanOrInfinityError();
+  });
+}
+
+function incrByFloat(c: Client, argv: Buffer[]): CommandResult {
+  const delta = parseLongDouble(argv[2]!.toString('latin1'));
+  if (delta === null || !isFiniteLongDouble(delta)) return refuseIncrByFloat(c, argv[1]!, delta);
+  const ctx: FloatContext = { delta, text: '' };
+  const v = c.store.readModifyWrite(argv[1]!, floatFunctions, ctx);
+  if (v.status !== 'pending') {
+    if (v.status === 'wrongType') throw wrongTypeError();
+    c.reply.bulk(ctx.text);
+    return undefined;
+  }
+  return v.pending.then((r) => {
+    if (r.status === 'wrongType') throw wrongTypeError();
+    c.reply.bulk(ctx.text);
+  });
+}
+
+// ---- reads ---------------------------------------------------------------------
+
+function strlen(c: Client, argv: Buffer[]): CommandResult {
+  const v = c.store.read(argv[1]!);
+  mustBeString(v);
+  if (v.status === 'found') c.reply.integer(v.length);
+  else if (v.status === 'notFound') c.reply.integer(0);
+  else {
+    return v.pending.then((r) => {
+      mustBeString(r);
+      c.reply.integer(r.status === 'found' ? r.value.length : 0);
+    });
+  }
+  return undefined;
+}
+
+/** GETRANGE's index rules (Redis 7): negative from the end, clamped, empty when crossed. */
+function getRange(c: Client, argv: Buffer[]): CommandResult {
+  const start0 = parseInteger(argv[2]!);
+  const end0 = parseInteger(argv[3]!);
+  const write = (bytes: Uint8Array, offset: number, length: number): void => {
+    let start = start0;
+    let end = end0;
+    if (start < 0 && end < 0 && start > end) {
+      c.reply.bulk('');
+      return;
+    }
+    if (start < 0) start = length + start;
+    if (end < 0) end = length + end;
+    if (start < 0) start = 0;
+    if (end < 0) end = 0;
+    if (end >= length) end = length - 1;
+    if (start > end || length === 0) c.reply.bulk('');
+    else c.reply.bulkRange(bytes, offset + start, end - start + 1);
+  };
+  const v = c.store.read(argv[1]!);
+  mustBeString(v);
+  if (v.status === 'found') write(v.bytes, v.offset, v.length);
+  else if (v.status === 'notFound') c.reply.bulk('');
+  else {
+    return v.pending.then((r) => {
+      mustBeString(r);
+      if (r.status === 'found') write(r.value, 0, r.value.length);
+      else c.reply.bulk('');
+    });
+  }
+  return undefined;
+}
+
+// ---- the table -----------------------------------------------------------------
+
+const W: CommandFlagName[] = ['write', 'denyoom'];
+const WF: CommandFlagName[] = ['write', 'denyoom', 'fast'];
+const R: CommandFlagName[] = ['readonly'];
+const RF: CommandFlagName[] = ['readonly', 'fast'];
+const key1 = { firstKey: 1, lastKey: 1, step: 1 } as const;
+const str = { acl: ['string'], group: 'string' } as const;
+
+export const stringCommands: CommandDefinition[] = [
+  {
+    name: 'get',
+    arity: 2,
+    flags: RF,
+    ...key1,
+    ...str,
+    since: '1.0.0',
+    complexity: 'O(1)',
+    summary: 'Returns the string value of a key.',
+    handler: get,
+  },
+  {
+    name: 'set',
+    arity: -3,
+    flags: W,
+    ...key1,
+    ...str,
+    since: '1.0.0',
+    complexity: 'O(1)',
+    keyFlags: ['RW', 'access', 'update', 'variable_flags'],
+    keyNotes: 'RW and ACCESS due to the optional `GET` argument',
+    summary:
+      "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.",
+    handler: set,
+  },
+  {
+    name: 'setnx',
+    arity: 3,
+    flags: WF,
+    ...key1,
+    ...str,
+    keyFlags: ['OW', 'insert'],
+    since: '1.0.0',
+    complexity: 'O(1)',
+    summary: "Set the string value of a key only when the key doesn't exist.",
+    handler(c, argv) {
+      const v = c.store.upsert(argv[1]!, argv[2]!, 0, SetFlag.NX);
+      if (v.status === 'pending') {
+        return v.pending.then((r) => {
+          if (r.status === 'ok') c.collections.invalidate(argv[1]!);
+          c.reply.integer(r.status === 'ok' ? 1 : 0);
+        });
+      }
+      if (v.status === 'ok') c.collections.invalidate(argv[1]!);
+      c.reply.integer(v.status === 'ok' ? 1 : 0);
+      return undefined;
+    },
+  },
+  {
+    name: 'setex',
+    arity: 4,
+    flags: W,
+    ...key1,
+    ...str,
+    keyFlags: ['OW', 'update'],
+    since: '2.0.0',
+    complexity: 'O(1)',
+    summary:
+      "Sets the string value and expiration time of a key. Creates the key if it doesn't exist.",
+    handler: (c, argv) => setEx(c, argv, true, 'setex'),
+  },
+  {
+    name: 'psetex',
+    arity: 4,
+    flags: W,
+    ...key1,
+    ...str,
+    keyFlags: ['OW', 'update'],
+    since: '2.6.0',
+    complexity: 'O(1)',
+    summary:
+      "Sets both string value and expiration time in milliseconds of a key. The key is created if it doesn't exist.",
+    handler: (c, argv) => setEx(c, argv, false, 'psetex'),
+  },
+  {
+    name: 'getset',
+    arity: 3,
+    flags: WF,
+    ...key1,
+    ...str,
+    keyFlags: ['RW', 'access', 'update'],
+    since: '1.0.0',
+    complexity: 'O(1)',
+    summary: 'Returns the previous string value of a key after setting it to a new value.',
+    handler: (c, argv) => setAndReply(c, argv[1]!, argv[2]!, 0, SetFlag.GET),
+  },
+  {
+    name: 'getdel',
+    arity: 2,
+    flags: ['write', 'fast'],
+    ...key1,
+    ...str,
+    keyFlags: ['RW', 'access', 'delete'],
+    since: '6.2.0',
+    complexity: 'O(1)',
+    summary: 'Returns the string value of a key after deleting the key.',
+    handler: getDel,
+  },
+  {
+    name: 'getex',
+    arity: -2,
+    flags: ['write', 'fast'],
+    ...key1,
+    ...str,
+    keyFlags: ['RW', 'access', 'update'],
+    since: '6.2.0',
+    complexity: 'O(1)',
+    summary: 'Returns the string value of a key after setting its expiration time.',
+    handler: getEx,
+  },
+  {
+    name: 'mget',
+    arity: -2,
+    flags: RF,
+    firstKey: 1,
+    lastKey: -1,
+    step: 1,
+    ...str,
+    since: '1.0.0',
+    complexity: 'O(N) where N is the number of keys to retrieve.',
+    summary: 'Atomically returns the string values of one or more keys.',
+    handler: mget,
+  },
+  {
+    name: 'mset',
+    arity: -3,
+    flags: W,
+    firstKey: 1,
+    lastKey: -1,
+    step: 2,
+    ...str,
+    keyFlags: ['OW', 'update'],
+    tips: ['request_policy:multi_shard', 'response_policy:all_succeeded'],
+    since: '1.0.1',
+    complexity: 'O(N) where N is the number of keys to set.',
+    summary: 'Atomically creates or modifies the string values of one or more keys.',
+    handler: mset,
+  },
+  {
+    name: 'msetnx',
+    arity: -3,
+    flags: W,
+    firstKey: 1,
+    lastKey: -1,
+    step: 2,
+    ...str,
+    keyFlags: ['OW', 'insert'],
+    since: '1.0.1',
+    complexity: 'O(N) where N is the number of keys to set.',
+    summary:
+      "Atomically modifies the string values of one or more keys only when all keys don't exist.",
+    handler: msetNx,
+  },
+  {
+    name: 'append',
+    arity: 3,
+    flags: WF,
+    ...key1,
+    ...str,
+    keyFlags: ['RW', 'insert'],
+    since: '2.0.0',
+    complexity: 'O(1).',
+    summary: "Appends a string to the value of a key. Creates the key if it doesn't exist.",
+    handler: append,
+  },
+  {
+    name: 'strlen',
+    arity: 2,
+    flags: RF,
+    ...key1,
+    ...str,
+    since: '2.2.0',
+    complexity: 'O(1)',
+    summary: 'Returns the length of a string value.',
+    handler: strlen,
+  },
+  {
+    name: 'getrange',
+    arity: 4,
+    flags: R,
+    ...key1,
+    ...str,
+    since: '2.4.0',
+    complexity: 'O(N) where N is the length of the returned string.',
+    summary: 'Returns a substring of the string stored at a key.',
+    handler: getRange,
+  },
+  {
+    name: 'substr',
+    arity: 4,
+    flags: R,
+    ...key1,
+    ...str,
+    since: '1.0.0',
+    complexity: 'O(N) where N is the length of the returned string.',
+    summary: 'Returns a substring from a string value.',
+    handler: getRange,
+  },
+  {
+    name: 'setrange',
+    arity: 4,
+    flags: W,
+    ...key1,
+    ...str,
+    since: '2.2.0',
+    complexity: 'O(1), not counting the time taken to copy the new string in place.',
+    summary:
+      "Overwrites a part of a string value with another by an offset. Creates the key if it doesn't exist.",
+    handler: setRange,
+  },
+  {
+    name: 'incr',
+    arity: 2,
+    flags: WF,
+    ...key1,
+    ...str,
+    keyFlags: ['RW', 'access', 'update'],
+    since: '1.0.0',
+    complexity: 'O(1)',
+    summary:
+      "Increments the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.",
+    handler: (c, argv) => incrBy(c, argv[1]!, 1),
+  },
+  {
+    name: 'decr',
+    arity: 2,
+    flags: WF,
+    ...key1,
+    ...str,
+    keyFlags: ['RW', 'access', 'update'],
+    since: '1.0.0',
+    complexity: 'O(1)',
+    summary:
+      "Decrements the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.",
+    handler: (c, argv) => incrBy(c, argv[1]!, -1),
+  },
+  {
+    name: 'incrby',
+    arity: 3,
+    flags: WF,
+    ...key1,
+    ...str,
+    keyFlags: ['RW', 'access', 'update'],
+    since: '1.0.0',
+    complexity: 'O(1)',
+    summary:
+      "Increments the integer value of a key by a number. Uses 0 as initial value if the key doesn't exist.",
+    handler: (c, argv) => incrBy(c, argv[1]!, parseInt64(argv[2]!)),
+  },
+  {
+    name: 'decrby',
+    arity: 3,
+    flags: WF,
+    ...key1,
+    ...str,
+    keyFlags: ['RW', 'access', 'update'],
+    since: '1.0.0',
+    complexity: 'O(1)',
+    summary:
+      "Decrements a number from the integer value of a key. Uses 0 as initial value if the key doesn't exist.",
+    handler(c, argv) {
+      const d = parseInt64(argv[2]!);
+      if (typeof d === 'bigint' && d === INT64_MIN) {
+        throw new CommandError('ERR_OVERFLOW', 'ERR decrement would overflow');
+      }
+      return incrBy(c, argv[1]!, typeof d === 'bigint' ? -d : -d);
+    },
+  },
+  {
+    name: 'incrbyfloat',
+    arity: 3,
+    flags: WF,
+    ...key1,
+    ...str,
+    keyFlags: ['RW', 'access', 'update'],
+    since: '2.6.0',
+    complexity: 'O(1)',
+    summary:
+      "Increment the floating point value of a key by a number. Uses 0 as initial value if the key doesn't exist.",
+    handler: incrByFloat,
+  },
+];

@@ -1,0 +1,295 @@
+import { createServer, type Server, Socket } from 'node:net';
+import type { StoreCore } from '@strata/hlog';
+import { DEFAULT_CLIENT_QUERY_BUFFER_LIMIT, DEFAULT_PROTO_MAX_BULK_LEN } from '@strata/protocol';
+import { commandDefinitions, type ShutdownHook } from '../commands/index.js';
+import { maxClientsError, PROTECTED_MODE_REPLY, ReplayError } from '../errors.js';
+import { Client } from './client.js';
+import type { CommandLog } from './command-log.js';
+import type { CommandDefinition, CommandTable } from './command-table.js';
+import { CommandTable as Table } from './command-table.js';
+import {
+  type DatabaseProvider,
+  Keyspace,
+  type StoreDatabasesOptions,
+  storeDatabases,
+} from './keyspace.js';
+import { type ServerConfig, ServerState } from './server-state.js';
+import { StoreHealth } from './store-health.js';
+
+export interface RespServerOptions {
+  /** Where the databases live: a provider, or options for one Store per database in a directory. */
+  readonly databases: DatabaseProvider | StoreDatabasesOptions;
+  /** requirepass: clients must AUTH (or HELLO ... AUTH) first. Default none. */
+  readonly requirepass?: string | null;
+  /** maxclients. Default 10000. */
+  readonly maxclients?: number;
+  /** proto-max-bulk-len. Default 512 MB. */
+  readonly maxBulkLength?: number;
+  /**
+   * Bytes of replies a client may leave unread before it is disconnected
+   * (client-output-buffer-limit, hard). Default 0: no limit, as Redis's
+   * normal clients; reading from a client pauses while its replies do not drain.
+   */
+  readonly outputBufferLimit?: number;
+  /**
+   * Request bytes a client may have buffered and not run (a command still
+   * arriving) before it is disconnected (client-query-buffer-limit). Default 1 GB.
+   */
+  readonly queryBufferLimit?: number;
+  /** Extra commands, or replacements of built-in ones by name. */
+  readonly commands?: readonly CommandDefinition[];
+  /**
+   * What SHUTDOWN does after its SAVE and after closing the caller's
+   * connection: an app stops itself (checkpoint, close, exit). Default: the
+   * server stops listening, drops its clients and closes the databases.
+   */
+  readonly onShutdown?: ShutdownHook;
+  /**
+   * Where write commands are logged once they ran (an append-only file),
+   * in their replay form; see CommandLog. Default none.
+   */
+  readonly commandLog?: CommandLog;
+  /**
+   * protected-mode (default true): with no requirepass, a client from a
+   * non-loopback address gets Redis's DENIED error and is disconnected.
+   */
+  readonly protectedMode?: boolean;
+  /**
+   * An app's INFO lines (`field:value`), by section name. A built-in section
+   * (`persistence`...) shows them after its own; another name is a section
+   * of its own, shown by `INFO <name>`, `all` and `everything`. Called on
+   * each INFO, so they are current.
+   */
+  readonly infoSections?: Readonly<Record<string, InfoSectionProvider>>;
+  /**
+   * An app's read-only settings for CONFIG GET (`appendonly`, `appendfsync`...),
+   * by Redis's name; a built-in one of the same name is replaced.
+   */
+  readonly configValues?: Readonly<Record<string, () => string>>;
+}
+
+/** The lines an app adds to one INFO section, each `field:value`. */
+export type InfoSectionProvider = () => readonly string[];
+
+export interface RespServerAddress {
+  readonly host: string;
+  readonly port: number;
+}
+
+function isProvider(d: DatabaseProvider | StoreDatabasesOptions): d is DatabaseProvider {
+  return typeof (d as DatabaseProvider).open === 'function';
+}
+
+/**
+ * A Redis-protocol server over Strata stores.
+ *
+ * ```ts
+ * const server = new RespServer({ databases: { dir: './data', store: { memory: 64 << 20 } } });
+ * const { port } = await server.listen(6379); // 127.0.0.1 unless told otherwise
+ * // ... redis-cli -p 6379
+ * await server.close(); // closes clients, then checkpoints and closes the stores
+ * ```
+ */
+export class RespServer {
+  readonly table: CommandTable;
+  readonly keyspace: Keyspace;
+  private readonly state: ServerState;
+  private readonly server: Server;
+  private readonly health: StoreHealth;
+  private closing: Promise<void> | null = null;
+  /** The connection-less client that runs `execute` (replay). */
+  private replayClient: Client | null = null;
+  private replayDb = 0;
+
+  constructor(options: RespServerOptions) {
+    const provider = isProvider(options.databases)
+      ? options.databases
+      : storeDatabases(options.databases);
+    this.keyspace = new Keyspace(watchedStores(provider, (s) => this.health.watch(s)));
+    const defs = new Map<string, CommandDefinition>();
+    for (const d of commandDefinitions({
+      flush: this.keyspace.canFlush,
+      save: this.keyspace.canSave,
+      ...(options.onShutdown ? { shutdown: options.onShutdown } : {}),
+    }))
+      defs.set(d.name, d);
+    for (const d of options.commands ?? []) defs.set(d.name, d);
+    this.table = Table.from(defs.values());
+    const config: ServerConfig = {
+      requirepass: options.requirepass ?? null,
+      maxclients: options.maxclients ?? 10_000,
+      maxBulkLength: options.maxBulkLength ?? DEFAULT_PROTO_MAX_BULK_LEN,
+      outputBufferLimit: options.outputBufferLimit ?? 0,
+      queryBufferLimit: options.queryBufferLimit ?? DEFAULT_CLIENT_QUERY_BUFFER_LIMIT,
+      protectedMode: options.protectedMode ?? true,
+    };
+    this.state = new ServerState(this.table, this.keyspace, config);
+    this.state.commandLog = options.commandLog ?? null;
+    this.state.infoSections = options.infoSections ?? {};
+    this.state.configValues = options.configValues ?? {};
+    this.health = new StoreHealth(this.state);
+    this.server = createServer({ noDelay: true }, (socket) => this.accept(socket));
+  }
+
+  /**
+   * Listens on `host` (loopback by default: exposing a server is a choice)
+   * and `port` (0 picks a free one). Database 0 is opened first, so a store
+   * that cannot open fails here rather than on the first command.
+   */
+  async listen(port = 6379, host = '127.0.0.1'): Promise<RespServerAddress> {
+    await this.keyspace.ensure(0);
+    await new Promise<void>((resolve, reject) => {
+      const onError = (e: Error) => reject(e);
+      this.server.once('error', onError);
+      this.server.listen(port, host, () => {
+        this.server.off('error', onError);
+        resolve();
+      });
+    });
+    const address = this.address();
+    this.state.port = address.port;
+    this.state.host = address.host;
+    return address;
+  }
+
+  address(): RespServerAddress {
+    const a = this.server.address();
+    if (a === null || typeof a === 'string') throw new Error('the server is not listening');
+    return { host: a.address, port: a.port };
+  }
+
+  /**
+   * Runs one command with no connection (replaying an append-only file):
+   * in database `db`, not logged to the command log. MULTI .. EXEC work
+   * across calls. Rejects with a ReplayError (Redis's error text) when the
+   * command answers an error.
+   */
+  async execute(db: number, argv: Buffer[]): Promise<void> {
+    let c = this.replayClient;
+    if (c === null) {
+      c = new Client(this.state, new Socket(), true);
+      this.replayClient = c;
+    }
+    if (db !== this.replayDb) {
+      // As a SELECT in the file would: queued inside MULTI, at once outside.
+      await this.runReplay(c, [Buffer.from('SELECT'), Buffer.from(String(db))]);
+      this.replayDb = db;
+    }
+    await this.runReplay(c, argv);
+  }
+
+  private async runReplay(c: Client, argv: Buffer[]): Promise<void> {
+    const r = c.execute(argv);
+    if (r !== undefined) await r;
+    const out = c.reply.flush();
+    if (out !== null && out[0] === 0x2d) {
+      const end = out.indexOf(0x0d);
+      throw new ReplayError(out.subarray(1, end < 0 ? out.length : end).toString('latin1'));
+    }
+  }
+
+  /**
+   * Refuses write commands (and PING) with `MISCONF <message>` while set
+   * (Redis's wording for the AOF: "Errors writing to the AOF file: <why>");
+   * null accepts them again. Reads keep working.
+   */
+  setWriteError(message: string | null): void {
+    this.state.setWriteError(message);
+  }
+
+  /** The error write commands get now, or null. */
+  get writeError(): string | null {
+    return this.state.writeError;
+  }
+
+  /** Connected clients. */
+  get clientCount(): number {
+    return this.state.clients.size;
+  }
+
+  /** Stops accepting, disconnects every client, then closes the databases. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.health.stop();
+      const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+      for (const c of this.state.clients.values()) c.kill();
+      await closed;
+      await this.keyspace.closeAll();
+    })();
+    return this.closing;
+  }
+
+  private accept(socket: Socket): void {
+    const state = this.state;
+    state.stats.connections++;
+    if (this.closing !== null || state.clients.size >= state.config.maxclients) {
+      // Redis answers, then closes: the client sees why.
+      state.stats.rejectedConnections++;
+      refuse(socket, `-${maxClientsError().message}\r\n`);
+      return;
+    }
+    if (state.config.protectedMode && !state.authRequired && !isLoopback(socket.remoteAddress)) {
+      refuse(socket, PROTECTED_MODE_REPLY);
+      return;
+    }
+    const client = new Client(state, socket);
+    state.clients.set(client.id, client);
+    socket.on('error', () => {
+      // A reset connection is a normal end of a client; 'close' follows.
+    });
+    socket.on('close', () => {
+      state.clients.delete(client.id);
+      client.onClose();
+    });
+  }
+}
+
+/**
+ * `provider` with `watch` called on every store it opens or gives back
+ * from a flush (StoreHealth listens to their write errors).
+ */
+function watchedStores(
+  provider: DatabaseProvider,
+  watch: (store: StoreCore) => void,
+): DatabaseProvider {
+  const watched = (s: StoreCore): StoreCore => {
+    watch(s);
+    return s;
+  };
+  const p = provider;
+  return {
+    get count() {
+      return p.count;
+    },
+    open: (index) => p.open(index).then(watched),
+    close: (index, store) => p.close(index, store),
+    ...(p.flush && { flush: (index, store) => p.flush!(index, store).then(watched) }),
+    ...(p.save && { save: (index, store) => p.save!(index, store) }),
+    ...(p.swap && { swap: (a, b) => p.swap!(a, b) }),
+    ...(p.collectionBudget && {
+      collectionBudget: (index, store) => p.collectionBudget!(index, store),
+    }),
+  };
+}
+
+/**
+ * Answers a connection that is not let in, then closes it. It is read (and
+ * its input dropped) so its end is seen and the socket freed; one that keeps
+ * its side open is destroyed shortly after. A reset is no error of ours.
+ */
+function refuse(socket: Socket, reply: string): void {
+  socket.on('error', () => undefined);
+  socket.end(reply);
+  socket.resume();
+  socket.setTimeout(REFUSED_LINGER_MS, () => socket.destroy());
+}
+
+/** How long a refused connection may stay half open. */
+const REFUSED_LINGER_MS = 1000;
+
+/** Redis's connIsLocal: 127.0.0.0/8 and ::1 (IPv4-mapped too). */
+function isLoopback(address: string | undefined): boolean {
+  if (address === undefined) return false;
+  const a = address.startsWith('::ffff:') ? address.slice(7) : address;
+  return a.startsWith('127.') || a === '::1';
+}

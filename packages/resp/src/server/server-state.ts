@@ -1,0 +1,267 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { argvFreeHandlers } from '../commands/strings/strings.js';
+import { oneLine } from '../errors.js';
+import type { Client } from './client.js';
+import type { CommandLog } from './command-log.js';
+import type { CommandSpec, CommandTable } from './command-table.js';
+import type { Keyspace } from './keyspace.js';
+
+export interface ServerConfig {
+  /** requirepass: null = no AUTH needed. */
+  requirepass: string | null;
+  maxclients: number;
+  /** proto-max-bulk-len. */
+  maxBulkLength: number;
+  /** Bytes of replies a client may have waiting before it is disconnected; 0 = no limit. */
+  outputBufferLimit: number;
+  /** client-query-buffer-limit: request bytes a client may hold before it is disconnected. */
+  queryBufferLimit: number;
+  /** protected-mode: with no requirepass, only loopback clients are accepted. */
+  protectedMode: boolean;
+}
+
+/**
+ * What every connection and command shares: the command table, the
+ * databases, the connected clients, the config, the counters, and the state
+ * of transactions (the exclusive gate of EXEC, WATCHed keys).
+ */
+export class ServerState {
+  readonly clients = new Map<number, Client>();
+  readonly startedAt = Date.now();
+  private nextId = 1;
+  private passwordDigest: Buffer | null = null;
+  private configValue: ServerConfig;
+  readonly stats = {
+    connections: 0,
+    rejectedConnections: 0,
+    commands: 0,
+    netInput: 0,
+    netOutput: 0,
+  };
+
+  /** Commands waiting on the disk, over all clients (each client counts its own). */
+  inFlight = 0;
+  /** While set, only this client's commands run (EXEC going to disk stays atomic). */
+  exclusive: Client | null = null;
+  private exclusiveWaiters: (() => void)[] = [];
+  private idleWaiters: { except: Client; resolve: () => void }[] = [];
+
+  /** WATCHed keys: db -> key (latin1, bytes as they are) -> watching clients. */
+  readonly watched = new Map<number, Map<string, Set<Client>>>();
+  watchedKeys = 0;
+
+  /** Unix time of the last SAVE/BGSAVE that completed (LASTSAVE); start time at first. */
+  lastSave = Math.floor(Date.now() / 1000);
+
+  /** Where write commands are logged (an AOF), or null. */
+  commandLog: CommandLog | null = null;
+
+  /** An app's INFO lines (RespServerOptions.infoSections) and CONFIG GET values (configValues). */
+  infoSections: Readonly<Record<string, () => readonly string[]>> = {};
+  configValues: Readonly<Record<string, () => string>> = {};
+
+  /**
+   * While set, write commands (and PING) are refused with this error
+   * (`MISCONF ...`): the AOF's error wins over a database log's.
+   */
+  writeError: string | null = null;
+  private aofError: string | null = null;
+  private readonly storeErrors = new Map<number, string>();
+  /** Re-reads the databases' write errors (StoreHealth): one may have cleared since. */
+  refreshWriteError: (() => void) | null = null;
+
+  /** Where the server listens (INFO, CLIENT LIST laddr). */
+  port = 0;
+  host = '';
+
+  constructor(
+    readonly table: CommandTable,
+    readonly keyspace: Keyspace,
+    config: ServerConfig,
+  ) {
+    this.configValue = config;
+    this.config = config;
+    // GET and SET hand their arguments arrays back; a command an app replaced does not.
+    for (const spec of table) {
+      spec.argvFree = spec.handler !== null && argvFreeHandlers.has(spec.handler);
+    }
+    const builtIn = (name: string) => table.lookup(Buffer.from(name))?.argvFree === true;
+    this.parseAhead = builtIn('get') && builtIn('set');
+  }
+
+  /**
+   * GET and SET are the built-in ones: a client may parse a pipelined run
+   * of them ahead and prefetch their keys (they change nothing the parser
+   * depends on). False when an app replaced either.
+   */
+  readonly parseAhead: boolean;
+
+  get config(): ServerConfig {
+    return this.configValue;
+  }
+
+  set config(c: ServerConfig) {
+    this.configValue = c;
+    this.passwordDigest = c.requirepass === null ? null : digest(Buffer.from(c.requirepass));
+  }
+
+  /** The command log's write error (a message after `MISCONF `, or the whole reply), or null. */
+  setWriteError(message: string | null): void {
+    const m = message === null ? null : oneLine(message);
+    this.aofError = m === null ? null : m.startsWith('MISCONF ') ? m : `MISCONF ${m}`;
+    this.updateWriteError();
+  }
+
+  /** A database's log failed to write (message) or recovered (null). */
+  setStoreWriteError(db: number, message: string | null): void {
+    if (message === null) this.storeErrors.delete(db);
+    else this.storeErrors.set(db, message);
+    this.updateWriteError();
+  }
+
+  /**
+   * The write error as it is now: a database's error is checked again
+   * first (a retry or checkpoint may have written its pages). For the
+   * moment a write is about to be refused; `writeError` is the fast check.
+   */
+  currentWriteError(): string | null {
+    if (this.writeError !== null && this.storeErrors.size > 0) this.refreshWriteError?.();
+    return this.writeError;
+  }
+
+  private updateWriteError(): void {
+    let e = this.aofError;
+    if (e === null) for (const m of this.storeErrors.values()) e ??= m;
+    this.writeError = e;
+  }
+
+  newClientId(): number {
+    return this.nextId++;
+  }
+
+  get authRequired(): boolean {
+    return this.passwordDigest !== null;
+  }
+
+  /**
+   * Constant time: both sides are hashed first, so the compare never depends
+   * on where the bytes differ or on the password's length.
+   */
+  checkPassword(password: Uint8Array): boolean {
+    if (this.passwordDigest === null) return false;
+    return timingSafeEqual(digest(password), this.passwordDigest);
+  }
+
+  // ---- pending commands and the EXEC gate ------------------------------------
+
+  pendingStarted(c: Client): void {
+    c.inFlight++;
+    this.inFlight++;
+  }
+
+  pendingEnded(c: Client): void {
+    c.inFlight--;
+    this.inFlight--;
+    if (this.idleWaiters.length > 0) this.wakeIdle();
+  }
+
+  /** Resolves when no client but `except` has a command in flight. */
+  waitIdle(except: Client): Promise<void> {
+    if (this.othersIdle(except)) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push({ except, resolve }));
+  }
+
+  othersIdle(except: Client): boolean {
+    return this.inFlight === except.inFlight;
+  }
+
+  private wakeIdle(): void {
+    const still: { except: Client; resolve: () => void }[] = [];
+    for (const w of this.idleWaiters) {
+      if (this.othersIdle(w.except)) w.resolve();
+      else still.push(w);
+    }
+    this.idleWaiters = still;
+  }
+
+  /** Resolves once the exclusive gate is open again. */
+  waitExclusive(): Promise<void> {
+    return new Promise((resolve) => this.exclusiveWaiters.push(resolve));
+  }
+
+  /**
+   * Runs `fn` with every other client held: it starts once no other client
+   * has a command on the disk, and nothing else starts until it ends
+   * (FLUSHDB, an EXEC that goes to disk).
+   */
+  async runExclusive<T>(c: Client, fn: () => Promise<T> | T): Promise<T> {
+    // Inside an EXEC the client holds the gate already: EXEC releases it.
+    const acquired = this.exclusive !== c;
+    this.exclusive = c;
+    try {
+      await this.waitIdle(c);
+      return await fn();
+    } finally {
+      if (acquired) this.releaseExclusive(c);
+    }
+  }
+
+  releaseExclusive(c: Client): void {
+    if (this.exclusive !== c) return;
+    this.exclusive = null;
+    const waiters = this.exclusiveWaiters;
+    this.exclusiveWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  // ---- WATCH -------------------------------------------------------------------
+
+  watch(c: Client, db: number, key: Buffer): boolean {
+    let keys = this.watched.get(db);
+    if (keys === undefined) {
+      keys = new Map();
+      this.watched.set(db, keys);
+    }
+    const k = key.toString('latin1');
+    let set = keys.get(k);
+    if (set === undefined) {
+      set = new Set();
+      keys.set(k, set);
+    }
+    if (set.has(c)) return false;
+    set.add(c);
+    this.watchedKeys++;
+    return true;
+  }
+
+  unwatch(c: Client, db: number, key: string): void {
+    const keys = this.watched.get(db);
+    const set = keys?.get(key);
+    if (set === undefined || !set.delete(c)) return;
+    this.watchedKeys--;
+    if (set.size === 0) keys!.delete(key);
+    if (keys!.size === 0) this.watched.delete(db);
+  }
+
+  /** A write command ran: clients watching one of its keys see their EXEC fail. */
+  touchKeys(db: number, spec: CommandSpec, argv: readonly Buffer[]): void {
+    const keys = this.watched.get(db);
+    if (keys === undefined) return;
+    for (const i of spec.keyIndexes(argv.length)) {
+      const set = keys.get(argv[i]!.toString('latin1'));
+      if (set !== undefined) for (const c of set) c.watchDirty = true;
+    }
+  }
+
+  /** FLUSHDB / FLUSHALL: every watcher of `db` (or of all, for -1) is dirty. */
+  touchAll(db: number): void {
+    for (const [d, keys] of this.watched) {
+      if (db !== -1 && d !== db) continue;
+      for (const set of keys.values()) for (const c of set) c.watchDirty = true;
+    }
+  }
+}
+
+function digest(bytes: Uint8Array): Buffer {
+  return createHash('sha256').update(bytes).digest();
+}

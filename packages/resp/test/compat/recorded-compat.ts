@@ -1,0 +1,67 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startServer, type TestServer } from '../support/test-server.js';
+import type { CompatCase } from './compat-cases.js';
+import { hasRedisServer, runCase, startRedis } from './compat-runner.js';
+
+/**
+ * Declares the recorded-replies compat suites for `cases`: strata's replies
+ * must equal those recorded in `expectedFile`, and (when redis-server is
+ * installed) so must redis-server's. With STRATA_RECORD_COMPAT=1 the
+ * redis-server replies are written to `expectedFile` instead.
+ */
+export function describeRecordedCompat(opts: {
+  cases: readonly CompatCase[];
+  expectedFile: URL;
+  strataTitle: string;
+  redisTitle: string;
+}): void {
+  const record = process.env.STRATA_RECORD_COMPAT === '1';
+  const expected = loadExpected(opts.expectedFile);
+
+  describe(opts.strataTitle, () => {
+    let t: TestServer;
+    beforeAll(async () => {
+      t = await startServer();
+    });
+    afterAll(async () => {
+      await t.stop();
+    });
+    for (const c of opts.cases) {
+      test.skipIf(record)(`strata: ${c.name}`, async () => {
+        expect(await runCase(t.port, c)).toBe(expected[c.name]);
+      });
+    }
+  });
+
+  const redis = hasRedisServer();
+  if (!redis)
+    console.warn('redis-server is not installed: the recorded replies are not re-checked');
+
+  describe.skipIf(!redis)(opts.redisTitle, () => {
+    let r: { port: number; stop(): void };
+    const recorded: Record<string, string> = {};
+    beforeAll(async () => {
+      r = await startRedis();
+    });
+    afterAll(() => {
+      r.stop();
+      if (record) writeFileSync(opts.expectedFile, `${JSON.stringify(recorded, null, 2)}\n`);
+    });
+    for (const c of opts.cases) {
+      test(`redis: ${c.name}`, async () => {
+        const got = await runCase(r.port, c);
+        recorded[c.name] = got;
+        if (!record) expect(got).toBe(expected[c.name]);
+      });
+    }
+  });
+}
+
+function loadExpected(file: URL): Record<string, string> {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+  } catch {
+    return {};
+  }
+}

@@ -1,0 +1,123 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { encodeCommand } from '@strata/protocol';
+import { RespServer, type RespServerOptions } from '../../src/server/resp-server.js';
+
+/**
+ * Small stores (16 KiB pages, 4 pages of memory), so that after a few
+ * hundred keys most of them live on disk and commands go pending.
+ */
+export const SMALL_STORE = { memory: 64 * 1024, pageSize: 16 * 1024, indexBuckets: 1024 } as const;
+
+export interface TestServer {
+  server: RespServer;
+  port: number;
+  dir: string;
+  stop(): Promise<void>;
+}
+
+export async function startServer(
+  options: Omit<RespServerOptions, 'databases'> & {
+    databases?: RespServerOptions['databases'];
+  } = {},
+): Promise<TestServer> {
+  const dir = await mkdtemp(join(tmpdir(), 'strata-resp-'));
+  const server = new RespServer({
+    databases: { dir, store: { ...SMALL_STORE, checkpointOnClose: false } },
+    ...options,
+  });
+  const { port } = await server.listen(0);
+  return {
+    server,
+    port,
+    dir,
+    async stop() {
+      await server.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A raw connection: write bytes, read back exactly what the server sends. */
+export class RawClient {
+  readonly socket: Socket;
+  private data = Buffer.alloc(0);
+  private waiters: (() => void)[] = [];
+  closed = false;
+
+  private constructor(socket: Socket) {
+    this.socket = socket;
+    socket.on('data', (d: Buffer) => {
+      this.data = Buffer.concat([this.data, d]);
+      this.wake();
+    });
+    socket.on('close', () => {
+      this.closed = true;
+      this.wake();
+    });
+    socket.on('error', () => undefined);
+  }
+
+  static connect(port: number): Promise<RawClient> {
+    return new Promise((resolve, reject) => {
+      const s = connect(port, '127.0.0.1', () => resolve(new RawClient(s)));
+      s.once('error', reject);
+    });
+  }
+
+  private wake(): void {
+    const w = this.waiters;
+    this.waiters = [];
+    for (const f of w) f();
+  }
+
+  write(bytes: string | Uint8Array): void {
+    this.socket.write(bytes);
+  }
+
+  send(...argv: (string | Buffer)[]): void {
+    this.socket.write(encodeCommand(argv));
+  }
+
+  /** Waits for `n` bytes... or for `text` to be received exactly; returns all received so far. */
+  async readUntil(pred: (s: string) => boolean, timeoutMs = 5000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    while (!pred(this.data.toString('latin1'))) {
+      if (this.closed) break;
+      const left = deadline - Date.now();
+      if (left <= 0)
+        throw new Error(`timeout; got ${JSON.stringify(this.data.toString('latin1'))}`);
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, left);
+        this.waiters.push(() => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
+    }
+    return this.data.toString('latin1');
+  }
+
+  /** Waits until everything received equals `expected` (or more arrived), returns it and clears. */
+  async expect(expected: string, timeoutMs = 5000): Promise<string> {
+    const got = await this.readUntil((s) => s.length >= expected.length, timeoutMs);
+    this.data = Buffer.alloc(0);
+    return got;
+  }
+
+  async waitClosed(timeoutMs = 5000): Promise<void> {
+    await this.readUntil(() => this.closed, timeoutMs);
+  }
+
+  take(): string {
+    const s = this.data.toString('latin1');
+    this.data = Buffer.alloc(0);
+    return s;
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+}
