@@ -110,7 +110,6 @@ function parseIntegerOr(arg: Buffer): number {
 export const connectionCommands: CommandDefinition[] = [
   {
     name: 'ping',
-    refusedOnWriteError: true,
     arity: -1,
     flags: ['fast'],
     firstKey: 0,
@@ -194,7 +193,6 @@ export const connectionCommands: CommandDefinition[] = [
   },
   {
     name: 'quit',
-    runsInMulti: true,
     arity: -1,
     flags: ['allow_busy', 'noscript', 'loading', 'stale', 'fast', 'no_auth'],
     firstKey: 0,
@@ -211,7 +209,6 @@ export const connectionCommands: CommandDefinition[] = [
   },
   {
     name: 'reset',
-    runsInMulti: true,
     arity: 1,
     flags: ['noscript', 'loading', 'stale', 'fast', 'no_auth', 'allow_busy'],
     firstKey: 0,

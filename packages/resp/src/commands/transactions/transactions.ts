@@ -80,7 +80,6 @@ function runFrom(c: Client, queue: QueuedCommand[], from: number): CommandResult
 export const transactionCommands: CommandDefinition[] = [
   {
     name: 'multi',
-    runsInMulti: true,
     arity: 1,
     flags: FLAGS,
     ...meta,
@@ -95,8 +94,6 @@ export const transactionCommands: CommandDefinition[] = [
   },
   {
     name: 'exec',
-    runsInMulti: true,
-    runsTransaction: true,
     arity: 1,
     flags: ['noscript', 'loading', 'stale', 'skip_slowlog'],
     ...meta,
@@ -107,7 +104,6 @@ export const transactionCommands: CommandDefinition[] = [
   },
   {
     name: 'discard',
-    runsInMulti: true,
     arity: 1,
     flags: FLAGS,
     ...meta,
@@ -124,7 +120,6 @@ export const transactionCommands: CommandDefinition[] = [
   },
   {
     name: 'watch',
-    runsInMulti: true,
     arity: -2,
     flags: FLAGS,
     ...meta,
