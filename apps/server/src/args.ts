@@ -1,7 +1,5 @@
 import { parseArgs } from 'node:util';
-import { StrataError } from '@strata/io';
 import { findSetting, SETTINGS } from './config.js';
-import type { ServerErrorCode } from './errors.js';
 
 type OptionSpec = { type: 'string' } | { type: 'boolean'; short: string };
 
@@ -34,13 +32,13 @@ export type Invocation =
     };
 
 /** A command-line mistake: `arg` is what was typed, `reason` what is wrong with it. */
-export class ArgumentError extends StrataError<ServerErrorCode> {
+export class ArgumentError extends Error {
   override name = 'ArgumentError';
   constructor(
     readonly arg: string,
     readonly reason: string,
   ) {
-    super('ERR_ARGUMENT', `Invalid argument '${arg}': ${reason}`);
+    super(`Invalid argument '${arg}': ${reason}`);
   }
 }
 

@@ -1,7 +1,5 @@
 import { constants as bufferConstants } from 'node:buffer';
 import { FSYNC_POLICIES, type FsyncPolicy, isFsyncPolicy } from '@strata/aof';
-import { StrataError } from '@strata/io';
-import type { ServerErrorCode } from './errors.js';
 import { formatSize, parseSize } from './sizes.js';
 
 export const LOG_LEVELS = ['debug', 'verbose', 'notice', 'warning', 'nothing'] as const;
@@ -59,12 +57,8 @@ export const DEFAULT_CONFIG: Readonly<ServerConfig> = {
 };
 
 /** A value a setting refuses; the message is the reason, in Redis's words where Redis has some. */
-export class ConfigError extends StrataError<ServerErrorCode> {
+export class ConfigError extends Error {
   override name = 'ConfigError';
-
-  constructor(message: string) {
-    super('ERR_CONFIG_VALUE', message);
-  }
 }
 
 /** One setting: `port 7000` in a config file, `--port 7000` on the command line. */

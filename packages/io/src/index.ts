@@ -9,7 +9,6 @@ export {
   now,
 } from './device-stats.js';
 export {
-  type AnyStrataError,
   DeviceClosedError,
   InjectedFaultError,
   InvalidArgumentError,

@@ -1,13 +1,7 @@
 import type { Address, ByteCount } from './address.js';
 import type { Device, DeviceOptions } from './device.js';
 import { DeviceStatsRecorder, type DeviceStatsSnapshot, now } from './device-stats.js';
-import {
-  type AnyStrataError,
-  DeviceClosedError,
-  IoError,
-  isStrataError,
-  OutOfRangeError,
-} from './errors.js';
+import { DeviceClosedError, IoError, OutOfRangeError, StrataError } from './errors.js';
 import { IoQueue } from './io-queue.js';
 import { SegmentLayout } from './segment-layout.js';
 
@@ -212,8 +206,8 @@ export abstract class SegmentedDevice implements Device {
     cause: unknown,
     segment: number | undefined,
     address: Address | undefined,
-  ): AnyStrataError {
-    if (isStrataError(cause)) return cause;
+  ): StrataError {
+    if (cause instanceof StrataError) return cause;
     const osCode = osCodeOf(cause);
     const reason = cause instanceof Error ? cause.message : String(cause);
     const where =
@@ -279,9 +273,9 @@ export abstract class SegmentedDevice implements Device {
     }
   }
 
-  private fail(e: unknown, address: Address | undefined): AnyStrataError {
+  private fail(e: unknown, address: Address | undefined): StrataError {
     this.recorder.recordError();
-    if (isStrataError(e)) return e;
+    if (e instanceof StrataError) return e;
     return this.ioError(
       'operation',
       e,

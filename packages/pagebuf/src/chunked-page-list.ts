@@ -1,5 +1,4 @@
-import { InvalidArgumentError } from '@strata/io';
-import { IndexOutOfRangeError } from './errors.js';
+import { InvalidArgumentError, OutOfRangeError } from '@strata/io';
 
 /** What a chunk must offer: indexed slots and a length. Typed arrays and plain arrays both fit. */
 export interface Chunk<T> {
@@ -77,7 +76,7 @@ export class ChunkedList<T> {
     return this.#length++;
   }
 
-  /** The entry at `index`; throws `IndexOutOfRangeError` outside `[firstIndex, length)`. */
+  /** The entry at `index`; throws `OutOfRangeError` outside `[firstIndex, length)`. */
   get(index: number): T {
     this.#check(index);
     const c = this.#chunkOf(index);
@@ -103,7 +102,7 @@ export class ChunkedList<T> {
    */
   truncateFront(index: number): void {
     if (!Number.isInteger(index) || index > this.#length) {
-      throw new IndexOutOfRangeError(
+      throw new OutOfRangeError(
         `cannot truncate to ${index}: the list ends at ${this.#length}`,
         index,
       );
@@ -145,7 +144,7 @@ export class ChunkedList<T> {
    */
   forEach(fn: (value: T, index: number) => void, from = this.#first, to = this.#length): void {
     if (from < this.#first || to > this.#length || from > to) {
-      throw new IndexOutOfRangeError(
+      throw new OutOfRangeError(
         `range [${from}, ${to}) is outside [${this.#first}, ${this.#length})`,
         from,
       );
@@ -182,7 +181,7 @@ export class ChunkedList<T> {
 
   #check(index: number): void {
     if (!(index >= this.#first && index < this.#length) || !Number.isInteger(index)) {
-      throw new IndexOutOfRangeError(
+      throw new OutOfRangeError(
         `index ${index} is outside [${this.#first}, ${this.#length})`,
         index,
       );

@@ -18,8 +18,6 @@ export {
 } from './chunked-page-list.js';
 export {
   FrameOwnershipError,
-  IndexOutOfRangeError,
-  type PagebufErrorCode,
   PageReadError,
   PoolExhaustedError,
   ReaderBusyError,

@@ -11,9 +11,7 @@ export async function rejectsWithCode(
     await promise;
   } catch (e) {
     assert.ok(isStrataError(e), `${what}: expected a StrataError, got ${String(e)}`);
-    // The check that narrows e's code to `code` (assert.equal would not).
-    if (!isStrataError(e, code))
-      assert.fail(`${what}: expected ${code}, got ${e.code} (${e.message})`);
+    assert.equal(e.code, code, `${what}: expected ${code}, got ${e.code} (${e.message})`);
     return e;
   }
   assert.fail(`${what}: expected a rejection with ${code}, but it resolved`);

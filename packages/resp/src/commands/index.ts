@@ -1,50 +1,45 @@
-import { type CommandDefinition, CommandTable } from '../server/command-table.js';
-import { bitCommands } from './bits/bits.js';
-import { blockingCommands } from './blocking/blocking.js';
-import { clientCommand } from './connection/client.js';
-import { connectionCommands } from './connection/connection.js';
-import { hashCommands } from './hashes/hashes.js';
-import { keyCommands } from './keys/keys.js';
-import { objectCommand } from './keys/object.js';
-import { listCommands } from './lists/lists.js';
-import { scanCommands } from './scan/scan.js';
-import { commandCommand } from './server/command.js';
-import { serverCommands } from './server/server.js';
-import { type ShutdownHook, shutdownCommand } from './server/shutdown.js';
-import { setCommands } from './sets/sets.js';
-import { stringCommands } from './strings/strings.js';
-import { transactionCommands } from './transactions/transactions.js';
-import { zsetCommands } from './zsets/zsets.js';
+import type { CommandDefinition } from '../server/command-table.js';
+import { CommandTable } from '../server/command-table.js';
+import { bitsFamily } from './bits/index.js';
+import { blockingFamily } from './blocking/index.js';
+import { connectionFamily } from './connection/index.js';
+import type { CommandFamily } from './family.js';
+import { hashesFamily } from './hashes/index.js';
+import { keysFamily } from './keys/index.js';
+import { listsFamily } from './lists/index.js';
+import { scanFamily } from './scan/index.js';
+import { type ServerFamilyOptions, serverFamily } from './server/index.js';
+import { setsFamily } from './sets/index.js';
+import { stringsFamily } from './strings/index.js';
+import { transactionsFamily } from './transactions/index.js';
+import { zsetsFamily } from './zsets/index.js';
 
-export interface CommandSetOptions {
-  /** Whether FLUSHDB / FLUSHALL exist (the databases can be flushed). */
-  readonly flush?: boolean;
-  /** Whether SAVE / BGSAVE / LASTSAVE exist (the databases can checkpoint). */
-  readonly save?: boolean;
-  /** What SHUTDOWN does after closing its connection (default: the server closes). */
-  readonly shutdown?: ShutdownHook;
+export type CommandSetOptions = ServerFamilyOptions;
+
+/**
+ * Every command family of the server, one line each: adding a family is a
+ * folder under commands/ that exports a CommandFamily, and a line here.
+ */
+export function commandFamilies(options: CommandSetOptions = {}): CommandFamily[] {
+  return [
+    connectionFamily,
+    serverFamily(options),
+    stringsFamily,
+    bitsFamily,
+    keysFamily,
+    hashesFamily,
+    setsFamily,
+    zsetsFamily,
+    listsFamily,
+    blockingFamily,
+    scanFamily,
+    transactionsFamily,
+  ];
 }
 
-/** Every command this server implements, by family. */
+/** Every command this server implements, family by family. */
 export function commandDefinitions(options: CommandSetOptions = {}): CommandDefinition[] {
-  return [
-    ...connectionCommands,
-    clientCommand,
-    commandCommand,
-    ...serverCommands(options.flush ?? true, options.save ?? true),
-    shutdownCommand(options.shutdown),
-    ...stringCommands,
-    ...bitCommands,
-    ...keyCommands,
-    ...hashCommands,
-    ...setCommands,
-    ...zsetCommands,
-    ...listCommands,
-    ...blockingCommands,
-    objectCommand,
-    ...scanCommands,
-    ...transactionCommands,
-  ];
+  return commandFamilies(options).flatMap((f) => f.commands);
 }
 
 /** The command table the server dispatches with. */
@@ -52,4 +47,5 @@ export function createCommandTable(options: CommandSetOptions = {}): CommandTabl
   return CommandTable.from(commandDefinitions(options));
 }
 
-export { type ShutdownHook, type ShutdownMode, shutdownCommand } from './server/shutdown.js';
+export type { CommandFamily, FamilyHooks, LoggedForm } from './family.js';
+export { type ShutdownHook, type ShutdownMode, shutdownCommand } from './server/index.js';

@@ -118,6 +118,24 @@ export interface CommandDefinition {
    * client until it ends); FLUSHDB waits for it through `Keyspace.track`.
    */
   readonly wholeLog?: boolean;
+  /**
+   * The handler keeps nothing of its arguments array once it returned with
+   * no promise (GET, SET): the parser may reuse the array.
+   */
+  readonly argvFree?: boolean;
+  /**
+   * A pipelined run of this command with exactly this many arguments (name
+   * included) may be parsed ahead of running and its keys (the first key)
+   * prefetched together: only for commands that change nothing the parser
+   * depends on (authentication, proto-max-bulk-len). GET: 2, SET: 3.
+   */
+  readonly parseAhead?: number;
+  /** Runs at once inside MULTI instead of being queued (Redis's EXEC, DISCARD, MULTI, WATCH, QUIT, RESET). */
+  readonly runsInMulti?: boolean;
+  /** Runs the MULTI queue (EXEC): refused while the disk fails when the queue writes, and aborts it. */
+  readonly runsTransaction?: boolean;
+  /** Refused like a write while the disk fails, though it writes nothing (PING: monitoring notices). */
+  readonly refusedOnWriteError?: boolean;
 }
 
 /** A command ready for dispatch. */
@@ -138,12 +156,11 @@ export class CommandSpec {
   readonly subcommands: CommandTable | null;
   readonly parent: CommandSpec | null;
   readonly wholeLog: boolean;
-  /**
-   * The handler keeps nothing of its arguments array once it returned with
-   * no promise (GET, SET: strings.ts `argvFreeHandlers`): the array can be
-   * reused. Set by ServerState.
-   */
-  argvFree = false;
+  /** See CommandDefinition: flags the dispatcher reads on the hot path, copied here. */
+  readonly argvFree: boolean;
+  readonly runsInMulti: boolean;
+  readonly runsTransaction: boolean;
+  readonly refusedOnWriteError: boolean;
   /** Calls and time spent (INFO commandstats). */
   calls = 0;
   usec = 0;
@@ -166,6 +183,10 @@ export class CommandSpec {
     this.definition = def;
     this.parent = parent;
     this.wholeLog = def.wholeLog ?? false;
+    this.argvFree = def.argvFree ?? false;
+    this.runsInMulti = def.runsInMulti ?? false;
+    this.runsTransaction = def.runsTransaction ?? false;
+    this.refusedOnWriteError = def.refusedOnWriteError ?? false;
     this.handler = def.handler ?? null;
     this.subcommands =
       def.subcommands === undefined

@@ -1,7 +1,7 @@
 import { createServer, type Server, Socket } from 'node:net';
 import type { StoreCore } from '@strata/hlog';
 import { DEFAULT_CLIENT_QUERY_BUFFER_LIMIT, DEFAULT_PROTO_MAX_BULK_LEN } from '@strata/protocol';
-import { commandDefinitions, type ShutdownHook } from '../commands/index.js';
+import { commandFamilies, type ShutdownHook } from '../commands/index.js';
 import { maxClientsError, PROTECTED_MODE_REPLY, ReplayError } from '../errors.js';
 import { Client } from './client.js';
 import type { CommandLog } from './command-log.js';
@@ -106,14 +106,27 @@ export class RespServer {
       ? options.databases
       : storeDatabases(options.databases);
     this.keyspace = new Keyspace(watchedStores(provider, (s) => this.health.watch(s)));
-    const defs = new Map<string, CommandDefinition>();
-    for (const d of commandDefinitions({
+    const families = commandFamilies({
       flush: this.keyspace.canFlush,
       save: this.keyspace.canSave,
       ...(options.onShutdown ? { shutdown: options.onShutdown } : {}),
-    }))
-      defs.set(d.name, d);
-    for (const d of options.commands ?? []) defs.set(d.name, d);
+    });
+    const defs = new Map<string, CommandDefinition>();
+    for (const f of families) for (const d of f.commands) defs.set(d.name, d);
+    let parseAhead = true;
+    for (const d of options.commands ?? []) {
+      const builtIn = defs.get(d.name);
+      if (builtIn === undefined || builtIn.handler === d.handler) {
+        defs.set(d.name, d);
+        continue;
+      }
+      // A new handler for a built-in command: the flags promised what the
+      // built-in handler does, and parsing ahead stops (a replaced GET may
+      // change what the bytes after it mean).
+      const { argvFree: _argvFree, parseAhead: ahead, ...rest } = d;
+      if (ahead !== undefined || builtIn.parseAhead !== undefined) parseAhead = false;
+      defs.set(d.name, rest);
+    }
     this.table = Table.from(defs.values());
     const config: ServerConfig = {
       requirepass: options.requirepass ?? null,
@@ -123,7 +136,10 @@ export class RespServer {
       queryBufferLimit: options.queryBufferLimit ?? DEFAULT_CLIENT_QUERY_BUFFER_LIMIT,
       protectedMode: options.protectedMode ?? true,
     };
-    this.state = new ServerState(this.table, this.keyspace, config);
+    this.state = new ServerState(this.table, this.keyspace, config, {
+      hooks: families.flatMap((f) => (f.hooks === undefined ? [] : [f.hooks])),
+      parseAhead,
+    });
     this.state.commandLog = options.commandLog ?? null;
     this.state.infoSections = options.infoSections ?? {};
     this.state.configValues = options.configValues ?? {};

@@ -1,10 +1,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { argvFreeHandlers } from '../commands/strings/strings.js';
+import type { FamilyHooks, LoggedForm } from '../commands/family.js';
 import { oneLine } from '../errors.js';
 import type { Client } from './client.js';
 import type { CommandLog } from './command-log.js';
 import type { CommandSpec, CommandTable } from './command-table.js';
 import type { Keyspace } from './keyspace.js';
+import { ParseAheadMatcher } from './parse-ahead.js';
+import { SlotValues, type StateSlot } from './state-slot.js';
 
 export interface ServerConfig {
   /** requirepass: null = no AUTH needed. */
@@ -18,6 +20,13 @@ export interface ServerConfig {
   queryBufferLimit: number;
   /** protected-mode: with no requirepass, only loopback clients are accepted. */
   protectedMode: boolean;
+}
+
+export interface ServerStateOptions {
+  /** The command families' hooks (CommandFamily.hooks). */
+  readonly hooks?: readonly FamilyHooks[];
+  /** False: no command is parsed ahead (an app replaced one flagged for it). Default true. */
+  readonly parseAhead?: boolean;
 }
 
 /**
@@ -78,23 +87,47 @@ export class ServerState {
     readonly table: CommandTable,
     readonly keyspace: Keyspace,
     config: ServerConfig,
+    options: ServerStateOptions = {},
   ) {
     this.configValue = config;
     this.config = config;
-    // GET and SET hand their arguments arrays back; a command an app replaced does not.
-    for (const spec of table) {
-      spec.argvFree = spec.handler !== null && argvFreeHandlers.has(spec.handler);
-    }
-    const builtIn = (name: string) => table.lookup(Buffer.from(name))?.argvFree === true;
-    this.parseAhead = builtIn('get') && builtIn('set');
+    this.aheadMatcher = options.parseAhead === false ? null : ParseAheadMatcher.from(table);
+    const hooks = options.hooks ?? [];
+    this.hooks = {
+      afterExec: hooks.flatMap((h) => (h.afterExec === undefined ? [] : [h.afterExec])),
+      onClientClose: hooks.flatMap((h) => (h.onClientClose === undefined ? [] : [h.onClientClose])),
+    };
   }
 
   /**
-   * GET and SET are the built-in ones: a client may parse a pipelined run
-   * of them ahead and prefetch their keys (they change nothing the parser
-   * depends on). False when an app replaced either.
+   * Commands a client may parse ahead in a pipelined run and prefetch the
+   * keys of (definitions flagged `parseAhead`), or null: none, or an app
+   * replaced one of them (its handler may change what later bytes mean).
    */
-  readonly parseAhead: boolean;
+  readonly aheadMatcher: ParseAheadMatcher | null;
+
+  get parseAhead(): boolean {
+    return this.aheadMatcher !== null;
+  }
+
+  /** The command families' hooks, by the point the dispatcher calls them at. */
+  readonly hooks: {
+    readonly afterExec: readonly ((client: Client) => readonly LoggedForm[])[];
+    readonly onClientClose: readonly ((client: Client) => void)[];
+  };
+
+  /** The families' per-server state (ServerSlot). */
+  private readonly slots = new SlotValues<ServerState>(this);
+
+  /** A family's state of this server, created on first use. */
+  state<S>(slot: StateSlot<S, ServerState>): S {
+    return this.slots.get(slot);
+  }
+
+  /** A family's state of this server, or undefined when it has none yet. */
+  peekState<S>(slot: StateSlot<S, ServerState>): S | undefined {
+    return this.slots.peek(slot);
+  }
 
   get config(): ServerConfig {
     return this.configValue;

@@ -166,7 +166,7 @@ describe('announced sizes reserve nothing: buffers grow with the bytes that arri
     // Every announcement has reached the server: a PING behind them is answered.
     const probe = await RawClient.connect(s.port);
     probe.send('PING');
-    expect(await probe.expect('+PONG\r\n')).toBe('+PONG\r\n');
+    expect(await probe.takeLengthOf('+PONG\r\n')).toBe('+PONG\r\n');
     await new Promise((r) => setTimeout(r, 100));
     const afterAnnounce = bufferBytes();
     // Reserving them would be 4 GB.
@@ -223,7 +223,7 @@ describe('client-query-buffer-limit', () => {
       expect(big.take()).toBe('');
       fine.take();
       fine.send('PING');
-      expect(await fine.expect('+PONG\r\n')).toBe('+PONG\r\n');
+      expect(await fine.takeLengthOf('+PONG\r\n')).toBe('+PONG\r\n');
       fine.close();
     } finally {
       await s.stop();
@@ -237,7 +237,7 @@ describe('clients that do not read', () => {
     try {
       const a = await RawClient.connect(s.port);
       a.send('SET', 'big', Buffer.alloc(MB, 0x63));
-      expect(await a.expect('+OK\r\n')).toBe('+OK\r\n');
+      expect(await a.takeLengthOf('+OK\r\n')).toBe('+OK\r\n');
       // Pushed to disk by other writes: each GET goes pending, one reply at a time.
       const fill: Buffer[] = [];
       for (let i = 0; i < 400; i++) fill.push(encodeCommand(['SET', `fill:${i}`, 'v'.repeat(500)]));
@@ -271,7 +271,7 @@ describe('clients that do not read', () => {
       const a = await RawClient.connect(s.port);
       const value = Buffer.alloc(256 * 1024, 0x64);
       a.send('SET', 'big', value);
-      expect(await a.expect('+OK\r\n')).toBe('+OK\r\n');
+      expect(await a.takeLengthOf('+OK\r\n')).toBe('+OK\r\n');
       const before = bufferBytes();
       a.socket.pause();
       // 4000 GETs of 256 KB: 1 GB of replies if the server made them all.
@@ -340,7 +340,7 @@ describe('maxclients', () => {
       await new Promise((r) => setTimeout(r, 1500));
       expect(await halfOpen.probe()).toBe('-ERR max number of clients reached\r\n');
       held[0]!.send('PING');
-      expect(await held[0]!.expect('+PONG\r\n')).toBe('+PONG\r\n');
+      expect(await held[0]!.takeLengthOf('+PONG\r\n')).toBe('+PONG\r\n');
       held[0]!.close();
       const deadline = Date.now() + 5000;
       while (s.server.clientCount > 2 && Date.now() < deadline) {

@@ -51,14 +51,14 @@ test('pipelined GET/SET reuse arguments arrays without touching queued or pendin
     '$1\r\n2\r\n$1\r\n3\r\n',
     '+OK\r\n$1\r\n4\r\n$1\r\n9\r\n',
   ].join('');
-  expect(await raw.expect(expected)).toBe(expected);
+  expect(await raw.takeLengthOf(expected)).toBe(expected);
   // Many keys, most of them pushed to the device by the small store: GETs that
   // wait on the disk hold their arrays while later commands are parsed.
   const n = 3000;
   const sets: string[][] = [];
   for (let i = 0; i < n; i++) sets.push(['SET', `key:${i}`, `value-${i}-${'v'.repeat(40)}`]);
   raw.write(chunk(sets));
-  await raw.expect('+OK\r\n'.repeat(n));
+  await raw.takeLengthOf('+OK\r\n'.repeat(n));
   const gets: string[][] = [];
   for (let i = 0; i < n; i++) gets.push(['GET', `key:${(i * 7919) % n}`]);
   raw.write(chunk(gets));
@@ -68,7 +68,7 @@ test('pipelined GET/SET reuse arguments arrays without touching queued or pendin
       return `$${v.length}\r\n${v}\r\n`;
     })
     .join('');
-  expect(await raw.expect(want, 20_000)).toBe(want);
+  expect(await raw.takeLengthOf(want, 20_000)).toBe(want);
 });
 
 test('GETs and SETs parsed ahead stop at the first other command: AUTH lifts the limits of what follows', async () => {
@@ -91,7 +91,7 @@ test('GETs and SETs parsed ahead stop at the first other command: AUTH lifts the
   );
   const noauth = '-NOAUTH Authentication required.\r\n';
   const expected = `${noauth}${noauth}+OK\r\n+OK\r\n$${big.length}\r\n${big}\r\n+OK\r\n$1\r\n1\r\n`;
-  expect(await raw.expect(expected)).toBe(expected);
+  expect(await raw.takeLengthOf(expected)).toBe(expected);
 });
 
 test('an app that replaces GET turns parsing ahead off (its handler may change what later bytes mean)', async () => {
@@ -117,7 +117,7 @@ test('an app that replaces GET turns parsing ahead off (its handler may change w
     ]),
   );
   const expected = '$4\r\nmine\r\n+OK\r\n$4\r\nmine\r\n';
-  expect(await raw.expect(expected)).toBe(expected);
+  expect(await raw.takeLengthOf(expected)).toBe(expected);
   expect(calls).toEqual(['a', 'a']);
   const plain = await startServer();
   try {

@@ -132,7 +132,7 @@ describe('CommandLog', () => {
       // The GET and the second SET come after the first: all wait for the second append.
       expect(raw.take()).toBe('');
       log.deferred[1]!.resolve();
-      expect(await raw.expect('+OK\r\n$1\r\n1\r\n+OK\r\n')).toBe('+OK\r\n$1\r\n1\r\n+OK\r\n');
+      expect(await raw.takeLengthOf('+OK\r\n$1\r\n1\r\n+OK\r\n')).toBe('+OK\r\n$1\r\n1\r\n+OK\r\n');
     } finally {
       raw.close();
     }
@@ -247,10 +247,10 @@ describe('setWriteError', () => {
     try {
       raw.send('MULTI');
       raw.send('SET', 'k', 'v');
-      await raw.expect('+OK\r\n+QUEUED\r\n');
+      await raw.takeLengthOf('+OK\r\n+QUEUED\r\n');
       t!.server.setWriteError('MISCONF Errors writing to the AOF file: EIO');
       raw.send('EXEC');
-      expect(await raw.expect('-EXECABORT')).toBe(
+      expect(await raw.takeLengthOf('-EXECABORT')).toBe(
         '-EXECABORT Transaction discarded because of: MISCONF Errors writing to the AOF file: EIO\r\n',
       );
       expect(await r.exists('k')).toBe(0);
@@ -278,12 +278,12 @@ describe('protected mode', () => {
         // Loopback clients are served.
         const local = await RawClient.connect(port);
         local.send('PING');
-        expect(await local.expect('+PONG\r\n')).toBe('+PONG\r\n');
+        expect(await local.takeLengthOf('+PONG\r\n')).toBe('+PONG\r\n');
         local.close();
         // With protected mode off the external client is served too.
         const admin = await RawClient.connect(port);
         admin.send('CONFIG', 'SET', 'protected-mode', 'no');
-        expect(await admin.expect('+OK\r\n')).toBe('+OK\r\n');
+        expect(await admin.takeLengthOf('+OK\r\n')).toBe('+OK\r\n');
         admin.close();
         const served = await readAll(port, external!, encodeCommand(['PING']));
         expect(served.text).toBe('+PONG\r\n');

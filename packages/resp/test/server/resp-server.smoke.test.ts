@@ -16,7 +16,7 @@ test('smoke', async () => {
   c.send('GET', 'a');
   c.send('foo', 'bar');
   expect(
-    await c.expect(
+    await c.takeLengthOf(
       "+PONG\r\n+OK\r\n$1\r\nb\r\n-ERR unknown command 'foo', with args beginning with: 'bar' \r\n",
     ),
   ).toBe(

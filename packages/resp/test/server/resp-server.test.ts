@@ -163,7 +163,7 @@ describe('pending commands', () => {
     // The reply before the pending command is out already.
     expect(await a.readUntil((s) => s.length >= 12)).toBe('$6\r\nbefore\r\n');
     b.send('PING');
-    expect(await b.expect('+PONG\r\n')).toBe('+PONG\r\n');
+    expect(await b.takeLengthOf('+PONG\r\n')).toBe('+PONG\r\n');
     gate.release();
     expect(await a.readUntil((s) => s.length >= 35)).toBe(
       '$6\r\nbefore\r\n+SLOW-DONE\r\n$5\r\nafter\r\n',
@@ -193,7 +193,7 @@ describe('pending commands', () => {
     // EXEC has not started: A's command is still on the "disk".
     expect(gate.waiting()).toBe(1);
     gate.release();
-    expect(await a.expect('+SLOW-DONE\r\n')).toBe('+SLOW-DONE\r\n');
+    expect(await a.takeLengthOf('+SLOW-DONE\r\n')).toBe('+SLOW-DONE\r\n');
     await until(() => gate.waiting() === 1);
     // EXEC is inside its transaction now: C's write waits for it.
     c3.send('SET', 'tx', 'from-c');
@@ -201,7 +201,7 @@ describe('pending commands', () => {
     expect(c3.take()).toBe('');
     gate.release();
     expect(await b.readUntil((s) => s.length >= 28)).toBe('*3\r\n+OK\r\n+SLOW-DONE\r\n$1\r\n1\r\n');
-    expect(await c3.expect('+OK\r\n')).toBe('+OK\r\n');
+    expect(await c3.takeLengthOf('+OK\r\n')).toBe('+OK\r\n');
   });
 });
 
@@ -254,7 +254,7 @@ test('CLIENT KILL ID closes the other connection; CLIENT LIST shows both', async
   expect(list).toContain(`id=${id} `);
   a.take();
   a.send('CLIENT', 'KILL', 'ID', String(id));
-  expect(await a.expect(':1\r\n')).toBe(':1\r\n');
+  expect(await a.takeLengthOf(':1\r\n')).toBe(':1\r\n');
   await b.waitClosed();
 });
 
@@ -291,7 +291,7 @@ describe('limits', () => {
       await b.waitClosed();
       expect(b.take()).toBe('-ERR max number of clients reached\r\n');
       a.send('PING');
-      expect(await a.expect('+PONG\r\n')).toBe('+PONG\r\n');
+      expect(await a.takeLengthOf('+PONG\r\n')).toBe('+PONG\r\n');
       a.close();
     } finally {
       await s.stop();
@@ -305,7 +305,7 @@ describe('limits', () => {
     try {
       const a = await RawClient.connect(s.port);
       a.send('SET', 'big', 'x'.repeat(4000));
-      expect(await a.expect('+OK\r\n')).toBe('+OK\r\n');
+      expect(await a.takeLengthOf('+OK\r\n')).toBe('+OK\r\n');
       a.socket.pause();
       a.write(Buffer.concat(Array.from({ length: 1000 }, () => encodeCommand(['GET', 'big']))));
       await until(() => s.server.clientCount === 0);
@@ -407,5 +407,5 @@ test('EXEC keeps other clients out through a command that takes the gate itself'
   const want =
     '+OK\r\n+OK\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n*3\r\n+OK\r\n+SLOW-DONE\r\n$1\r\nv\r\n';
   expect(await a.readUntil((s) => s.length >= want.length)).toBe(want);
-  expect(await b.expect('+OK\r\n')).toBe('+OK\r\n');
+  expect(await b.takeLengthOf('+OK\r\n')).toBe('+OK\r\n');
 });

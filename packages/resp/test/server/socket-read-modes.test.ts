@@ -31,7 +31,7 @@ describe.each(['hook', 'data'])('reads through %s', (mode) => {
     const sets: string[][] = [];
     for (let i = 0; i < n; i++) sets.push(['SET', `key:${i}`, `value-${i}-${'v'.repeat(40)}`]);
     raw.write(chunk(sets));
-    expect(await raw.expect('+OK\r\n'.repeat(n), 20_000)).toBe('+OK\r\n'.repeat(n));
+    expect(await raw.takeLengthOf('+OK\r\n'.repeat(n), 20_000)).toBe('+OK\r\n'.repeat(n));
     const gets: string[][] = [];
     let expected = '';
     for (let i = 0; i < n; i += 7) {
@@ -44,7 +44,7 @@ describe.each(['hook', 'data'])('reads through %s', (mode) => {
     const bytes = chunk(gets);
     // Every few bytes its own write: commands split anywhere across reads.
     for (let at = 0; at < bytes.length; at += 5) raw.write(bytes.subarray(at, at + 5));
-    expect(await raw.expect(expected, 20_000)).toBe(expected);
+    expect(await raw.takeLengthOf(expected, 20_000)).toBe(expected);
     await raw.waitClosed();
   }, 30_000);
 });

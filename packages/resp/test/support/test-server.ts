@@ -81,7 +81,7 @@ export class RawClient {
     this.socket.write(encodeCommand(argv));
   }
 
-  /** Waits for `n` bytes... or for `text` to be received exactly; returns all received so far. */
+  /** Waits until `pred` holds for everything received (or the socket closed, or the timeout); returns it all. */
   async readUntil(pred: (s: string) => boolean, timeoutMs = 5000): Promise<string> {
     const deadline = Date.now() + timeoutMs;
     while (!pred(this.data.toString('latin1'))) {
@@ -100,8 +100,12 @@ export class RawClient {
     return this.data.toString('latin1');
   }
 
-  /** Waits until everything received equals `expected` (or more arrived), returns it and clears. */
-  async expect(expected: string, timeoutMs = 5000): Promise<string> {
+  /**
+   * Waits until as many bytes as `expected` has arrived (or the socket
+   * closed), returns everything received and clears it. It asserts
+   * nothing: the caller compares what it got.
+   */
+  async takeLengthOf(expected: string, timeoutMs = 5000): Promise<string> {
     const got = await this.readUntil((s) => s.length >= expected.length, timeoutMs);
     this.data = Buffer.alloc(0);
     return got;

@@ -1,6 +1,7 @@
 import { RecordType } from '@strata/hlog';
 import type { Client } from '../../server/client.js';
 import type { ServerState } from '../../server/server-state.js';
+import { clientSlot, type LoggedForm, serverSlot } from '../family.js';
 
 /**
  * Clients blocked on keys (BLPOP, BLMOVE, BZPOPMIN...), per database and
@@ -78,20 +79,19 @@ export class BlockingRegistry {
   }
 }
 
-const registries = new WeakMap<ServerState, BlockingRegistry>();
+/** The clients blocked on keys of one server. */
+const registrySlot = serverSlot('blocking', () => new BlockingRegistry());
+
+/** Keys an EXEC made ready for blocked clients, served once it ends (Client.inExec). */
+const readyKeysSlot = clientSlot('blocking ready keys', (): { db: number; key: Buffer }[] => []);
 
 export function registryOf(s: ServerState): BlockingRegistry {
-  let r = registries.get(s);
-  if (r === undefined) {
-    r = new BlockingRegistry();
-    registries.set(s, r);
-  }
-  return r;
+  return s.state(registrySlot);
 }
 
 /** Clients blocked on keys now, for INFO clients `blocked_clients`. */
 export function blockedClients(s: ServerState): number {
-  return registries.get(s)?.blocked ?? 0;
+  return s.peekState(registrySlot)?.blocked ?? 0;
 }
 
 /**
@@ -100,14 +100,14 @@ export function blockedClients(s: ServerState): number {
  * (a BLMOVE's push may serve others in turn: theirs follow).
  */
 export function serveWaiters(c: Client, key: Buffer): Buffer[][] {
-  const reg = registries.get(c.server);
+  const reg = c.server.peekState(registrySlot);
   if (reg === undefined || reg.blocked === 0) return NO_FORMS;
   const q = reg.queue(c.db, key.toString('latin1'));
   if (q === undefined) return NO_FORMS;
   if (c.inExec) {
     // Redis serves them once the whole transaction ran (a pop queued after
-    // the push takes the element first): see Client.endExec.
-    c.readyKeys.push({ db: c.db, key: Buffer.from(key) });
+    // the push takes the element first): see serveReadyKeys, the afterExec hook.
+    c.state(readyKeysSlot).push({ db: c.db, key: Buffer.from(key) });
     return NO_FORMS;
   }
   let out = NO_FORMS;
@@ -128,6 +128,7 @@ export function serveWaiters(c: Client, key: Buffer): Buffer[][] {
 }
 
 const NO_FORMS: Buffer[][] = [];
+const NO_LOGGED: readonly LoggedForm[] = [];
 
 /**
  * Serves the waiters on `key` as `c` if `c` is the first of them, and
@@ -138,7 +139,7 @@ const NO_FORMS: Buffer[][] = [];
  * memory: its own command, still running while blocked, logs the forms.
  */
 export function serveIfFirst(c: Client, key: Buffer): Buffer[][] | null {
-  const q = registries.get(c.server)?.queue(c.db, key.toString('latin1'));
+  const q = c.server.peekState(registrySlot)?.queue(c.db, key.toString('latin1'));
   if (q === undefined || q[0]?.client !== c || c.closed) return null;
   return serveWaiters(c, key);
 }
@@ -195,10 +196,10 @@ async function preload(c: Client, db: number, key: Buffer): Promise<void> {
  * command. Nothing to do, and no await, when nobody waits on it.
  */
 export async function signalReady(c: Client, db: number, key: Buffer): Promise<void> {
-  const reg = registries.get(c.server);
+  const reg = c.server.peekState(registrySlot);
   if (reg === undefined || reg.queue(db, key.toString('latin1')) === undefined) return;
   if (c.inExec) {
-    c.readyKeys.push({ db, key: Buffer.from(key) });
+    c.state(readyKeysSlot).push({ db, key: Buffer.from(key) });
     return;
   }
   await preload(c, db, key);
@@ -207,7 +208,7 @@ export async function signalReady(c: Client, db: number, key: Buffer): Promise<v
 
 /** SWAPDB: every key waited on in `db` may hold something now (Redis's scanDatabaseForReadyKeys). */
 export async function signalDatabase(c: Client, db: number): Promise<void> {
-  const reg = registries.get(c.server);
+  const reg = c.server.peekState(registrySlot);
   if (reg === undefined) return;
   for (const k of reg.keysOf(db)) await signalReady(c, db, Buffer.from(k, 'latin1'));
 }
@@ -216,9 +217,11 @@ export async function signalDatabase(c: Client, db: number): Promise<void> {
  * EXEC ended: serves the keys its commands made ready, in order; returns
  * the replay forms of the pops with their databases.
  */
-export function serveReadyKeys(c: Client): { db: number; argv: Buffer[] }[] {
-  const out: { db: number; argv: Buffer[] }[] = [];
-  const ready = c.readyKeys.splice(0);
+export function serveReadyKeys(c: Client): readonly LoggedForm[] {
+  const pending = c.peekState(readyKeysSlot);
+  if (pending === undefined || pending.length === 0) return NO_LOGGED;
+  const out: LoggedForm[] = [];
+  const ready = pending.splice(0);
   for (const { db, key } of ready) {
     for (const argv of serveIn(c, db, key)) out.push({ db, argv });
   }

@@ -110,6 +110,7 @@ function parseIntegerOr(arg: Buffer): number {
 export const connectionCommands: CommandDefinition[] = [
   {
     name: 'ping',
+    refusedOnWriteError: true,
     arity: -1,
     flags: ['fast'],
     firstKey: 0,
@@ -193,6 +194,7 @@ export const connectionCommands: CommandDefinition[] = [
   },
   {
     name: 'quit',
+    runsInMulti: true,
     arity: -1,
     flags: ['allow_busy', 'noscript', 'loading', 'stale', 'fast', 'no_auth'],
     firstKey: 0,
@@ -209,6 +211,7 @@ export const connectionCommands: CommandDefinition[] = [
   },
   {
     name: 'reset',
+    runsInMulti: true,
     arity: 1,
     flags: ['noscript', 'loading', 'stale', 'fast', 'no_auth', 'allow_busy'],
     firstKey: 0,

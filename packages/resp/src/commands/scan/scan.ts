@@ -12,6 +12,7 @@ import { invalidCursorError, syntaxError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
 import type { ServerState } from '../../server/server-state.js';
+import { clientSlot, serverSlot } from '../family.js';
 
 /**
  * DBSIZE, KEYS, SCAN and RANDOMKEY over @strata/scan. Each is a read-only
@@ -88,13 +89,17 @@ export function parseScanOptions(argv: Buffer[], from: number): ScanOptions {
 }
 
 /** One scanner per connection and store (a scanner keeps its last page). */
-const scanners = new WeakMap<Client, { store: StoreCore; scanner: KeyScanner }>();
+const scannerSlot = clientSlot(
+  'scan',
+  (): { store: StoreCore | null; scanner: KeyScanner | null } => ({ store: null, scanner: null }),
+);
 
 function scannerOf(c: Client, store: StoreCore): KeyScanner {
-  const held = scanners.get(c);
-  if (held !== undefined && held.store === store) return held.scanner;
+  const held = c.state(scannerSlot);
+  if (held.scanner !== null && held.store === store) return held.scanner;
   const scanner = new KeyScanner(store);
-  scanners.set(c, { store, scanner });
+  held.store = store;
+  held.scanner = scanner;
   return scanner;
 }
 
@@ -152,9 +157,13 @@ export async function randomKey(scanner: KeyScanner, store: StoreCore): Promise<
 // ---- INFO keyspace ---------------------------------------------------------------
 
 /** Concurrent INFO calls share one pass per store. */
-const infoPasses = new WeakMap<StoreCore, Promise<KeyspaceInfo>>();
+const infoPassesSlot = serverSlot(
+  'scan info passes',
+  () => new Map<StoreCore, Promise<KeyspaceInfo>>(),
+);
 
 function storeInfo(s: ServerState, db: number, store: StoreCore): Promise<KeyspaceInfo> {
+  const infoPasses = s.state(infoPassesSlot);
   let p = infoPasses.get(store);
   if (p === undefined) {
     const pass = keyspaceInfo(store);

@@ -39,7 +39,6 @@ import type { Client } from '../../server/client.js';
 import type {
   CommandDefinition,
   CommandFlagName,
-  CommandHandler,
   CommandResult,
 } from '../../server/command-table.js';
 import { ExpiryUnit, expiryMs, expiryOption, optionValue } from '../shared/expiry.js';
@@ -138,13 +137,6 @@ function setAndReply(
 function get(c: Client, argv: Buffer[]): CommandResult {
   return replyRead(c, c.store, argv[1]!);
 }
-
-/**
- * Handlers that keep nothing of `argv` (no reference to the array once
- * they returned without a promise): the server reuses the array for the
- * next command parsed. Keep the list to handlers checked for it.
- */
-export const argvFreeHandlers: ReadonlySet<CommandHandler> = new Set([get, set]);
 
 function set(c: Client, argv: Buffer[]): CommandResult {
   let flags = 0;
@@ -591,6 +583,8 @@ export const stringCommands: CommandDefinition[] = [
     complexity: 'O(1)',
     summary: 'Returns the string value of a key.',
     handler: get,
+    argvFree: true,
+    parseAhead: 2,
   },
   {
     name: 'set',
@@ -605,6 +599,8 @@ export const stringCommands: CommandDefinition[] = [
     summary:
       "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.",
     handler: set,
+    argvFree: true,
+    parseAhead: 3,
   },
   {
     name: 'setnx',

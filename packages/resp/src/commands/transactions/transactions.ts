@@ -80,6 +80,7 @@ function runFrom(c: Client, queue: QueuedCommand[], from: number): CommandResult
 export const transactionCommands: CommandDefinition[] = [
   {
     name: 'multi',
+    runsInMulti: true,
     arity: 1,
     flags: FLAGS,
     ...meta,
@@ -94,6 +95,8 @@ export const transactionCommands: CommandDefinition[] = [
   },
   {
     name: 'exec',
+    runsInMulti: true,
+    runsTransaction: true,
     arity: 1,
     flags: ['noscript', 'loading', 'stale', 'skip_slowlog'],
     ...meta,
@@ -104,6 +107,7 @@ export const transactionCommands: CommandDefinition[] = [
   },
   {
     name: 'discard',
+    runsInMulti: true,
     arity: 1,
     flags: FLAGS,
     ...meta,
@@ -120,6 +124,7 @@ export const transactionCommands: CommandDefinition[] = [
   },
   {
     name: 'watch',
+    runsInMulti: true,
     arity: -2,
     flags: FLAGS,
     ...meta,

@@ -4,6 +4,7 @@ import { formatDouble } from '@strata/protocol';
 import { formatHuman, fromNumber } from '../../long-double.js';
 import type { Client } from '../../server/client.js';
 import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
+import { serverSlot } from '../family.js';
 import { parseCursor } from '../scan/scan.js';
 import { withCollection } from '../shared/collection-access.js';
 import { matches, parseCollectionScan } from '../shared/collection-scan-options.js';
@@ -31,7 +32,11 @@ interface ResumePoint {
   readonly member: string;
 }
 
-const resumePoints = new WeakMap<SortedSet, Map<number, ResumePoint>>();
+/** Per server, the resume points of its sets (weakly: a set evicted or deleted takes its own). */
+const resumePointsSlot = serverSlot(
+  'zscan resume points',
+  () => new WeakMap<SortedSet, Map<number, ResumePoint>>(),
+);
 let cursorSeq = 0;
 
 /** ZSCAN's score text: a listpack keeps Redis's shortest form, a dict prints %.17Lf trimmed. */
@@ -52,7 +57,7 @@ function zscan(c: Client, argv: Buffer[]): CommandResult {
     let from = 0;
     let n = z.size;
     if (!listpack) {
-      from = resumeRank(z, cursor);
+      from = resumeRank(c, z, cursor);
       n = Math.min(count, z.size - from);
     }
     // Members chosen first: the reply's length comes before them.
@@ -63,7 +68,7 @@ function zscan(c: Client, argv: Buffer[]): CommandResult {
         if (matches(glob, cur.member)) picked.push(from + i);
       }
     }
-    const next = listpack || from + n >= z.size ? 0 : newCursor(z, from + n);
+    const next = listpack || from + n >= z.size ? 0 : newCursor(c, z, from + n);
     c.reply.array(2).bulk(String(next));
     c.reply.array(noScores ? picked.length : picked.length * 2);
     if (picked.length > 0) {
@@ -80,17 +85,18 @@ function zscan(c: Client, argv: Buffer[]): CommandResult {
 }
 
 /** Where a cursor resumes: right after its remembered pair, else at its rank. */
-function resumeRank(z: SortedSet, cursor: number): number {
+function resumeRank(c: Client, z: SortedSet, cursor: number): number {
   if (cursor === 0) return 0;
-  const point = resumePoints.get(z)?.get(cursor);
+  const point = c.server.state(resumePointsSlot).get(z)?.get(cursor);
   if (point !== undefined) return z.countBefore(Before.ENTRY_LE, point.score, point.member);
   return Math.min(cursor % RANK_SPAN, z.size);
 }
 
 /** A cursor for resuming at `rank`, remembering the pair just before it. */
-function newCursor(z: SortedSet, rank: number): number {
+function newCursor(c: Client, z: SortedSet, rank: number): number {
   cursorSeq = (cursorSeq % 2 ** 20) + 1;
   const cursor = cursorSeq * RANK_SPAN + rank;
+  const resumePoints = c.server.state(resumePointsSlot);
   let points = resumePoints.get(z);
   if (points === undefined) {
     points = new Map();

@@ -1,0 +1,27 @@
+import type { CommandFamily } from '../family.js';
+import { commandCommand } from './command.js';
+import { serverCommands } from './server.js';
+import { type ShutdownHook, shutdownCommand } from './shutdown.js';
+
+export interface ServerFamilyOptions {
+  /** Whether FLUSHDB / FLUSHALL exist (the databases can be flushed). */
+  readonly flush?: boolean;
+  /** Whether SAVE / BGSAVE / LASTSAVE exist (the databases can checkpoint). */
+  readonly save?: boolean;
+  /** What SHUTDOWN does after closing its connection (default: the server closes). */
+  readonly shutdown?: ShutdownHook;
+}
+
+/** The server: COMMAND, INFO, TIME, CONFIG, SAVE, FLUSHDB, FLUSHALL, SHUTDOWN... */
+export function serverFamily(options: ServerFamilyOptions = {}): CommandFamily {
+  return {
+    name: 'server',
+    commands: [
+      commandCommand,
+      ...serverCommands(options.flush ?? true, options.save ?? true),
+      shutdownCommand(options.shutdown),
+    ],
+  };
+}
+
+export { type ShutdownHook, type ShutdownMode, shutdownCommand } from './shutdown.js';

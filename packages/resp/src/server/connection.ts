@@ -1,0 +1,285 @@
+import type { Socket } from 'node:net';
+import { ReplyWriter, RequestParser } from '@strata/protocol';
+import { aofWriteErrorMessage, CommandError } from '../errors.js';
+import type { CommandResult } from './command-table.js';
+import type { ServerState } from './server-state.js';
+import { readChunks } from './socket-reader.js';
+
+// Why reading from the socket is paused (bits): a command waiting on the
+// disk holds the connection's later commands, and a socket that does not
+// drain its replies stops us reading more requests.
+const PAUSE_PENDING = 1;
+const PAUSE_DRAIN = 2;
+// Replies wait for the command log (appendfsync always) before they leave.
+const PAUSE_APPEND = 4;
+
+/** Replies of one batch past which they are written before the batch ends. */
+const BATCH_REPLY_BYTES = 1 << 20;
+
+/** Commands parsed ahead of running, at most (see `nextCommand`). */
+const AHEAD_MAX = 32;
+
+/** A reply held until its command is in the log: replaced by an error if that fails. */
+interface HeldReply {
+  /** Reply positions (ReplyWriter.position) of the reply to replace on failure. */
+  readonly start: number;
+  readonly end: number;
+  error: string | null;
+}
+
+/**
+ * The socket side of a client: the loop that feeds the parser, runs every
+ * complete command in order (`execute`, the dispatcher's) and writes their
+ * replies; parse-ahead of pipelined commands flagged for it; replies held
+ * for the command log; the query and output buffer limits.
+ *
+ * Every complete command in a chunk runs, then all their replies go out in
+ * one socket write. A command that returns a promise (the store went to
+ * disk) holds the commands after it: reading pauses, the replies so far are
+ * written, and the loop resumes when it settles. Other connections go on
+ * meanwhile; the store keeps every key linearizable.
+ */
+export abstract class Connection {
+  readonly reply: ReplyWriter;
+  readonly parser: RequestParser;
+  lastInteraction = Date.now();
+  /** Reply, then close (QUIT, a protocol error). */
+  closeAfterReply = false;
+  closed = false;
+  /** Replies waiting for their command log appends; `holding` of them not settled. */
+  private held: HeldReply[] = [];
+  private holding = 0;
+  private paused = 0;
+  private running = false;
+  /** The arguments array of a command that ended keeping nothing of it (see `Dispatcher.call`). */
+  protected doneArgv: Buffer[] | null = null;
+  /** Commands parsed ahead of running (a pipelined run of GETs and SETs), `aheadAt` to `aheadEnd`. */
+  private readonly ahead: Buffer[][] = new Array<Buffer[]>(AHEAD_MAX).fill(EMPTY_ARGV);
+  private aheadAt = 0;
+  private aheadEnd = 0;
+  /** Argument bytes of the commands in `ahead` not run yet: the query buffer limit counts them. */
+  private aheadBytes = 0;
+  /** The keys of `ahead`, for the store's prefetch. */
+  private readonly aheadKeys: Buffer[] = new Array<Buffer>(AHEAD_MAX).fill(EMPTY_KEY);
+
+  /**
+   * `replay`: a client with no connection (RespServer.execute, AOF
+   * replay): nothing is read from its socket.
+   */
+  constructor(
+    readonly server: ServerState,
+    readonly socket: Socket,
+    authRequired: boolean,
+    replay: boolean,
+  ) {
+    this.reply = new ReplyWriter({ protocol: 2 });
+    this.parser = new RequestParser({ maxBulkLength: server.config.maxBulkLength, authRequired });
+    if (replay) return;
+    readChunks(socket, (chunk) => this.onData(chunk));
+    socket.on('drain', () => this.resume(PAUSE_DRAIN));
+  }
+
+  /** Runs one command; a promise only when it is still running (the dispatcher). */
+  abstract execute(argv: Buffer[]): CommandResult;
+
+  /** The store may read these keys of a run parsed ahead at once (`n` of them). */
+  protected abstract prefetch(keys: readonly Buffer[], n: number): void;
+
+  private onData(chunk: Buffer): void {
+    if (this.closed) return;
+    this.server.stats.netInput += chunk.length;
+    this.lastInteraction = Date.now();
+    this.parser.feed(chunk);
+    if (this.paused === 0) this.run();
+    // Redis's client-query-buffer-limit: dropped, with no reply, as Redis does.
+    if (this.parser.bufferedBytes + this.aheadBytes > this.server.config.queryBufferLimit) {
+      this.kill();
+    }
+  }
+
+  /** Runs every complete command buffered, then writes their replies at once. */
+  private run(): void {
+    if (this.running) return;
+    this.running = true;
+    try {
+      while (!this.closeAfterReply && !this.closed) {
+        const argv = this.nextCommand();
+        if (argv === null) {
+          const error = this.parser.error;
+          if (error !== null) {
+            this.reply.raw(error.reply);
+            this.closeAfterReply = true;
+          }
+          break;
+        }
+        const pending = this.execute(argv);
+        if (this.doneArgv === argv) this.parser.recycle(argv);
+        this.doneArgv = null;
+        if (this.closed) return;
+        if (pending !== undefined) {
+          this.pause(PAUSE_PENDING);
+          this.flushReplies();
+          // execute() never rejects: errors became replies already.
+          void pending.then(() => this.resume(PAUSE_PENDING));
+          return;
+        }
+        if (this.overOutputLimit()) return;
+        // A batch whose replies grew big goes out now: a client that does not
+        // read then stops being read (drain) before the server holds a whole
+        // pipeline's replies (a chunk of GETs of a big value).
+        if (this.reply.pendingBytes >= BATCH_REPLY_BYTES) {
+          this.flushReplies();
+          if (this.paused !== 0 || this.closed) return;
+        }
+      }
+      this.flushReplies();
+      // QUIT after a write whose append is pending: its replies go first.
+      if (this.closeAfterReply && !this.closed && this.holding === 0) {
+        this.closed = true;
+        this.socket.end();
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+
+  /**
+   * The next command to run: parsed ahead already, or from the parser. A
+   * command flagged `parseAhead` (GET, SET) starts a run parsed ahead: the
+   * commands after it are parsed while they are such commands (the first
+   * other one ends the run, parsed too), then the store prefetches all
+   * their keys at once, so their cache misses overlap instead of each
+   * command waiting for its own. Parsing ahead past them only is safe: they
+   * change nothing the parser depends on (authentication,
+   * proto-max-bulk-len).
+   */
+  private nextCommand(): Buffer[] | null {
+    const ahead = this.ahead;
+    if (this.aheadAt < this.aheadEnd) return this.takeAhead();
+    const first = this.parser.take();
+    const matcher = this.server.aheadMatcher;
+    if (first === null || matcher === null || !matcher.matches(first)) return first;
+    // Slots are overwritten, never truncated: `length = 0` is a runtime call.
+    const keys = this.aheadKeys;
+    let n = 0;
+    let nKeys = 0;
+    let argv: Buffer[] | null = first;
+    let bytes = 0;
+    do {
+      ahead[n++] = argv;
+      for (let i = 0; i < argv.length; i++) bytes += argv[i]!.length;
+      if (!matcher.matches(argv)) break;
+      keys[nKeys++] = argv[1]!;
+      if (n === AHEAD_MAX) break;
+      argv = this.parser.take();
+    } while (argv !== null);
+    this.aheadAt = 0;
+    this.aheadEnd = n;
+    this.aheadBytes = bytes;
+    if (nKeys > 1) this.prefetch(keys, nKeys);
+    for (let i = 0; i < nKeys; i++) keys[i] = EMPTY_KEY;
+    return this.takeAhead();
+  }
+
+  private takeAhead(): Buffer[] {
+    const argv = this.ahead[this.aheadAt]!;
+    this.ahead[this.aheadAt++] = EMPTY_ARGV;
+    for (let i = 0; i < argv.length; i++) this.aheadBytes -= argv[i]!.length;
+    return argv;
+  }
+
+  private pause(reason: number): void {
+    if (this.paused === 0) this.socket.pause();
+    this.paused |= reason;
+  }
+
+  private resume(reason: number): void {
+    if ((this.paused & reason) === 0) return;
+    this.paused &= ~reason;
+    if (this.paused !== 0 || this.closed) return;
+    this.socket.resume();
+    this.run();
+  }
+
+  /**
+   * One socket write for every reply since the last one; while a command
+   * log append of theirs is pending, they wait (and reading pauses).
+   */
+  private flushReplies(): void {
+    if (this.closed) return;
+    if (this.holding > 0) {
+      this.pause(PAUSE_APPEND);
+      return;
+    }
+    let out = this.reply.flush();
+    if (this.held.length > 0) out = this.releaseHeld(out);
+    if (out === null) return;
+    this.server.stats.netOutput += out.length;
+    // With an output buffer limit, a client that does not read is dropped
+    // once over it, as Redis does; without one, it stops being read.
+    if (!this.socket.write(out) && this.server.config.outputBufferLimit <= 0) {
+      this.pause(PAUSE_DRAIN);
+    }
+    this.overOutputLimit();
+  }
+
+  /** Redis's client-output-buffer-limit: a client that does not read is dropped. */
+  private overOutputLimit(): boolean {
+    const limit = this.server.config.outputBufferLimit;
+    if (limit <= 0 || this.reply.pendingBytes + this.socket.writableLength <= limit) return false;
+    this.kill();
+    return true;
+  }
+
+  /**
+   * Every held reply's append settled: the chunk as it goes out, with each
+   * reply whose append failed replaced by its MISCONF error.
+   */
+  private releaseHeld(out: Buffer | null): Buffer | null {
+    const held = this.held;
+    this.held = [];
+    if (out === null || !held.some((h) => h.error !== null)) return out;
+    const base = this.reply.position - out.length;
+    const parts: Buffer[] = [];
+    let at = 0;
+    for (const h of held) {
+      const start = h.start - base;
+      if (h.error === null || start < at) continue;
+      parts.push(out.subarray(at, start), Buffer.from(`-${h.error}\r\n`));
+      at = h.end - base;
+    }
+    parts.push(out.subarray(at));
+    return Buffer.concat(parts);
+  }
+
+  /** Holds the replies from `start` on until `p` settles (appendfsync always). */
+  protected hold(p: Promise<void>, start: number, end: number): void {
+    const h: HeldReply = { start, end, error: null };
+    this.held.push(h);
+    this.holding++;
+    const settled = () => {
+      if (--this.holding === 0) this.resume(PAUSE_APPEND);
+    };
+    p.then(settled, (e: unknown) => {
+      h.error = appendErrorReply(e);
+      settled();
+    });
+  }
+
+  /** Closes the connection now, dropping unsent replies (CLIENT KILL, limits). */
+  kill(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.reply.discard();
+    this.socket.destroy();
+  }
+}
+
+const EMPTY_ARGV: Buffer[] = [];
+const EMPTY_KEY: Buffer = Buffer.alloc(0);
+
+/** The error a reply becomes when its append to the command log failed. */
+function appendErrorReply(e: unknown): string {
+  if (e instanceof CommandError) return e.message;
+  return aofWriteErrorMessage(e instanceof Error ? e.message : String(e));
+}

@@ -1,0 +1,371 @@
+import type { Socket } from 'node:net';
+import type { CollectionStore } from '@strata/collections';
+import type { StoreCore } from '@strata/hlog';
+import {
+  CommandError,
+  execAbortBecauseError,
+  noAuthError,
+  toCommandError,
+  unknownCommandError,
+  unknownSubcommandError,
+  wrongArityError,
+} from '../errors.js';
+import type { Client } from './client.js';
+import { type CommandLog, EXEC_ARGV, MULTI_ARGV, propagationOf } from './command-log.js';
+import { CommandFlag, type CommandResult, type CommandSpec } from './command-table.js';
+import { Connection } from './connection.js';
+import type { ServerState } from './server-state.js';
+
+/** A queued command of MULTI. */
+export interface QueuedCommand {
+  readonly spec: CommandSpec;
+  readonly argv: Buffer[];
+}
+
+export interface MultiState {
+  readonly queue: QueuedCommand[];
+  /** A command was rejected while queueing: EXEC answers EXECABORT. */
+  error: boolean;
+}
+
+/** A transaction's writes are logged as MULTI, the writes, EXEC. */
+interface ExecLog {
+  wrote: boolean;
+  /** The last logged write's reply: an EXEC marker that fails turns it into the error. */
+  lastStart: number;
+  lastEnd: number;
+}
+
+/**
+ * The command side of a client: looks each command up and checks it in
+ * Redis's order (exists, arity, auth, a failing disk, MULTI), queues it
+ * inside MULTI, runs it (opening its database first), logs its replay
+ * forms to the command log, and keeps the client's WATCHed keys. What it
+ * knows of particular commands are flags on their definitions
+ * (`runsInMulti`, `runsTransaction`, `refusedOnWriteError`, `argvFree`);
+ * what families add at EXEC's end and at close are hooks (FamilyHooks).
+ */
+export abstract class Dispatcher extends Connection {
+  db = 0;
+  authenticated: boolean;
+  multi: MultiState | null = null;
+  /** WATCHed keys as (db, key) pairs; `watchDirty` once one of them was written. */
+  readonly watching: { db: number; key: string }[] = [];
+  watchDirty = false;
+  /** fullName of the last command (CLIENT LIST `cmd=`). */
+  lastCommand = 'NULL';
+  /** Commands of this client waiting on the disk (ServerState.inFlight counts all). */
+  inFlight = 0;
+  /** Inside EXEC: what a command makes ready for blocked clients is served once it ends, as Redis. */
+  inExec = false;
+  /** Set by a command that chose its own replay form (see `propagate`). */
+  private propagated: Buffer[][] | null = null;
+  /** Replay forms logged after the command's own, in their database (pops it served). */
+  private after: { db: number; argv: Buffer[] }[] | null = null;
+  /** Inside EXEC with a command log: its writes are framed as MULTI .. EXEC. */
+  private execLog: ExecLog | null = null;
+  /** This command's time, read once from its store's clock (-1: not read yet). */
+  private commandTime = -1;
+
+  /**
+   * `replay`: a client with no connection (RespServer.execute, AOF
+   * replay): its writes are not logged again.
+   */
+  constructor(
+    server: ServerState,
+    socket: Socket,
+    readonly replay: boolean,
+  ) {
+    const authenticated = replay || !server.authRequired;
+    super(server, socket, !authenticated, replay);
+    this.authenticated = authenticated;
+  }
+
+  /** The client the handlers see: the object itself. */
+  protected abstract get client(): Client;
+
+  /** The store of the selected database; open whenever a command with keys runs. */
+  get store(): StoreCore {
+    const s = this.server.keyspace.get(this.db);
+    if (s === undefined) throw new CommandError('ERR_STORE', 'ERR database is not open');
+    return s;
+  }
+
+  /**
+   * The running command's time in ms, read once from its store's clock: the
+   * handler's expiry math and the command log's absolute form (PXAT,
+   * PEXPIREAT) see the same millisecond, and an AOF replay its stamp.
+   */
+  now(): number {
+    if (this.commandTime < 0) {
+      // A command without keys may run before its database's store is open.
+      const store = this.server.keyspace.get(this.db);
+      this.commandTime = store === undefined ? Date.now() : store.clock();
+    }
+    return this.commandTime;
+  }
+
+  /** The collections (hashes, sets, sorted sets, lists) of the selected database, cached over its store. */
+  get collections(): CollectionStore {
+    const s = this.server.keyspace.collections(this.db);
+    if (s === undefined) throw new CommandError('ERR_STORE', 'ERR database is not open');
+    return s;
+  }
+
+  setAuthenticated(value: boolean): void {
+    this.authenticated = value;
+    this.parser.authRequired = !value && this.server.authRequired;
+  }
+
+  // ---- the command log -----------------------------------------------------------
+
+  /**
+   * Sets the replay form of the running command for the command log, in
+   * place of the central rule (command-log.ts): call it once per command
+   * to log, in order; a command that calls it with nothing logs nothing.
+   */
+  propagate(...argv: Buffer[]): void {
+    if (argv.length === 0) {
+      this.propagated ??= [];
+      return;
+    }
+    if (this.propagated === null) this.propagated = [argv];
+    else this.propagated.push(argv);
+  }
+
+  /**
+   * Logs `argv` (in `db`) after the running command's own forms: the pops
+   * of clients it served in another database or after a transfer (MOVE).
+   */
+  logAfter(db: number, argv: Buffer[]): void {
+    if (this.server.commandLog === null || this.replay) return;
+    if (this.after === null) this.after = [{ db, argv }];
+    else this.after.push({ db, argv });
+  }
+
+  /** A write command ran: log its replay forms (its reply is from `start` on). */
+  private logWrite(log: CommandLog, spec: CommandSpec, argv: Buffer[], start: number, now: number) {
+    const end = this.reply.position;
+    const forms =
+      this.propagated ?? propagationOf(spec.fullName, argv, this.reply.since(start), now);
+    this.propagated = null;
+    const after = this.after;
+    this.after = null;
+    if (forms.length === 0 && after === null) return;
+    const x = this.execLog;
+    if (x !== null) {
+      if (!x.wrote) {
+        x.wrote = true;
+        this.append(log, MULTI_ARGV, start, end);
+      }
+      x.lastStart = start;
+      x.lastEnd = end;
+    }
+    for (const f of forms) this.append(log, f, start, end);
+    if (after !== null) for (const a of after) this.append(log, a.argv, start, end, a.db);
+  }
+
+  private append(
+    log: CommandLog,
+    argv: readonly Buffer[],
+    start: number,
+    end: number,
+    db = this.db,
+  ): void {
+    const p = log.append(db, argv);
+    if (p !== undefined) this.hold(p, start, end);
+  }
+
+  /** EXEC begins: its writes, if any, are logged inside MULTI .. EXEC. */
+  beginExec(): void {
+    this.inExec = true;
+    if (this.server.commandLog !== null && !this.replay) {
+      this.execLog = { wrote: false, lastStart: 0, lastEnd: 0 };
+    }
+  }
+
+  /** EXEC ended: the families' afterExec hooks run (blocked clients served), their forms logged. */
+  endExec(): void {
+    const x = this.execLog;
+    this.execLog = null;
+    this.inExec = false;
+    const log = this.server.commandLog;
+    if (x?.wrote && log !== null) this.append(log, EXEC_ARGV, x.lastStart, x.lastEnd);
+    for (const afterExec of this.server.hooks.afterExec) {
+      const forms = afterExec(this.client);
+      if (forms.length === 0 || log === null || this.replay) continue;
+      const at = this.reply.position;
+      for (const f of forms) this.append(log, f.argv, at, at, f.db);
+    }
+  }
+
+  unwatchAll(): void {
+    for (const w of this.watching) this.server.unwatch(this.client, w.db, w.key);
+    this.watching.length = 0;
+    this.watchDirty = false;
+  }
+
+  // ---- dispatch ----------------------------------------------------------------
+
+  /**
+   * Looks the command up and checks it in Redis's order (exists, arity,
+   * auth), queues it inside MULTI, else runs it. Returns a promise only when
+   * the command is still running.
+   */
+  execute(argv: Buffer[]): CommandResult {
+    const server = this.server;
+    server.stats.commands++;
+    let spec = server.table.lookup(argv[0]!);
+    if (spec === undefined) return this.reject(unknownCommandError(argv));
+    if (spec.subcommands !== null && argv.length >= 2) {
+      const sub = spec.subcommands.lookup(argv[1]!);
+      if (sub === undefined) return this.reject(unknownSubcommandError(argv[1]!, spec.name));
+      spec = sub;
+    }
+    if (!spec.arityOk(argv.length)) return this.reject(wrongArityError(spec.fullName));
+    if (!this.authenticated && (spec.flags & CommandFlag.no_auth) === 0) {
+      return this.reject(noAuthError());
+    }
+    if (server.writeError !== null && this.refusesWrite(spec)) {
+      // Checked again: a database's failed pages may have been written since.
+      const writeError = server.currentWriteError();
+      if (writeError !== null && spec.runsTransaction && this.multi !== null) {
+        // Redis's execCommandAbort: the transaction is discarded with the reason.
+        this.multi = null;
+        this.unwatchAll();
+        return this.reject(execAbortBecauseError(writeError));
+      }
+      if (writeError !== null) return this.reject(new CommandError('ERR_MISCONF', writeError));
+    }
+    if (this.multi !== null && (spec.flags & CommandFlag.no_multi) !== 0) {
+      return this.reject(
+        new CommandError('ERR_SYNTAX', 'ERR Command not allowed inside a transaction'),
+      );
+    }
+    if (this.multi !== null && !spec.runsInMulti) {
+      this.multi.queue.push({ spec, argv });
+      this.reply.simple('QUEUED');
+      return undefined;
+    }
+    const gate = server.exclusive;
+    if (gate !== null && gate !== this.client) {
+      return server.waitExclusive().then(() => this.settle(this.execute(argv)));
+    }
+    return this.call(spec, argv);
+  }
+
+  /**
+   * Redis refuses, while the disk fails: write commands, those flagged
+   * `refusedOnWriteError` (PING, so a monitoring check notices), and an
+   * EXEC whose queue has a write.
+   */
+  private refusesWrite(spec: CommandSpec): boolean {
+    if ((spec.flags & CommandFlag.write) !== 0 || spec.refusedOnWriteError) return true;
+    if (!spec.runsTransaction || this.multi === null) return false;
+    return this.multi.queue.some((q) => (q.spec.flags & CommandFlag.write) !== 0);
+  }
+
+  /** Runs a checked command: opens its database first when it needs one. */
+  call(spec: CommandSpec, argv: Buffer[]): CommandResult {
+    this.lastCommand = spec.fullName;
+    if (spec.firstKey > 0) {
+      const store = this.server.keyspace.get(this.db);
+      if (store === undefined) {
+        return this.server.keyspace.ensure(this.db).then(
+          () => this.settle(this.call(spec, argv)),
+          (e: unknown) => this.replyError(e),
+        );
+      }
+      // The store refuses longer keys; refusing the whole command up front
+      // keeps a multi-key reply from stopping half written.
+      const max = store.maxKeyLength;
+      const last = spec.lastKey < 0 ? argv.length + spec.lastKey : spec.lastKey;
+      for (let i = spec.firstKey; i <= last && i < argv.length; i += spec.step) {
+        if (argv[i]!.length > max) {
+          return this.reject(
+            new CommandError('ERR_KEY_TOO_LONG', `ERR key is too long (at most ${max} bytes)`),
+          );
+        }
+      }
+    }
+    spec.calls++;
+    if ((spec.flags & CommandFlag.write) !== 0 && this.server.watchedKeys > 0) {
+      this.server.touchKeys(this.db, spec, argv);
+    }
+    // Write commands go to the command log (an AOF) once they ran.
+    const log =
+      (spec.flags & CommandFlag.write) !== 0 && !this.replay ? this.server.commandLog : null;
+    let start = 0;
+    let now = 0;
+    this.commandTime = -1;
+    if (log !== null) {
+      start = this.reply.position;
+      now = this.now();
+      this.propagated = null;
+      this.after = null;
+    }
+    let result: CommandResult;
+    try {
+      result = spec.handler!(this.client, argv);
+    } catch (e) {
+      spec.failedCalls++;
+      this.replyError(e);
+      return undefined;
+    }
+    if (result === undefined) {
+      if (log !== null) this.logWrite(log, spec, argv, start, now);
+      // A command flagged argvFree that ended here kept nothing of argv: the parser reuses it.
+      else if (spec.argvFree && this.multi === null) this.doneArgv = argv;
+      return undefined;
+    }
+    if (spec.wholeLog) {
+      // A whole-log pass or a blocking command: it holds this connection
+      // only. A blocking command logs the form it set once it settles (a
+      // pop whose key was on disk; nothing when blocked and served by a push).
+      return result.then(
+        () => {
+          if (log !== null) this.logWrite(log, spec, argv, start, now);
+        },
+        (e: unknown) => {
+          spec.failedCalls++;
+          this.replyError(e);
+        },
+      );
+    }
+    // Counted while on the disk: EXEC and FLUSHDB wait for other clients' to end.
+    const server = this.server;
+    server.pendingStarted(this.client);
+    return result.then(
+      () => {
+        server.pendingEnded(this.client);
+        if (log !== null) this.logWrite(log, spec, argv, start, now);
+      },
+      (e: unknown) => {
+        server.pendingEnded(this.client);
+        spec.failedCalls++;
+        this.replyError(e);
+      },
+    );
+  }
+
+  /** Awaits a command result that may or may not be a promise. */
+  private async settle(r: CommandResult): Promise<void> {
+    if (r !== undefined) await r;
+  }
+
+  private reject(e: CommandError): undefined {
+    if (this.multi !== null) this.multi.error = true;
+    this.replyError(e);
+    return undefined;
+  }
+
+  replyError(e: unknown): void {
+    const err = toCommandError(e);
+    this.reply.error(err.bytes ?? err.message);
+  }
+
+  /** A run of commands parsed ahead: their keys are read at once (not inside MULTI: they queue). */
+  protected prefetch(keys: readonly Buffer[], n: number): void {
+    if (this.multi === null) this.server.keyspace.get(this.db)?.prefetch(keys, n);
+  }
+}
