@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { StrataError } from '@strata/io';
 import { ORDERS, type Order } from './schedule.js';
 
 export type Command =
@@ -25,9 +26,16 @@ export type Command =
       warm: boolean;
     };
 
+/** Codes of strata-bench's own errors: ERR_USAGE, a command-line mistake (UsageError). */
+export type BenchErrorCode = 'ERR_USAGE';
+
 /** A command-line mistake: printed with the usage hint, exit code 2. */
-export class UsageError extends Error {
+export class UsageError extends StrataError<BenchErrorCode> {
   override name = 'UsageError';
+
+  constructor(message: string) {
+    super('ERR_USAGE', message);
+  }
 }
 
 export const USAGE = `strata-bench - Strata's benchmark scenarios

@@ -1,5 +1,7 @@
 import { parseArgs } from 'node:util';
+import { StrataError } from '@strata/io';
 import { findSetting, SETTINGS } from './config.js';
+import type { ServerErrorCode } from './errors.js';
 
 type OptionSpec = { type: 'string' } | { type: 'boolean'; short: string };
 
@@ -32,13 +34,13 @@ export type Invocation =
     };
 
 /** A command-line mistake: `arg` is what was typed, `reason` what is wrong with it. */
-export class ArgumentError extends Error {
+export class ArgumentError extends StrataError<ServerErrorCode> {
   override name = 'ArgumentError';
   constructor(
     readonly arg: string,
     readonly reason: string,
   ) {
-    super(`Invalid argument '${arg}': ${reason}`);
+    super('ERR_ARGUMENT', `Invalid argument '${arg}': ${reason}`);
   }
 }
 

@@ -1,5 +1,7 @@
 import { constants as bufferConstants } from 'node:buffer';
 import { FSYNC_POLICIES, type FsyncPolicy, isFsyncPolicy } from '@strata/aof';
+import { StrataError } from '@strata/io';
+import type { ServerErrorCode } from './errors.js';
 import { formatSize, parseSize } from './sizes.js';
 
 export const LOG_LEVELS = ['debug', 'verbose', 'notice', 'warning', 'nothing'] as const;
@@ -57,8 +59,12 @@ export const DEFAULT_CONFIG: Readonly<ServerConfig> = {
 };
 
 /** A value a setting refuses; the message is the reason, in Redis's words where Redis has some. */
-export class ConfigError extends Error {
+export class ConfigError extends StrataError<ServerErrorCode> {
   override name = 'ConfigError';
+
+  constructor(message: string) {
+    super('ERR_CONFIG_VALUE', message);
+  }
 }
 
 /** One setting: `port 7000` in a config file, `--port 7000` on the command line. */

@@ -1,16 +1,19 @@
 import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { StrataError } from '@strata/io';
+import type { ServerErrorCode } from './errors.js';
 
 export const LOCK_FILE = 'strata-server.pid';
 
 /** Another live process holds the directory. */
-export class DirLockedError extends Error {
+export class DirLockedError extends StrataError<ServerErrorCode> {
   override name = 'DirLockedError';
   constructor(
     readonly dir: string,
     readonly pid: number,
   ) {
     super(
+      'ERR_DIR_LOCKED',
       `${dir} is in use by another strata-server (pid ${pid}); two servers on one directory ` +
         `would overwrite each other's log. If no server runs there, remove ${join(dir, LOCK_FILE)}.`,
     );

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { StrataError } from '@strata/io';
 import { ArgumentError, type Flag } from './args.js';
 import {
   ConfigError,
@@ -9,11 +10,16 @@ import {
   type ServerConfig,
 } from './config.js';
 import { applyConfigText, applySetting, ConfigFileError } from './config-file.js';
+import type { ServerErrorCode } from './errors.js';
 import { VERSION } from './version.js';
 
 /** A configuration the server cannot start with; `message` is what to print (stderr, exit 1). */
-export class FatalConfigError extends Error {
+export class FatalConfigError extends StrataError<ServerErrorCode> {
   override name = 'FatalConfigError';
+
+  constructor(message: string) {
+    super('ERR_FATAL_CONFIG', message);
+  }
 }
 
 export interface LoadedConfig extends EffectiveConfig {

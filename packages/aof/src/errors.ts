@@ -1,21 +1,22 @@
-import { StrataError, type StrataErrorCode, type StrataErrorDetails } from '@strata/io';
+import { StrataError, type StrataErrorDetails } from '@strata/io';
 
 /**
- * Codes the append-only file adds to @strata/io's:
+ * Codes of the append-only file:
  * - ERR_AOF_CORRUPT: a record that is not a valid command, before the end of a file
  *   (a torn record at the end of the last file is cut off instead)
  * - ERR_AOF_MANIFEST: the manifest is unreadable or names a file that is missing
  * - ERR_AOF_WRITE: writing or syncing the file failed (the cause is the OS error)
  * - ERR_AOF_CLOSED: an append after close()
+ * - ERR_INVALID_ARGUMENT (io's): a call out of order (append before replay...)
  */
 export type AofErrorCode =
   | 'ERR_AOF_CORRUPT'
   | 'ERR_AOF_MANIFEST'
   | 'ERR_AOF_WRITE'
   | 'ERR_AOF_CLOSED'
-  | StrataErrorCode;
+  | 'ERR_INVALID_ARGUMENT';
 
-export class AofError extends StrataError {
+export class AofError extends StrataError<AofErrorCode> {
   constructor(code: AofErrorCode, message: string, details?: StrataErrorDetails) {
     super(code, message, details);
   }

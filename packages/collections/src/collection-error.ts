@@ -1,3 +1,6 @@
+// StrataError through hlog's re-export: collections has no @strata/io dependency of its own.
+import { StrataError } from '@strata/hlog';
+
 export type CollectionErrorCode =
   | 'ERR_INVALID_ARGUMENT'
   /** A collection record's bytes do not decode. */
@@ -6,13 +9,10 @@ export type CollectionErrorCode =
   | 'ERR_NO_CODEC';
 
 /** Errors of @strata/collections, with a stable `code`. */
-export class CollectionError extends Error {
+export class CollectionError extends StrataError<CollectionErrorCode> {
   override readonly name = 'CollectionError';
 
-  constructor(
-    readonly code: CollectionErrorCode,
-    message: string,
-  ) {
-    super(message);
+  constructor(code: CollectionErrorCode, message: string) {
+    super(code, message);
   }
 }

@@ -1,4 +1,4 @@
-import type { Device, StrataError } from '@strata/io';
+import type { AnyStrataError, Device } from '@strata/io';
 import { HlogError } from './errors.js';
 import { HashIndex, type HashIndexStats } from './hash-index.js';
 import { HybridLog, type HybridLogStats } from './hybrid-log.js';
@@ -60,7 +60,7 @@ export interface StoreCoreOptions {
    * The store keeps the data in memory and retries on `retryWrites()` or
    * the next checkpoint.
    */
-  onWriteError?: (error: StrataError) => void;
+  onWriteError?: (error: AnyStrataError) => void;
 }
 
 export class MutableFound implements FoundView {

@@ -1,4 +1,4 @@
-import { type Device, isStrataError, type StrataError } from '@strata/io';
+import { type AnyStrataError, type Device, isStrataError } from '@strata/io';
 import { HlogError } from './errors.js';
 import {
   BLOB_PREFIX_SIZE,
@@ -98,9 +98,9 @@ export class HybridLog {
   /** Set when the log was halted (simulated crash): it accepts no more writes. */
   failure: Error | undefined;
   /** The first write or sync failure not overcome yet (see retryWrites), or null. */
-  writeError: StrataError | null = null;
+  writeError: AnyStrataError | null = null;
   /** Called on every failed write or sync. */
-  onWriteError: ((error: StrataError) => void) | null = null;
+  onWriteError: ((error: AnyStrataError) => void) | null = null;
 
   private tailPage: number;
   private tailPageEnd: number;

@@ -82,7 +82,7 @@ export async function drive<T>(
           hint.start = start;
         } catch (e) {
           // The walk ran into truncated log (compaction): start again.
-          if (!isStrataError(e, 'ERR_OUT_OF_RANGE')) throw e;
+          if (!isStrataError(e, 'ERR_ADDRESS_OUT_OF_RANGE')) throw e;
           hint.walked = false;
         }
         break;
@@ -97,7 +97,7 @@ export async function drive<T>(
           hint.oldBlobAddress = address;
         } catch (e) {
           // Compacted away meanwhile: the step finds the copy.
-          if (!isStrataError(e, 'ERR_OUT_OF_RANGE')) throw e;
+          if (!isStrataError(e, 'ERR_ADDRESS_OUT_OF_RANGE')) throw e;
           hint.walked = false;
         }
         break;

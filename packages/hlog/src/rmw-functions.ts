@@ -106,7 +106,7 @@ function add(a: number | bigint, delta: number): number | bigint {
   }
   const r = BigInt(a) + BigInt(delta);
   if (r > INT64_MAX || r < INT64_MIN) {
-    throw new HlogError('ERR_NOT_INTEGER', 'increment or decrement would overflow');
+    throw new HlogError('ERR_INCR_OVERFLOW', 'increment or decrement would overflow');
   }
   return Number.isSafeInteger(Number(r)) ? Number(r) : r;
 }

@@ -78,7 +78,7 @@ describe('store core', () => {
     expect(await s.incrBy(k('n'), -50)).toBe(-8);
     await s.set(k('big'), k('9223372036854775806'));
     expect(await s.incrBy(k('big'))).toBe(9223372036854775807n);
-    await expect(s.incrBy(k('big'))).rejects.toMatchObject({ code: 'ERR_NOT_INTEGER' });
+    await expect(s.incrBy(k('big'))).rejects.toMatchObject({ code: 'ERR_INCR_OVERFLOW' });
     await s.set(k('s'), k('abc'));
     await expect(s.incrBy(k('s'))).rejects.toMatchObject({ code: 'ERR_NOT_INTEGER' });
     expect(await s.append(k('s'), k('def'))).toBe(6);

@@ -110,7 +110,10 @@ export class StoreCore extends SyncCore {
     };
   }
 
-  /** INCRBY: the new value (a bigint beyond 2^53). Throws ERR_NOT_INTEGER, ERR_WRONG_TYPE. */
+  /**
+   * INCRBY: the new value (a bigint beyond 2^53). Throws ERR_NOT_INTEGER,
+   * ERR_INCR_OVERFLOW, ERR_WRONG_TYPE.
+   */
   async incrBy(key: Uint8Array, delta = 1): Promise<number | bigint> {
     if (!Number.isSafeInteger(delta)) {
       throw new HlogError('ERR_INVALID_ARGUMENT', 'delta must be a safe integer');

@@ -1,4 +1,4 @@
-import type { StrataError } from '@strata/io';
+import type { AnyStrataError } from '@strata/io';
 import { copyIfLive, relocateBlobIfLive } from './compaction-steps.js';
 import { CoreState, DELETED, EMPTY, EXPIRY_NOT_SET, EXPIRY_OK, NOT_FOUND } from './core-state.js';
 import { HlogError } from './errors.js';
@@ -275,7 +275,7 @@ export class SyncCore extends CoreState {
    * unflushed pages stay in memory; operations that need their frames
    * reject with it, and checkpoints and close reject until a retry succeeds.
    */
-  get writeError(): StrataError | null {
+  get writeError(): AnyStrataError | null {
     return this.log.writeError;
   }
 

@@ -1,4 +1,4 @@
-import { FaultDevice, MemoryDevice, MemoryVolume, type StrataError } from '@strata/io';
+import { type AnyStrataError, FaultDevice, MemoryDevice, MemoryVolume } from '@strata/io';
 import { describe, expect, it } from 'vitest';
 import { MemoryCheckpointStore } from './checkpoint-store.js';
 import { Store, type StoreOptions } from './hlog-store.js';
@@ -17,7 +17,7 @@ function setup() {
   const checkpoints = new MemoryCheckpointStore();
   const inner = new MemoryDevice({ volume, segmentSize: 4096 });
   const device = new FaultDevice(inner, { closeInner: true });
-  const errors: StrataError[] = [];
+  const errors: AnyStrataError[] = [];
   const reopen = async () => {
     await device.close();
     return Store.open({

@@ -9,7 +9,7 @@ import type { DeviceStatsSnapshot } from './device-stats.js';
  * - `read` fills `into` from `address` and resolves with the bytes read; it
  *   reads fewer only at the end of the device (`endAddress`). Holes read as 0.
  * - `write` stores all of `from` at `address` or rejects.
- * - `read` or `write` below `beginAddress` (truncated) rejects with ERR_OUT_OF_RANGE,
+ * - `read` or `write` below `beginAddress` (truncated) rejects with ERR_ADDRESS_OUT_OF_RANGE,
  *   as does an IO reaching past 2^48 or a negative address.
  * - A misaligned address or length (when `alignment > 1`) rejects with ERR_INVALID_ARGUMENT.
  * - `truncateUntil(a)` drops every whole segment below `a`; `beginAddress`

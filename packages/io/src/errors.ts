@@ -1,12 +1,18 @@
-/** Stable codes for every error a Strata package throws. */
+/**
+ * The codes @strata/io throws, each with one meaning. Other packages add
+ * their own closed unions (HlogErrorCode, AofErrorCode...) that may include
+ * these for the io errors they pass on.
+ */
 export type StrataErrorCode =
   | 'ERR_DEVICE_CLOSED'
-  | 'ERR_OUT_OF_RANGE'
+  /** A device address below `beginAddress`, negative, or reaching past 2^48. */
+  | 'ERR_ADDRESS_OUT_OF_RANGE'
   | 'ERR_IO'
   | 'ERR_INVALID_ARGUMENT'
   | 'ERR_INJECTED_FAULT'
   | 'ERR_TORN_WRITE'
-  | (string & {});
+  /** The medium could not serve an operation (a bad sector); injected by FaultDevice to model one. */
+  | 'ERR_MEDIA';
 
 export interface StrataErrorDetails {
   /** Device address the failing operation targeted. */
@@ -16,13 +22,18 @@ export interface StrataErrorDetails {
   cause?: unknown;
 }
 
-/** Base class of every error thrown by Strata: match on `code`, never on message. */
-export class StrataError extends Error {
-  readonly code: StrataErrorCode;
+/**
+ * Base class of every error thrown by Strata: match on `code`, never on
+ * message. `C` is the closed union of the package that throws it (io's own
+ * by default); a subclass fixes it, and `NoInfer` keeps a bare
+ * `new StrataError(code)` from widening it to any string.
+ */
+export class StrataError<C extends string = StrataErrorCode> extends Error {
+  readonly code: C;
   readonly address: number | undefined;
   readonly segment: number | undefined;
 
-  constructor(code: StrataErrorCode, message: string, details: StrataErrorDetails = {}) {
+  constructor(code: NoInfer<C>, message: string, details: StrataErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.name = new.target.name;
     this.code = code;
@@ -30,6 +41,9 @@ export class StrataError extends Error {
     this.segment = details.segment;
   }
 }
+
+/** A StrataError of any package, when which one is not known (a device's failure, a caught error). */
+export type AnyStrataError = StrataError<string>;
 
 export class DeviceClosedError extends StrataError {
   constructor(device: string) {
@@ -39,7 +53,7 @@ export class DeviceClosedError extends StrataError {
 
 export class OutOfRangeError extends StrataError {
   constructor(message: string, address: number) {
-    super('ERR_OUT_OF_RANGE', message, { address });
+    super('ERR_ADDRESS_OUT_OF_RANGE', message, { address });
   }
 }
 
@@ -70,7 +84,14 @@ export class InjectedFaultError extends StrataError {
   }
 }
 
-export function isStrataError(e: unknown, code?: StrataErrorCode): e is StrataError {
+/**
+ * Narrows an unknown error to a StrataError, of `code` when given. Without
+ * a code its code is only known to be a string: compare it with the union of
+ * the package that threw it.
+ */
+export function isStrataError(e: unknown): e is AnyStrataError;
+export function isStrataError<C extends string>(e: unknown, code: C): e is StrataError<C>;
+export function isStrataError(e: unknown, code?: string): boolean {
   return e instanceof StrataError && (code === undefined || e.code === code);
 }
 

@@ -9,6 +9,7 @@ export {
   now,
 } from './device-stats.js';
 export {
+  type AnyStrataError,
   DeviceClosedError,
   InjectedFaultError,
   InvalidArgumentError,

@@ -53,7 +53,7 @@ describe('MemoryDevice', () => {
     await second.close();
   });
 
-  it('IO queued before a truncation rejects with ERR_OUT_OF_RANGE when its turn comes', async () => {
+  it('IO queued before a truncation rejects with ERR_ADDRESS_OUT_OF_RANGE when its turn comes', async () => {
     const device = new MemoryDevice({ segmentSize: 4096, maxInFlight: 1 });
     await device.write(0, new Uint8Array(8192).fill(7));
     const inFlight = device.read(0, new Uint8Array(10));
@@ -61,8 +61,10 @@ describe('MemoryDevice', () => {
     const queuedWrite = device.write(100, new Uint8Array(10));
     const truncation = device.truncateUntil(4096);
     expect(await inFlight).toBe(10);
-    await expect(queued).rejects.toSatisfy((e) => isStrataError(e, 'ERR_OUT_OF_RANGE'));
-    await expect(queuedWrite).rejects.toSatisfy((e) => isStrataError(e, 'ERR_OUT_OF_RANGE'));
+    await expect(queued).rejects.toSatisfy((e) => isStrataError(e, 'ERR_ADDRESS_OUT_OF_RANGE'));
+    await expect(queuedWrite).rejects.toSatisfy((e) =>
+      isStrataError(e, 'ERR_ADDRESS_OUT_OF_RANGE'),
+    );
     await truncation;
     expect(device.beginAddress).toBe(4096);
     expect(device.stats().errors).toBe(2);

@@ -25,7 +25,7 @@ describe('NullDevice', () => {
     await device.read(0, new Uint8Array(100));
     await device.sync();
     await expect(device.read(-1, new Uint8Array(1))).rejects.toSatisfy((e) =>
-      isStrataError(e, 'ERR_OUT_OF_RANGE'),
+      isStrataError(e, 'ERR_ADDRESS_OUT_OF_RANGE'),
     );
     const s = device.stats();
     expect(s).toMatchObject({
@@ -46,7 +46,7 @@ describe('NullDevice', () => {
     await device.truncateUntil(4096 + 512);
     expect(device.beginAddress).toBe(4096);
     await expect(device.read(0, new Uint8Array(512))).rejects.toSatisfy((e) =>
-      isStrataError(e, 'ERR_OUT_OF_RANGE'),
+      isStrataError(e, 'ERR_ADDRESS_OUT_OF_RANGE'),
     );
     await expect(device.write(4096, new Uint8Array(100))).rejects.toSatisfy((e) =>
       isStrataError(e, 'ERR_INVALID_ARGUMENT'),

@@ -45,13 +45,13 @@ describe('SegmentLayout', () => {
     const l = new SegmentLayout({ segmentSize: 4096, alignment: 512 });
     expect(code(() => l.checkIo(512, 1024))).toBeUndefined();
     expect(code(() => l.checkIo(2 ** 48 - 512, 512))).toBeUndefined();
-    expect(code(() => l.checkIo(2 ** 48, 0))).toBe('ERR_OUT_OF_RANGE');
-    expect(code(() => l.checkIo(2 ** 48 - 512, 1024))).toBe('ERR_OUT_OF_RANGE');
-    expect(code(() => l.checkIo(-512, 512))).toBe('ERR_OUT_OF_RANGE');
+    expect(code(() => l.checkIo(2 ** 48, 0))).toBe('ERR_ADDRESS_OUT_OF_RANGE');
+    expect(code(() => l.checkIo(2 ** 48 - 512, 1024))).toBe('ERR_ADDRESS_OUT_OF_RANGE');
+    expect(code(() => l.checkIo(-512, 512))).toBe('ERR_ADDRESS_OUT_OF_RANGE');
     expect(code(() => l.checkIo(100, 512))).toBe('ERR_INVALID_ARGUMENT');
     expect(code(() => l.checkIo(512, 100))).toBe('ERR_INVALID_ARGUMENT');
     expect(code(() => l.checkIo(0.5, 0))).toBe('ERR_INVALID_ARGUMENT');
     expect(code(() => l.checkTruncate(2 ** 48))).toBeUndefined();
-    expect(code(() => l.checkTruncate(2 ** 48 + 1))).toBe('ERR_OUT_OF_RANGE');
+    expect(code(() => l.checkTruncate(2 ** 48 + 1))).toBe('ERR_ADDRESS_OUT_OF_RANGE');
   });
 });

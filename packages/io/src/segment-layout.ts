@@ -45,7 +45,7 @@ export class SegmentLayout {
 
   /**
    * Checks an IO of `length` bytes at `address`: an integer address in
-   * `[0, 2^48)` with the IO ending at or below 2^48 (else ERR_OUT_OF_RANGE),
+   * `[0, 2^48)` with the IO ending at or below 2^48 (else ERR_ADDRESS_OUT_OF_RANGE),
    * address and length multiples of the alignment (else ERR_INVALID_ARGUMENT).
    */
   checkIo(address: Address, length: ByteCount): void {

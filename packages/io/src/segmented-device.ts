@@ -1,7 +1,13 @@
 import type { Address, ByteCount } from './address.js';
 import type { Device, DeviceOptions } from './device.js';
 import { DeviceStatsRecorder, type DeviceStatsSnapshot, now } from './device-stats.js';
-import { DeviceClosedError, IoError, OutOfRangeError, StrataError } from './errors.js';
+import {
+  type AnyStrataError,
+  DeviceClosedError,
+  IoError,
+  isStrataError,
+  OutOfRangeError,
+} from './errors.js';
 import { IoQueue } from './io-queue.js';
 import { SegmentLayout } from './segment-layout.js';
 
@@ -206,8 +212,8 @@ export abstract class SegmentedDevice implements Device {
     cause: unknown,
     segment: number | undefined,
     address: Address | undefined,
-  ): StrataError {
-    if (cause instanceof StrataError) return cause;
+  ): AnyStrataError {
+    if (isStrataError(cause)) return cause;
     const osCode = osCodeOf(cause);
     const reason = cause instanceof Error ? cause.message : String(cause);
     const where =
@@ -273,9 +279,9 @@ export abstract class SegmentedDevice implements Device {
     }
   }
 
-  private fail(e: unknown, address: Address | undefined): StrataError {
+  private fail(e: unknown, address: Address | undefined): AnyStrataError {
     this.recorder.recordError();
-    if (e instanceof StrataError) return e;
+    if (isStrataError(e)) return e;
     return this.ioError(
       'operation',
       e,

@@ -22,9 +22,9 @@ describe('ChunkedPageList', () => {
     expect(list.last()).toBe(9 * 4096);
     list.set(5, 7);
     expect(list.get(5)).toBe(7);
-    expect(codeOf(() => list.get(10))).toBe('ERR_OUT_OF_RANGE');
-    expect(codeOf(() => list.get(-1))).toBe('ERR_OUT_OF_RANGE');
-    expect(codeOf(() => list.get(1.5))).toBe('ERR_OUT_OF_RANGE');
+    expect(codeOf(() => list.get(10))).toBe('ERR_INDEX_OUT_OF_RANGE');
+    expect(codeOf(() => list.get(-1))).toBe('ERR_INDEX_OUT_OF_RANGE');
+    expect(codeOf(() => list.get(1.5))).toBe('ERR_INDEX_OUT_OF_RANGE');
   });
 
   it('stores 48-bit addresses exactly in the default Float64Array chunks', () => {
@@ -77,7 +77,7 @@ describe('ChunkedPageList', () => {
     expect(list.chunkCount).toBe(4); // chunk 0 dropped; chunk 1 holds 10..15
     expect(list.get(10)).toBe(10);
     expect(list.get(39)).toBe(39);
-    expect(codeOf(() => list.get(9))).toBe('ERR_OUT_OF_RANGE');
+    expect(codeOf(() => list.get(9))).toBe('ERR_INDEX_OUT_OF_RANGE');
 
     list.truncateFront(5); // never moves backwards
     expect(list.firstIndex).toBe(10);
@@ -89,7 +89,7 @@ describe('ChunkedPageList', () => {
     // Appends continue with the next index.
     expect(list.append(40)).toBe(40);
     expect(list.get(40)).toBe(40);
-    expect(codeOf(() => list.truncateFront(42))).toBe('ERR_OUT_OF_RANGE');
+    expect(codeOf(() => list.truncateFront(42))).toBe('ERR_INDEX_OUT_OF_RANGE');
   });
 
   it('truncates everything and keeps going, at and off chunk boundaries', () => {
@@ -146,7 +146,7 @@ describe('ChunkedPageList', () => {
       [8, 108],
     ]);
     expect([...list.values(8)]).toEqual([108, 109, 110]);
-    expect(codeOf(() => list.forEach(() => {}, 0, 12))).toBe('ERR_OUT_OF_RANGE');
+    expect(codeOf(() => list.forEach(() => {}, 0, 12))).toBe('ERR_INDEX_OUT_OF_RANGE');
   });
 
   it('stores any value type in a generic ChunkedList', () => {

@@ -1,4 +1,5 @@
-import { InvalidArgumentError, OutOfRangeError } from '@strata/io';
+import { InvalidArgumentError } from '@strata/io';
+import { IndexOutOfRangeError } from './errors.js';
 
 /** What a chunk must offer: indexed slots and a length. Typed arrays and plain arrays both fit. */
 export interface Chunk<T> {
@@ -76,7 +77,7 @@ export class ChunkedList<T> {
     return this.#length++;
   }
 
-  /** The entry at `index`; throws `OutOfRangeError` outside `[firstIndex, length)`. */
+  /** The entry at `index`; throws `IndexOutOfRangeError` outside `[firstIndex, length)`. */
   get(index: number): T {
     this.#check(index);
     const c = this.#chunkOf(index);
@@ -102,7 +103,7 @@ export class ChunkedList<T> {
    */
   truncateFront(index: number): void {
     if (!Number.isInteger(index) || index > this.#length) {
-      throw new OutOfRangeError(
+      throw new IndexOutOfRangeError(
         `cannot truncate to ${index}: the list ends at ${this.#length}`,
         index,
       );
@@ -144,7 +145,7 @@ export class ChunkedList<T> {
    */
   forEach(fn: (value: T, index: number) => void, from = this.#first, to = this.#length): void {
     if (from < this.#first || to > this.#length || from > to) {
-      throw new OutOfRangeError(
+      throw new IndexOutOfRangeError(
         `range [${from}, ${to}) is outside [${this.#first}, ${this.#length})`,
         from,
       );
@@ -181,7 +182,7 @@ export class ChunkedList<T> {
 
   #check(index: number): void {
     if (!(index >= this.#first && index < this.#length) || !Number.isInteger(index)) {
-      throw new OutOfRangeError(
+      throw new IndexOutOfRangeError(
         `index ${index} is outside [${this.#first}, ${this.#length})`,
         index,
       );

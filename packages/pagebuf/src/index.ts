@@ -18,6 +18,8 @@ export {
 } from './chunked-page-list.js';
 export {
   FrameOwnershipError,
+  IndexOutOfRangeError,
+  type PagebufErrorCode,
   PageReadError,
   PoolExhaustedError,
   ReaderBusyError,

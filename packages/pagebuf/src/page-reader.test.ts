@@ -462,7 +462,7 @@ describe('PageReader device errors', () => {
       (e: unknown) => e,
     );
     expect(err).toMatchObject({ code: 'ERR_PAGE_READ', address: SEGMENT - PAGE });
-    expect(isStrataError((err as Error).cause, 'ERR_OUT_OF_RANGE')).toBe(true);
+    expect(isStrataError((err as Error).cause, 'ERR_ADDRESS_OUT_OF_RANGE')).toBe(true);
   });
 });
 

@@ -6,6 +6,9 @@
  * error string by hand and the wording lives in one place.
  */
 
+// StrataError through hlog's re-export: resp has no @strata/io dependency of its own.
+import { type HlogErrorCode, isStrataError, StrataError } from '@strata/hlog';
+
 export type CommandErrorCode =
   | 'ERR_UNKNOWN_COMMAND'
   | 'ERR_UNKNOWN_SUBCOMMAND'
@@ -42,8 +45,7 @@ export type CommandErrorCode =
   | 'ERR_CACHE_CONTENDED';
 
 /** An error reply. `message` is the whole reply after the `-`, code word first. */
-export class CommandError extends Error {
-  readonly code: CommandErrorCode;
+export class CommandError extends StrataError<CommandErrorCode> {
   /**
    * The reply bytes when they quote client bytes (latin1 in `message`, so
    * they are sent back exactly as received), else undefined: `message` is ASCII.
@@ -51,9 +53,8 @@ export class CommandError extends Error {
   readonly bytes: Buffer | undefined;
 
   constructor(code: CommandErrorCode, message: string, latin1 = false) {
-    super(message);
+    super(code, message);
     this.name = 'CommandError';
-    this.code = code;
     this.bytes = latin1 ? Buffer.from(message, 'latin1') : undefined;
   }
 }
@@ -136,11 +137,9 @@ export const PROTECTED_MODE_REPLY =
   "-DENIED Redis is running in protected mode because protected mode is enabled and no password is set for the default user. In this mode connections are only accepted from the loopback interface. If you want to connect from external computers to Redis you may adopt one of the following solutions: 1) Just disable protected mode sending the command 'CONFIG SET protected-mode no' from the loopback interface by connecting to Redis from the same host the server is running, however MAKE SURE Redis is not publicly accessible from internet if you do so. Use CONFIG REWRITE to make this change permanent. 2) Alternatively you can just disable the protected mode by editing the Redis configuration file, and setting the protected mode option to 'no', and then restarting the server. 3) If you started the server manually just for testing, restart it with the '--protected-mode no' option. 4) Setup a an authentication password for the default user. NOTE: You only need to do one of the above things in order for the server to start accepting connections from the outside.\r\n";
 
 /** A command replayed through RespServer.execute answered an error (its text, without `-`). */
-export class ReplayError extends Error {
-  readonly code = 'ERR_REPLAY';
-
+export class ReplayError extends StrataError<'ERR_REPLAY'> {
   constructor(message: string) {
-    super(message);
+    super('ERR_REPLAY', message);
     this.name = 'ReplayError';
   }
 }
@@ -200,25 +199,22 @@ export function cString(bytes: Buffer, max: number): string {
 
 /**
  * Any error a handler threw, as an error reply: CommandErrors as they are,
- * the store's coded errors mapped to what Redis says for the same
- * condition, anything else as `ERR <message>`.
+ * the store's coded errors mapped by code (never by message) to what Redis
+ * says for the same condition, anything else as `ERR <message>`.
  */
 export function toCommandError(e: unknown): CommandError {
   if (e instanceof CommandError) return e;
-  const code = codeOf(e);
-  const message = e instanceof Error ? e.message : String(e);
-  switch (code) {
-    case 'ERR_NOT_INTEGER':
-      return message.includes('overflow') ? overflowError() : notIntegerError();
-    case 'ERR_VALUE_TOO_LARGE':
-      return tooLargeError();
-    default:
-      return new CommandError('ERR_STORE', `ERR ${message.replace(/[\r\n]+/g, ' ')}`);
+  if (isStrataError(e)) {
+    // `satisfies` ties each case to hlog's union, so a renamed code fails to compile.
+    switch (e.code) {
+      case 'ERR_NOT_INTEGER' satisfies HlogErrorCode:
+        return notIntegerError();
+      case 'ERR_INCR_OVERFLOW' satisfies HlogErrorCode:
+        return overflowError();
+      case 'ERR_VALUE_TOO_LARGE' satisfies HlogErrorCode:
+        return tooLargeError();
+    }
   }
-}
-
-function codeOf(e: unknown): string | undefined {
-  if (typeof e !== 'object' || e === null || !('code' in e)) return undefined;
-  const code = (e as { code: unknown }).code;
-  return typeof code === 'string' ? code : undefined;
+  const message = e instanceof Error ? e.message : String(e);
+  return new CommandError('ERR_STORE', `ERR ${oneLine(message)}`);
 }

@@ -7,6 +7,7 @@ import { HlogError, type HlogErrorCode } from '@strata/hlog';
  * - ERR_UNKNOWN_TYPE: SCAN TYPE with a name no value type has (checked before any work)
  * - ERR_INVALID_ARGUMENT: bad option (COUNT < 1...)
  * - ERR_CORRUPT: a flushed page failed validation (never served)
+ * and the store's own (HlogErrorCode), which a scan passes on.
  */
 export type ScanErrorCode =
   | 'ERR_INVALID_CURSOR'
@@ -15,7 +16,7 @@ export type ScanErrorCode =
   | 'ERR_CORRUPT'
   | HlogErrorCode;
 
-export class ScanError extends HlogError {
+export class ScanError extends HlogError<ScanErrorCode> {
   constructor(
     code: ScanErrorCode,
     message: string,

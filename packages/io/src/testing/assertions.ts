@@ -11,7 +11,9 @@ export async function rejectsWithCode(
     await promise;
   } catch (e) {
     assert.ok(isStrataError(e), `${what}: expected a StrataError, got ${String(e)}`);
-    assert.equal(e.code, code, `${what}: expected ${code}, got ${e.code} (${e.message})`);
+    // The check that narrows e's code to `code` (assert.equal would not).
+    if (!isStrataError(e, code))
+      assert.fail(`${what}: expected ${code}, got ${e.code} (${e.message})`);
     return e;
   }
   assert.fail(`${what}: expected a rejection with ${code}, but it resolved`);

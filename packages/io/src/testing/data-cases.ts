@@ -147,7 +147,7 @@ export const dataCases: ConformanceCase[] = [
         const back = new Uint8Array(4096);
         assert.equal(await device.read(top, back), 4096);
         assertBytes(back, data.subarray(0, 4096), 'at the top of the address space');
-        await rejectsWithCode(device.write(top, new Uint8Array(4097)), 'ERR_OUT_OF_RANGE');
+        await rejectsWithCode(device.write(top, new Uint8Array(4097)), 'ERR_ADDRESS_OUT_OF_RANGE');
         const low = filled(4096, 0xee);
         assert.equal(await device.read(0, low), 4096);
         assertBytes(low, new Uint8Array(4096), 'hole at the start');

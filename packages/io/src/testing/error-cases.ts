@@ -43,12 +43,16 @@ export const errorCases: ConformanceCase[] = [
     run: (factory) =>
       Session.run(factory, SMALL, async ({ device }) => {
         const one = new Uint8Array(1);
-        await rejectsWithCode(device.read(-1, one), 'ERR_OUT_OF_RANGE', 'negative');
-        await rejectsWithCode(device.write(-4096, one), 'ERR_OUT_OF_RANGE', 'negative write');
-        await rejectsWithCode(device.read(2 ** 48, one), 'ERR_OUT_OF_RANGE', '2^48');
+        await rejectsWithCode(device.read(-1, one), 'ERR_ADDRESS_OUT_OF_RANGE', 'negative');
+        await rejectsWithCode(
+          device.write(-4096, one),
+          'ERR_ADDRESS_OUT_OF_RANGE',
+          'negative write',
+        );
+        await rejectsWithCode(device.read(2 ** 48, one), 'ERR_ADDRESS_OUT_OF_RANGE', '2^48');
         await rejectsWithCode(
           device.write(2 ** 48 - 1, new Uint8Array(2)),
-          'ERR_OUT_OF_RANGE',
+          'ERR_ADDRESS_OUT_OF_RANGE',
           'crossing 2^48',
         );
         await rejectsWithCode(device.read(1.5, one), 'ERR_INVALID_ARGUMENT', 'fractional');
@@ -91,7 +95,7 @@ export const errorCases: ConformanceCase[] = [
         await device.sync();
         assert.equal(device.stats().errors, 3);
         assert.equal(session.device.stats().errors, 0, 'injected faults never reach the device');
-        await rejectsWithCode(device.write(2 ** 48, new Uint8Array(1)), 'ERR_OUT_OF_RANGE');
+        await rejectsWithCode(device.write(2 ** 48, new Uint8Array(1)), 'ERR_ADDRESS_OUT_OF_RANGE');
         await device.close();
         assert.equal(session.device.closed, true, 'closing the wrapper closes the device');
       }),

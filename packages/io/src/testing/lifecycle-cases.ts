@@ -31,7 +31,10 @@ export const lifecycleCases: ConformanceCase[] = [
         device = await session.reopen();
         assert.equal(device.beginAddress, 3 * seg, 'begin after truncate and reopen');
         assert.equal(device.endAddress, end, 'end after truncate and reopen');
-        await rejectsWithCode(device.read(3 * seg - 1, new Uint8Array(1)), 'ERR_OUT_OF_RANGE');
+        await rejectsWithCode(
+          device.read(3 * seg - 1, new Uint8Array(1)),
+          'ERR_ADDRESS_OUT_OF_RANGE',
+        );
         const tail = new Uint8Array(end - 3 * seg);
         assert.equal(await device.read(3 * seg, tail), tail.length);
         assertBytes(tail, data.subarray(seg - 50), 'data above begin after reopen');
@@ -46,7 +49,7 @@ export const lifecycleCases: ConformanceCase[] = [
       }),
   },
   {
-    name: 'truncateUntil drops whole segments; IO below begin rejects with ERR_OUT_OF_RANGE',
+    name: 'truncateUntil drops whole segments; IO below begin rejects with ERR_ADDRESS_OUT_OF_RANGE',
     run: (factory) =>
       Session.run(factory, SMALL, async ({ device }) => {
         const seg = device.segmentSize;
@@ -58,12 +61,18 @@ export const lifecycleCases: ConformanceCase[] = [
           'begin is the start of the segment holding the address',
         );
         assert.equal(device.endAddress, 4 * seg);
-        const e = await rejectsWithCode(device.read(seg, new Uint8Array(10)), 'ERR_OUT_OF_RANGE');
+        const e = await rejectsWithCode(
+          device.read(seg, new Uint8Array(10)),
+          'ERR_ADDRESS_OUT_OF_RANGE',
+        );
         assert.equal(e.address, seg, 'error carries the address');
-        await rejectsWithCode(device.read(2 * seg - 1, new Uint8Array(2)), 'ERR_OUT_OF_RANGE');
+        await rejectsWithCode(
+          device.read(2 * seg - 1, new Uint8Array(2)),
+          'ERR_ADDRESS_OUT_OF_RANGE',
+        );
         await rejectsWithCode(
           device.write(0, new Uint8Array(1)),
-          'ERR_OUT_OF_RANGE',
+          'ERR_ADDRESS_OUT_OF_RANGE',
           'write below begin',
         );
         const kept = new Uint8Array(2 * seg);
@@ -89,7 +98,7 @@ export const lifecycleCases: ConformanceCase[] = [
         const back = new Uint8Array(10);
         assert.equal(await device.read(7 * seg, back), 10);
         assertBytes(back, filled(10, 8), 'write after truncation');
-        await rejectsWithCode(device.truncateUntil(-1), 'ERR_OUT_OF_RANGE');
+        await rejectsWithCode(device.truncateUntil(-1), 'ERR_ADDRESS_OUT_OF_RANGE');
       }),
   },
   {
@@ -110,10 +119,13 @@ export const lifecycleCases: ConformanceCase[] = [
             assert.equal(r.value.n, seg);
             assertBytes(r.value.into, filled(seg, 5), 'a read that completed saw the data');
           } else {
-            assert.ok(isStrataError(r.reason, 'ERR_OUT_OF_RANGE'), `unexpected ${r.reason}`);
+            assert.ok(
+              isStrataError(r.reason, 'ERR_ADDRESS_OUT_OF_RANGE'),
+              `unexpected ${r.reason}`,
+            );
           }
         }
-        await rejectsWithCode(device.read(0, new Uint8Array(1)), 'ERR_OUT_OF_RANGE');
+        await rejectsWithCode(device.read(0, new Uint8Array(1)), 'ERR_ADDRESS_OUT_OF_RANGE');
         assert.equal(device.stats().inFlight, 0);
       }),
   },

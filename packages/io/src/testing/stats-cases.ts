@@ -20,7 +20,7 @@ export const statsCases: ConformanceCase[] = [
         assert.equal(await device.read(980, new Uint8Array(50)), 20);
         await device.sync();
         await device.sync();
-        await rejectsWithCode(device.write(2 ** 48, new Uint8Array(1)), 'ERR_OUT_OF_RANGE');
+        await rejectsWithCode(device.write(2 ** 48, new Uint8Array(1)), 'ERR_ADDRESS_OUT_OF_RANGE');
         const s = device.stats();
         assert.equal(s.writes, 10);
         assert.equal(s.reads, 7);
