@@ -2,9 +2,9 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { encodeCommand } from '@strata/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { tempDir } from '../test/support.js';
 import { readAofFile } from './aof-reader.js';
 import { nodeFileSystem } from './file-system.js';
-import { tempDir } from './test-support.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;

@@ -1,12 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { args, FaultyFileSystem, tempDir } from '../test/support.js';
 import { readAofFile } from './aof-reader.js';
 import { AofWriter } from './aof-writer.js';
 import type { AofError } from './errors.js';
 import type { AofFileHandle } from './file-system.js';
 import type { FsyncPolicy } from './fsync-policy.js';
-import { args, FaultyFileSystem, tempDir } from './test-support.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;

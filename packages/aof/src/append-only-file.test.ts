@@ -2,8 +2,8 @@ import { appendFile, readdir, readFile, stat, truncate, writeFile } from 'node:f
 import { join } from 'node:path';
 import { encodeCommand } from '@strata/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { args, FaultyFileSystem, tempDir } from '../test/support.js';
 import { AppendOnlyFile, type AppendOnlyFileOptions } from './append-only-file.js';
-import { args, FaultyFileSystem, tempDir } from './test-support.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RecordType, Store } from '@strata/hlog';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { bigCollection } from '../test/big-collection.js';
 import { CollectionStore } from './collection-store.js';
 import { HashValue } from './hash-value.js';
 import type { CollectionLookup, MaybePending } from './lookup.js';
 import { SetValue } from './set-value.js';
-import { bigCollection } from './test-collections.js';
 
 let dir: string;
 beforeEach(async () => {

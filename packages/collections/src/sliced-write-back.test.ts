@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RecordType, Store } from '@strata/hlog';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { bigCollection } from '../test/big-collection.js';
 import { CollectionStore } from './collection-store.js';
 import type { CollectionValue } from './collection-value.js';
 import { HashValue } from './hash-value.js';
 import { List } from './list.js';
 import type { CollectionLookup, MaybePending } from './lookup.js';
 import { SetValue } from './set-value.js';
-import { bigCollection } from './test-collections.js';
 import { SortedSet } from './zset.js';
 
 // Large dirty collections are written back in slices over event-loop turns,

@@ -1,9 +1,9 @@
 import { RecordType } from '@strata/hlog';
-import type { CollectionValue } from './collection-value.js';
-import { HashValue } from './hash-value.js';
-import { List } from './list.js';
-import { SetValue } from './set-value.js';
-import { SortedSet } from './zset.js';
+import type { CollectionValue } from '../src/collection-value.js';
+import { HashValue } from '../src/hash-value.js';
+import { List } from '../src/list.js';
+import { SetValue } from '../src/set-value.js';
+import { SortedSet } from '../src/zset.js';
 
 /** For tests: a collection of `type` with `n` members (fields, elements) in the large shape. */
 export function bigCollection(type: number, n: number): CollectionValue {

@@ -1,8 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AofFileHandle, AofFileSystem } from './file-system.js';
-import { nodeFileSystem } from './file-system.js';
+import type { AofFileHandle, AofFileSystem } from '../src/file-system.js';
+import { nodeFileSystem } from '../src/file-system.js';
 
 /** A temp directory per test, removed afterwards. */
 export async function tempDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
