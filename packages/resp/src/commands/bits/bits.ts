@@ -10,6 +10,8 @@ import { eqi, parseInteger } from '../../args.js';
 import { CommandError, syntaxError, wrongTypeError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
+import { bitmapGroup } from '../shared/command-groups.js';
+import { KEY1, SRC_DST } from '../shared/key-positions.js';
 
 // ---- helpers ------------------------------------------------------------------
 
@@ -324,16 +326,13 @@ function lcsCommand(c: Client, argv: Buffer[]): CommandResult {
 
 // ---- the table -------------------------------------------------------------------
 
-const bitmap = { acl: ['bitmap'], group: 'bitmap' } as const;
-const key1 = { firstKey: 1, lastKey: 1, step: 1 } as const;
-
 export const bitCommands: CommandDefinition[] = [
   {
     name: 'setbit',
     arity: 4,
     flags: ['write', 'denyoom'],
-    ...key1,
-    ...bitmap,
+    ...KEY1,
+    ...bitmapGroup,
     keyFlags: ['RW', 'access', 'update'],
     since: '2.2.0',
     complexity: 'O(1)',
@@ -345,8 +344,8 @@ export const bitCommands: CommandDefinition[] = [
     name: 'getbit',
     arity: 3,
     flags: ['readonly', 'fast'],
-    ...key1,
-    ...bitmap,
+    ...KEY1,
+    ...bitmapGroup,
     since: '2.2.0',
     complexity: 'O(1)',
     summary: 'Returns a bit value by offset.',
@@ -356,8 +355,8 @@ export const bitCommands: CommandDefinition[] = [
     name: 'bitcount',
     arity: -2,
     flags: ['readonly'],
-    ...key1,
-    ...bitmap,
+    ...KEY1,
+    ...bitmapGroup,
     since: '2.6.0',
     complexity: 'O(N)',
     summary: 'Counts the number of set bits (population counting) in a string.',
@@ -367,9 +366,7 @@ export const bitCommands: CommandDefinition[] = [
     name: 'lcs',
     arity: -3,
     flags: ['readonly'],
-    firstKey: 1,
-    lastKey: 2,
-    step: 1,
+    ...SRC_DST,
     acl: ['string'],
     group: 'string',
     since: '7.0.0',

@@ -18,7 +18,8 @@ import {
   withFirstNonEmpty,
   withOpenDb,
 } from '../shared/collection-access.js';
-import { commandMaker, type KeySpec, NO_KEYS, SRC_DST } from '../shared/collection-command.js';
+import { listGroup, sortedSetGroup } from '../shared/command-groups.js';
+import { type KeyPositions, NO_KEYS, SRC_DST } from '../shared/key-positions.js';
 import { popPairs } from '../zsets/zsets.js';
 import { parseDouble } from '../zsets/zsets-args.js';
 import {
@@ -316,76 +317,96 @@ function valueOrNull<V extends CollectionValue>(r: CollectionLookup<V>): V | nul
 
 const BLOCKING = ['write', 'noscript', 'blocking'] as const;
 /** Every key but the timeout (the last argument). */
-const KEYS_BUT_LAST: KeySpec = [1, -2, 1];
-const blocking = {
+const KEYS_BUT_LAST = { firstKey: 1, lastKey: -2, step: 1 } as const satisfies KeyPositions;
+/** What every blocking pop shares. */
+const blockingPopCommand = {
   complexity: 'O(N) where N is the number of provided keys.',
-  extra: { wholeLog: true },
+  wholeLog: true,
 } as const;
-const blist = commandMaker({ acl: 'list', group: 'list', ...blocking });
-const bzset = commandMaker({ acl: 'sortedset', group: 'sorted_set', ...blocking });
 
 export const blockingCommands: CommandDefinition[] = [
-  blist(
-    'blpop',
-    -3,
-    BLOCKING,
-    KEYS_BUT_LAST,
-    '2.0.0',
-    'Removes and returns the first element in a list. Blocks until an element is available otherwise. Deletes the list if the last element was popped.',
-    (c, a) => blpop(c, a, 'left'),
-  ),
-  blist(
-    'brpop',
-    -3,
-    BLOCKING,
-    KEYS_BUT_LAST,
-    '2.0.0',
-    'Removes and returns the last element in a list. Blocks until an element is available otherwise. Deletes the list if the last element was popped.',
-    (c, a) => blpop(c, a, 'right'),
-  ),
-  blist(
-    'blmove',
-    6,
-    ['write', 'denyoom', 'noscript', 'blocking'],
-    SRC_DST,
-    '6.2.0',
-    'Pops an element from a list, pushes it to another list and returns it. Blocks until an element is available otherwise. Deletes the list if the last element was moved.',
-    (c, a) => blmove(c, a, parseEnd(a[3]!), parseEnd(a[4]!), 5),
-  ),
-  blist(
-    'brpoplpush',
-    4,
-    ['write', 'denyoom', 'noscript', 'blocking'],
-    SRC_DST,
-    '2.2.0',
-    'Pops an element from a list, pushes it to another list and returns it. Block until an element is available otherwise. Deletes the list if the last element was popped.',
-    (c, a) => blmove(c, a, 'right', 'left', 3),
-  ),
-  blist(
-    'blmpop',
-    -5,
-    ['write', 'blocking'],
-    NO_KEYS,
-    '7.0.0',
-    'Pops the first element from one of multiple lists. Blocks until an element is available otherwise. Deletes the list if the last element was popped.',
-    blmpop,
-  ),
-  bzset(
-    'bzpopmin',
-    -3,
-    [...BLOCKING, 'fast'],
-    KEYS_BUT_LAST,
-    '5.0.0',
-    'Removes and returns the member with the lowest score from one or more sorted sets. Blocks until a member is available otherwise. Deletes the sorted set if the last element was popped.',
-    (c, a) => bzpop(c, a, false),
-  ),
-  bzset(
-    'bzpopmax',
-    -3,
-    [...BLOCKING, 'fast'],
-    KEYS_BUT_LAST,
-    '5.0.0',
-    'Removes and returns the member with the highest score from one or more sorted sets. Blocks until a member is available otherwise. Deletes the sorted set if the last element was popped.',
-    (c, a) => bzpop(c, a, true),
-  ),
+  {
+    name: 'blpop',
+    arity: -3,
+    flags: BLOCKING,
+    ...KEYS_BUT_LAST,
+    ...listGroup,
+    ...blockingPopCommand,
+    since: '2.0.0',
+    summary:
+      'Removes and returns the first element in a list. Blocks until an element is available otherwise. Deletes the list if the last element was popped.',
+    handler: (c, a) => blpop(c, a, 'left'),
+  },
+  {
+    name: 'brpop',
+    arity: -3,
+    flags: BLOCKING,
+    ...KEYS_BUT_LAST,
+    ...listGroup,
+    ...blockingPopCommand,
+    since: '2.0.0',
+    summary:
+      'Removes and returns the last element in a list. Blocks until an element is available otherwise. Deletes the list if the last element was popped.',
+    handler: (c, a) => blpop(c, a, 'right'),
+  },
+  {
+    name: 'blmove',
+    arity: 6,
+    flags: ['write', 'denyoom', 'noscript', 'blocking'],
+    ...SRC_DST,
+    ...listGroup,
+    ...blockingPopCommand,
+    since: '6.2.0',
+    summary:
+      'Pops an element from a list, pushes it to another list and returns it. Blocks until an element is available otherwise. Deletes the list if the last element was moved.',
+    handler: (c, a) => blmove(c, a, parseEnd(a[3]!), parseEnd(a[4]!), 5),
+  },
+  {
+    name: 'brpoplpush',
+    arity: 4,
+    flags: ['write', 'denyoom', 'noscript', 'blocking'],
+    ...SRC_DST,
+    ...listGroup,
+    ...blockingPopCommand,
+    since: '2.2.0',
+    summary:
+      'Pops an element from a list, pushes it to another list and returns it. Block until an element is available otherwise. Deletes the list if the last element was popped.',
+    handler: (c, a) => blmove(c, a, 'right', 'left', 3),
+  },
+  {
+    name: 'blmpop',
+    arity: -5,
+    flags: ['write', 'blocking'],
+    ...NO_KEYS,
+    ...listGroup,
+    ...blockingPopCommand,
+    since: '7.0.0',
+    summary:
+      'Pops the first element from one of multiple lists. Blocks until an element is available otherwise. Deletes the list if the last element was popped.',
+    handler: blmpop,
+  },
+  {
+    name: 'bzpopmin',
+    arity: -3,
+    flags: [...BLOCKING, 'fast'],
+    ...KEYS_BUT_LAST,
+    ...sortedSetGroup,
+    ...blockingPopCommand,
+    since: '5.0.0',
+    summary:
+      'Removes and returns the member with the lowest score from one or more sorted sets. Blocks until a member is available otherwise. Deletes the sorted set if the last element was popped.',
+    handler: (c, a) => bzpop(c, a, false),
+  },
+  {
+    name: 'bzpopmax',
+    arity: -3,
+    flags: [...BLOCKING, 'fast'],
+    ...KEYS_BUT_LAST,
+    ...sortedSetGroup,
+    ...blockingPopCommand,
+    since: '5.0.0',
+    summary:
+      'Removes and returns the member with the highest score from one or more sorted sets. Blocks until a member is available otherwise. Deletes the sorted set if the last element was popped.',
+    handler: (c, a) => bzpop(c, a, true),
+  },
 ];

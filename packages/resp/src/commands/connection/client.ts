@@ -2,6 +2,7 @@ import { eqi, isPrintableNoSpace, parseInteger } from '../../args.js';
 import { CommandError, noSuchClientError, syntaxError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import type { CommandDefinition, CommandFlagName } from '../../server/command-table.js';
+import { NO_KEYS } from '../shared/key-positions.js';
 import { setClientName } from './connection.js';
 
 const CLIENT_FLAGS: CommandFlagName[] = ['noscript', 'loading', 'stale'];
@@ -39,26 +40,13 @@ export function clientInfoLine(c: Client): string {
   );
 }
 
-const sub = (
-  name: string,
-  arity: number,
-  summary: string,
-  handler: CommandDefinition['handler'],
-  since = '2.4.0',
-): CommandDefinition => ({
-  name,
-  arity,
-  flags: CLIENT_FLAGS,
-  firstKey: 0,
-  lastKey: 0,
-  step: 0,
+/** What the CLIENT subcommands share. */
+const clientSubcommand = {
+  ...NO_KEYS,
   acl: ['connection'],
   group: 'connection',
-  since,
   complexity: 'O(1)',
-  summary,
-  ...(handler === undefined ? {} : { handler }),
-});
+} as const;
 
 const HELP = [
   'CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:',
@@ -226,52 +214,59 @@ export const clientCommand: CommandDefinition = {
   name: 'client',
   arity: -2,
   flags: [],
-  firstKey: 0,
-  lastKey: 0,
-  step: 0,
+  ...NO_KEYS,
   acl: [],
   group: 'connection',
   since: '2.4.0',
   complexity: 'Depends on subcommand.',
   summary: 'A container for client connection commands.',
   subcommands: [
-    sub(
-      'id',
-      2,
-      'Returns the unique client ID of the connection.',
-      (c) => {
+    {
+      name: 'id',
+      arity: 2,
+      flags: CLIENT_FLAGS,
+      ...clientSubcommand,
+      since: '5.0.0',
+      summary: 'Returns the unique client ID of the connection.',
+      handler: (c) => {
         c.reply.integer(c.id);
         return undefined;
       },
-      '5.0.0',
-    ),
-    sub(
-      'setname',
-      3,
-      'Sets the connection name.',
-      (c, argv) => {
+    },
+    {
+      name: 'setname',
+      arity: 3,
+      flags: CLIENT_FLAGS,
+      ...clientSubcommand,
+      since: '2.6.9',
+      summary: 'Sets the connection name.',
+      handler: (c, argv) => {
         setClientName(c, argv[2]!);
         c.reply.simple('OK');
         return undefined;
       },
-      '2.6.9',
-    ),
-    sub(
-      'getname',
-      2,
-      'Returns the name of the connection.',
-      (c) => {
+    },
+    {
+      name: 'getname',
+      arity: 2,
+      flags: CLIENT_FLAGS,
+      ...clientSubcommand,
+      since: '2.6.9',
+      summary: 'Returns the name of the connection.',
+      handler: (c) => {
         if (c.name === null) c.reply.null();
         else c.reply.bulk(c.name);
         return undefined;
       },
-      '2.6.9',
-    ),
-    sub(
-      'setinfo',
-      4,
-      'Sets information specific to the client or connection.',
-      (c, argv) => {
+    },
+    {
+      name: 'setinfo',
+      arity: 4,
+      flags: CLIENT_FLAGS,
+      ...clientSubcommand,
+      since: '7.2.0',
+      summary: 'Sets information specific to the client or connection.',
+      handler: (c, argv) => {
         const attr = argv[2]!;
         const value = argv[3]!;
         let field: 'libName' | 'libVer';
@@ -294,52 +289,64 @@ export const clientCommand: CommandDefinition = {
         c.reply.simple('OK');
         return undefined;
       },
-      '7.2.0',
-    ),
-    { ...sub('list', -2, 'Lists open connections.', list), flags: ADMIN_FLAGS },
-    sub(
-      'info',
-      2,
-      'Returns information about the connection.',
-      (c) => {
+    },
+    {
+      name: 'list',
+      arity: -2,
+      flags: ADMIN_FLAGS,
+      ...clientSubcommand,
+      since: '2.4.0',
+      summary: 'Lists open connections.',
+      handler: list,
+    },
+    {
+      name: 'info',
+      arity: 2,
+      flags: CLIENT_FLAGS,
+      ...clientSubcommand,
+      since: '6.2.0',
+      summary: 'Returns information about the connection.',
+      handler: (c) => {
         c.reply.verbatim(clientInfoLine(c));
         return undefined;
       },
-      '6.2.0',
-    ),
-    {
-      ...sub('kill', -3, 'Terminates open connections.', kill),
-      flags: ADMIN_FLAGS,
     },
     {
-      ...sub(
-        'no-evict',
-        3,
-        'Sets the client eviction mode of the connection.',
-        (c, argv) => {
-          if (eqi(argv[2]!, 'on')) c.noEvict = true;
-          else if (eqi(argv[2]!, 'off')) c.noEvict = false;
-          else throw syntaxError();
-          c.reply.simple('OK');
-          return undefined;
-        },
-        '7.0.0',
-      ),
+      name: 'kill',
+      arity: -3,
       flags: ADMIN_FLAGS,
+      ...clientSubcommand,
+      since: '2.4.0',
+      summary: 'Terminates open connections.',
+      handler: kill,
     },
     {
-      ...sub(
-        'help',
-        2,
-        'Returns helpful text about the different subcommands.',
-        (c) => {
-          c.reply.array(HELP.length);
-          for (const line of HELP) c.reply.simple(line);
-          return undefined;
-        },
-        '5.0.0',
-      ),
+      name: 'no-evict',
+      arity: 3,
+      flags: ADMIN_FLAGS,
+      ...clientSubcommand,
+      since: '7.0.0',
+      summary: 'Sets the client eviction mode of the connection.',
+      handler: (c, argv) => {
+        if (eqi(argv[2]!, 'on')) c.noEvict = true;
+        else if (eqi(argv[2]!, 'off')) c.noEvict = false;
+        else throw syntaxError();
+        c.reply.simple('OK');
+        return undefined;
+      },
+    },
+    {
+      name: 'help',
+      arity: 2,
       flags: ['loading', 'stale'],
+      ...clientSubcommand,
+      since: '5.0.0',
+      summary: 'Returns helpful text about the different subcommands.',
+      handler: (c) => {
+        c.reply.array(HELP.length);
+        for (const line of HELP) c.reply.simple(line);
+        return undefined;
+      },
     },
   ],
 };

@@ -6,6 +6,8 @@ import { CommandError, dbIndexError, invalidExpireError, syntaxError } from '../
 import type { Client } from '../../server/client.js';
 import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
 import { signalDatabase, signalReady } from '../blocking/blocking-registry.js';
+import { genericGroup } from '../shared/command-groups.js';
+import { ALL_KEYS, KEY1, NO_KEYS, SRC_DST } from '../shared/key-positions.js';
 
 /**
  * Counts the keys for which `op` says yes. Every operation is issued at
@@ -351,55 +353,33 @@ function swapdb(c: Client, argv: Buffer[]): CommandResult {
 
 // ---- the table -----------------------------------------------------------------
 
-const keys = { firstKey: 1, lastKey: -1, step: 1 } as const;
-const key1 = { firstKey: 1, lastKey: 1, step: 1 } as const;
-const generic = { acl: ['keyspace'], group: 'generic' } as const;
-
-const expireDef = (
-  name: string,
-  seconds: boolean,
-  absolute: boolean,
-  since: string,
-  summary: string,
-): CommandDefinition => ({
-  name,
+/** EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT: what they share. */
+const expireCommand = {
   arity: -3,
   flags: ['write', 'fast'],
-  ...key1,
-  ...generic,
+  ...KEY1,
+  ...genericGroup,
   keyFlags: ['RW', 'update'],
-  since,
   complexity: 'O(1)',
-  summary,
-  handler: (c, argv) => expire(c, argv, name, seconds, absolute),
-});
+} as const;
 
-const ttlDef = (
-  name: string,
-  ms: boolean,
-  absolute: boolean,
-  since: string,
-  summary: string,
-): CommandDefinition => ({
-  name,
+/** TTL, PTTL, EXPIRETIME, PEXPIRETIME: what they share. */
+const ttlCommand = {
   arity: 2,
   flags: ['readonly', 'fast'],
-  ...key1,
-  ...generic,
+  ...KEY1,
+  ...genericGroup,
   keyFlags: ['RO', 'access'],
-  since,
   complexity: 'O(1)',
-  summary,
-  handler: (c, argv) => ttl(c, argv, ms, absolute),
-});
+} as const;
 
 export const keyCommands: CommandDefinition[] = [
   {
     name: 'del',
     arity: -2,
     flags: ['write'],
-    ...keys,
-    ...generic,
+    ...ALL_KEYS,
+    ...genericGroup,
     keyFlags: ['RM', 'delete'],
     tips: ['request_policy:multi_shard', 'response_policy:agg_sum'],
     since: '1.0.0',
@@ -411,8 +391,8 @@ export const keyCommands: CommandDefinition[] = [
     name: 'unlink',
     arity: -2,
     flags: ['write', 'fast'],
-    ...keys,
-    ...generic,
+    ...ALL_KEYS,
+    ...genericGroup,
     keyFlags: ['RM', 'delete'],
     since: '4.0.0',
     complexity: 'O(1) for each key removed regardless of its size.',
@@ -423,8 +403,8 @@ export const keyCommands: CommandDefinition[] = [
     name: 'exists',
     arity: -2,
     flags: ['readonly', 'fast'],
-    ...keys,
-    ...generic,
+    ...ALL_KEYS,
+    ...genericGroup,
     since: '1.0.0',
     complexity: 'O(N) where N is the number of keys to check.',
     summary: 'Determines whether one or more keys exist.',
@@ -434,8 +414,8 @@ export const keyCommands: CommandDefinition[] = [
     name: 'touch',
     arity: -2,
     flags: ['readonly', 'fast'],
-    ...keys,
-    ...generic,
+    ...ALL_KEYS,
+    ...genericGroup,
     since: '3.2.1',
     complexity: 'O(N) where N is the number of keys that will be touched.',
     summary:
@@ -446,8 +426,8 @@ export const keyCommands: CommandDefinition[] = [
     name: 'type',
     arity: 2,
     flags: ['readonly', 'fast'],
-    ...key1,
-    ...generic,
+    ...KEY1,
+    ...genericGroup,
     since: '1.0.0',
     complexity: 'O(1)',
     summary: 'Determines the type of value stored at a key.',
@@ -458,46 +438,68 @@ export const keyCommands: CommandDefinition[] = [
       });
     },
   },
-  expireDef('expire', true, false, '1.0.0', 'Sets the expiration time of a key in seconds.'),
-  expireDef('pexpire', false, false, '2.6.0', 'Sets the expiration time of a key in milliseconds.'),
-  expireDef(
-    'expireat',
-    true,
-    true,
-    '1.2.0',
-    'Sets the expiration time of a key to a Unix timestamp.',
-  ),
-  expireDef(
-    'pexpireat',
-    false,
-    true,
-    '2.6.0',
-    'Sets the expiration time of a key to a Unix milliseconds timestamp.',
-  ),
-  ttlDef('ttl', false, false, '1.0.0', 'Returns the expiration time in seconds of a key.'),
-  ttlDef('pttl', true, false, '2.6.0', 'Returns the expiration time in milliseconds of a key.'),
-  ttlDef(
-    'expiretime',
-    false,
-    true,
-    '7.0.0',
-    'Returns the expiration time of a key as a Unix timestamp.',
-  ),
-  ttlDef(
-    'pexpiretime',
-    true,
-    true,
-    '7.0.0',
-    'Returns the expiration time of a key as a Unix milliseconds timestamp.',
-  ),
+  {
+    name: 'expire',
+    ...expireCommand,
+    since: '1.0.0',
+    summary: 'Sets the expiration time of a key in seconds.',
+    handler: (c, argv) => expire(c, argv, 'expire', true, false),
+  },
+  {
+    name: 'pexpire',
+    ...expireCommand,
+    since: '2.6.0',
+    summary: 'Sets the expiration time of a key in milliseconds.',
+    handler: (c, argv) => expire(c, argv, 'pexpire', false, false),
+  },
+  {
+    name: 'expireat',
+    ...expireCommand,
+    since: '1.2.0',
+    summary: 'Sets the expiration time of a key to a Unix timestamp.',
+    handler: (c, argv) => expire(c, argv, 'expireat', true, true),
+  },
+  {
+    name: 'pexpireat',
+    ...expireCommand,
+    since: '2.6.0',
+    summary: 'Sets the expiration time of a key to a Unix milliseconds timestamp.',
+    handler: (c, argv) => expire(c, argv, 'pexpireat', false, true),
+  },
+  {
+    name: 'ttl',
+    ...ttlCommand,
+    since: '1.0.0',
+    summary: 'Returns the expiration time in seconds of a key.',
+    handler: (c, argv) => ttl(c, argv, false, false),
+  },
+  {
+    name: 'pttl',
+    ...ttlCommand,
+    since: '2.6.0',
+    summary: 'Returns the expiration time in milliseconds of a key.',
+    handler: (c, argv) => ttl(c, argv, true, false),
+  },
+  {
+    name: 'expiretime',
+    ...ttlCommand,
+    since: '7.0.0',
+    summary: 'Returns the expiration time of a key as a Unix timestamp.',
+    handler: (c, argv) => ttl(c, argv, false, true),
+  },
+  {
+    name: 'pexpiretime',
+    ...ttlCommand,
+    since: '7.0.0',
+    summary: 'Returns the expiration time of a key as a Unix milliseconds timestamp.',
+    handler: (c, argv) => ttl(c, argv, true, true),
+  },
   {
     name: 'rename',
     arity: 3,
     flags: ['write'],
-    firstKey: 1,
-    lastKey: 2,
-    step: 1,
-    ...generic,
+    ...SRC_DST,
+    ...genericGroup,
     since: '1.0.0',
     complexity: 'O(1)',
     summary: 'Renames a key and overwrites the destination.',
@@ -507,10 +509,8 @@ export const keyCommands: CommandDefinition[] = [
     name: 'renamenx',
     arity: 3,
     flags: ['write', 'fast'],
-    firstKey: 1,
-    lastKey: 2,
-    step: 1,
-    ...generic,
+    ...SRC_DST,
+    ...genericGroup,
     since: '1.0.0',
     complexity: 'O(1)',
     summary: "Renames a key only when the target key name doesn't exist.",
@@ -520,10 +520,8 @@ export const keyCommands: CommandDefinition[] = [
     name: 'copy',
     arity: -3,
     flags: ['write', 'denyoom'],
-    firstKey: 1,
-    lastKey: 2,
-    step: 1,
-    ...generic,
+    ...SRC_DST,
+    ...genericGroup,
     since: '6.2.0',
     complexity: 'O(N) worst case for collections, where N is the number of nested items.',
     summary: 'Copies the value of a key to a new key.',
@@ -533,8 +531,8 @@ export const keyCommands: CommandDefinition[] = [
     name: 'move',
     arity: 3,
     flags: ['write', 'fast'],
-    ...key1,
-    ...generic,
+    ...KEY1,
+    ...genericGroup,
     since: '1.0.0',
     complexity: 'O(1)',
     summary: 'Moves a key to another database.',
@@ -544,9 +542,7 @@ export const keyCommands: CommandDefinition[] = [
     name: 'swapdb',
     arity: 3,
     flags: ['write', 'fast'],
-    firstKey: 0,
-    lastKey: 0,
-    step: 0,
+    ...NO_KEYS,
     acl: ['keyspace', 'dangerous'],
     group: 'server',
     since: '4.0.0',
@@ -559,8 +555,8 @@ export const keyCommands: CommandDefinition[] = [
     name: 'persist',
     arity: 2,
     flags: ['write', 'fast'],
-    ...key1,
-    ...generic,
+    ...KEY1,
+    ...genericGroup,
     keyFlags: ['RW', 'update'],
     since: '2.2.0',
     complexity: 'O(1)',

@@ -7,6 +7,8 @@ import type {
   CommandHandler,
   CommandResult,
 } from '../../server/command-table.js';
+import { genericGroup } from '../shared/command-groups.js';
+import { NO_KEYS } from '../shared/key-positions.js';
 
 /** Redis 7's OBJ_ENCODING_EMBSTR_SIZE_LIMIT. */
 const EMBSTR_LIMIT = 44;
@@ -110,71 +112,69 @@ const HELP = [
   '    Prints this help.',
 ];
 
-const sub = (
-  name: string,
-  summary: string,
-  handler: CommandHandler,
-  since = '2.2.3',
-): CommandDefinition => ({
-  name,
+/** What the OBJECT subcommands but HELP share: one key, the second argument. */
+const objectSubcommand = {
   arity: 3,
   flags: ['readonly'],
   firstKey: 2,
   lastKey: 2,
   step: 1,
-  acl: ['keyspace'],
-  group: 'generic',
-  since,
+  ...genericGroup,
   complexity: 'O(1)',
-  summary,
-  handler,
-});
+} as const;
 
 export const objectCommand: CommandDefinition = {
   name: 'object',
   arity: -2,
   flags: [],
-  firstKey: 0,
-  lastKey: 0,
-  step: 0,
+  ...NO_KEYS,
   acl: [],
   group: 'generic',
   since: '2.2.3',
   complexity: 'Depends on subcommand.',
   summary: 'A container for object introspection commands.',
   subcommands: [
-    sub('encoding', 'Returns the internal encoding of a Redis object.', encoding),
-    sub(
-      'freq',
-      'Returns the logarithmic access frequency counter of a Redis object.',
-      withValue(() => {
+    {
+      name: 'encoding',
+      ...objectSubcommand,
+      since: '2.2.3',
+      summary: 'Returns the internal encoding of a Redis object.',
+      handler: encoding,
+    },
+    {
+      name: 'freq',
+      ...objectSubcommand,
+      since: '4.0.0',
+      summary: 'Returns the logarithmic access frequency counter of a Redis object.',
+      handler: withValue(() => {
         // No LFU maxmemory policy: Redis refuses the same way.
         throw noLfuError();
       }),
-      '4.0.0',
-    ),
-    sub(
-      'idletime',
-      'Returns the time since the last access to a Redis object.',
-      withValue((c) => {
+    },
+    {
+      name: 'idletime',
+      ...objectSubcommand,
+      since: '2.2.3',
+      summary: 'Returns the time since the last access to a Redis object.',
+      handler: withValue((c) => {
         // The log keeps no access clock: every key reads as just used.
         c.reply.integer(0);
       }),
-    ),
-    sub(
-      'refcount',
-      'Returns the reference count of a value of a key.',
-      withValue((c, b, o, l) => {
+    },
+    {
+      name: 'refcount',
+      ...objectSubcommand,
+      since: '2.2.3',
+      summary: 'Returns the reference count of a value of a key.',
+      handler: withValue((c, b, o, l) => {
         c.reply.integer(refCount(b, o, l));
       }),
-    ),
+    },
     {
       name: 'help',
       arity: 2,
       flags: ['loading', 'stale'],
-      firstKey: 0,
-      lastKey: 0,
-      step: 0,
+      ...NO_KEYS,
       acl: ['keyspace'],
       group: 'generic',
       since: '6.2.0',

@@ -13,6 +13,8 @@ import type { Client } from '../../server/client.js';
 import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
 import type { ServerState } from '../../server/server-state.js';
 import { clientSlot, serverSlot } from '../family.js';
+import { genericGroup } from '../shared/command-groups.js';
+import { NO_KEYS } from '../shared/key-positions.js';
 
 /**
  * DBSIZE, KEYS, SCAN and RANDOMKEY over @strata/scan. Each is a read-only
@@ -21,8 +23,6 @@ import { clientSlot, serverSlot } from '../family.js';
  * command table's `wholeLog`), and is tracked by the keyspace so that
  * FLUSHDB never drops a store under it.
  */
-
-const none = { firstKey: 0, lastKey: 0, step: 0 } as const;
 
 /** Runs `pass` on the selected database (opened on first use), tracked until it ends. */
 function onStore<T>(
@@ -204,14 +204,12 @@ export async function keyspaceLines(s: ServerState): Promise<string[]> {
 
 // ---- the table -----------------------------------------------------------------
 
-const generic = { acl: ['keyspace'], group: 'generic' } as const;
-
 export const scanCommands: CommandDefinition[] = [
   {
     name: 'dbsize',
     arity: 1,
     flags: ['readonly', 'fast'],
-    ...none,
+    ...NO_KEYS,
     acl: ['keyspace'],
     group: 'server',
     tips: ['request_policy:all_shards', 'response_policy:agg_sum'],
@@ -234,7 +232,7 @@ export const scanCommands: CommandDefinition[] = [
     name: 'keys',
     arity: 2,
     flags: ['readonly'],
-    ...none,
+    ...NO_KEYS,
     acl: ['keyspace', 'dangerous'],
     group: 'generic',
     tips: ['request_policy:all_shards', 'nondeterministic_output_order'],
@@ -259,8 +257,8 @@ export const scanCommands: CommandDefinition[] = [
     name: 'scan',
     arity: -2,
     flags: ['readonly'],
-    ...none,
-    ...generic,
+    ...NO_KEYS,
+    ...genericGroup,
     tips: ['nondeterministic_output', 'request_policy:special'],
     since: '2.8.0',
     complexity:
@@ -273,8 +271,8 @@ export const scanCommands: CommandDefinition[] = [
     name: 'randomkey',
     arity: 1,
     flags: ['readonly'],
-    ...none,
-    ...generic,
+    ...NO_KEYS,
+    ...genericGroup,
     tips: ['request_policy:all_shards', 'nondeterministic_output'],
     since: '1.0.0',
     complexity: 'O(1)',

@@ -10,6 +10,7 @@ import {
   type CommandSpec,
   type CommandTable,
 } from '../../server/command-table.js';
+import { NO_KEYS } from '../shared/key-positions.js';
 
 /** All commands, subcommands after their container, as COMMAND LIST names them. */
 function* allSpecs(table: CommandTable): Generator<CommandSpec> {
@@ -201,7 +202,7 @@ const HELP = [
   '    Print this help.',
 ];
 
-const meta = { group: 'server', firstKey: 0, lastKey: 0, step: 0 } as const;
+const meta = { group: 'server', ...NO_KEYS } as const;
 const FLAGS = ['loading', 'stale'] as const;
 
 export const commandCommand: CommandDefinition = {

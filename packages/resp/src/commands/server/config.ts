@@ -4,6 +4,7 @@ import { CommandError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import type { CommandDefinition } from '../../server/command-table.js';
 import type { ServerState } from '../../server/server-state.js';
+import { NO_KEYS } from '../shared/key-positions.js';
 
 interface Parameter {
   get(s: ServerState): string;
@@ -151,7 +152,7 @@ function configSet(c: Client, argv: Buffer[]): undefined {
 }
 
 const FLAGS = ['admin', 'noscript', 'loading', 'stale'] as const;
-const meta = { firstKey: 0, lastKey: 0, step: 0, acl: [], group: 'server' } as const;
+const meta = { ...NO_KEYS, acl: [], group: 'server' } as const;
 
 export const configCommand: CommandDefinition = {
   name: 'config',

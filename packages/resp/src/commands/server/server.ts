@@ -3,10 +3,9 @@ import { syntaxError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
 import { keyspaceLines } from '../scan/scan.js';
+import { NO_KEYS } from '../shared/key-positions.js';
 import { configCommand } from './config.js';
 import { infoSections, infoText } from './server-info.js';
-
-const none = { firstKey: 0, lastKey: 0, step: 0 } as const;
 
 function flushMode(argv: Buffer[]): void {
   if (argv.length > 2 || (argv.length === 2 && !eqi(argv[1]!, 'async') && !eqi(argv[1]!, 'sync'))) {
@@ -31,7 +30,7 @@ export function serverCommands(canFlush: boolean, canSave = true): CommandDefini
       name: 'info',
       arity: -1,
       flags: ['loading', 'stale'],
-      ...none,
+      ...NO_KEYS,
       acl: ['dangerous'],
       group: 'server',
       since: '1.0.0',
@@ -54,7 +53,7 @@ export function serverCommands(canFlush: boolean, canSave = true): CommandDefini
       name: 'time',
       arity: 1,
       flags: ['loading', 'stale', 'fast'],
-      ...none,
+      ...NO_KEYS,
       acl: [],
       group: 'server',
       since: '2.6.0',
@@ -78,7 +77,7 @@ export function serverCommands(canFlush: boolean, canSave = true): CommandDefini
         name: 'save',
         arity: 1,
         flags: ['admin', 'noscript', 'no_multi'],
-        ...none,
+        ...NO_KEYS,
         acl: [],
         group: 'server',
         since: '1.0.0',
@@ -95,7 +94,7 @@ export function serverCommands(canFlush: boolean, canSave = true): CommandDefini
         name: 'bgsave',
         arity: -1,
         flags: ['admin', 'noscript'],
-        ...none,
+        ...NO_KEYS,
         acl: [],
         group: 'server',
         since: '1.0.0',
@@ -121,7 +120,7 @@ export function serverCommands(canFlush: boolean, canSave = true): CommandDefini
         name: 'lastsave',
         arity: 1,
         flags: ['loading', 'stale', 'fast'],
-        ...none,
+        ...NO_KEYS,
         acl: ['admin', 'dangerous'],
         group: 'server',
         since: '1.0.0',
@@ -140,7 +139,7 @@ export function serverCommands(canFlush: boolean, canSave = true): CommandDefini
         name: 'flushdb',
         arity: -1,
         flags: ['write'],
-        ...none,
+        ...NO_KEYS,
         acl: ['keyspace', 'dangerous'],
         group: 'server',
         since: '1.0.0',
@@ -155,7 +154,7 @@ export function serverCommands(canFlush: boolean, canSave = true): CommandDefini
         name: 'flushall',
         arity: -1,
         flags: ['write'],
-        ...none,
+        ...NO_KEYS,
         acl: ['keyspace', 'dangerous'],
         group: 'server',
         since: '1.0.0',

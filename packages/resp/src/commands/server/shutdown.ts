@@ -3,6 +3,7 @@ import { eqi } from '../../args.js';
 import { CommandError, syntaxError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
+import { NO_KEYS } from '../shared/key-positions.js';
 
 /** SHUTDOWN's save mode: `default` when neither SAVE nor NOSAVE was given. */
 export type ShutdownMode = 'save' | 'nosave' | 'default';
@@ -50,9 +51,7 @@ export function shutdownCommand(onShutdown?: ShutdownHook): CommandDefinition {
     name: 'shutdown',
     arity: -1,
     flags: ['admin', 'noscript', 'loading', 'stale', 'no_multi', 'allow_busy'],
-    firstKey: 0,
-    lastKey: 0,
-    step: 0,
+    ...NO_KEYS,
     acl: [],
     group: 'server',
     since: '1.0.0',

@@ -14,9 +14,10 @@ import {
   withCollection,
   withCollections,
 } from '../shared/collection-access.js';
-import { ALL_KEYS, commandMaker, KEY1, NO_KEYS, SRC_DST } from '../shared/collection-command.js';
 import { removeMembers } from '../shared/collection-remove.js';
 import { matches, parseCollectionScan } from '../shared/collection-scan-options.js';
+import { setGroup } from '../shared/command-groups.js';
+import { ALL_KEYS, KEY1, NO_KEYS, SRC_DST } from '../shared/key-positions.js';
 
 /**
  * Set commands (Redis 7 semantics) on the cached SetValue of each key.
@@ -300,172 +301,218 @@ function sscan(c: Client, argv: Buffer[]): CommandResult {
 
 // ---- the table -----------------------------------------------------------------
 
-const sdef = commandMaker({ acl: 'set', group: 'set', complexity: 'O(1)' });
-
 const SMALLEST_TIMES_SETS =
   'O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.';
 const ALL_MEMBERS = 'O(N) where N is the total number of elements in all given sets.';
 
 /** SINTER, SUNION, SDIFF: the members of the operation over every key. */
-function readForm(op: SetOp, what: string, complexity: string): CommandDefinition {
-  return sdef(
-    `s${op}`,
-    -2,
-    ['readonly'],
-    ALL_KEYS,
-    '1.0.0',
-    `Returns the ${what} of multiple sets.`,
-    (c, a) => setOp(c, a, op),
-    complexity,
-    { keyFlags: ['RO', 'access'], tips: ['nondeterministic_output_order'] },
-  );
-}
+const setOpReadCommand = {
+  arity: -2,
+  flags: ['readonly'],
+  ...ALL_KEYS,
+  ...setGroup,
+  keyFlags: ['RO', 'access'],
+  tips: ['nondeterministic_output_order'],
+  since: '1.0.0',
+} as const;
 
 /** SINTERSTORE, SUNIONSTORE, SDIFFSTORE: the same into the first key. */
-function storeForm(op: SetOp, what: string, complexity: string): CommandDefinition {
-  return sdef(
-    `s${op}store`,
-    -3,
-    ['write', 'denyoom'],
-    ALL_KEYS,
-    '1.0.0',
-    `Stores the ${what} of multiple sets in a key.`,
-    (c, a) => setOpStore(c, a, op),
-    complexity,
-    { keyFlags: ['OW', 'update'] },
-  );
-}
+const setOpStoreCommand = {
+  arity: -3,
+  flags: ['write', 'denyoom'],
+  ...ALL_KEYS,
+  ...setGroup,
+  keyFlags: ['OW', 'update'],
+  since: '1.0.0',
+} as const;
 
 export const setCommands: CommandDefinition[] = [
-  sdef(
-    'sadd',
-    -3,
-    ['write', 'denyoom', 'fast'],
-    KEY1,
-    '1.0.0',
-    "Adds one or more members to a set. Creates the key if it doesn't exist.",
-    sadd,
-    'O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.',
-    { keyFlags: ['RW', 'insert'] },
-  ),
-  sdef(
-    'srem',
-    -3,
-    ['write', 'fast'],
-    KEY1,
-    '1.0.0',
-    'Removes one or more members from a set. Deletes the set if the last member was removed.',
-    srem,
-    'O(N) where N is the number of members to be removed.',
-    { keyFlags: ['RW', 'delete'] },
-  ),
-  sdef(
-    'scard',
-    2,
-    ['readonly', 'fast'],
-    KEY1,
-    '1.0.0',
-    'Returns the number of members in a set.',
-    (c, a) => read(c, a[1]!, (s) => c.reply.integer(s?.size ?? 0)),
-    'O(1)',
-    { keyFlags: ['RO'] },
-  ),
-  sdef(
-    'sismember',
-    3,
-    ['readonly', 'fast'],
-    KEY1,
-    '1.0.0',
-    'Determines whether a member belongs to a set.',
-    (c, a) => read(c, a[1]!, (s) => c.reply.integer(s?.has(latin1(a[2]!)) ? 1 : 0)),
-    'O(1)',
-    { keyFlags: ['RO'] },
-  ),
-  sdef(
-    'smismember',
-    -3,
-    ['readonly', 'fast'],
-    KEY1,
-    '6.2.0',
-    'Determines whether multiple members belong to a set.',
-    (c, a) =>
+  {
+    name: 'sadd',
+    arity: -3,
+    flags: ['write', 'denyoom', 'fast'],
+    ...KEY1,
+    ...setGroup,
+    keyFlags: ['RW', 'insert'],
+    since: '1.0.0',
+    complexity:
+      'O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.',
+    summary: "Adds one or more members to a set. Creates the key if it doesn't exist.",
+    handler: sadd,
+  },
+  {
+    name: 'srem',
+    arity: -3,
+    flags: ['write', 'fast'],
+    ...KEY1,
+    ...setGroup,
+    keyFlags: ['RW', 'delete'],
+    since: '1.0.0',
+    complexity: 'O(N) where N is the number of members to be removed.',
+    summary:
+      'Removes one or more members from a set. Deletes the set if the last member was removed.',
+    handler: srem,
+  },
+  {
+    name: 'scard',
+    arity: 2,
+    flags: ['readonly', 'fast'],
+    ...KEY1,
+    ...setGroup,
+    keyFlags: ['RO'],
+    since: '1.0.0',
+    complexity: 'O(1)',
+    summary: 'Returns the number of members in a set.',
+    handler: (c, a) => read(c, a[1]!, (s) => c.reply.integer(s?.size ?? 0)),
+  },
+  {
+    name: 'sismember',
+    arity: 3,
+    flags: ['readonly', 'fast'],
+    ...KEY1,
+    ...setGroup,
+    keyFlags: ['RO'],
+    since: '1.0.0',
+    complexity: 'O(1)',
+    summary: 'Determines whether a member belongs to a set.',
+    handler: (c, a) => read(c, a[1]!, (s) => c.reply.integer(s?.has(latin1(a[2]!)) ? 1 : 0)),
+  },
+  {
+    name: 'smismember',
+    arity: -3,
+    flags: ['readonly', 'fast'],
+    ...KEY1,
+    ...setGroup,
+    keyFlags: ['RO'],
+    since: '6.2.0',
+    complexity: 'O(N) where N is the number of elements being checked for membership',
+    summary: 'Determines whether multiple members belong to a set.',
+    handler: (c, a) =>
       read(c, a[1]!, (s) => {
         c.reply.array(a.length - 2);
         for (let i = 2; i < a.length; i++) c.reply.integer(s?.has(latin1(a[i]!)) ? 1 : 0);
       }),
-    'O(N) where N is the number of elements being checked for membership',
-    { keyFlags: ['RO'] },
-  ),
-  sdef(
-    'smembers',
-    2,
-    ['readonly'],
-    KEY1,
-    '1.0.0',
-    'Returns all members of a set.',
-    smembers,
-    'O(N) where N is the set cardinality.',
-    { keyFlags: ['RO'], tips: ['nondeterministic_output_order'] },
-  ),
-  sdef(
-    'spop',
-    -2,
-    ['write', 'fast'],
-    KEY1,
-    '1.0.0',
-    'Returns one or more random members from a set after removing them. Deletes the set if the last member was popped.',
-    spop,
-    'Without the count argument O(1), otherwise O(N) where N is the value of the passed count.',
-    { keyFlags: ['RW', 'access', 'delete'], tips: ['nondeterministic_output'] },
-  ),
-  sdef(
-    'srandmember',
-    -2,
-    ['readonly'],
-    KEY1,
-    '1.0.0',
-    'Get one or multiple random members from a set',
-    srandmember,
-    'Without the count argument O(1), otherwise O(N) where N is the absolute value of the passed count.',
-    { keyFlags: ['RO'], tips: ['nondeterministic_output'] },
-  ),
-  sdef(
-    'smove',
-    4,
-    ['write', 'fast'],
-    SRC_DST,
-    '1.0.0',
-    'Moves a member from one set to another.',
-    smove,
-    'O(1)',
-    { keyFlags: ['RW', 'delete'] },
-  ),
-  readForm('inter', 'intersect', SMALLEST_TIMES_SETS),
-  sdef(
-    'sintercard',
-    -3,
-    ['readonly'],
-    NO_KEYS,
-    '7.0.0',
-    'Returns the number of members of the intersect of multiple sets.',
-    sintercard,
-    SMALLEST_TIMES_SETS,
-    { keyFlags: ['RO', 'access'] },
-  ),
-  storeForm('inter', 'intersect', SMALLEST_TIMES_SETS),
-  readForm('union', 'union', ALL_MEMBERS),
-  storeForm('union', 'union', ALL_MEMBERS),
-  readForm('diff', 'difference', ALL_MEMBERS),
-  storeForm('diff', 'difference', ALL_MEMBERS),
-  sdef(
-    'sscan',
-    -3,
-    ['readonly'],
-    KEY1,
-    '2.8.0',
-    'Iterates over members of a set.',
-    sscan,
-    'O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..',
-    { keyFlags: ['RO', 'access'], tips: ['nondeterministic_output'] },
-  ),
+  },
+  {
+    name: 'smembers',
+    arity: 2,
+    flags: ['readonly'],
+    ...KEY1,
+    ...setGroup,
+    keyFlags: ['RO'],
+    tips: ['nondeterministic_output_order'],
+    since: '1.0.0',
+    complexity: 'O(N) where N is the set cardinality.',
+    summary: 'Returns all members of a set.',
+    handler: smembers,
+  },
+  {
+    name: 'spop',
+    arity: -2,
+    flags: ['write', 'fast'],
+    ...KEY1,
+    ...setGroup,
+    keyFlags: ['RW', 'access', 'delete'],
+    tips: ['nondeterministic_output'],
+    since: '1.0.0',
+    complexity:
+      'Without the count argument O(1), otherwise O(N) where N is the value of the passed count.',
+    summary:
+      'Returns one or more random members from a set after removing them. Deletes the set if the last member was popped.',
+    handler: spop,
+  },
+  {
+    name: 'srandmember',
+    arity: -2,
+    flags: ['readonly'],
+    ...KEY1,
+    ...setGroup,
+    keyFlags: ['RO'],
+    tips: ['nondeterministic_output'],
+    since: '1.0.0',
+    complexity:
+      'Without the count argument O(1), otherwise O(N) where N is the absolute value of the passed count.',
+    summary: 'Get one or multiple random members from a set',
+    handler: srandmember,
+  },
+  {
+    name: 'smove',
+    arity: 4,
+    flags: ['write', 'fast'],
+    ...SRC_DST,
+    ...setGroup,
+    keyFlags: ['RW', 'delete'],
+    since: '1.0.0',
+    complexity: 'O(1)',
+    summary: 'Moves a member from one set to another.',
+    handler: smove,
+  },
+  {
+    name: 'sinter',
+    ...setOpReadCommand,
+    complexity: SMALLEST_TIMES_SETS,
+    summary: 'Returns the intersect of multiple sets.',
+    handler: (c, a) => setOp(c, a, 'inter'),
+  },
+  {
+    name: 'sintercard',
+    arity: -3,
+    flags: ['readonly'],
+    ...NO_KEYS,
+    ...setGroup,
+    keyFlags: ['RO', 'access'],
+    since: '7.0.0',
+    complexity: SMALLEST_TIMES_SETS,
+    summary: 'Returns the number of members of the intersect of multiple sets.',
+    handler: sintercard,
+  },
+  {
+    name: 'sinterstore',
+    ...setOpStoreCommand,
+    complexity: SMALLEST_TIMES_SETS,
+    summary: 'Stores the intersect of multiple sets in a key.',
+    handler: (c, a) => setOpStore(c, a, 'inter'),
+  },
+  {
+    name: 'sunion',
+    ...setOpReadCommand,
+    complexity: ALL_MEMBERS,
+    summary: 'Returns the union of multiple sets.',
+    handler: (c, a) => setOp(c, a, 'union'),
+  },
+  {
+    name: 'sunionstore',
+    ...setOpStoreCommand,
+    complexity: ALL_MEMBERS,
+    summary: 'Stores the union of multiple sets in a key.',
+    handler: (c, a) => setOpStore(c, a, 'union'),
+  },
+  {
+    name: 'sdiff',
+    ...setOpReadCommand,
+    complexity: ALL_MEMBERS,
+    summary: 'Returns the difference of multiple sets.',
+    handler: (c, a) => setOp(c, a, 'diff'),
+  },
+  {
+    name: 'sdiffstore',
+    ...setOpStoreCommand,
+    complexity: ALL_MEMBERS,
+    summary: 'Stores the difference of multiple sets in a key.',
+    handler: (c, a) => setOpStore(c, a, 'diff'),
+  },
+  {
+    name: 'sscan',
+    arity: -3,
+    flags: ['readonly'],
+    ...KEY1,
+    ...setGroup,
+    keyFlags: ['RO', 'access'],
+    tips: ['nondeterministic_output'],
+    since: '2.8.0',
+    complexity:
+      'O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..',
+    summary: 'Iterates over members of a set.',
+    handler: sscan,
+  },
 ];

@@ -7,12 +7,11 @@ import {
 } from '../../errors.js';
 import type { Client, QueuedCommand } from '../../server/client.js';
 import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
+import { ALL_KEYS, NO_KEYS } from '../shared/key-positions.js';
 
 const FLAGS = ['noscript', 'loading', 'stale', 'fast', 'allow_busy'] as const;
 const meta = {
-  firstKey: 0,
-  lastKey: 0,
-  step: 0,
+  ...NO_KEYS,
   acl: ['transaction'],
   group: 'transactions',
   complexity: 'O(1)',
@@ -128,9 +127,7 @@ export const transactionCommands: CommandDefinition[] = [
     arity: -2,
     flags: FLAGS,
     ...meta,
-    firstKey: 1,
-    lastKey: -1,
-    step: 1,
+    ...ALL_KEYS,
     complexity: 'O(1) for every key.',
     since: '2.2.0',
     summary: 'Monitors changes to keys to determine the execution of a transaction.',

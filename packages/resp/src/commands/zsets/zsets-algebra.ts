@@ -6,7 +6,8 @@ import type { Client } from '../../server/client.js';
 import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
 import { signalKey } from '../blocking/blocking-registry.js';
 import { whenWritten, withOpenDb } from '../shared/collection-access.js';
-import { commandMaker, KEY1, NO_KEYS } from '../shared/collection-command.js';
+import { sortedSetGroup } from '../shared/command-groups.js';
+import { KEY1, NO_KEYS } from '../shared/key-positions.js';
 import { parseDouble, parsePositive } from './zsets-args.js';
 
 /**
@@ -257,70 +258,85 @@ function byCardinality(sources: readonly Source[]): number[] {
   return order;
 }
 
-const adef = commandMaker({
-  acl: 'sortedset',
-  group: 'sorted_set',
-  complexity: 'O(N)+O(M log(M))',
-});
 const STORE = ['write', 'denyoom'] as const;
 const READ = ['readonly'] as const;
 
 export const zsetAlgebraCommands: CommandDefinition[] = [
-  adef(
-    'zunionstore',
-    -4,
-    STORE,
-    KEY1,
-    '2.0.0',
-    'Stores the union of multiple sorted sets in a key.',
-    (c, a) => algebra(c, a, { op: 'union', dst: 1 }),
-  ),
-  adef(
-    'zinterstore',
-    -4,
-    STORE,
-    KEY1,
-    '2.0.0',
-    'Stores the intersect of multiple sorted sets in a key.',
-    (c, a) => algebra(c, a, { op: 'inter', dst: 1 }),
-  ),
-  adef(
-    'zdiffstore',
-    -4,
-    STORE,
-    KEY1,
-    '6.2.0',
-    'Stores the difference of multiple sorted sets in a key.',
-    (c, a) => algebra(c, a, { op: 'diff', dst: 1 }),
-  ),
-  adef('zunion', -3, READ, NO_KEYS, '6.2.0', 'Returns the union of multiple sorted sets.', (c, a) =>
-    algebra(c, a, { op: 'union', dst: 0 }),
-  ),
-  adef(
-    'zinter',
-    -3,
-    READ,
-    NO_KEYS,
-    '6.2.0',
-    'Returns the intersect of multiple sorted sets.',
-    (c, a) => algebra(c, a, { op: 'inter', dst: 0 }),
-  ),
-  adef(
-    'zdiff',
-    -3,
-    READ,
-    NO_KEYS,
-    '6.2.0',
-    'Returns the difference between multiple sorted sets.',
-    (c, a) => algebra(c, a, { op: 'diff', dst: 0 }),
-  ),
-  adef(
-    'zintercard',
-    -3,
-    READ,
-    NO_KEYS,
-    '7.0.0',
-    'Returns the number of members of the intersect of multiple sorted sets.',
-    (c, a) => algebra(c, a, { op: 'inter', dst: 0, cardinalityOnly: true }),
-  ),
+  {
+    name: 'zunionstore',
+    arity: -4,
+    flags: STORE,
+    ...KEY1,
+    ...sortedSetGroup,
+    since: '2.0.0',
+    complexity: 'O(N)+O(M log(M))',
+    summary: 'Stores the union of multiple sorted sets in a key.',
+    handler: (c, a) => algebra(c, a, { op: 'union', dst: 1 }),
+  },
+  {
+    name: 'zinterstore',
+    arity: -4,
+    flags: STORE,
+    ...KEY1,
+    ...sortedSetGroup,
+    since: '2.0.0',
+    complexity: 'O(N)+O(M log(M))',
+    summary: 'Stores the intersect of multiple sorted sets in a key.',
+    handler: (c, a) => algebra(c, a, { op: 'inter', dst: 1 }),
+  },
+  {
+    name: 'zdiffstore',
+    arity: -4,
+    flags: STORE,
+    ...KEY1,
+    ...sortedSetGroup,
+    since: '6.2.0',
+    complexity: 'O(N)+O(M log(M))',
+    summary: 'Stores the difference of multiple sorted sets in a key.',
+    handler: (c, a) => algebra(c, a, { op: 'diff', dst: 1 }),
+  },
+  {
+    name: 'zunion',
+    arity: -3,
+    flags: READ,
+    ...NO_KEYS,
+    ...sortedSetGroup,
+    since: '6.2.0',
+    complexity: 'O(N)+O(M log(M))',
+    summary: 'Returns the union of multiple sorted sets.',
+    handler: (c, a) => algebra(c, a, { op: 'union', dst: 0 }),
+  },
+  {
+    name: 'zinter',
+    arity: -3,
+    flags: READ,
+    ...NO_KEYS,
+    ...sortedSetGroup,
+    since: '6.2.0',
+    complexity: 'O(N)+O(M log(M))',
+    summary: 'Returns the intersect of multiple sorted sets.',
+    handler: (c, a) => algebra(c, a, { op: 'inter', dst: 0 }),
+  },
+  {
+    name: 'zdiff',
+    arity: -3,
+    flags: READ,
+    ...NO_KEYS,
+    ...sortedSetGroup,
+    since: '6.2.0',
+    complexity: 'O(N)+O(M log(M))',
+    summary: 'Returns the difference between multiple sorted sets.',
+    handler: (c, a) => algebra(c, a, { op: 'diff', dst: 0 }),
+  },
+  {
+    name: 'zintercard',
+    arity: -3,
+    flags: READ,
+    ...NO_KEYS,
+    ...sortedSetGroup,
+    since: '7.0.0',
+    complexity: 'O(N)+O(M log(M))',
+    summary: 'Returns the number of members of the intersect of multiple sorted sets.',
+    handler: (c, a) => algebra(c, a, { op: 'inter', dst: 0, cardinalityOnly: true }),
+  },
 ];

@@ -8,6 +8,8 @@ import { serverSlot } from '../family.js';
 import { parseCursor } from '../scan/scan.js';
 import { withCollection } from '../shared/collection-access.js';
 import { matches, parseCollectionScan } from '../shared/collection-scan-options.js';
+import { sortedSetGroup } from '../shared/command-groups.js';
+import { KEY1 } from '../shared/key-positions.js';
 
 /**
  * ZSCAN key cursor [MATCH pattern] [COUNT count] [NOSCORES].
@@ -112,11 +114,8 @@ export const zscanCommand: CommandDefinition = {
   name: 'zscan',
   arity: -3,
   flags: ['readonly'],
-  firstKey: 1,
-  lastKey: 1,
-  step: 1,
-  acl: ['sortedset'],
-  group: 'sorted_set',
+  ...KEY1,
+  ...sortedSetGroup,
   tips: ['nondeterministic_output'],
   since: '2.8.0',
   summary: 'Iterates over members and scores of a sorted set.',
