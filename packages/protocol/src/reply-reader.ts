@@ -48,8 +48,12 @@ export class ReplyReader {
   }
 }
 
-/** The codes @strata/protocol throws (a request's protocol errors are replies, not throws). */
-export type ProtocolThrowCode = 'ERR_MALFORMED_REPLY';
+/**
+ * The codes @strata/protocol throws (a request's protocol errors are replies, not throws):
+ * - ERR_MALFORMED_REPLY: a reply stream that is not RESP2/RESP3 (MalformedReplyError)
+ * - ERR_REPLY_ENCODING: a reply the writer cannot encode (ReplyEncodingError)
+ */
+export type ProtocolThrowCode = 'ERR_MALFORMED_REPLY' | 'ERR_REPLY_ENCODING';
 
 /** A reply stream that is not RESP2/RESP3. */
 export class MalformedReplyError extends StrataError<ProtocolThrowCode> {

@@ -1,6 +1,7 @@
-import { INT64_MAX, INT64_MIN } from '@strata/io';
+import { INT64_MAX, INT64_MIN, StrataError } from '@strata/io';
 import { formatDouble } from './format-double.js';
 import type { RespVersion } from './limits.js';
+import type { ProtocolThrowCode } from './reply-reader.js';
 
 export interface ReplyWriterOptions {
   /** The protocol the connection speaks; HELLO changes it later. Default 2. */
@@ -10,11 +11,9 @@ export interface ReplyWriterOptions {
 }
 
 /** A reply the writer cannot encode (not an integer, a bad length...). */
-export class ReplyEncodingError extends Error {
-  readonly code = 'ERR_REPLY_ENCODING';
-
+export class ReplyEncodingError extends StrataError<ProtocolThrowCode> {
   constructor(message: string) {
-    super(message);
+    super('ERR_REPLY_ENCODING', message);
     this.name = 'ReplyEncodingError';
   }
 }
