@@ -17,12 +17,7 @@ export {
   toCommandError,
 } from './errors.js';
 export { Client, type MultiState, type QueuedCommand } from './server/client.js';
-export {
-  type CommandLog,
-  PROPAGATION,
-  type PropagationRule,
-  propagationOf,
-} from './server/command-log.js';
+export type { CommandLog, PropagationRule } from './server/command-log.js';
 export {
   ACL_CATEGORIES,
   type AclCategory,

@@ -1,4 +1,5 @@
 import type { Client } from './client.js';
+import type { PropagationRule } from './command-log.js';
 
 /** What a handler returns: nothing when it replied already, a promise when it went to disk. */
 export type CommandResult = undefined | Promise<void>;
@@ -136,6 +137,14 @@ export interface CommandDefinition {
   readonly runsTransaction?: boolean;
   /** Refused like a write while the disk fails, though it writes nothing (PING: monitoring notices). */
   readonly refusedOnWriteError?: boolean;
+  /**
+   * A write command's replay form for the command log, from its arguments
+   * and its reply (SET EX → SET PXAT, SPOP → SREM, nothing for a DEL of
+   * nothing...). Absent: the command is logged as it came. Not read after
+   * an error reply, nor when the handler chose its forms with
+   * `client.propagate`.
+   */
+  readonly replay?: PropagationRule;
 }
 
 /** A command ready for dispatch. */
@@ -161,6 +170,8 @@ export class CommandSpec {
   readonly runsInMulti: boolean;
   readonly runsTransaction: boolean;
   readonly refusedOnWriteError: boolean;
+  /** See CommandDefinition: read on the write path, so a field here. */
+  readonly replay: PropagationRule | null;
   /** Calls and time spent (INFO commandstats). */
   calls = 0;
   usec = 0;
@@ -187,6 +198,7 @@ export class CommandSpec {
     this.runsInMulti = def.runsInMulti ?? false;
     this.runsTransaction = def.runsTransaction ?? false;
     this.refusedOnWriteError = def.refusedOnWriteError ?? false;
+    this.replay = def.replay ?? null;
     this.handler = def.handler ?? null;
     this.subcommands =
       def.subcommands === undefined

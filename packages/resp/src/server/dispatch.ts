@@ -146,8 +146,7 @@ export abstract class Dispatcher extends Connection {
   /** A write command ran: log its replay forms (its reply is from `start` on). */
   private logWrite(log: CommandLog, spec: CommandSpec, argv: Buffer[], start: number, now: number) {
     const end = this.reply.position;
-    const forms =
-      this.propagated ?? propagationOf(spec.fullName, argv, this.reply.since(start), now);
+    const forms = this.propagated ?? propagationOf(spec.replay, argv, this.reply.since(start), now);
     this.propagated = null;
     const after = this.after;
     this.after = null;

@@ -20,6 +20,8 @@ import { removeMembers } from '../shared/collection-remove.js';
 import { matches, parseCollectionScan } from '../shared/collection-scan-options.js';
 import { hashGroup } from '../shared/command-groups.js';
 import { KEY1 } from '../shared/key-positions.js';
+import { whenNonZero } from '../shared/replay-rules.js';
+import { hincrbyfloatReplay } from './replay.js';
 
 /**
  * Hash commands (Redis 7 semantics) on the cached HashValue of the key: a
@@ -318,6 +320,7 @@ export const hashCommands: CommandDefinition[] = [
     summary:
       'Deletes one or more fields and their values from a hash. Deletes the hash if no fields remain.',
     handler: hdel,
+    replay: whenNonZero,
   },
   {
     name: 'hlen',
@@ -419,6 +422,7 @@ export const hashCommands: CommandDefinition[] = [
     summary:
       "Increments the floating point value of a field by a number. Uses 0 as initial value if the field doesn't exist.",
     handler: hincrbyfloat,
+    replay: hincrbyfloatReplay,
   },
   {
     name: 'hrandfield',

@@ -8,6 +8,8 @@ import type { CommandDefinition, CommandResult } from '../../server/command-tabl
 import { signalDatabase, signalReady } from '../blocking/blocking-registry.js';
 import { genericGroup } from '../shared/command-groups.js';
 import { ALL_KEYS, KEY1, NO_KEYS, SRC_DST } from '../shared/key-positions.js';
+import { whenNonZero } from '../shared/replay-rules.js';
+import { expireReplay } from './replay.js';
 
 /**
  * Counts the keys for which `op` says yes. Every operation is issued at
@@ -386,6 +388,7 @@ export const keyCommands: CommandDefinition[] = [
     complexity: 'O(N) where N is the number of keys that will be removed.',
     summary: 'Deletes one or more keys.',
     handler: (c, argv) => countKeys(c, argv, removeKey(c)),
+    replay: whenNonZero,
   },
   {
     name: 'unlink',
@@ -398,6 +401,7 @@ export const keyCommands: CommandDefinition[] = [
     complexity: 'O(1) for each key removed regardless of its size.',
     summary: 'Asynchronously deletes one or more keys.',
     handler: (c, argv) => countKeys(c, argv, removeKey(c)),
+    replay: whenNonZero,
   },
   {
     name: 'exists',
@@ -444,6 +448,7 @@ export const keyCommands: CommandDefinition[] = [
     since: '1.0.0',
     summary: 'Sets the expiration time of a key in seconds.',
     handler: (c, argv) => expire(c, argv, 'expire', true, false),
+    replay: expireReplay(1000, false),
   },
   {
     name: 'pexpire',
@@ -451,6 +456,7 @@ export const keyCommands: CommandDefinition[] = [
     since: '2.6.0',
     summary: 'Sets the expiration time of a key in milliseconds.',
     handler: (c, argv) => expire(c, argv, 'pexpire', false, false),
+    replay: expireReplay(1, false),
   },
   {
     name: 'expireat',
@@ -458,6 +464,7 @@ export const keyCommands: CommandDefinition[] = [
     since: '1.2.0',
     summary: 'Sets the expiration time of a key to a Unix timestamp.',
     handler: (c, argv) => expire(c, argv, 'expireat', true, true),
+    replay: expireReplay(1000, true),
   },
   {
     name: 'pexpireat',
@@ -465,6 +472,7 @@ export const keyCommands: CommandDefinition[] = [
     since: '2.6.0',
     summary: 'Sets the expiration time of a key to a Unix milliseconds timestamp.',
     handler: (c, argv) => expire(c, argv, 'pexpireat', false, true),
+    replay: expireReplay(1, true),
   },
   {
     name: 'ttl',
@@ -515,6 +523,7 @@ export const keyCommands: CommandDefinition[] = [
     complexity: 'O(1)',
     summary: "Renames a key only when the target key name doesn't exist.",
     handler: (c, argv) => transfer(c, c.db, argv[1]!, c.db, argv[2]!, 'renamenx'),
+    replay: whenNonZero,
   },
   {
     name: 'copy',
@@ -526,6 +535,7 @@ export const keyCommands: CommandDefinition[] = [
     complexity: 'O(N) worst case for collections, where N is the number of nested items.',
     summary: 'Copies the value of a key to a new key.',
     handler: copy,
+    replay: whenNonZero,
   },
   {
     name: 'move',
@@ -537,6 +547,7 @@ export const keyCommands: CommandDefinition[] = [
     complexity: 'O(1)',
     summary: 'Moves a key to another database.',
     handler: move,
+    replay: whenNonZero,
   },
   {
     name: 'swapdb',
@@ -562,5 +573,6 @@ export const keyCommands: CommandDefinition[] = [
     complexity: 'O(1)',
     summary: 'Removes the expiration time of a key.',
     handler: persist,
+    replay: whenNonZero,
   },
 ];

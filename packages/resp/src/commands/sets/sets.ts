@@ -18,6 +18,8 @@ import { removeMembers } from '../shared/collection-remove.js';
 import { matches, parseCollectionScan } from '../shared/collection-scan-options.js';
 import { setGroup } from '../shared/command-groups.js';
 import { ALL_KEYS, KEY1, NO_KEYS, SRC_DST } from '../shared/key-positions.js';
+import { whenNonZero } from '../shared/replay-rules.js';
+import { spopReplay } from './replay.js';
 
 /**
  * Set commands (Redis 7 semantics) on the cached SetValue of each key.
@@ -339,6 +341,7 @@ export const setCommands: CommandDefinition[] = [
       'O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.',
     summary: "Adds one or more members to a set. Creates the key if it doesn't exist.",
     handler: sadd,
+    replay: whenNonZero,
   },
   {
     name: 'srem',
@@ -352,6 +355,7 @@ export const setCommands: CommandDefinition[] = [
     summary:
       'Removes one or more members from a set. Deletes the set if the last member was removed.',
     handler: srem,
+    replay: whenNonZero,
   },
   {
     name: 'scard',
@@ -420,6 +424,7 @@ export const setCommands: CommandDefinition[] = [
     summary:
       'Returns one or more random members from a set after removing them. Deletes the set if the last member was popped.',
     handler: spop,
+    replay: spopReplay,
   },
   {
     name: 'srandmember',

@@ -44,6 +44,16 @@ import type {
 import { stringGroup } from '../shared/command-groups.js';
 import { ExpiryUnit, expiryMs, expiryOption, optionValue } from '../shared/expiry.js';
 import { ALL_KEYS, KEY1 } from '../shared/key-positions.js';
+import {
+  getdelReplay,
+  getexReplay,
+  getsetReplay,
+  incrbyfloatReplay,
+  msetnxReplay,
+  setexReplay,
+  setnxReplay,
+  setReplay,
+} from './replay.js';
 
 // ---- helpers ------------------------------------------------------------------
 
@@ -601,6 +611,7 @@ export const stringCommands: CommandDefinition[] = [
     handler: set,
     argvFree: true,
     parseAhead: 3,
+    replay: setReplay,
   },
   {
     name: 'setnx',
@@ -624,6 +635,7 @@ export const stringCommands: CommandDefinition[] = [
       c.reply.integer(v.status === 'ok' ? 1 : 0);
       return undefined;
     },
+    replay: setnxReplay,
   },
   {
     name: 'setex',
@@ -637,6 +649,7 @@ export const stringCommands: CommandDefinition[] = [
     summary:
       "Sets the string value and expiration time of a key. Creates the key if it doesn't exist.",
     handler: (c, argv) => setEx(c, argv, true, 'setex'),
+    replay: setexReplay(true),
   },
   {
     name: 'psetex',
@@ -650,6 +663,7 @@ export const stringCommands: CommandDefinition[] = [
     summary:
       "Sets both string value and expiration time in milliseconds of a key. The key is created if it doesn't exist.",
     handler: (c, argv) => setEx(c, argv, false, 'psetex'),
+    replay: setexReplay(false),
   },
   {
     name: 'getset',
@@ -662,6 +676,7 @@ export const stringCommands: CommandDefinition[] = [
     complexity: 'O(1)',
     summary: 'Returns the previous string value of a key after setting it to a new value.',
     handler: (c, argv) => setAndReply(c, argv[1]!, argv[2]!, 0, SetFlag.GET),
+    replay: getsetReplay,
   },
   {
     name: 'getdel',
@@ -674,6 +689,7 @@ export const stringCommands: CommandDefinition[] = [
     complexity: 'O(1)',
     summary: 'Returns the string value of a key after deleting the key.',
     handler: getDel,
+    replay: getdelReplay,
   },
   {
     name: 'getex',
@@ -686,6 +702,7 @@ export const stringCommands: CommandDefinition[] = [
     complexity: 'O(1)',
     summary: 'Returns the string value of a key after setting its expiration time.',
     handler: getEx,
+    replay: getexReplay,
   },
   {
     name: 'mget',
@@ -727,6 +744,7 @@ export const stringCommands: CommandDefinition[] = [
     summary:
       "Atomically modifies the string values of one or more keys only when all keys don't exist.",
     handler: msetNx,
+    replay: msetnxReplay,
   },
   {
     name: 'append',
@@ -855,5 +873,6 @@ export const stringCommands: CommandDefinition[] = [
     summary:
       "Increment the floating point value of a key by a number. Uses 0 as initial value if the key doesn't exist.",
     handler: incrByFloat,
+    replay: incrbyfloatReplay,
   },
 ];

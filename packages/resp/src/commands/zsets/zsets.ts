@@ -10,6 +10,7 @@ import { removeMembers } from '../shared/collection-remove.js';
 import { sortedSetGroup } from '../shared/command-groups.js';
 import { indexWindow } from '../shared/index-range.js';
 import { KEY1, SRC_DST } from '../shared/key-positions.js';
+import { whenNonZero } from '../shared/replay-rules.js';
 import { zsetAlgebraCommands } from './zsets-algebra.js';
 import {
   lexRanks,
@@ -497,6 +498,7 @@ export const zsetCommands: CommandDefinition[] = [
     complexity: 'O(log(N))',
     summary: 'Removes members from a sorted set.',
     handler: zrem,
+    replay: whenNonZero,
   },
   {
     name: 'zcard',
