@@ -121,7 +121,7 @@ export abstract class Dispatcher extends Connection {
 
   /**
    * Sets the replay form of the running command for the command log, in
-   * place of the central rule (command-log.ts): call it once per command
+   * place of its definition's `replay` rule: call it once per command
    * to log, in order; a command that calls it with nothing logs nothing.
    */
   propagate(...argv: Buffer[]): void {
