@@ -65,13 +65,14 @@ export async function runCompaction(
       const flags = flagsOf(space, off);
       if ((flags & (RecordFlag.INVALID | RecordFlag.TOMBSTONE)) !== 0) {
         result.dropped++;
-        return;
+        return true;
       }
       // A copy: the scanner reuses its page buffer (Buffer#slice would be a view).
       batch.push({
         address,
         bytes: Uint8Array.prototype.slice.call(space.bytes, off, off + slotSize(space, off)),
       });
+      return true;
     },
     onBlob: (address) => {
       blobs.push(address);

@@ -16,7 +16,7 @@ import {
   RecordType,
   recordSize,
   valueOffsetOf,
-  writeHeader,
+  writeRecordHeader,
 } from './record-layout.js';
 import { ResolutionBatch } from './resolution-batch.js';
 import {
@@ -358,7 +358,7 @@ export class CoreState {
     const s = this.ring;
     const off = this.log.offsetOf(a);
     const f = exp !== 0 ? flags | RecordFlag.HAS_EXPIRY : flags;
-    writeHeader(s, off, this.entry, f, type, key.length, valueLength, exp, size);
+    writeRecordHeader(s, off, this.entry, f, type, key.length, valueLength, exp, size);
     const ko = keyOffsetOf(s, off);
     copyBytes(key, 0, key.length, s.bytes, ko);
     return ko + key.length;

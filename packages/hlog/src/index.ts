@@ -27,8 +27,58 @@ export {
 } from './hlog-store.js';
 export { HybridLog, type HybridLogOptions, type HybridLogStats } from './hybrid-log.js';
 export { hashBytes, hashKey } from './key-hash.js';
-export { type LogScanOptions, type LogScanResult, scanLog } from './log-scan.js';
-export { RecordFlag, RecordType } from './record-layout.js';
+export {
+  type LogScanOptions,
+  type LogScanResult,
+  type RecordVisitor,
+  scanLog,
+} from './log-scan.js';
+// The page and record layout (for readers of raw pages: @strata/scan).
+export {
+  checkPageHeader,
+  PAGE_HEADER_SIZE,
+  PAGE_MAGIC,
+  PageCheck,
+  PageFlag,
+  pageChecksum,
+  pageChecksumMatches,
+  pageChecksumOf,
+  pageEpochOf,
+  pageFlagsOf,
+  pageUsedOf,
+} from './page-header.js';
+export {
+  align8,
+  bytesEqual,
+  copyKey,
+  createRecordSpace,
+  EXPIRY_SIZE,
+  expiresAtOf,
+  flagsOf,
+  keyEquals,
+  keyLengthOf,
+  keyOffsetOf,
+  OVERFLOW_POINTER_SIZE,
+  previousAddress,
+  RECORD_EXPIRY_OFFSET,
+  RECORD_FLAGS_OFFSET,
+  RECORD_HEADER_SIZE,
+  RECORD_KEY_LENGTH_OFFSET,
+  RECORD_TYPE_OFFSET,
+  RECORD_VALUE_LENGTH_OFFSET,
+  RecordFlag,
+  type RecordSpace,
+  RecordType,
+  recordSize,
+  slotSize,
+  slotSizeFrom,
+  spaceOverBytes,
+  typeOf,
+  usedSize,
+  valueLengthOf,
+  valueOffsetOf,
+  writeRecordHeader,
+} from './record-layout.js';
 export {
   ANY_RECORD_TYPE,
   type AppendContext,

@@ -1,7 +1,15 @@
 import { crc32 } from 'node:zlib';
 import type { Device } from '@strata/io';
 import { PageReader, type ReadMode, readMode } from '@strata/pagebuf';
-import { PAGE_HEADER_SIZE, PAGE_MAGIC, PageFlag } from './page-header.js';
+import {
+  checkPageHeader,
+  PAGE_HEADER_SIZE,
+  PageCheck,
+  pageChecksumMatches,
+  pageChecksumOf,
+  pageEpochOf,
+  pageUsedOf,
+} from './page-header.js';
 import {
   createRecordSpace,
   flagsOf,
@@ -22,7 +30,13 @@ import {
  * u32/f64 views for the record accessors), which costs one memcpy per byte.
  */
 
-export type RecordVisitor = (space: RecordSpace, offset: number, address: number) => void;
+/**
+ * A record, handed out in place: `space` views the bytes that hold it (a
+ * page buffer, the log's ring, a pagebuf frame), valid during the call only,
+ * and `offset` is where it starts in them. Return false to stop after it.
+ * Every log reader (`scanLog`, @strata/scan's `LogIterator`) takes this type.
+ */
+export type RecordVisitor = (space: RecordSpace, offset: number, address: number) => boolean;
 
 export interface LogScanOptions {
   device: Device;
@@ -54,8 +68,13 @@ export interface LogScanOptions {
 }
 
 export interface LogScanResult {
-  /** First page address after the valid log: where writing resumes. */
+  /**
+   * First page address after the valid log: where writing resumes. After a
+   * visitor stopped the scan: the address after that record.
+   */
   end: number;
+  /** A visitor returned false (the scan ended there; no cut). */
+  stopped: boolean;
   /** Set when a bad page stopped the scan before the device's end. */
   cutAt: number | null;
   reason: string | null;
@@ -64,6 +83,18 @@ export interface LogScanResult {
   maxEpoch: number;
   bytesRead: number;
 }
+
+/** Why `checkPageHeader`'s failures stop a scan (STALE's reason names the epochs). */
+const HEADER_FAILURES: Readonly<Record<PageCheck, string>> = {
+  [PageCheck.RECORDS]: '',
+  [PageCheck.BLOB]: '',
+  [PageCheck.EMPTY]: 'empty page',
+  [PageCheck.NO_HEADER]: 'no page header',
+  [PageCheck.ADDRESS_MISMATCH]: 'page address mismatch',
+  [PageCheck.STALE]: 'stale page',
+  [PageCheck.BAD_LENGTH]: 'bad page length',
+  [PageCheck.BAD_BLOB_LENGTH]: 'bad blob length',
+};
 
 const S_HEADER = 0;
 const S_PAGE = 1;
@@ -83,6 +114,8 @@ class PageScanner {
   private blobPages = 0;
   epoch: number;
   stopped = false;
+  /** Set with `stopped` when a visitor stopped the scan: the next record's address. */
+  visitorStop = -1;
   reason: string | null = null;
   pages = 0;
   records = 0;
@@ -161,44 +194,28 @@ class PageScanner {
   }
 
   private onHeader(): void {
-    const b = this.page.bytes;
-    if (b.readUInt32LE(0) !== PAGE_MAGIC) {
-      let zero = true;
-      for (let i = 0; i < PAGE_HEADER_SIZE; i++) if (b[i] !== 0) zero = false;
-      this.stop(zero ? 'empty page' : 'no page header');
+    const s = this.page;
+    const check = checkPageHeader(s, 0, this.pageStart, this.epoch, this.P);
+    if (check === PageCheck.STALE) {
+      this.stop(`stale page (epoch ${pageEpochOf(s, 0)} < ${this.epoch})`);
       return;
     }
-    if (b.readDoubleLE(16) !== this.pageStart) {
-      this.stop('page address mismatch');
+    if (check !== PageCheck.RECORDS && check !== PageCheck.BLOB) {
+      this.stop(HEADER_FAILURES[check]);
       return;
     }
-    const epoch = b.readUInt32LE(24);
-    if (epoch < this.epoch) {
-      this.stop(`stale page (epoch ${epoch} < ${this.epoch})`);
-      return;
-    }
-    const used = b.readUInt32LE(8);
-    const flags = b.readUInt32LE(12);
-    if ((flags & PageFlag.BLOB) !== 0) {
-      if (used < PAGE_HEADER_SIZE) {
-        this.stop('bad blob length');
-        return;
-      }
+    const used = pageUsedOf(s, 0);
+    this.pendingEpoch = pageEpochOf(s, 0);
+    if (check === PageCheck.BLOB) {
       this.state = S_BLOB;
       this.blobExpected = used - PAGE_HEADER_SIZE;
       this.blobRemaining = this.blobExpected;
       this.blobPages = Math.ceil(used / this.P);
-      this.blobCrc = crc32(b.subarray(8, PAGE_HEADER_SIZE));
-      this.pendingEpoch = epoch;
+      this.blobCrc = crc32(s.bytes.subarray(8, PAGE_HEADER_SIZE));
       this.onBlob?.(this.pageStart);
       if (this.blobRemaining === 0) this.endBlob();
       return;
     }
-    if (used < PAGE_HEADER_SIZE || used > this.P) {
-      this.stop('bad page length');
-      return;
-    }
-    this.pendingEpoch = epoch;
     this.state = S_PAGE;
     this.need = used;
     if (this.have === this.need) this.onPage();
@@ -207,7 +224,7 @@ class PageScanner {
   private pendingEpoch = 0;
 
   private endBlob(): void {
-    if (this.blobCrc !== this.page.bytes.readUInt32LE(4)) {
+    if (this.blobCrc !== pageChecksumOf(this.page, 0)) {
       this.stop('blob checksum mismatch');
       return;
     }
@@ -219,7 +236,7 @@ class PageScanner {
   private onPage(): void {
     const s = this.page;
     const used = this.need;
-    if (this.verify && crc32(s.bytes.subarray(8, used)) !== s.bytes.readUInt32LE(4)) {
+    if (this.verify && !pageChecksumMatches(s, 0)) {
       this.stop('page checksum mismatch');
       return;
     }
@@ -238,15 +255,21 @@ class PageScanner {
       off += size;
     }
     off = PAGE_HEADER_SIZE;
-    while (off < used) {
+    let more = true;
+    while (more && off < used) {
       const size = slotSize(s, off);
-      this.onRecord(s, off, this.pageStart + off);
+      more = this.onRecord(s, off, this.pageStart + off);
       this.records++;
       off += size;
     }
     this.onPageEnd?.(s);
     this.epoch = this.pendingEpoch;
     this.pages++;
+    if (!more) {
+      this.stopped = true;
+      this.visitorStop = this.pageStart + off;
+      return;
+    }
     this.next(this.pageStart + this.P);
   }
 
@@ -311,7 +334,9 @@ export async function scanLog(options: LogScanOptions): Promise<LogScanResult> {
   }
   let cutAt: number | null = null;
   let reason = scanner.reason;
-  if (scanner.stopped) {
+  if (scanner.visitorStop >= 0) {
+    // Stopped by a visitor: the log is fine, the caller had enough.
+  } else if (scanner.stopped) {
     // An empty page (never written) at the very end is the normal end.
     cutAt = reason === 'empty page' && scanner.pageStart + P >= to ? null : scanner.pageStart;
     if (cutAt === null) reason = null;
@@ -322,7 +347,8 @@ export async function scanLog(options: LogScanOptions): Promise<LogScanResult> {
     reason = 'page cut short by the end of the device';
   }
   return {
-    end: scanner.pageStart,
+    end: scanner.visitorStop >= 0 ? scanner.visitorStop : scanner.pageStart,
+    stopped: scanner.visitorStop >= 0,
     cutAt,
     reason,
     pages: scanner.pages,

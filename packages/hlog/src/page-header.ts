@@ -1,4 +1,5 @@
 import { crc32 } from 'node:zlib';
+import type { RecordSpace } from './record-layout.js';
 
 /**
  * Every page (and every blob, which occupies whole pages) starts with a
@@ -17,6 +18,10 @@ import { crc32 } from 'node:zlib';
  * Pages are written once, in full, when they become read-only; a checkpoint
  * seals the tail page first. So a page on disk is final or torn, and the
  * checksum tells which.
+ *
+ * The page layout's only definition, as record-layout.ts is the records':
+ * every reader of device pages (hlog's `scanLog`, @strata/scan's iterator)
+ * checks them with `checkPageHeader` and `pageChecksumMatches`.
  */
 
 export const PAGE_HEADER_SIZE = 32;
@@ -53,10 +58,14 @@ export function writePageHeader(
   bytes.writeUInt32LE(0, off + 28);
 }
 
+/** crc32 of the page at `bytes[off]` using `used` bytes: what its header must hold. */
+export function pageChecksum(bytes: Uint8Array, off: number, used: number): number {
+  return crc32(bytes.subarray(off + 8, off + used));
+}
+
 /** Computes and stores the checksum of a records page (header written). */
 export function sealPageChecksum(bytes: Buffer, off: number): void {
-  const used = bytes.readUInt32LE(off + 8);
-  bytes.writeUInt32LE(crc32(bytes.subarray(off + 8, off + used)), off + 4);
+  bytes.writeUInt32LE(pageChecksum(bytes, off, bytes.readUInt32LE(off + 8)), off + 4);
 }
 
 /**
@@ -91,5 +100,86 @@ export function verifyRecordsPage(
   header: PageHeader,
 ): boolean {
   if (header.used < PAGE_HEADER_SIZE || header.used > available) return false;
-  return crc32(bytes.subarray(off + 8, off + header.used)) === header.checksum;
+  return pageChecksum(bytes, off, header.used) === header.checksum;
+}
+
+// Header fields through a RecordSpace (`base` 8-aligned): one load each, no
+// allocation, for the readers' per-page checks.
+
+export function pageUsedOf(s: RecordSpace, base: number): number {
+  return s.u32[(base >>> 2) + 2]!;
+}
+
+export function pageFlagsOf(s: RecordSpace, base: number): number {
+  return s.u32[(base >>> 2) + 3]!;
+}
+
+export function pageChecksumOf(s: RecordSpace, base: number): number {
+  return s.u32[(base >>> 2) + 1]!;
+}
+
+export function pageEpochOf(s: RecordSpace, base: number): number {
+  return s.u32[(base >>> 2) + 6]!;
+}
+
+/**
+ * What `checkPageHeader` found: a number, so checking a page allocates
+ * nothing. Each reader decides what a failure means (recovery cuts the log
+ * there, a scan skips a page that is not a page start or throws).
+ */
+export const PageCheck = {
+  /** A records page; its checksum is checked once its `used` bytes are in hand. */
+  RECORDS: 0,
+  /** The first page of a blob (its checksum covers all its pages). */
+  BLOB: 1,
+  /** An all-zero header: a page never written. */
+  EMPTY: 2,
+  /** Not our magic (a foreign page, or the inside of a blob). */
+  NO_HEADER: 3,
+  /** A page written for another address (copied elsewhere). */
+  ADDRESS_MISMATCH: 4,
+  /** Written by a session older than the reader accepts (beyond a cut). */
+  STALE: 5,
+  /** A records page whose used length is below its header or past `limit`. */
+  BAD_LENGTH: 6,
+  /** A blob whose length is below its header. */
+  BAD_BLOB_LENGTH: 7,
+} as const;
+
+/** One of PageCheck's values. */
+export type PageCheck = (typeof PageCheck)[keyof typeof PageCheck];
+
+/**
+ * Checks the header at `s[base]` (32 bytes there) of the page expected at
+ * `address`: magic, own address, epoch not below `minEpoch`, and the used
+ * length (a records page uses at most `limit` bytes: the page size, or what
+ * the caller holds of it).
+ */
+export function checkPageHeader(
+  s: RecordSpace,
+  base: number,
+  address: number,
+  minEpoch: number,
+  limit: number,
+): PageCheck {
+  const u32 = s.u32;
+  const w = base >>> 2;
+  if (u32[w] !== PAGE_MAGIC) {
+    for (let i = 0; i < PAGE_HEADER_SIZE >>> 2; i++) {
+      if (u32[w + i] !== 0) return PageCheck.NO_HEADER;
+    }
+    return PageCheck.EMPTY;
+  }
+  if (s.f64[(base + 16) >>> 3] !== address) return PageCheck.ADDRESS_MISMATCH;
+  if (u32[w + 6]! < minEpoch) return PageCheck.STALE;
+  const used = u32[w + 2]!;
+  if ((u32[w + 3]! & PageFlag.BLOB) !== 0) {
+    return used < PAGE_HEADER_SIZE ? PageCheck.BAD_BLOB_LENGTH : PageCheck.BLOB;
+  }
+  return used < PAGE_HEADER_SIZE || used > limit ? PageCheck.BAD_LENGTH : PageCheck.RECORDS;
+}
+
+/** Does the checksum of the records page at `s[base]` (header checked, `used` bytes there) match? */
+export function pageChecksumMatches(s: RecordSpace, base: number): boolean {
+  return pageChecksum(s.bytes, base, pageUsedOf(s, base)) === pageChecksumOf(s, base);
 }

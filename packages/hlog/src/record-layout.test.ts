@@ -17,7 +17,7 @@ import {
   valueCapacity,
   valueLengthOf,
   valueOffsetOf,
-  writeHeader,
+  writeRecordHeader,
 } from './record-layout.js';
 
 function put(key: string, value: string, prev: number, expiresAt = 0, off = 8) {
@@ -26,7 +26,7 @@ function put(key: string, value: string, prev: number, expiresAt = 0, off = 8) {
   const v = Buffer.from(value);
   const flags = expiresAt > 0 ? RecordFlag.HAS_EXPIRY : 0;
   const size = recordSize(k.length, v.length, expiresAt > 0);
-  writeHeader(s, off, prev, flags, 0, k.length, v.length, expiresAt, size);
+  writeRecordHeader(s, off, prev, flags, 0, k.length, v.length, expiresAt, size);
   k.copy(s.bytes, keyOffsetOf(s, off));
   v.copy(s.bytes, valueOffsetOf(s, off));
   return { s, off, size, k, v };

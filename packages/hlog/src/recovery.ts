@@ -160,7 +160,7 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
     ...(options.recoveryMode !== undefined ? { mode: options.recoveryMode } : {}),
     onRecord: (space, off, address) => {
       const flags = flagsOf(space, off);
-      if ((flags & RecordFlag.INVALID) !== 0) return;
+      if ((flags & RecordFlag.INVALID) !== 0) return true;
       const ko = keyOffsetOf(space, off);
       const kl = keyLengthOf(space, off);
       const hash = hashBytes(space.bytes, ko, kl);
@@ -181,6 +181,7 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
         if (seen === undefined) tail.set(k, { state, firstPrevious: previousAddress(space, off) });
         else seen.state = state;
       }
+      return true;
     },
   });
   rebuilder.flush();
@@ -409,9 +410,10 @@ function recountPass(
     resync: true,
     onRecord: (space, off, address) => {
       const flags = flagsOf(space, off);
-      if (address < begin || (flags & RecordFlag.INVALID) !== 0) return;
+      if (address < begin || (flags & RecordFlag.INVALID) !== 0) return true;
       const ko = keyOffsetOf(space, off);
       recount.add(space, off, flags, hashBytes(space.bytes, ko, keyLengthOf(space, off)));
+      return true;
     },
     onPageEnd: (space) => recount.endPage(space),
     ...more,

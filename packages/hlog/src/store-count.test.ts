@@ -33,10 +33,11 @@ async function wholeLogCount(store: Store, now: number): Promise<number> {
     resync: true,
     onRecord: (space, off, address) => {
       const flags = flagsOf(space, off);
-      if (address < log.begin || (flags & RecordFlag.INVALID) !== 0) return;
+      if (address < log.begin || (flags & RecordFlag.INVALID) !== 0) return true;
       const ko = keyOffsetOf(space, off);
       const k = space.bytes.toString('hex', ko, ko + keyLengthOf(space, off));
       states.set(k, (flags & RecordFlag.TOMBSTONE) !== 0 ? -1 : expiresAtOf(space, off));
+      return true;
     },
   });
   let n = 0;
