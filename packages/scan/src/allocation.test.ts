@@ -1,8 +1,8 @@
 import { type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks';
+import { keyLengthOf, keyOffsetOf } from '@strata/hlog';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KeyScanner } from './key-scanner.js';
 import { LogIterator } from './log-iterator.js';
-import { keyLengthAt, keyOffsetAt } from './record-bytes.js';
 import { openTiny, removeTempDirs } from './test-support.js';
 
 afterEach(removeTempDirs);
@@ -47,7 +47,7 @@ describe('hot paths allocate nothing per record', () => {
       await it.iterate({
         from: store.log.begin,
         onRecord: (rec, off) => {
-          sum += rec.bytes[keyOffsetAt(rec, off) + keyLengthAt(rec, off) - 1]!;
+          sum += rec.bytes[keyOffsetOf(rec, off) + keyLengthOf(rec, off) - 1]!;
           return true;
         },
       });

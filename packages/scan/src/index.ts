@@ -1,4 +1,19 @@
 // Public API of this package; see README.md.
+
+// Record field readers under the names scans have always used: hlog's
+// accessors (the layout is defined there only), and hlog's record views and
+// visitor type, which LogIterator takes.
+export {
+  copyKey,
+  expiresAtOf as expiresAtAt,
+  flagsOf as flagsAt,
+  keyLengthOf as keyLengthAt,
+  keyOffsetOf as keyOffsetAt,
+  type RecordSpace as RecordBytes,
+  type RecordVisitor,
+  typeOf as typeAt,
+  valueLengthOf as valueLengthAt,
+} from '@strata/hlog';
 export {
   compileGlob,
   GLOB_MAX_STAR_NESTING,
@@ -20,21 +35,10 @@ export {
   type LogIteratorOptions,
   type PageContext,
   type PageWalker,
-  type RecordVisitor,
   wholeLogMode,
 } from './log-iterator.js';
 export { type MultiGetOptions, type MultiGetResult, multiGet } from './multi-get.js';
 export { PageSummaries, type SummaryQuery } from './page-summaries.js';
-export {
-  copyKey,
-  expiresAtAt,
-  flagsAt,
-  keyLengthAt,
-  keyOffsetAt,
-  type RecordBytes,
-  typeAt,
-  valueLengthAt,
-} from './record-bytes.js';
 export {
   acceptsRecord,
   compileFilter,

@@ -1,10 +1,9 @@
-import type { StoreCore } from '@strata/hlog';
+import { copyKey, type RecordSpace, type RecordVisitor, type StoreCore } from '@strata/hlog';
 import type { ReadMode } from '@strata/pagebuf';
 import { Liveness, LivenessChecker } from './liveness.js';
 import { LogIterator, type PageContext } from './log-iterator.js';
 import type { PageSummaries, SummaryQuery } from './page-summaries.js';
 import { PendingChecks } from './pending-checks.js';
-import { copyKey, type RecordBytes } from './record-bytes.js';
 import {
   acceptsRecord,
   compileFilter,
@@ -140,7 +139,7 @@ export class KeyScanner {
     }
   }
 
-  private readonly visit = (rec: RecordBytes, off: number, address: number): boolean => {
+  private readonly visit: RecordVisitor = (rec, off, address) => {
     this.visits++;
     if (acceptsRecord(this.filter, rec, off)) {
       const page = this.iterator.page;
@@ -151,7 +150,7 @@ export class KeyScanner {
     return this.keys.length + this.pending.count < this.count && this.visits < this.maxVisits;
   };
 
-  private readonly onLive = (rec: RecordBytes, off: number): void => {
+  private readonly onLive = (rec: RecordSpace, off: number): void => {
     this.keys.push(copyKey(rec, off));
   };
 

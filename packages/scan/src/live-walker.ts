@@ -1,24 +1,32 @@
-import { hashBytes, RecordFlag, type StoreCore } from '@strata/hlog';
+import {
+  EXPIRY_SIZE,
+  hashBytes,
+  keyLengthOf,
+  keyOffsetOf,
+  PAGE_HEADER_SIZE,
+  RECORD_EXPIRY_OFFSET,
+  RECORD_FLAGS_OFFSET,
+  RECORD_HEADER_SIZE,
+  RECORD_KEY_LENGTH_OFFSET,
+  RECORD_TYPE_OFFSET,
+  RECORD_VALUE_LENGTH_OFFSET,
+  RecordFlag,
+  type RecordSpace,
+  type StoreCore,
+  slotSizeFrom,
+} from '@strata/hlog';
 import { Liveness, type LivenessChecker } from './liveness.js';
 import type { IterateResult, PageContext, PageWalker } from './log-iterator.js';
 import type { PendingChecks } from './pending-checks.js';
-import {
-  EXPIRY_SIZE,
-  PAGE_HEADER_SIZE,
-  RECORD_HEADER_SIZE,
-  type RecordBytes,
-} from './record-bytes.js';
 import type { RecordFilter } from './record-filter.js';
 
 /** A live record, valid during the call only. */
-export type LiveVisitor = (rec: RecordBytes, offset: number, address: number) => void;
+export type LiveVisitor = (rec: RecordSpace, offset: number, address: number) => void;
 
 const VALID = RecordFlag.VALID;
 const INVALID = RecordFlag.INVALID;
 const TOMBSTONE = RecordFlag.TOMBSTONE;
 const HAS_EXPIRY = RecordFlag.HAS_EXPIRY;
-const FILLER = RecordFlag.FILLER;
-const OVERFLOW = RecordFlag.OVERFLOW;
 
 /**
  * Index probes per batch. The index is far bigger than the caches: a probe
@@ -32,7 +40,8 @@ export const LIVE_BATCH = 256;
 
 /**
  * The whole-log pass's page walk (DBSIZE, KEYS, INFO keyspace): one loop of
- * typed-array loads per page, no call per record, nothing allocated. Each
+ * typed-array loads per page (each header field loaded once, at hlog's
+ * field offsets), no call per record, nothing allocated. Each
  * record passing the filter that is neither a tombstone nor expired has its
  * key hashed into a batch; a full batch (or the page's end) probes the index
  * for all of them in a row, then decides each: the entry is the record
@@ -68,7 +77,7 @@ export class LiveWalker implements PageWalker {
   }
 
   walkPage(
-    rec: RecordBytes,
+    rec: RecordSpace,
     base: number,
     page: number,
     used: number,
@@ -76,9 +85,9 @@ export class LiveWalker implements PageWalker {
     to: number,
     result: IterateResult,
   ): number {
+    const bytes = rec.bytes;
     const u32 = rec.u32;
     const f64 = rec.f64;
-    const bytes = rec.bytes;
     const typeCode = this.typeCode;
     const glob = this.filter.glob;
     const now = this.now;
@@ -91,16 +100,16 @@ export class LiveWalker implements PageWalker {
     let off = base + PAGE_HEADER_SIZE;
     const end = base + used;
     while (off < end) {
-      const w = off >>> 2;
-      const w1 = u32[w + 1]!;
-      const flags = (w1 >>> 16) & 0xff;
+      const flags = bytes[off + RECORD_FLAGS_OFFSET]!;
       if ((flags & VALID) === 0) break;
-      const kl = u32[w + 2]!;
-      const hasExpiry = (flags & HAS_EXPIRY) !== 0;
-      const ko = off + RECORD_HEADER_SIZE + (hasExpiry ? EXPIRY_SIZE : 0);
-      // The record's slot, as slotSizeAt computes it.
-      let size = (ko - off + kl + ((flags & OVERFLOW) !== 0 ? 8 : u32[w + 3]!) + 7) & ~7;
-      if ((flags & FILLER) !== 0) size = u32[(off + size) >>> 2]!;
+      const kl = u32[(off + RECORD_KEY_LENGTH_OFFSET) >>> 2]!;
+      const size = slotSizeFrom(
+        rec,
+        off,
+        flags,
+        kl,
+        u32[(off + RECORD_VALUE_LENGTH_OFFSET) >>> 2]!,
+      );
       if (size < 16) break;
       const address = page + (off - base);
       if (address >= to) {
@@ -110,13 +119,15 @@ export class LiveWalker implements PageWalker {
       // A `from` inside a record snaps back to it, as the iterator's walk does.
       if (address + size > from && (flags & INVALID) === 0) {
         records++;
+        const hasExpiry = (flags & HAS_EXPIRY) !== 0;
+        const ko = off + RECORD_HEADER_SIZE + (hasExpiry ? EXPIRY_SIZE : 0);
         if (
           (flags & TOMBSTONE) === 0 &&
-          (typeCode < 0 || w1 >>> 24 === typeCode) &&
+          (typeCode < 0 || bytes[off + RECORD_TYPE_OFFSET] === typeCode) &&
           !(
             hasExpiry &&
-            f64[(off + RECORD_HEADER_SIZE) >>> 3]! !== 0 &&
-            f64[(off + RECORD_HEADER_SIZE) >>> 3]! <= now
+            f64[(off + RECORD_EXPIRY_OFFSET) >>> 3]! !== 0 &&
+            f64[(off + RECORD_EXPIRY_OFFSET) >>> 3]! <= now
           ) &&
           (glob === null || glob.match(bytes, ko, ko + kl))
         ) {
@@ -137,7 +148,7 @@ export class LiveWalker implements PageWalker {
   }
 
   /** Probes the index for the batch, then gives each record its verdict. */
-  private decide(rec: RecordBytes, n: number): void {
+  private decide(rec: RecordSpace, n: number): void {
     const index = this.store.index;
     const hashes = this.hashes;
     const found = this.found;
@@ -164,15 +175,12 @@ export class LiveWalker implements PageWalker {
     }
   }
 
-  private chain(rec: RecordBytes, off: number, address: number, entry: number): number {
-    const w = off >>> 2;
-    const flags = (rec.u32[w + 1]! >>> 16) & 0xff;
-    const ko = off + RECORD_HEADER_SIZE + ((flags & HAS_EXPIRY) !== 0 ? EXPIRY_SIZE : 0);
+  private chain(rec: RecordSpace, off: number, address: number, entry: number): number {
     const page = this.page;
     return this.liveness.chainFrom(
       rec,
-      ko,
-      rec.u32[w + 2]!,
+      keyOffsetOf(rec, off),
+      keyLengthOf(rec, off),
       address,
       entry,
       page.onDisk ? page : null,

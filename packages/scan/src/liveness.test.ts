@@ -1,16 +1,15 @@
-import type { Store } from '@strata/hlog';
+import { keyLengthOf, keyOffsetOf, type RecordSpace, type Store } from '@strata/hlog';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Liveness, LivenessChecker } from './liveness.js';
 import { LogIterator } from './log-iterator.js';
 import { PendingChecks } from './pending-checks.js';
-import { keyLengthAt, keyOffsetAt, type RecordBytes } from './record-bytes.js';
 import { collidingPairs, k, openTiny, removeTempDirs, rng } from './test-support.js';
 
 afterEach(removeTempDirs);
 
-function keyOf(rec: RecordBytes, off: number): string {
-  const ko = keyOffsetAt(rec, off);
-  return rec.bytes.toString('latin1', ko, ko + keyLengthAt(rec, off));
+function keyOf(rec: RecordSpace, off: number): string {
+  const ko = keyOffsetOf(rec, off);
+  return rec.bytes.toString('latin1', ko, ko + keyLengthOf(rec, off));
 }
 
 /** Every live record by the checker, with how each verdict was reached. */

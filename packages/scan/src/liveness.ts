@@ -1,6 +1,22 @@
-import { hashBytes, RecordFlag, type StoreCore } from '@strata/hlog';
+import {
+  align8,
+  bytesEqual,
+  createRecordSpace,
+  EXPIRY_SIZE,
+  flagsOf,
+  hashBytes,
+  keyLengthOf,
+  keyOffsetOf,
+  previousAddress,
+  RECORD_EXPIRY_OFFSET,
+  RECORD_FLAGS_OFFSET,
+  RECORD_HEADER_SIZE,
+  RECORD_KEY_LENGTH_OFFSET,
+  RecordFlag,
+  type RecordSpace,
+  type StoreCore,
+} from '@strata/hlog';
 import type { PageContext } from './log-iterator.js';
-import { bytesEqual, EXPIRY_SIZE, RECORD_HEADER_SIZE, type RecordBytes } from './record-bytes.js';
 
 /**
  * Lookup-based liveness: the record at address A is live when the index
@@ -18,7 +34,6 @@ import { bytesEqual, EXPIRY_SIZE, RECORD_HEADER_SIZE, type RecordBytes } from '.
 export const Liveness = { LIVE: 0, DEAD: 1, NEEDS_DISK: 2 } as const;
 export type Verdict = (typeof Liveness)[keyof typeof Liveness];
 
-const TWO_32 = 2 ** 32;
 const INVALID = RecordFlag.INVALID;
 const TOMBSTONE = RecordFlag.TOMBSTONE;
 const HAS_EXPIRY = RecordFlag.HAS_EXPIRY;
@@ -35,23 +50,22 @@ export class LivenessChecker {
 
   /** Verdict for the record at `rec[off]` (address `address`); `page`: the device page in hand. */
   check(
-    rec: RecordBytes,
+    rec: RecordSpace,
     off: number,
     address: number,
     page: PageContext | null,
     now: number,
   ): Verdict {
-    const w = off >>> 2;
-    const u32 = rec.u32;
-    const flags = (u32[w + 1]! >>> 16) & 0xff;
+    // Called per record visited: header fields loaded inline, at hlog's offsets.
+    const flags = rec.bytes[off + RECORD_FLAGS_OFFSET]!;
     if ((flags & (TOMBSTONE | INVALID)) !== 0) return Liveness.DEAD;
     let ko = off + RECORD_HEADER_SIZE;
     if ((flags & HAS_EXPIRY) !== 0) {
-      const exp = rec.f64[ko >>> 3]!;
+      const exp = rec.f64[(off + RECORD_EXPIRY_OFFSET) >>> 3]!;
       if (exp !== 0 && exp <= now) return Liveness.DEAD;
       ko += EXPIRY_SIZE;
     }
-    const kl = u32[w + 2]!;
+    const kl = rec.u32[(off + RECORD_KEY_LENGTH_OFFSET) >>> 2]!;
     return this.chainFrom(
       rec,
       ko,
@@ -69,7 +83,7 @@ export class LivenessChecker {
    * when the entry lies above the record (a newer version or a colliding key).
    */
   chainFrom(
-    rec: RecordBytes,
+    rec: RecordSpace,
     ko: number,
     kl: number,
     address: number,
@@ -80,7 +94,7 @@ export class LivenessChecker {
     const ring = log.ring;
     const head = log.head;
     while (a > address) {
-      let s: RecordBytes;
+      let s: RecordSpace;
       let o: number;
       if (a >= head) {
         s = ring;
@@ -92,15 +106,21 @@ export class LivenessChecker {
         this.diskFrom = a;
         return Liveness.NEEDS_DISK;
       }
-      const ww = o >>> 2;
-      const w1 = s.u32[ww + 1]!;
-      const f = (w1 >>> 16) & 0xff;
-      if ((f & INVALID) === 0 && s.u32[ww + 2] === kl) {
-        const ko2 = o + RECORD_HEADER_SIZE + ((f & HAS_EXPIRY) !== 0 ? EXPIRY_SIZE : 0);
-        if (bytesEqual(s.bytes, ko2, rec.bytes, ko, kl)) return Liveness.DEAD;
+      const f = s.bytes[o + RECORD_FLAGS_OFFSET]!;
+      if (
+        (f & INVALID) === 0 &&
+        s.u32[(o + RECORD_KEY_LENGTH_OFFSET) >>> 2] === kl &&
+        bytesEqual(
+          s.bytes,
+          o + RECORD_HEADER_SIZE + ((f & HAS_EXPIRY) !== 0 ? EXPIRY_SIZE : 0),
+          rec.bytes,
+          ko,
+          kl,
+        )
+      ) {
+        return Liveness.DEAD;
       }
-      const high = w1 & 0xffff;
-      a = high === 0 ? s.u32[ww]! : s.u32[ww]! + high * TWO_32;
+      a = previousAddress(s, o);
     }
     return a === address ? Liveness.LIVE : Liveness.DEAD;
   }
@@ -113,7 +133,7 @@ export class LivenessChecker {
    * by compaction means the record was dropped or copied ahead: not live here.
    */
   async resolveOnDisk(
-    rec: RecordBytes,
+    rec: RecordSpace,
     keyOff: number,
     keyLength: number,
     address: number,
@@ -129,25 +149,23 @@ export class LivenessChecker {
         pageEnd - a,
         Math.max(FIRST_READ, RECORD_HEADER_SIZE + EXPIRY_SIZE + keyLength),
       );
-      const buf = Buffer.allocUnsafe(want);
+      // Record addresses are 8-aligned, so an aligned read stays in the page.
+      const space = createRecordSpace(align8(want));
       this.diskReads++;
       let n: number;
       try {
-        n = await log.device.read(a, buf);
+        n = await log.device.read(a, space.bytes);
       } catch (e) {
         if (log.begin > a) return false;
         throw e;
       }
       if (n < RECORD_HEADER_SIZE) return false;
-      const word1 = buf.readUInt32LE(4);
-      const flags = (word1 >>> 16) & 0xff;
-      const kl = buf.readUInt32LE(8);
-      const ko = RECORD_HEADER_SIZE + ((flags & HAS_EXPIRY) !== 0 ? EXPIRY_SIZE : 0);
-      if ((flags & INVALID) === 0 && kl === keyLength && ko + kl <= n) {
-        if (bytesEqual(buf, ko, rec.bytes, keyOff, kl)) return false;
+      const kl = keyLengthOf(space, 0);
+      const ko = keyOffsetOf(space, 0);
+      if ((flagsOf(space, 0) & INVALID) === 0 && kl === keyLength && ko + kl <= n) {
+        if (bytesEqual(space.bytes, ko, rec.bytes, keyOff, kl)) return false;
       }
-      const high = word1 & 0xffff;
-      a = buf.readUInt32LE(0) + high * TWO_32;
+      a = previousAddress(space, 0);
     }
     return a === address;
   }

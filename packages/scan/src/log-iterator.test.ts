@@ -1,8 +1,7 @@
-import type { Store } from '@strata/hlog';
+import { keyLengthOf, keyOffsetOf, type RecordSpace, type Store } from '@strata/hlog';
 import { readMode } from '@strata/pagebuf';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LogIterator, wholeLogMode } from './log-iterator.js';
-import { keyLengthAt, keyOffsetAt, type RecordBytes } from './record-bytes.js';
 import { k, openTiny, removeTempDirs } from './test-support.js';
 
 afterEach(removeTempDirs);
@@ -12,9 +11,9 @@ interface Seen {
   key: string;
 }
 
-function keyOf(rec: RecordBytes, off: number): string {
-  const ko = keyOffsetAt(rec, off);
-  return rec.bytes.toString('latin1', ko, ko + keyLengthAt(rec, off));
+function keyOf(rec: RecordSpace, off: number): string {
+  const ko = keyOffsetOf(rec, off);
+  return rec.bytes.toString('latin1', ko, ko + keyLengthOf(rec, off));
 }
 
 async function collect(

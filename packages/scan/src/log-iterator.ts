@@ -1,17 +1,20 @@
-import { crc32 } from 'node:zlib';
-import { type HybridLog, RecordFlag } from '@strata/hlog';
+import {
+  checkPageHeader,
+  createRecordSpace,
+  flagsOf,
+  type HybridLog,
+  PAGE_HEADER_SIZE,
+  PageCheck,
+  pageChecksumMatches,
+  pageUsedOf,
+  RecordFlag,
+  type RecordSpace,
+  type RecordVisitor,
+  slotSize,
+  spaceOverBytes,
+} from '@strata/hlog';
 import { type Frame, PageReader, type ReadMode, readMode } from '@strata/pagebuf';
 import type { PageSummaries, SummaryQuery } from './page-summaries.js';
-import {
-  createRecordBytes,
-  flagsAt,
-  PAGE_FLAG_BLOB,
-  PAGE_HEADER_SIZE,
-  PAGE_MAGIC,
-  type RecordBytes,
-  recordBytesOver,
-  slotSizeAt,
-} from './record-bytes.js';
 import { ScanError } from './scan-error.js';
 
 /**
@@ -19,8 +22,10 @@ import { ScanError } from './scan-error.js';
  * pages at or above `head` straight from the log's ring, older pages from
  * the device through a pagebuf `PageReader` (frames of whole pages, walked in
  * place: no copy, no page assembly). Each record goes to a visitor as
- * `(bytes, offset, address)`: typed views over the ring or the frame, valid
- * during the call only, so nothing is allocated per record.
+ * hlog's `RecordVisitor`: typed views over the ring or the frame, valid
+ * during the call only, so nothing is allocated per record. Device pages are
+ * checked with hlog's own page checks (`checkPageHeader`,
+ * `pageChecksumMatches`), the ones its `scanLog` makes.
  *
  * The region is decided page by page at the moment the page is walked, so a
  * `head` that moves during the iteration (pages evicted while the device was
@@ -29,13 +34,10 @@ import { ScanError } from './scan-error.js';
  * to the tail, which is still ahead.
  */
 
-/** Return false to stop after this record. */
-export type RecordVisitor = (rec: RecordBytes, offset: number, address: number) => boolean;
-
 /** The page being walked: where its bytes are, valid until the page callback returns. */
 export interface PageContext {
   address: number;
-  rec: RecordBytes;
+  rec: RecordSpace;
   /** Offset of the page's first byte in `rec`. */
   base: number;
   /** Bytes of the page in use (header included). */
@@ -53,7 +55,7 @@ export interface PageContext {
  */
 export interface PageWalker {
   walkPage(
-    rec: RecordBytes,
+    rec: RecordSpace,
     base: number,
     page: number,
     used: number,
@@ -129,9 +131,9 @@ export class LogIterator {
   /** The page being walked (one object, rewritten: no allocation per page). */
   readonly page: PageContext;
   private reader: PageReader | null = null;
-  private views: RecordBytes | null = null;
+  private views: RecordSpace | null = null;
   private viewsOf: Buffer | null = null;
-  private scratch: RecordBytes | null = null;
+  private scratch: RecordSpace | null = null;
   /** The reader's current frame, valid until the reader is called again. */
   private lastFrame: Frame | null = null;
   /** Frames walked again without a read (a call resuming in the previous call's page). */
@@ -216,7 +218,7 @@ export class LogIterator {
     const base = log.offsetOf(page);
     ctx.base = base;
     // The tail page's header is written when it is sealed; until then `tail` says.
-    const used = page === log.tailPageStart ? log.tail - page : ring.u32[(base >>> 2) + 2]!;
+    const used = page === log.tailPageStart ? log.tail - page : pageUsedOf(ring, base);
     ctx.used = used;
     result.memoryPages++;
     if (walker !== undefined) return walker.walkPage(ring, base, page, used, from, to, result);
@@ -224,7 +226,7 @@ export class LogIterator {
   }
 
   private walk(
-    rec: RecordBytes,
+    rec: RecordSpace,
     base: number,
     page: number,
     used: number,
@@ -236,9 +238,9 @@ export class LogIterator {
     let off = base + PAGE_HEADER_SIZE;
     const end = base + used;
     while (off < end) {
-      const flags = flagsAt(rec, off);
+      const flags = flagsOf(rec, off);
       if ((flags & RecordFlag.VALID) === 0) break;
-      const size = slotSizeAt(rec, off);
+      const size = slotSize(rec, off);
       if (size < 16) break;
       const address = page + (off - base);
       if (address >= to) return address;
@@ -321,22 +323,27 @@ export class LogIterator {
         const avail = Math.min(P, frame.end - pg);
         const rec = this.viewsFor(frame, pg, avail);
         const base = rec === this.scratch ? 0 : frame.offset + (pg - frame.address);
-        const u32 = rec.u32;
-        const w = base >>> 2;
+        if (avail < PAGE_HEADER_SIZE) continue;
+        const check = checkPageHeader(rec, base, pg, 0, avail);
         // A page without our header (a foreign cursor inside a blob) is skipped.
-        if (avail < PAGE_HEADER_SIZE || u32[w] !== PAGE_MAGIC || rec.f64[(base + 16) >>> 3] !== pg)
+        if (
+          check === PageCheck.EMPTY ||
+          check === PageCheck.NO_HEADER ||
+          check === PageCheck.ADDRESS_MISMATCH
+        ) {
           continue;
-        const used = u32[w + 2]!;
-        if ((u32[w + 3]! & PAGE_FLAG_BLOB) !== 0) {
+        }
+        const used = pageUsedOf(rec, base);
+        if (check === PageCheck.BLOB || check === PageCheck.BAD_BLOB_LENGTH) {
           summaries?.observeBlob(pg, Math.ceil(used / P));
           skipUntil = pg + Math.ceil(used / P) * P;
           a = skipUntil;
           continue;
         }
-        if (used < PAGE_HEADER_SIZE || used > avail) {
+        if (check !== PageCheck.RECORDS) {
           throw new ScanError('ERR_CORRUPT', `bad page length at ${pg}`, { address: pg });
         }
-        if (crc32(rec.bytes.subarray(base + 8, base + used)) !== u32[w + 1]) {
+        if (!pageChecksumMatches(rec, base)) {
           throw new ScanError('ERR_CORRUPT', `page checksum mismatch at ${pg}`, { address: pg });
         }
         const ctx = this.page;
@@ -379,14 +386,14 @@ export class LogIterator {
   }
 
   /** Typed views over the frame's buffer (cached per buffer), or an aligned copy of the page. */
-  private viewsFor(frame: Frame, pg: number, avail: number): RecordBytes {
+  private viewsFor(frame: Frame, pg: number, avail: number): RecordSpace {
     if (this.viewsOf !== frame.buffer) {
-      this.views = recordBytesOver(frame.buffer);
+      this.views = spaceOverBytes(frame.buffer);
       this.viewsOf = frame.buffer;
     }
     if (this.views !== null) return this.views;
     // Frames come from 8-aligned slabs, so this is a fallback only.
-    if (this.scratch === null) this.scratch = createRecordBytes(this.log.pageSize);
+    if (this.scratch === null) this.scratch = createRecordSpace(this.log.pageSize);
     const off = frame.offset + (pg - frame.address);
     frame.buffer.copy(this.scratch.bytes, 0, off, off + avail);
     return this.scratch;

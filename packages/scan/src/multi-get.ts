@@ -1,20 +1,23 @@
 import {
+  align8,
+  bytesEqual,
+  createRecordSpace,
+  expiresAtOf,
+  flagsOf,
   hashKey,
+  keyLengthOf,
+  keyOffsetOf,
+  PAGE_HEADER_SIZE,
+  previousAddress,
+  RECORD_HEADER_SIZE,
   type ReadResult,
   RecordFlag,
-  type RecordType,
+  type RecordSpace,
   type StoreCore,
+  typeOf,
+  usedSize,
+  valueLengthOf,
 } from '@strata/hlog';
-import {
-  bytesEqual,
-  createRecordBytes,
-  EXPIRY_SIZE,
-  PAGE_HEADER_SIZE,
-  previousAt,
-  RECORD_HEADER_SIZE,
-  type RecordBytes,
-  valueLengthAt,
-} from './record-bytes.js';
 
 /**
  * Batched point reads (MGET): keys whose newest record is in memory are read
@@ -59,7 +62,6 @@ export interface MultiGetResult {
   fallbacks: number;
 }
 
-const TWO_32 = 2 ** 32;
 /** First read of a record of unknown size (as `store.get`), until records are seen. */
 const FIRST_READ = 512;
 /** The estimate grows to the largest record seen, up to this. */
@@ -120,20 +122,20 @@ export async function multiGet(
     const next: Candidate[] = [];
     await Promise.all(
       spans.map(async (span) => {
-        const rec = await readSpan(store, span);
+        const got = await readSpan(store, span);
         bytesRead += span.end - span.start;
         const now = clock();
         for (const c of span.candidates) {
-          if (rec === null || store.index.find(c.hash) !== c.entry || c.address < log.begin) {
+          if (got === null || store.index.find(c.hash) !== c.entry || c.address < log.begin) {
             fallback.push(c.index);
             continue;
           }
-          const r = walkSpan(rec, span, P, c, now, log.begin);
+          const r = walkSpan(got, span, P, c, now, log.begin);
           if (r === 'fallback') fallback.push(c.index);
           else if (r === 'next') next.push(c);
           else results[c.index] = r;
         }
-        if (rec !== null && rec.largest > estimate) estimate = Math.min(rec.largest, MAX_ESTIMATE);
+        if (got !== null && got.largest > estimate) estimate = Math.min(got.largest, MAX_ESTIMATE);
       }),
     );
     round = next;
@@ -194,36 +196,39 @@ function firstOnDisk(store: StoreCore, key: Uint8Array, entry: number): number {
     if (a < log.begin) return 0;
     if (a < log.head) return a;
     const off = log.offsetOf(a);
-    const w = off >>> 2;
-    const w1 = ring.u32[w + 1]!;
-    const flags = (w1 >>> 16) & 0xff;
-    if ((flags & RecordFlag.INVALID) === 0 && ring.u32[w + 2] === key.length) {
-      const ko =
-        off + RECORD_HEADER_SIZE + ((flags & RecordFlag.HAS_EXPIRY) !== 0 ? EXPIRY_SIZE : 0);
-      if (bytesEqual(ring.bytes, ko, key, 0, key.length)) return 0;
+    if (
+      (flagsOf(ring, off) & RecordFlag.INVALID) === 0 &&
+      keyLengthOf(ring, off) === key.length &&
+      bytesEqual(ring.bytes, keyOffsetOf(ring, off), key, 0, key.length)
+    ) {
+      return 0;
     }
-    const high = w1 & 0xffff;
-    a = high === 0 ? ring.u32[w]! : ring.u32[w]! + high * TWO_32;
+    a = previousAddress(ring, off);
   }
   return 0;
 }
 
-/** Bytes of one span as read, and the largest record met in them (the next estimate). */
-interface SpanBytes extends RecordBytes {
+/**
+ * Bytes of one span as read, and the largest record met in them (the next
+ * estimate). It holds its views rather than being one: hlog's accessors,
+ * inlined everywhere, then see one shape of RecordSpace only.
+ */
+interface SpanBytes {
+  readonly space: RecordSpace;
   length: number;
   largest: number;
 }
 
 /** Reads one span; null when the read fails (compacted away: `store.get` reports real errors). */
 async function readSpan(store: StoreCore, span: Span): Promise<SpanBytes | null> {
-  const rec = createRecordBytes(((span.end - span.start + 7) >>> 3) << 3);
+  const rec = createRecordSpace(align8(span.end - span.start));
   let n: number;
   try {
     n = await store.log.device.read(span.start, rec.bytes.subarray(0, span.end - span.start));
   } catch {
     return null;
   }
-  return { ...rec, length: n, largest: 0 };
+  return { space: rec, length: n, largest: 0 };
 }
 
 /**
@@ -234,7 +239,7 @@ async function readSpan(store: StoreCore, span: Span): Promise<SpanBytes | null>
  * the whole page.
  */
 function walkSpan(
-  rec: SpanBytes,
+  got: SpanBytes,
   span: Span,
   pageSize: number,
   c: Candidate,
@@ -242,22 +247,21 @@ function walkSpan(
   begin: number,
 ): ReadResult | 'next' | 'fallback' {
   const key = c.key;
-  const read = span.start + rec.length;
+  const rec = got.space;
+  const read = span.start + got.length;
   let a = c.address;
   while (a >= span.start && a + RECORD_HEADER_SIZE <= read) {
     const inPage = a % pageSize;
     if (inPage < PAGE_HEADER_SIZE || a % 8 !== 0) return 'fallback';
     const off = a - span.start;
-    const w = off >>> 2;
-    const flags = (rec.u32[w + 1]! >>> 16) & 0xff;
+    const flags = flagsOf(rec, off);
     if ((flags & RecordFlag.VALID) === 0) return 'fallback';
-    const hasExpiry = (flags & RecordFlag.HAS_EXPIRY) !== 0;
-    const kl = rec.u32[w + 2]!;
-    const vl = (flags & RecordFlag.OVERFLOW) !== 0 ? 8 : rec.u32[w + 3]!;
-    const ko = off + RECORD_HEADER_SIZE + (hasExpiry ? EXPIRY_SIZE : 0);
-    const size = ((ko - off + kl + vl + 7) >>> 3) << 3;
+    const kl = keyLengthOf(rec, off);
+    const ko = keyOffsetOf(rec, off);
+    // The bytes in use (not the slot: a FILLER's slack need not be read).
+    const size = align8(usedSize(rec, off));
     if (size > pageSize - inPage) return 'fallback';
-    if (size > rec.largest) rec.largest = size;
+    if (size > got.largest) got.largest = size;
     if (a + size > read) {
       // The record runs past the bytes read: read it whole next round, unless
       // this read already asked for it and came back short.
@@ -272,15 +276,14 @@ function walkSpan(
       bytesEqual(rec.bytes, ko, key, 0, key.length)
     ) {
       if ((flags & RecordFlag.TOMBSTONE) !== 0) return NOT_FOUND;
-      const exp = hasExpiry ? rec.f64[(off + RECORD_HEADER_SIZE) >>> 3]! : 0;
+      const exp = expiresAtOf(rec, off);
       if (exp !== 0 && exp <= now) return NOT_FOUND;
       if ((flags & RecordFlag.OVERFLOW) !== 0) return 'fallback';
       const vo = ko + key.length;
-      const value = Buffer.from(rec.bytes.subarray(vo, vo + valueLengthAt(rec, off)));
-      const type = (rec.u32[w + 1]! >>> 24) as RecordType;
-      return { status: 'found', value, expiresAt: exp, type };
+      const value = Buffer.from(rec.bytes.subarray(vo, vo + valueLengthOf(rec, off)));
+      return { status: 'found', value, expiresAt: exp, type: typeOf(rec, off) };
     }
-    a = previousAt(rec, off);
+    a = previousAddress(rec, off);
   }
   if (a === 0 || a < begin) return NOT_FOUND;
   // A short read (the device ended): what it lacks is not there to read again.

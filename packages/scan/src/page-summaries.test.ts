@@ -1,10 +1,18 @@
-import { RecordFlag, RecordType } from '@strata/hlog';
+import {
+  copyKey,
+  createRecordSpace,
+  keyOffsetOf,
+  PAGE_HEADER_SIZE,
+  RecordFlag,
+  RecordType,
+  recordSize,
+  writeRecordHeader,
+} from '@strata/hlog';
 import { afterEach, describe, expect, it } from 'vitest';
 import { compileGlob } from './glob-matcher.js';
 import { KeyScanner, type ScanOptions } from './key-scanner.js';
 import type { PageContext } from './log-iterator.js';
 import { PageSummaries, type SummaryQuery } from './page-summaries.js';
-import { copyKey, createRecordBytes, PAGE_HEADER_SIZE } from './record-bytes.js';
 import { k, openTiny, removeTempDirs, reopenLast, rng } from './test-support.js';
 import { buildSummaries, countKeys, forEachLive, listKeys } from './whole-log.js';
 
@@ -19,25 +27,17 @@ const TYPES = [
   RecordType.LIST,
 ] as const;
 
-/** A fake device page of records (type, key, expiry) in the hlog layout. */
+/** A fake device page of records (type, key, expiry; a 1-byte value), written by hlog. */
 function fakePage(address: number, records: Array<[number, string, number]>): PageContext {
-  const rec = createRecordBytes(1024);
+  const rec = createRecordSpace(1024);
   let off = PAGE_HEADER_SIZE;
   for (const [type, key, exp] of records) {
-    const w = off >>> 2;
-    const flags = RecordFlag.VALID | (exp !== 0 ? RecordFlag.HAS_EXPIRY : 0);
-    rec.u32[w + 1] = (flags << 16) | (type << 24);
-    rec.u32[w + 2] = key.length;
-    rec.u32[w + 3] = 1;
-    let ko = off + 16;
-    if (exp !== 0) {
-      rec.f64[ko >>> 3] = exp;
-      ko += 8;
-    }
-    rec.bytes.write(key, ko, 'latin1');
-    off += (ko - off + key.length + 1 + 7) & ~7;
+    const flags = exp !== 0 ? RecordFlag.HAS_EXPIRY : 0;
+    const size = recordSize(key.length, 1, exp !== 0);
+    writeRecordHeader(rec, off, 0, flags, type, key.length, 1, exp, size);
+    rec.bytes.write(key, keyOffsetOf(rec, off), 'latin1');
+    off += size;
   }
-  rec.u32[2] = off;
   return { address, rec, base: 0, used: off, onDisk: true };
 }
 

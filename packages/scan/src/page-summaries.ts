@@ -1,15 +1,20 @@
-import type { HybridLog } from '@strata/hlog';
-import { RecordFlag } from '@strata/hlog';
-import { ChunkedPageList } from '@strata/pagebuf';
-import type { PageContext } from './log-iterator.js';
 import {
   EXPIRY_SIZE,
-  flagsAt,
+  type HybridLog,
   PAGE_HEADER_SIZE,
+  pageUsedOf,
+  RECORD_EXPIRY_OFFSET,
+  RECORD_FLAGS_OFFSET,
   RECORD_HEADER_SIZE,
-  type RecordBytes,
-  slotSizeAt,
-} from './record-bytes.js';
+  RECORD_KEY_LENGTH_OFFSET,
+  RECORD_TYPE_OFFSET,
+  RECORD_VALUE_LENGTH_OFFSET,
+  RecordFlag,
+  type RecordSpace,
+  slotSizeFrom,
+} from '@strata/hlog';
+import { ChunkedPageList } from '@strata/pagebuf';
+import type { PageContext } from './log-iterator.js';
 
 /**
  * In-memory summaries of final pages (below `readOnly`: their records never
@@ -58,8 +63,6 @@ const BLOOM_MASK = BLOOM_WORDS * 32 - 1;
 const WORDS = W_BLOOM + BLOOM_WORDS;
 /** Prefix lengths summarized: a literal prefix is tested on its first 1..4 bytes. */
 const MAX_PREFIX = 4;
-
-const HAS_EXPIRY = RecordFlag.HAS_EXPIRY;
 
 export class PageSummaries {
   private readonly words = new ChunkedPageList({ arrayType: Uint32Array });
@@ -140,37 +143,45 @@ export class PageSummaries {
     }
   }
 
-  private summarize(page: number, rec: RecordBytes, base: number, used: number): void {
+  private summarize(page: number, rec: RecordSpace, base: number, used: number): void {
     const bloom = this.bloom;
     bloom.fill(0);
     const bytes = rec.bytes;
+    const u32 = rec.u32;
     let types = 0;
     let records = 0;
     let expiring = 0;
     let maxExpiry = 0;
     let off = base + PAGE_HEADER_SIZE;
     const end = base + used;
+    // A page walk: header fields loaded inline, at hlog's offsets.
     while (off < end) {
-      const flags = flagsAt(rec, off);
+      const flags = bytes[off + RECORD_FLAGS_OFFSET]!;
       if ((flags & RecordFlag.VALID) === 0) break;
-      const size = slotSizeAt(rec, off);
+      const kl = u32[(off + RECORD_KEY_LENGTH_OFFSET) >>> 2]!;
+      const size = slotSizeFrom(
+        rec,
+        off,
+        flags,
+        kl,
+        u32[(off + RECORD_VALUE_LENGTH_OFFSET) >>> 2]!,
+      );
       if (size < 16) break;
       // Every valid record counts, tombstones and invalid ones too: a
       // summary may over-state what a page holds, never under-state it.
       records++;
-      const w1 = rec.u32[(off >>> 2) + 1]!;
-      const type = w1 >>> 24;
+      const type = bytes[off + RECORD_TYPE_OFFSET]!;
       types |= type < 32 ? 1 << type : 0;
       let ko = off + RECORD_HEADER_SIZE;
-      if ((flags & HAS_EXPIRY) !== 0) {
-        const exp = rec.f64[ko >>> 3]!;
+      if ((flags & RecordFlag.HAS_EXPIRY) !== 0) {
+        const exp = rec.f64[(off + RECORD_EXPIRY_OFFSET) >>> 3]!;
         if (exp !== 0) {
           expiring++;
           if (exp > maxExpiry) maxExpiry = exp;
         }
         ko += EXPIRY_SIZE;
       }
-      const n = Math.min(rec.u32[(off >>> 2) + 2]!, MAX_PREFIX);
+      const n = Math.min(kl, MAX_PREFIX);
       let h = 0x811c9dc5;
       for (let i = 0; i < n; i++) {
         h = Math.imul(h ^ bytes[ko + i]!, 0x01000193);
@@ -211,7 +222,7 @@ export class PageSummaries {
         continue;
       }
       const base = log.offsetOf(page);
-      this.summarize(page, ring, base, ring.u32[(base >>> 2) + 2]!);
+      this.summarize(page, ring, base, pageUsedOf(ring, base));
     }
     if (until > this.memoryFrontier) this.memoryFrontier = until;
   }

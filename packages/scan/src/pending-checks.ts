@@ -1,6 +1,7 @@
+import { keyLengthOf, keyOffsetOf } from '@strata/hlog';
+import type { LiveVisitor } from './live-walker.js';
 import type { LivenessChecker } from './liveness.js';
 import type { PageContext } from './log-iterator.js';
-import { keyLengthAt, keyOffsetAt, type RecordBytes } from './record-bytes.js';
 
 /**
  * Liveness checks of one device page that need the device (their chain
@@ -26,10 +27,7 @@ export class PendingChecks {
   }
 
   /** Resolves the queue; `onLive` gets each record found live, in queue order. */
-  async resolve(
-    page: PageContext,
-    onLive: (rec: RecordBytes, offset: number, address: number) => void,
-  ): Promise<void> {
+  async resolve(page: PageContext, onLive: LiveVisitor): Promise<void> {
     const n = this.count;
     if (n === 0) return;
     const rec = page.rec;
@@ -39,8 +37,8 @@ export class PendingChecks {
       checks.push(
         this.liveness.resolveOnDisk(
           rec,
-          keyOffsetAt(rec, off),
-          keyLengthAt(rec, off),
+          keyOffsetOf(rec, off),
+          keyLengthOf(rec, off),
           this.addresses[i]!,
           this.froms[i]!,
         ),

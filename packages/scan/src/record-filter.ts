@@ -1,6 +1,5 @@
-import { RecordType } from '@strata/hlog';
+import { keyLengthOf, keyOffsetOf, type RecordSpace, RecordType, typeOf } from '@strata/hlog';
 import { compileGlob, type GlobMatcher } from './glob-matcher.js';
-import { keyLengthAt, keyOffsetAt, type RecordBytes, typeAt } from './record-bytes.js';
 import { ScanError } from './scan-error.js';
 
 /**
@@ -66,10 +65,10 @@ export function compileFilter(options: FilterOptions = {}): RecordFilter {
 }
 
 /** Does the record at `rec[off]` pass the type and key filters? */
-export function acceptsRecord(filter: RecordFilter, rec: RecordBytes, off: number): boolean {
-  if (filter.typeCode >= 0 && typeAt(rec, off) !== filter.typeCode) return false;
+export function acceptsRecord(filter: RecordFilter, rec: RecordSpace, off: number): boolean {
+  if (filter.typeCode >= 0 && typeOf(rec, off) !== filter.typeCode) return false;
   const glob = filter.glob;
   if (glob === null) return true;
-  const ko = keyOffsetAt(rec, off);
-  return glob.match(rec.bytes, ko, ko + keyLengthAt(rec, off));
+  const ko = keyOffsetOf(rec, off);
+  return glob.match(rec.bytes, ko, ko + keyLengthOf(rec, off));
 }

@@ -1,11 +1,10 @@
-import type { StoreCore } from '@strata/hlog';
+import { copyKey, expiresAtOf, type StoreCore } from '@strata/hlog';
 import type { ReadMode } from '@strata/pagebuf';
 import { type LiveVisitor, LiveWalker } from './live-walker.js';
 import { LivenessChecker } from './liveness.js';
 import { LogIterator, type PageContext, wholeLogMode } from './log-iterator.js';
 import type { PageSummaries } from './page-summaries.js';
 import { PendingChecks } from './pending-checks.js';
-import { copyKey, expiresAtAt } from './record-bytes.js';
 import { compileFilter, type FilterOptions } from './record-filter.js';
 
 /**
@@ -166,7 +165,7 @@ export async function keyspaceInfo(
     {},
     (rec, off) => {
       keys++;
-      const exp = expiresAtAt(rec, off);
+      const exp = expiresAtOf(rec, off);
       if (exp !== 0) {
         expires++;
         ttlSum += exp - now;
