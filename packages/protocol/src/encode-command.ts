@@ -23,30 +23,9 @@ export class CommandEncoder {
   }
 
   encode(argv: readonly Uint8Array[]): number {
-    let size = 1 + digits(argv.length) + 2;
-    for (let i = 0; i < argv.length; i++) {
-      const n = argv[i]!.length;
-      size += 1 + digits(n) + 2 + n + 2;
-    }
+    const size = commandLength(argv);
     this.reserve(size);
-    const b = this.buf;
-    let o = this.used;
-    b[o++] = STAR;
-    o = writeDigits(b, o, argv.length);
-    b[o++] = CRLF0;
-    b[o++] = CRLF1;
-    for (let i = 0; i < argv.length; i++) {
-      const a = argv[i]!;
-      b[o++] = DOLLAR;
-      o = writeDigits(b, o, a.length);
-      b[o++] = CRLF0;
-      b[o++] = CRLF1;
-      b.set(a, o);
-      o += a.length;
-      b[o++] = CRLF0;
-      b[o++] = CRLF1;
-    }
-    this.used = o;
+    this.used = writeCommand(this.buf, this.used, argv);
     return size;
   }
 
@@ -114,13 +93,45 @@ function writeDigits(b: Buffer, o: number, n: number): number {
   return o + d;
 }
 
+/** Bytes of `argv` as a RESP multibulk. */
+function commandLength(argv: readonly Uint8Array[]): number {
+  let size = 1 + digits(argv.length) + 2;
+  for (let i = 0; i < argv.length; i++) {
+    const n = argv[i]!.length;
+    size += 1 + digits(n) + 2 + n + 2;
+  }
+  return size;
+}
+
+/** Writes `argv` as a RESP multibulk at `b[o]` (room checked by the caller); returns the end. */
+function writeCommand(b: Buffer, o: number, argv: readonly Uint8Array[]): number {
+  b[o++] = STAR;
+  o = writeDigits(b, o, argv.length);
+  b[o++] = CRLF0;
+  b[o++] = CRLF1;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    b[o++] = DOLLAR;
+    o = writeDigits(b, o, a.length);
+    b[o++] = CRLF0;
+    b[o++] = CRLF1;
+    b.set(a, o);
+    o += a.length;
+    b[o++] = CRLF0;
+    b[o++] = CRLF1;
+  }
+  return o;
+}
+
 /**
  * One command as a client sends it and the AOF stores it: a RESP multibulk
- * of bulk strings (`*N\r\n$len\r\narg\r\n...`), strings as UTF-8. For
- * tests, tools and load generators; a stream of commands uses one encoder.
+ * of bulk strings (`*N\r\n$len\r\narg\r\n...`), strings as UTF-8, in a
+ * buffer of exactly its size. For tests, tools and load generators; a
+ * stream of commands uses one CommandEncoder.
  */
 export function encodeCommand(argv: readonly (Uint8Array | string)[]): Buffer {
-  const e = new CommandEncoder(256);
-  e.encode(argv.map((a) => (typeof a === 'string' ? Buffer.from(a) : a)));
-  return e.take();
+  const bytes = argv.map((a) => (typeof a === 'string' ? Buffer.from(a) : a));
+  const out = Buffer.allocUnsafe(commandLength(bytes));
+  writeCommand(out, 0, bytes);
+  return out;
 }

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import path from 'node:path';
-import { ReplyReader } from '@strata/protocol';
+import { encodeCommand, ReplyReader } from '@strata/protocol';
 import { defineScenario, higher, type Measurement } from '../scenario.js';
 import { MiB } from '../sizes.js';
 import { median } from '../stats.js';
@@ -97,7 +97,7 @@ function keyOf(i: number): string {
 
 /** The built-in generator: `clients` sockets, batches of `depth` commands. */
 async function nodeLoad(port: number, op: string, depth: number, p: Params): Promise<BenchLoad> {
-  const value = Buffer.alloc(p.valueBytes, 0x78).toString('latin1');
+  const value = Buffer.alloc(p.valueBytes, 0x78);
   const latencies: number[] = [];
   let issued = 0;
   const start = performance.now();
@@ -117,16 +117,13 @@ async function nodeLoad(port: number, op: string, depth: number, p: Params): Pro
         }
         issued += n;
         pending = n;
-        let out = '';
+        const batch: Buffer[] = [];
         for (let i = 0; i < n; i++) {
           const k = keyOf(Math.floor(Math.random() * p.keyspace));
-          out +=
-            op === 'set'
-              ? `*3\r\n$3\r\nSET\r\n$${k.length}\r\n${k}\r\n$${value.length}\r\n${value}\r\n`
-              : `*2\r\n$3\r\nGET\r\n$${k.length}\r\n${k}\r\n`;
+          batch.push(encodeCommand(op === 'set' ? ['SET', k, value] : ['GET', k]));
         }
         sent = performance.now();
-        sock.write(out, 'latin1');
+        sock.write(n === 1 ? batch[0]! : Buffer.concat(batch));
       };
       sock.on('data', (d) => {
         pending -= counter.feed(d);
