@@ -1,5 +1,5 @@
 // StrataError through hlog's re-export: collections has no @strata/io dependency of its own.
-import { StrataError } from '@strata/hlog';
+import { StrataError } from '@strata/io';
 
 export type CollectionErrorCode =
   | 'ERR_INVALID_ARGUMENT'

@@ -1,14 +1,5 @@
 // Public API of @strata/hlog: the hybrid log store.
 
-// io's error base, for the packages above hlog with no @strata/io dependency
-// of their own (scan, collections, resp): one StrataError class for instanceof.
-export {
-  type AnyStrataError,
-  isStrataError,
-  StrataError,
-  type StrataErrorCode,
-  type StrataErrorDetails,
-} from '@strata/io';
 export {
   type CheckpointMeta,
   type CheckpointStore,

@@ -7,7 +7,8 @@
  */
 
 // StrataError through hlog's re-export: resp has no @strata/io dependency of its own.
-import { type HlogErrorCode, isStrataError, StrataError } from '@strata/hlog';
+import type { HlogErrorCode } from '@strata/hlog';
+import { isStrataError, StrataError } from '@strata/io';
 
 export type CommandErrorCode =
   | 'ERR_UNKNOWN_COMMAND'
