@@ -1,9 +1,9 @@
 import { type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks';
 import { keyLengthOf, keyOffsetOf } from '@strata/hlog';
 import { afterEach, describe, expect, it } from 'vitest';
+import { openTiny, removeTempDirs } from '../test/support.js';
 import { KeyScanner } from './key-scanner.js';
 import { LogIterator } from './log-iterator.js';
-import { openTiny, removeTempDirs } from './test-support.js';
 
 afterEach(removeTempDirs);
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { redisStringMatchLen } from '../test/glob-reference.js';
 import { compileGlob, GLOB_MAX_STAR_NESTING } from './glob-matcher.js';
-import { redisStringMatchLen } from './glob-reference.js';
 
 const bytes = (s: string): Buffer => Buffer.from(s, 'latin1');
 

@@ -1,9 +1,9 @@
 import { RecordType, type Store } from '@strata/hlog';
 import { afterEach, describe, expect, it } from 'vitest';
+import { collidingPairs, k, openTiny, removeTempDirs, rng } from '../test/support.js';
 import { compileGlob } from './glob-matcher.js';
 import { KeyScanner, type ScanOptions, VISITS_PER_COUNT } from './key-scanner.js';
 import { LogIterator } from './log-iterator.js';
-import { collidingPairs, k, openTiny, removeTempDirs, rng } from './test-support.js';
 
 afterEach(removeTempDirs);
 

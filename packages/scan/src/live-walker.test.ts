@@ -1,11 +1,11 @@
 import { RecordType, type Store } from '@strata/hlog';
 import { afterEach, describe, expect, it } from 'vitest';
+import { collidingPairs, k, openTiny, removeTempDirs, rng } from '../test/support.js';
 import { LIVE_BATCH } from './live-walker.js';
 import { Liveness, LivenessChecker } from './liveness.js';
 import { LogIterator } from './log-iterator.js';
 import { PendingChecks } from './pending-checks.js';
 import { acceptsRecord, compileFilter, type FilterOptions } from './record-filter.js';
-import { collidingPairs, k, openTiny, removeTempDirs, rng } from './test-support.js';
 import { countKeys, forEachLive } from './whole-log.js';
 
 afterEach(removeTempDirs);

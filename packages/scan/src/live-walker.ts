@@ -15,13 +15,10 @@ import {
   type StoreCore,
   slotSizeFrom,
 } from '@strata/hlog';
-import { Liveness, type LivenessChecker } from './liveness.js';
+import { Liveness, type LivenessChecker, type LiveVisitor } from './liveness.js';
 import type { IterateResult, PageContext, PageWalker } from './log-iterator.js';
 import type { PendingChecks } from './pending-checks.js';
 import type { RecordFilter } from './record-filter.js';
-
-/** A live record, valid during the call only. */
-export type LiveVisitor = (rec: RecordSpace, offset: number, address: number) => void;
 
 const VALID = RecordFlag.VALID;
 const INVALID = RecordFlag.INVALID;

@@ -1,9 +1,9 @@
 import { keyLengthOf, keyOffsetOf, type RecordSpace, type Store } from '@strata/hlog';
 import { afterEach, describe, expect, it } from 'vitest';
+import { collidingPairs, k, openTiny, removeTempDirs, rng } from '../test/support.js';
 import { Liveness, LivenessChecker } from './liveness.js';
 import { LogIterator } from './log-iterator.js';
 import { PendingChecks } from './pending-checks.js';
-import { collidingPairs, k, openTiny, removeTempDirs, rng } from './test-support.js';
 
 afterEach(removeTempDirs);
 

@@ -18,6 +18,9 @@ import {
 } from '@strata/hlog';
 import type { PageContext } from './log-iterator.js';
 
+/** Gets a record found live, valid during the call only (a whole-log pass, a resolved disk check). */
+export type LiveVisitor = (rec: RecordSpace, offset: number, address: number) => void;
+
 /**
  * Lookup-based liveness: the record at address A is live when the index
  * chain for its key leads to A (no newer version of the key on the chain

@@ -1,8 +1,8 @@
 import { keyLengthOf, keyOffsetOf, type RecordSpace, type Store } from '@strata/hlog';
 import { readMode } from '@strata/pagebuf';
 import { afterEach, describe, expect, it } from 'vitest';
+import { k, openTiny, removeTempDirs } from '../test/support.js';
 import { LogIterator, wholeLogMode } from './log-iterator.js';
-import { k, openTiny, removeTempDirs } from './test-support.js';
 
 afterEach(removeTempDirs);
 

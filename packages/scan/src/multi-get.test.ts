@@ -1,7 +1,7 @@
 import type { ReadResult } from '@strata/hlog';
 import { afterEach, describe, expect, it } from 'vitest';
+import { collidingPairs, k, openTiny, removeTempDirs, rng } from '../test/support.js';
 import { multiGet } from './multi-get.js';
-import { collidingPairs, k, openTiny, removeTempDirs, rng } from './test-support.js';
 
 afterEach(removeTempDirs);
 

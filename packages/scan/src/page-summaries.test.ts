@@ -9,11 +9,11 @@ import {
   writeRecordHeader,
 } from '@strata/hlog';
 import { afterEach, describe, expect, it } from 'vitest';
+import { k, openTiny, removeTempDirs, reopenLast, rng } from '../test/support.js';
 import { compileGlob } from './glob-matcher.js';
 import { KeyScanner, type ScanOptions } from './key-scanner.js';
 import type { PageContext } from './log-iterator.js';
 import { PageSummaries, type SummaryQuery } from './page-summaries.js';
-import { k, openTiny, removeTempDirs, reopenLast, rng } from './test-support.js';
 import { buildSummaries, countKeys, forEachLive, listKeys } from './whole-log.js';
 
 afterEach(removeTempDirs);

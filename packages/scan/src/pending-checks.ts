@@ -1,6 +1,5 @@
 import { keyLengthOf, keyOffsetOf } from '@strata/hlog';
-import type { LiveVisitor } from './live-walker.js';
-import type { LivenessChecker } from './liveness.js';
+import type { LivenessChecker, LiveVisitor } from './liveness.js';
 import type { PageContext } from './log-iterator.js';
 
 /**

@@ -1,9 +1,9 @@
 import { RecordType, type Store } from '@strata/hlog';
 import { readMode } from '@strata/pagebuf';
 import { afterEach, describe, expect, it } from 'vitest';
+import { collidingPairs, k, openTiny, removeTempDirs, rng } from '../test/support.js';
 import { compileGlob } from './glob-matcher.js';
 import { wholeLogMode } from './log-iterator.js';
-import { collidingPairs, k, openTiny, removeTempDirs, rng } from './test-support.js';
 import { countKeys, forEachLive, keyspaceInfo, listKeys } from './whole-log.js';
 
 afterEach(removeTempDirs);

@@ -1,6 +1,7 @@
 import { copyKey, expiresAtOf, type StoreCore } from '@strata/hlog';
 import type { ReadMode } from '@strata/pagebuf';
-import { type LiveVisitor, LiveWalker } from './live-walker.js';
+import { LiveWalker } from './live-walker.js';
+import type { LiveVisitor } from './liveness.js';
 import { LivenessChecker } from './liveness.js';
 import { LogIterator, type PageContext, wholeLogMode } from './log-iterator.js';
 import type { PageSummaries } from './page-summaries.js';

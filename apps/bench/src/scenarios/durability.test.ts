@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import {
+  runTiny,
+  scenarioTempDir,
+  useStrataServerFromSources,
+} from '../../test/scenario-support.js';
 import { durability } from './durability.js';
-import { runTiny, scenarioTempDir, useStrataServerFromSources } from './scenario-test-support.js';
 import { findStrataCli, which } from './server-harness.js';
 
 useStrataServerFromSources();

@@ -1,8 +1,8 @@
 import { readdir } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
+import { runTiny, scenarioTempDir } from '../../test/scenario-support.js';
 import { KiB } from '../sizes.js';
 import { ioSeqRead } from './io-seq-read.js';
-import { runTiny, scenarioTempDir } from './scenario-test-support.js';
 
 const tmp = scenarioTempDir('strata-bench-e2e-');
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { type ReportJson, runTiny, scenarioTempDir } from '../../test/scenario-support.js';
 import type { AnyScenario, Params } from '../scenario.js';
 import { KiB, MiB } from '../sizes.js';
 import { pageListAppend } from './page-list-append.js';
 import { pagebufReadahead } from './pagebuf-readahead.js';
 import { pagebufScan } from './pagebuf-scan.js';
 import { checksum } from './pagebuf-support.js';
-import { type ReportJson, runTiny, scenarioTempDir } from './scenario-test-support.js';
 
 const tmp = scenarioTempDir('strata-bench-pagebuf-');
 

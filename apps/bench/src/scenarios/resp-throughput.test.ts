@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import {
+  runTiny,
+  scenarioTempDir,
+  useStrataServerFromSources,
+} from '../../test/scenario-support.js';
 import { MiB } from '../sizes.js';
 import { respThroughput } from './resp-throughput.js';
-import { runTiny, scenarioTempDir, useStrataServerFromSources } from './scenario-test-support.js';
 import { parseBenchmarkCsv } from './server-harness.js';
 
 useStrataServerFromSources();

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { type ReportJson, runTiny, scenarioTempDir } from '../../test/scenario-support.js';
 import type { AnyScenario, Params } from '../scenario.js';
 import { KiB } from '../sizes.js';
 import { multigetBatch } from './multiget-batch.js';
 import { scanDbsize } from './scan-dbsize.js';
 import { globToRegExp, scanFilters } from './scan-filters.js';
 import { scanSummaries } from './scan-summaries.js';
-import { type ReportJson, runTiny, scenarioTempDir } from './scenario-test-support.js';
 
 const tmp = scenarioTempDir('strata-bench-scan-');
 

@@ -4,9 +4,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, inject } from 'vitest';
-import { reportToJson } from '../report.js';
-import { runScenario } from '../runner.js';
-import type { AnyScenario, Params } from '../scenario.js';
+import { reportToJson } from '../src/report.js';
+import { runScenario } from '../src/runner.js';
+import type { AnyScenario, Params } from '../src/scenario.js';
 
 /** The JSON report as the tests read it. */
 export interface ReportJson {
