@@ -1,28 +1,10 @@
 import type { Client } from '../server/client.js';
 import type { CommandDefinition } from '../server/command-table.js';
+import type { FamilyHooks } from '../server/family-hooks.js';
 import type { ServerState } from '../server/server-state.js';
 import { StateSlot } from '../server/state-slot.js';
 
-/** A replay form to log in a database (the command log's unit). */
-export interface LoggedForm {
-  readonly db: number;
-  readonly argv: Buffer[];
-}
-
-/**
- * What the dispatcher calls at fixed points of a connection's life, for the
- * families that need it; it never knows which family answers.
- */
-export interface FamilyHooks {
-  /**
-   * An EXEC ended: the family does what Redis defers to the end of a
-   * transaction (serving clients blocked on keys it made ready) and returns
-   * the replay forms that produced, logged after the EXEC.
-   */
-  readonly afterExec?: (client: Client) => readonly LoggedForm[];
-  /** A connection closed (its socket is gone; its own state slots are dropped after this). */
-  readonly onClientClose?: (client: Client) => void;
-}
+export type { FamilyHooks, LoggedForm } from '../server/family-hooks.js';
 
 /**
  * A command family: its commands, as data, and the hooks it gives the

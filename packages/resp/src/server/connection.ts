@@ -159,20 +159,25 @@ export abstract class Connection {
     const first = this.parser.take();
     const matcher = this.server.aheadMatcher;
     if (first === null || matcher === null || !matcher.matches(first)) return first;
+    let argv = this.parser.take();
+    // A lone command (pipeline 1) has nothing to overlap with: it runs as it is.
+    if (argv === null) return first;
     // Slots are overwritten, never truncated: `length = 0` is a runtime call.
     const keys = this.aheadKeys;
-    let n = 0;
-    let nKeys = 0;
-    let argv: Buffer[] | null = first;
-    let bytes = 0;
-    do {
+    ahead[0] = first;
+    keys[0] = first[1]!;
+    let n = 1;
+    let nKeys = 1;
+    let bytes = argvBytes(first);
+    for (;;) {
       ahead[n++] = argv;
-      for (let i = 0; i < argv.length; i++) bytes += argv[i]!.length;
+      bytes += argvBytes(argv);
       if (!matcher.matches(argv)) break;
       keys[nKeys++] = argv[1]!;
       if (n === AHEAD_MAX) break;
       argv = this.parser.take();
-    } while (argv !== null);
+      if (argv === null) break;
+    }
     this.aheadAt = 0;
     this.aheadEnd = n;
     this.aheadBytes = bytes;
@@ -184,7 +189,7 @@ export abstract class Connection {
   private takeAhead(): Buffer[] {
     const argv = this.ahead[this.aheadAt]!;
     this.ahead[this.aheadAt++] = EMPTY_ARGV;
-    for (let i = 0; i < argv.length; i++) this.aheadBytes -= argv[i]!.length;
+    this.aheadBytes -= argvBytes(argv);
     return argv;
   }
 
@@ -276,6 +281,13 @@ export abstract class Connection {
 }
 
 const EMPTY_ARGV: Buffer[] = [];
+
+/** Argument bytes of a command (what the query buffer limit counts). */
+function argvBytes(argv: readonly Buffer[]): number {
+  let n = 0;
+  for (let i = 0; i < argv.length; i++) n += argv[i]!.length;
+  return n;
+}
 const EMPTY_KEY: Buffer = Buffer.alloc(0);
 
 /** The error a reply becomes when its append to the command log failed. */

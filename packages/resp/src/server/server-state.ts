@@ -1,9 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FamilyHooks, LoggedForm } from '../commands/family.js';
 import { oneLine } from '../errors.js';
 import type { Client } from './client.js';
 import type { CommandLog } from './command-log.js';
 import type { CommandSpec, CommandTable } from './command-table.js';
+import type { FamilyHooks, LoggedForm } from './family-hooks.js';
 import type { Keyspace } from './keyspace.js';
 import { ParseAheadMatcher } from './parse-ahead.js';
 import { SlotValues, type StateSlot } from './state-slot.js';

@@ -1,0 +1,22 @@
+import type { Client } from './client.js';
+
+/** A replay form to log in a database (the command log's unit). */
+export interface LoggedForm {
+  readonly db: number;
+  readonly argv: Buffer[];
+}
+
+/**
+ * What the dispatcher calls at fixed points of a connection's life, for the
+ * families that need it; it never knows which family answers.
+ */
+export interface FamilyHooks {
+  /**
+   * An EXEC ended: the family does what Redis defers to the end of a
+   * transaction (serving clients blocked on keys it made ready) and returns
+   * the replay forms that produced, logged after the EXEC.
+   */
+  readonly afterExec?: (client: Client) => readonly LoggedForm[];
+  /** A connection closed (its socket is gone; its own state slots are dropped after this). */
+  readonly onClientClose?: (client: Client) => void;
+}
