@@ -1,7 +1,8 @@
 import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { parseCursor, parseScanOptions } from '../../src/commands/scan/scan.js';
+import { parseScanOptions } from '../../src/commands/scan/scan.js';
+import { parseCursor } from '../../src/commands/shared/scan-options.js';
 import { startServer, type TestServer } from '../support/test-server.js';
 
 /**

@@ -14,13 +14,13 @@ import {
 import { add, formatHuman, isFiniteLongDouble, parseLongDouble } from '../../long-double.js';
 import type { Client } from '../../server/client.js';
 import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
-import { parseCursor } from '../scan/scan.js';
 import { afterWrite, whenWritten, withCollection } from '../shared/collection-access.js';
 import { removeMembers } from '../shared/collection-remove.js';
 import { matches, parseCollectionScan } from '../shared/collection-scan-options.js';
 import { hashGroup } from '../shared/command-groups.js';
 import { KEY1 } from '../shared/key-positions.js';
 import { whenNonZero } from '../shared/replay-rules.js';
+import { parseCursor } from '../shared/scan-options.js';
 import { hincrbyfloatReplay } from './replay.js';
 
 /**

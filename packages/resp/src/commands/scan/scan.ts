@@ -7,14 +7,14 @@ import {
   ScanError,
   type ScanOptions,
 } from '@strata/scan';
-import { eqi, parseInteger } from '../../args.js';
-import { invalidCursorError, syntaxError } from '../../errors.js';
+import { invalidCursorError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
 import type { ServerState } from '../../server/server-state.js';
 import { clientSlot, serverSlot } from '../family.js';
 import { genericGroup } from '../shared/command-groups.js';
 import { NO_KEYS } from '../shared/key-positions.js';
+import { parseCursor, parseScanWords } from '../shared/scan-options.js';
 
 /**
  * DBSIZE, KEYS, SCAN and RANDOMKEY over @strata/scan. Each is a read-only
@@ -43,48 +43,13 @@ function onStore<T>(
 
 // ---- SCAN ----------------------------------------------------------------------
 
-const ULONG_MAX = (1n << 64n) - 1n;
-
-/**
- * A cursor as Redis 7.0 reads it (strtoul, base 10): no leading space, no
- * trailing bytes, at most 2^64 - 1; a sign is allowed (`-1` wraps) and the
- * empty string is 0. Cursors are log addresses: one past 2^53 cannot be
- * ours, it is taken as past the tail (the iteration starts over).
- */
-export function parseCursor(arg: Uint8Array): number {
-  const m = /^([+-]?)([0-9]*)$/.exec(Buffer.from(arg).toString('latin1'));
-  if (m === null || (m[1] !== '' && m[2] === '')) throw invalidCursorError();
-  const digits = m[2]!;
-  if (m[1] === '' && digits.length <= 15) return digits === '' ? 0 : Number(digits);
-  let v = BigInt(digits);
-  if (v > ULONG_MAX) throw invalidCursorError();
-  if (m[1] === '-' && v !== 0n) v = ULONG_MAX + 1n - v;
-  return v <= MAX_SAFE ? Number(v) : Number.MAX_SAFE_INTEGER;
-}
-
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
-
-/** The options of SCAN as Redis 7.0's scanGenericCommand parses them (later ones win). */
+/** SCAN's options for @strata/scan (an absent COUNT is the scanner's default). */
 export function parseScanOptions(argv: Buffer[], from: number): ScanOptions {
+  const w = parseScanWords(argv, from, { type: true, flag: null });
   const opts: { match?: Buffer; count?: number; type?: string } = {};
-  for (let i = from; i < argv.length; ) {
-    const a = argv[i]!;
-    const more = argv.length - i >= 2;
-    if (more && eqi(a, 'count')) {
-      const count = parseInteger(argv[i + 1]!);
-      if (count < 1) throw syntaxError();
-      opts.count = count;
-      i += 2;
-    } else if (more && eqi(a, 'match')) {
-      const p = argv[i + 1]!;
-      if (p.length === 1 && p[0] === 0x2a) delete opts.match;
-      else opts.match = p;
-      i += 2;
-    } else if (more && eqi(a, 'type')) {
-      opts.type = argv[i + 1]!.toString('latin1');
-      i += 2;
-    } else throw syntaxError();
-  }
+  if (w.count !== undefined) opts.count = w.count;
+  if (w.match !== null) opts.match = w.match;
+  if (w.type !== undefined) opts.type = w.type;
   return opts;
 }
 

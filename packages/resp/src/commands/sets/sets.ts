@@ -4,7 +4,6 @@ import { eqi, parseInteger } from '../../args.js';
 import { CommandError, syntaxError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
-import { parseCursor } from '../scan/scan.js';
 import {
   afterChange,
   afterWrite,
@@ -19,6 +18,7 @@ import { matches, parseCollectionScan } from '../shared/collection-scan-options.
 import { setGroup } from '../shared/command-groups.js';
 import { ALL_KEYS, KEY1, NO_KEYS, SRC_DST } from '../shared/key-positions.js';
 import { whenNonZero } from '../shared/replay-rules.js';
+import { parseCursor } from '../shared/scan-options.js';
 import { spopReplay } from './replay.js';
 
 /**

@@ -1,11 +1,11 @@
 import type { GlobMatcher } from '@strata/scan';
 import { compileGlob } from '@strata/scan';
-import { eqi, parseInteger } from '../../args.js';
-import { syntaxError } from '../../errors.js';
+import { parseScanWords } from './scan-options.js';
 
 /**
- * HSCAN / SSCAN / ZSCAN's options and their MATCH test on the latin1
- * strings the structures hold (no Buffer is made per member).
+ * HSCAN / SSCAN / ZSCAN's options (the words parsed in scan-options.ts) and
+ * their MATCH test on the latin1 strings the structures hold (no Buffer is
+ * made per member).
  */
 
 let scratch = Buffer.allocUnsafe(64 << 10);
@@ -26,31 +26,19 @@ export interface CollectionScanOptions {
   flag: boolean;
 }
 
-/** Redis 7's scanGenericCommand options for a collection (later ones win); `flag`: the command's own flag word, if any. */
+/** HSCAN / SSCAN / ZSCAN's options; `flag`: the command's own flag word (NOVALUES, NOSCORES), if any. */
 export function parseCollectionScan(
   argv: Buffer[],
   from: number,
   flag: string | null,
 ): CollectionScanOptions {
-  const opts: CollectionScanOptions = { count: 10, match: null, flag: false };
-  for (let i = from; i < argv.length; ) {
-    const a = argv[i]!;
-    const more = argv.length - i >= 2;
-    if (more && eqi(a, 'count')) {
-      const count = parseInteger(argv[i + 1]!);
-      if (count < 1) throw syntaxError();
-      opts.count = count;
-      i += 2;
-    } else if (more && eqi(a, 'match')) {
-      const g = compileGlob(argv[i + 1]!);
-      opts.match = g.matchesAll ? null : g;
-      i += 2;
-    } else if (flag !== null && eqi(a, flag)) {
-      opts.flag = true;
-      i += 1;
-    } else throw syntaxError();
-  }
-  return opts;
+  const w = parseScanWords(argv, from, { type: false, flag });
+  const glob = w.match === null ? null : compileGlob(w.match);
+  return {
+    count: w.count ?? 10,
+    match: glob === null || glob.matchesAll ? null : glob,
+    flag: w.flag,
+  };
 }
 
 /** Whether the latin1 string `s` matches (no Buffer is made for it). */

@@ -5,11 +5,11 @@ import { formatHuman, fromNumber } from '../../long-double.js';
 import type { Client } from '../../server/client.js';
 import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
 import { serverSlot } from '../family.js';
-import { parseCursor } from '../scan/scan.js';
 import { withCollection } from '../shared/collection-access.js';
 import { matches, parseCollectionScan } from '../shared/collection-scan-options.js';
 import { sortedSetGroup } from '../shared/command-groups.js';
 import { KEY1 } from '../shared/key-positions.js';
+import { parseCursor } from '../shared/scan-options.js';
 
 /**
  * ZSCAN key cursor [MATCH pattern] [COUNT count] [NOSCORES].
