@@ -19,9 +19,14 @@ export function eqi(arg: Uint8Array, word: string): boolean {
  * Beyond 2^53 the number is rounded; `parseInt64` keeps every digit.
  */
 export function parseInteger(arg: Uint8Array): number {
-  const v = parseLongLong(arg, 0, arg.length);
+  const v = integerOrNaN(arg);
   if (Number.isNaN(v)) throw notIntegerError();
   return v;
+}
+
+/** A Redis integer argument as parseInteger reads it, or NaN where it would refuse it. */
+export function integerOrNaN(arg: Uint8Array): number {
+  return parseLongLong(arg, 0, arg.length);
 }
 
 /** Like parseInteger, exact: a bigint when the value is not a safe integer. */

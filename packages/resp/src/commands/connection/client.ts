@@ -1,7 +1,8 @@
-import { eqi, isPrintableNoSpace, parseInteger } from '../../args.js';
+import { eqi, integerOrNaN, isPrintableNoSpace, parseInteger } from '../../args.js';
 import { CommandError, noSuchClientError, syntaxError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import type { CommandDefinition, CommandFlagName } from '../../server/command-table.js';
+import { helpReply } from '../shared/help-reply.js';
 import { NO_KEYS } from '../shared/key-positions.js';
 import { setClientName } from './connection.js';
 
@@ -107,7 +108,7 @@ function list(c: Client, argv: Buffer[]): undefined {
     } else if (eqi(argv[2]!, 'id') && argv.length >= 4) {
       const picked: Client[] = [];
       for (i = 3; i < argv.length; i++) {
-        const id = parseIntegerOr(argv[i]!);
+        const id = integerOrNaN(argv[i]!);
         if (!(id > 0)) throw new CommandError('ERR_SYNTAX', 'ERR Invalid client ID');
         const found = c.server.clients.get(id);
         if (found !== undefined) picked.push(found);
@@ -121,14 +122,6 @@ function list(c: Client, argv: Buffer[]): undefined {
   for (const other of clients) text += clientInfoLine(other);
   c.reply.verbatim(text);
   return undefined;
-}
-
-function parseIntegerOr(arg: Buffer): number {
-  try {
-    return parseInteger(arg);
-  } catch {
-    return Number.NaN;
-  }
 }
 
 function kill(c: Client, argv: Buffer[]): undefined {
@@ -156,7 +149,7 @@ function kill(c: Client, argv: Buffer[]): undefined {
     const opt = argv[i]!;
     const val = argv[i + 1]!;
     if (eqi(opt, 'id')) {
-      id = parseIntegerOr(val);
+      id = integerOrNaN(val);
       if (!(id > 0)) {
         throw new CommandError('ERR_SYNTAX', 'ERR client-id should be greater than 0');
       }
@@ -342,11 +335,7 @@ export const clientCommand: CommandDefinition = {
       ...clientSubcommand,
       since: '5.0.0',
       summary: 'Returns helpful text about the different subcommands.',
-      handler: (c) => {
-        c.reply.array(HELP.length);
-        for (const line of HELP) c.reply.simple(line);
-        return undefined;
-      },
+      handler: helpReply(HELP),
     },
   ],
 };

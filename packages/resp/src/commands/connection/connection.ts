@@ -1,4 +1,4 @@
-import { eqi, isPrintableNoSpace, parseInteger } from '../../args.js';
+import { eqi, integerOrNaN, isPrintableNoSpace, parseInteger } from '../../args.js';
 import {
   CommandError,
   dbIndexError,
@@ -46,7 +46,7 @@ function hello(c: Client, argv: Buffer[]): undefined {
   let version = 0;
   let i = 1;
   if (argv.length > 1) {
-    const v = Number(parseIntegerOr(argv[1]!));
+    const v = integerOrNaN(argv[1]!);
     if (Number.isNaN(v)) {
       throw new CommandError(
         'ERR_NOT_INTEGER',
@@ -98,14 +98,6 @@ function hello(c: Client, argv: Buffer[]): undefined {
   w.bulk('role').bulk('master');
   w.bulk('modules').array(0);
   return undefined;
-}
-
-function parseIntegerOr(arg: Buffer): number {
-  try {
-    return parseInteger(arg);
-  } catch {
-    return Number.NaN;
-  }
 }
 
 export const connectionCommands: CommandDefinition[] = [

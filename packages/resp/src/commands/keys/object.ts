@@ -8,6 +8,7 @@ import type {
   CommandResult,
 } from '../../server/command-table.js';
 import { genericGroup } from '../shared/command-groups.js';
+import { helpReply } from '../shared/help-reply.js';
 import { NO_KEYS } from '../shared/key-positions.js';
 
 /** Redis 7's OBJ_ENCODING_EMBSTR_SIZE_LIMIT. */
@@ -180,11 +181,7 @@ export const objectCommand: CommandDefinition = {
       since: '6.2.0',
       complexity: 'O(1)',
       summary: 'Returns helpful text about the different subcommands.',
-      handler(c) {
-        c.reply.array(HELP.length);
-        for (const line of HELP) c.reply.simple(line);
-        return undefined;
-      },
+      handler: helpReply(HELP),
     },
   ],
 };

@@ -10,6 +10,7 @@ import {
   type CommandSpec,
   type CommandTable,
 } from '../../server/command-table.js';
+import { helpReply } from '../shared/help-reply.js';
 import { NO_KEYS } from '../shared/key-positions.js';
 
 /** All commands, subcommands after their container, as COMMAND LIST names them. */
@@ -283,11 +284,7 @@ export const commandCommand: CommandDefinition = {
       since: '5.0.0',
       complexity: 'O(1)',
       summary: 'Returns helpful text about the different subcommands.',
-      handler(c) {
-        c.reply.array(HELP.length);
-        for (const line of HELP) c.reply.simple(line);
-        return undefined;
-      },
+      handler: helpReply(HELP),
     },
   ],
 };

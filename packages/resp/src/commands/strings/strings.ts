@@ -1,7 +1,6 @@
 import {
   type AppendContext,
   appendFunctions,
-  type IncrContext,
   incrFunctions,
   MAX_VALUE_LENGTH,
   type ReadResult,
@@ -437,32 +436,31 @@ const bigIncrFunctions: RmwFunctions<BigIncrContext> = {
 };
 
 function incrBy(c: Client, key: Buffer, delta: number | bigint): CommandResult {
-  const store = c.store;
+  // Its own context: a pending operation runs its functions again later.
   if (typeof delta === 'number' && Number.isSafeInteger(delta)) {
-    // Its own context: a pending operation runs its functions again later.
-    const ctx: IncrContext = { delta, result: 0 };
-    const v = store.readModifyWrite(key, incrFunctions, ctx);
-    if (v.status !== 'pending') {
-      if (v.status === 'wrongType') throw wrongTypeError();
-      c.reply.integer(ctx.result);
-      return undefined;
-    }
-    return v.pending.then((r) => {
-      if (r.status === 'wrongType') throw wrongTypeError();
-      c.reply.integer(ctx.result);
-    });
+    return incrWith(c, key, incrFunctions, { delta, result: 0 });
   }
-  const ctx: BigIncrContext = { delta: BigInt(delta), result: 0 };
-  const v = store.readModifyWrite(key, bigIncrFunctions, ctx);
+  return incrWith(c, key, bigIncrFunctions, { delta: BigInt(delta), result: 0 });
+}
+
+/** Runs an INCR's read-modify-write and replies its result, now or once it left the disk. */
+function incrWith<C extends { result: number | bigint }>(
+  c: Client,
+  key: Buffer,
+  fns: RmwFunctions<C>,
+  ctx: C,
+): CommandResult {
+  const v = c.store.readModifyWrite(key, fns, ctx);
   if (v.status !== 'pending') {
-    if (v.status === 'wrongType') throw wrongTypeError();
-    c.reply.integer(ctx.result);
+    replyIncr(c, v.status, ctx);
     return undefined;
   }
-  return v.pending.then((r) => {
-    if (r.status === 'wrongType') throw wrongTypeError();
-    c.reply.integer(ctx.result);
-  });
+  return v.pending.then((r) => replyIncr(c, r.status, ctx));
+}
+
+function replyIncr(c: Client, status: string, ctx: { result: number | bigint }): void {
+  if (status === 'wrongType') throw wrongTypeError();
+  c.reply.integer(ctx.result);
 }
 
 interface FloatContext {
