@@ -10,11 +10,13 @@ import {
   keyEquals,
   keyLengthOf,
   keyOffsetOf,
+  previousAddress,
   RECORD_HEADER_SIZE,
   RecordFlag,
   type RecordSpace,
   RecordType,
   recordSize,
+  valueLengthOf,
   valueOffsetOf,
   writeRecordHeader,
 } from './record-layout.js';
@@ -196,21 +198,17 @@ export class CoreState {
     this.entry = entry;
     const log = this.log;
     const s = this.ring;
-    const u32 = s.u32;
     const ringBytes = log.ringBytes;
     const begin = log.begin;
     const head = log.head;
     const keyLength = key.length;
     let a = entry;
-    // The hot loop reads header words directly (layout in record-layout.ts).
     while (a !== 0) {
       if (a < begin) return L_NONE;
       if (a < head) break;
       const off = a - Math.floor(a / ringBytes) * ringBytes;
-      const w = off >>> 2;
-      const word1 = u32[w + 1]!;
-      const flags = (word1 >>> 16) & 0xff;
-      if ((flags & RecordFlag.INVALID) === 0 && u32[w + 2] === keyLength) {
+      const flags = flagsOf(s, off);
+      if ((flags & RecordFlag.INVALID) === 0 && keyLengthOf(s, off) === keyLength) {
         const ko =
           off + RECORD_HEADER_SIZE + ((flags & RecordFlag.HAS_EXPIRY) !== 0 ? EXPIRY_SIZE : 0);
         if (keyEquals(s.bytes, ko, keyLength, key)) {
@@ -223,8 +221,7 @@ export class CoreState {
           return L_FOUND;
         }
       }
-      const high = word1 & 0xffff;
-      a = high === 0 ? u32[w]! : u32[w]! + high * 4294967296;
+      a = previousAddress(s, off);
     }
     if (a === 0) return L_NONE;
     this.diskStart = a;
@@ -263,7 +260,7 @@ export class CoreState {
     const s = this.locSpace;
     const off = this.locOff;
     const vo = this.locValueOff;
-    const len = s.u32[(off >>> 2) + 3]!;
+    const len = valueLengthOf(s, off);
     if ((this.locFlags & RecordFlag.OVERFLOW) !== 0) {
       const blob = s.bytes.readDoubleLE(vo);
       if (hint !== null && hint.oldBlobAddress === blob && hint.oldBlob !== null) {

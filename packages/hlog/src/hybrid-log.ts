@@ -6,7 +6,10 @@ import {
   PAGE_HEADER_SIZE,
   PAGE_MAGIC,
   PageFlag,
+  pageUsedOf,
   sealPageChecksum,
+  setBlobChecksum,
+  writeBlobPrefix,
   writePageHeader,
 } from './page-header.js';
 import { createRecordSpace, type RecordSpace } from './record-layout.js';
@@ -434,7 +437,7 @@ export class HybridLog {
     const off = (p % this.frameCount) * this.pageSize;
     const bytes = this.ring.bytes;
     sealPageChecksum(bytes, off);
-    const used = bytes.readUInt32LE(off + 8);
+    const used = pageUsedOf(this.ring, off);
     const a = this.device.alignment;
     const len = Math.min(this.pageSize, Math.ceil(used / a) * a);
     // The frame stays the page's until it is flushed (head never passes an
@@ -547,9 +550,9 @@ export class HybridLog {
     this.tail = this.tailPageEnd;
     const head = Buffer.alloc(PAGE_HEADER_SIZE + prefixLength);
     writePageHeader(head, 0, total, PageFlag.BLOB, start, this.epoch);
-    head.writeUInt32LE(key.length, PAGE_HEADER_SIZE);
+    writeBlobPrefix(head, key.length);
     head.set(key, PAGE_HEADER_SIZE + BLOB_PREFIX_SIZE);
-    head.writeUInt32LE(blobChecksum(head, head.subarray(PAGE_HEADER_SIZE), value), 4);
+    setBlobChecksum(head, blobChecksum(head, head.subarray(PAGE_HEADER_SIZE), value));
     let body = value;
     const range = this.track(start, start + pages * P, () =>
       Promise.all([this.device.write(start + head.length, body), this.device.write(start, head)]),

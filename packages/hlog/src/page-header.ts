@@ -27,6 +27,17 @@ import type { RecordSpace } from './record-layout.js';
 export const PAGE_HEADER_SIZE = 32;
 export const PAGE_MAGIC = 0x47505453;
 
+// Byte offsets of the header's fields (the diagram above), the one place
+// they are written down: every accessor below, and the log's own inline
+// writes, go through these.
+const MAGIC_AT = 0;
+const CHECKSUM_AT = 4;
+const USED_AT = 8;
+const FLAGS_AT = 12;
+const ADDRESS_AT = 16;
+const EPOCH_AT = 24;
+const RESERVED_AT = 28;
+
 export const PageFlag = {
   /** A blob: one value spread over whole pages, not records. */
   BLOB: 1,
@@ -49,23 +60,54 @@ export function writePageHeader(
   address: number,
   epoch: number,
 ): void {
-  bytes.writeUInt32LE(PAGE_MAGIC, off);
-  bytes.writeUInt32LE(0, off + 4);
-  bytes.writeUInt32LE(used, off + 8);
-  bytes.writeUInt32LE(flags, off + 12);
-  bytes.writeDoubleLE(address, off + 16);
-  bytes.writeUInt32LE(epoch, off + 24);
-  bytes.writeUInt32LE(0, off + 28);
+  bytes.writeUInt32LE(PAGE_MAGIC, off + MAGIC_AT);
+  bytes.writeUInt32LE(0, off + CHECKSUM_AT);
+  bytes.writeUInt32LE(used, off + USED_AT);
+  bytes.writeUInt32LE(flags, off + FLAGS_AT);
+  bytes.writeDoubleLE(address, off + ADDRESS_AT);
+  bytes.writeUInt32LE(epoch, off + EPOCH_AT);
+  bytes.writeUInt32LE(0, off + RESERVED_AT);
+}
+
+/**
+ * Writes the header of a records page opening at `s[base]` (8-aligned)
+ * through the typed views: word stores, no checksum yet (it is sealed when
+ * the page is written out). The log's page-opening insert calls this.
+ */
+export function writeOpenPageHeader(
+  s: RecordSpace,
+  base: number,
+  used: number,
+  address: number,
+  epoch: number,
+): void {
+  const u32 = s.u32;
+  const w = base >>> 2;
+  u32[w + (MAGIC_AT >>> 2)] = PAGE_MAGIC;
+  u32[w + (CHECKSUM_AT >>> 2)] = 0;
+  u32[w + (USED_AT >>> 2)] = used;
+  u32[w + (FLAGS_AT >>> 2)] = 0;
+  s.f64[(base + ADDRESS_AT) >>> 3] = address;
+  u32[w + (EPOCH_AT >>> 2)] = epoch;
+  u32[w + (RESERVED_AT >>> 2)] = 0;
+}
+
+/** Index of the used-bytes word of the page at `base` in `s.u32`: the log keeps it current as it appends. */
+export function pageUsedWord(base: number): number {
+  return (base + USED_AT) >>> 2;
 }
 
 /** crc32 of the page at `bytes[off]` using `used` bytes: what its header must hold. */
 export function pageChecksum(bytes: Uint8Array, off: number, used: number): number {
-  return crc32(bytes.subarray(off + 8, off + used));
+  return crc32(bytes.subarray(off + USED_AT, off + used));
 }
 
 /** Computes and stores the checksum of a records page (header written). */
 export function sealPageChecksum(bytes: Buffer, off: number): void {
-  bytes.writeUInt32LE(pageChecksum(bytes, off, bytes.readUInt32LE(off + 8)), off + 4);
+  bytes.writeUInt32LE(
+    pageChecksum(bytes, off, bytes.readUInt32LE(off + USED_AT)),
+    off + CHECKSUM_AT,
+  );
 }
 
 /**
@@ -75,20 +117,38 @@ export function sealPageChecksum(bytes: Buffer, off: number): void {
  */
 export const BLOB_PREFIX_SIZE = 8;
 
+/** Writes a blob's prefix (after its page header): the key's length, then 0. */
+export function writeBlobPrefix(head: Buffer, keyLength: number): void {
+  head.writeUInt32LE(keyLength, PAGE_HEADER_SIZE);
+  head.writeUInt32LE(0, PAGE_HEADER_SIZE + 4);
+}
+
+/** The key length a blob's prefix holds (`head` starts at the blob's first page). */
+export function blobKeyLength(head: Buffer): number {
+  return head.readUInt32LE(PAGE_HEADER_SIZE);
+}
+
+/** Stores a blob's checksum in its header. */
+export function setBlobChecksum(head: Buffer, checksum: number): void {
+  head.writeUInt32LE(checksum, CHECKSUM_AT);
+}
+
 export function blobChecksum(header: Buffer, prefixAndKey: Uint8Array, value: Uint8Array): number {
-  return crc32(value, crc32(prefixAndKey, crc32(header.subarray(8, PAGE_HEADER_SIZE))));
+  return crc32(value, crc32(prefixAndKey, crc32(header.subarray(USED_AT, PAGE_HEADER_SIZE))));
 }
 
 /** Parses a header; null when the magic is wrong (an empty or foreign page). */
 export function readPageHeader(bytes: Uint8Array, off: number): PageHeader | null {
   const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (b.byteLength < off + PAGE_HEADER_SIZE || b.readUInt32LE(off) !== PAGE_MAGIC) return null;
+  if (b.byteLength < off + PAGE_HEADER_SIZE || b.readUInt32LE(off + MAGIC_AT) !== PAGE_MAGIC) {
+    return null;
+  }
   return {
-    checksum: b.readUInt32LE(off + 4),
-    used: b.readUInt32LE(off + 8),
-    flags: b.readUInt32LE(off + 12),
-    address: b.readDoubleLE(off + 16),
-    epoch: b.readUInt32LE(off + 24),
+    checksum: b.readUInt32LE(off + CHECKSUM_AT),
+    used: b.readUInt32LE(off + USED_AT),
+    flags: b.readUInt32LE(off + FLAGS_AT),
+    address: b.readDoubleLE(off + ADDRESS_AT),
+    epoch: b.readUInt32LE(off + EPOCH_AT),
   };
 }
 
@@ -107,19 +167,23 @@ export function verifyRecordsPage(
 // allocation, for the readers' per-page checks.
 
 export function pageUsedOf(s: RecordSpace, base: number): number {
-  return s.u32[(base >>> 2) + 2]!;
+  return s.u32[(base + USED_AT) >>> 2]!;
 }
 
 export function pageFlagsOf(s: RecordSpace, base: number): number {
-  return s.u32[(base >>> 2) + 3]!;
+  return s.u32[(base + FLAGS_AT) >>> 2]!;
 }
 
 export function pageChecksumOf(s: RecordSpace, base: number): number {
-  return s.u32[(base >>> 2) + 1]!;
+  return s.u32[(base + CHECKSUM_AT) >>> 2]!;
 }
 
 export function pageEpochOf(s: RecordSpace, base: number): number {
-  return s.u32[(base >>> 2) + 6]!;
+  return s.u32[(base + EPOCH_AT) >>> 2]!;
+}
+
+function pageAddressOf(s: RecordSpace, base: number): number {
+  return s.f64[(base + ADDRESS_AT) >>> 3]!;
 }
 
 /**
@@ -164,16 +228,16 @@ export function checkPageHeader(
 ): PageCheck {
   const u32 = s.u32;
   const w = base >>> 2;
-  if (u32[w] !== PAGE_MAGIC) {
+  if (u32[w + (MAGIC_AT >>> 2)] !== PAGE_MAGIC) {
     for (let i = 0; i < PAGE_HEADER_SIZE >>> 2; i++) {
       if (u32[w + i] !== 0) return PageCheck.NO_HEADER;
     }
     return PageCheck.EMPTY;
   }
-  if (s.f64[(base + 16) >>> 3] !== address) return PageCheck.ADDRESS_MISMATCH;
-  if (u32[w + 6]! < minEpoch) return PageCheck.STALE;
-  const used = u32[w + 2]!;
-  if ((u32[w + 3]! & PageFlag.BLOB) !== 0) {
+  if (pageAddressOf(s, base) !== address) return PageCheck.ADDRESS_MISMATCH;
+  if (pageEpochOf(s, base) < minEpoch) return PageCheck.STALE;
+  const used = pageUsedOf(s, base);
+  if ((pageFlagsOf(s, base) & PageFlag.BLOB) !== 0) {
     return used < PAGE_HEADER_SIZE ? PageCheck.BAD_BLOB_LENGTH : PageCheck.BLOB;
   }
   return used < PAGE_HEADER_SIZE || used > limit ? PageCheck.BAD_LENGTH : PageCheck.RECORDS;

@@ -6,9 +6,10 @@ import { HlogError } from './errors.js';
 import {
   BLOB_PREFIX_SIZE,
   blobChecksum,
+  blobKeyLength,
   PAGE_HEADER_SIZE,
-  PAGE_MAGIC,
   PageFlag,
+  readPageHeader,
 } from './page-header.js';
 import {
   align8,
@@ -196,13 +197,13 @@ export async function readBlob(
   c.counters.diskReads++;
   const n = await c.log.device.read(address, buf);
   const value = buf.subarray(prefix);
+  const header = n < buf.length ? null : readPageHeader(buf, 0);
   if (
-    n < buf.length ||
-    buf.readUInt32LE(0) !== PAGE_MAGIC ||
-    (buf.readUInt32LE(12) & PageFlag.BLOB) === 0 ||
-    buf.readUInt32LE(8) !== buf.length ||
-    buf.readUInt32LE(PAGE_HEADER_SIZE) !== keyLength ||
-    blobChecksum(buf, buf.subarray(PAGE_HEADER_SIZE, prefix), value) !== buf.readUInt32LE(4)
+    header === null ||
+    (header.flags & PageFlag.BLOB) === 0 ||
+    header.used !== buf.length ||
+    blobKeyLength(buf) !== keyLength ||
+    blobChecksum(buf, buf.subarray(PAGE_HEADER_SIZE, prefix), value) !== header.checksum
   ) {
     throw new HlogError('ERR_CORRUPT', `blob at ${address} failed its checksum`, { address });
   }
@@ -213,10 +214,9 @@ export async function readBlob(
 export async function readBlobKey(c: CoreState, address: number): Promise<Buffer | null> {
   const head = Buffer.alloc(PAGE_HEADER_SIZE + BLOB_PREFIX_SIZE);
   if ((await c.log.device.read(address, head)) < head.length) return null;
-  if (head.readUInt32LE(0) !== PAGE_MAGIC || (head.readUInt32LE(12) & PageFlag.BLOB) === 0) {
-    return null;
-  }
-  const key = Buffer.alloc(head.readUInt32LE(PAGE_HEADER_SIZE));
+  const header = readPageHeader(head, 0);
+  if (header === null || (header.flags & PageFlag.BLOB) === 0) return null;
+  const key = Buffer.alloc(blobKeyLength(head));
   if ((await c.log.device.read(address + head.length, key)) < key.length) return null;
   return key;
 }
