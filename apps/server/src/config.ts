@@ -1,8 +1,8 @@
 import { constants as bufferConstants } from 'node:buffer';
 import { FSYNC_POLICIES, type FsyncPolicy, isFsyncPolicy } from '@strata/aof';
 import { StrataError } from '@strata/io';
+import { formatSize, parseSize } from '@strata/resp';
 import type { ServerErrorCode } from './errors.js';
-import { formatSize, parseSize } from './sizes.js';
 
 export const LOG_LEVELS = ['debug', 'verbose', 'notice', 'warning', 'nothing'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];

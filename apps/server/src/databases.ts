@@ -2,12 +2,11 @@ import { mkdir, rm } from 'node:fs/promises';
 import type { AppendOnlyFile } from '@strata/aof';
 import { FileCheckpointStore, Store, type StoreCore, type StoreOptions } from '@strata/hlog';
 import { type Device, FileDevice } from '@strata/io';
-import { DatabaseDirectories, type DatabaseProvider } from '@strata/resp';
+import { DatabaseDirectories, type DatabaseProvider, describeSize } from '@strata/resp';
 import { AofCheckpointStore } from './aof-checkpoint-store.js';
 import { ClippedDevice } from './clipped-device.js';
 import { foldOverOnOwnTurn } from './fold-over-turn.js';
 import { type Logger, seconds } from './logger.js';
-import { describeSize } from './sizes.js';
 
 export type DatabaseStoreOptions = Omit<
   StoreOptions,

@@ -34,6 +34,7 @@ export type CommandErrorCode =
   | 'ERR_EXEC_WITHOUT_MULTI'
   | 'ERR_DISCARD_WITHOUT_MULTI'
   | 'ERR_WATCH_IN_MULTI'
+  | 'ERR_SUBSCRIBED_CONTEXT'
   | 'ERR_EXECABORT'
   | 'ERR_UNSUPPORTED'
   | 'ERR_KEY_TOO_LONG'
@@ -112,6 +113,14 @@ export const watchInMultiError = fixed(
   'ERR_WATCH_IN_MULTI',
   'ERR WATCH inside MULTI is not allowed',
 );
+/** A RESP2 client in the pub/sub context ran a command other than (P|S)(UN)SUBSCRIBE, PING, QUIT, RESET. */
+export function subscribedContextError(fullName: string): CommandError {
+  return new CommandError(
+    'ERR_SUBSCRIBED_CONTEXT',
+    `ERR Can't execute '${fullName}': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context`,
+  );
+}
+
 /** Redis's execCommandAbort: EXEC refused as a whole (MISCONF...). */
 export function execAbortBecauseError(reason: string): CommandError {
   return new CommandError('ERR_EXECABORT', `EXECABORT Transaction discarded because of: ${reason}`);

@@ -16,6 +16,7 @@ export {
   storeWriteErrorMessage,
   toCommandError,
 } from './errors.js';
+export { describeSize, formatSize, parseSize } from './memory-size.js';
 export { Client, type MultiState, type QueuedCommand } from './server/client.js';
 export type { CommandLog, PropagationRule } from './server/command-log.js';
 export {
@@ -42,3 +43,8 @@ export {
   type RespServerAddress,
   type RespServerOptions,
 } from './server/resp-server.js';
+export {
+  DEFAULT_OUTPUT_LIMITS,
+  type OutputLimit,
+  type OutputLimits,
+} from './server/server-state.js';

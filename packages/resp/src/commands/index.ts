@@ -7,6 +7,7 @@ import type { CommandFamily } from './family.js';
 import { hashesFamily } from './hashes/index.js';
 import { keysFamily } from './keys/index.js';
 import { listsFamily } from './lists/index.js';
+import { pubsubFamily } from './pubsub/index.js';
 import { scanFamily } from './scan/index.js';
 import { type ServerFamilyOptions, serverFamily } from './server/index.js';
 import { setsFamily } from './sets/index.js';
@@ -34,6 +35,7 @@ export function commandFamilies(options: CommandSetOptions = {}): CommandFamily[
     blockingFamily,
     scanFamily,
     transactionsFamily,
+    pubsubFamily,
   ];
 }
 

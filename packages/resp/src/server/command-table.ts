@@ -138,6 +138,12 @@ export interface CommandDefinition {
   /** Refused like a write while the disk fails, though it writes nothing (PING: monitoring notices). */
   readonly refusedOnWriteError?: boolean;
   /**
+   * Runs on a RESP2 connection in Redis's pub/sub context (subscribed to a
+   * channel, pattern or shard channel): the (P|S)(UN)SUBSCRIBE commands,
+   * PING, QUIT and RESET. Every other command is refused there.
+   */
+  readonly allowedWhileSubscribed?: boolean;
+  /**
    * A write command's replay form for the command log, from its arguments
    * and its reply (SET EX → SET PXAT, SPOP → SREM, nothing for a DEL of
    * nothing...). Absent: the command is logged as it came. Not read after
@@ -170,6 +176,7 @@ export class CommandSpec {
   readonly runsInMulti: boolean;
   readonly runsTransaction: boolean;
   readonly refusedOnWriteError: boolean;
+  readonly allowedWhileSubscribed: boolean;
   /** See CommandDefinition: read on the write path, so a field here. */
   readonly replay: PropagationRule | null;
   /** Calls and time spent (INFO commandstats). */
@@ -198,6 +205,7 @@ export class CommandSpec {
     this.runsInMulti = def.runsInMulti ?? false;
     this.runsTransaction = def.runsTransaction ?? false;
     this.refusedOnWriteError = def.refusedOnWriteError ?? false;
+    this.allowedWhileSubscribed = def.allowedWhileSubscribed ?? false;
     this.replay = def.replay ?? null;
     this.handler = def.handler ?? null;
     this.subcommands =

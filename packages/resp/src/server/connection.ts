@@ -1,8 +1,9 @@
 import type { Socket } from 'node:net';
 import { ReplyWriter, RequestParser } from '@strata/protocol';
 import { aofWriteErrorMessage, CommandError } from '../errors.js';
+import type { Client } from './client.js';
 import type { CommandResult } from './command-table.js';
-import type { ServerState } from './server-state.js';
+import type { OutputLimit, ServerState } from './server-state.js';
 import { readChunks } from './socket-reader.js';
 
 // Why reading from the socket is paused (bits): a command waiting on the
@@ -46,6 +47,20 @@ export abstract class Connection {
   /** Reply, then close (QUIT, a protocol error). */
   closeAfterReply = false;
   closed = false;
+  /**
+   * In Redis's pub/sub context (subscribed to a channel, pattern or shard
+   * channel; the pubsub family keeps it): the pubsub output limits apply,
+   * and on RESP2 only commands flagged `allowedWhileSubscribed` run.
+   */
+  subscribed = false;
+  /** A command of this client is still running (on the disk, or blocked): its reply is not complete. */
+  private commandPending = false;
+  /** Pushes that came while a reply was not complete, appended once it is (`pushWriter`). */
+  private deferredPushes: ReplyWriter | null = null;
+  /** Queued with the server for a flush at the end of this tick (`pushed`). */
+  private flushQueued = false;
+  /** When the output went over the soft limit (Unix seconds), 0 while under it. */
+  private softLimitSince = 0;
   /** Replies waiting for their command log appends; `holding` of them not settled. */
   private held: HeldReply[] = [];
   private holding = 0;
@@ -118,9 +133,14 @@ export abstract class Connection {
         if (this.closed) return;
         if (pending !== undefined) {
           this.pause(PAUSE_PENDING);
+          this.commandPending = true;
           this.flushReplies();
           // execute() never rejects: errors became replies already.
-          void pending.then(() => this.resume(PAUSE_PENDING));
+          void pending.then(() => {
+            this.commandPending = false;
+            this.releasePushes();
+            this.resume(PAUSE_PENDING);
+          });
           return;
         }
         if (this.overOutputLimit()) return;
@@ -222,19 +242,87 @@ export abstract class Connection {
     this.server.stats.netOutput += out.length;
     // With an output buffer limit, a client that does not read is dropped
     // once over it, as Redis does; without one, it stops being read.
-    if (!this.socket.write(out) && this.server.config.outputBufferLimit <= 0) {
+    const limit = this.outputLimit();
+    if (!this.socket.write(out) && limit.hard <= 0 && limit.soft <= 0) {
       this.pause(PAUSE_DRAIN);
     }
     this.overOutputLimit();
   }
 
-  /** Redis's client-output-buffer-limit: a client that does not read is dropped. */
+  /** The client-output-buffer-limit class of this client. */
+  private outputLimit(): OutputLimit {
+    const limits = this.server.config.outputLimits;
+    return this.subscribed ? limits.pubsub : limits.normal;
+  }
+
+  /**
+   * Redis's client-output-buffer-limit: a client whose unsent replies pass
+   * the hard limit, or stay over the soft one for longer than its seconds,
+   * is dropped (Redis's checkClientOutputBufferLimits).
+   */
   private overOutputLimit(): boolean {
-    const limit = this.server.config.outputBufferLimit;
-    if (limit <= 0 || this.reply.pendingBytes + this.socket.writableLength <= limit) return false;
+    const limit = this.outputLimit();
+    if (limit.hard <= 0 && limit.soft <= 0) return false;
+    const bytes = this.reply.pendingBytes + this.socket.writableLength;
+    let over = limit.hard > 0 && bytes > limit.hard;
+    if (!over && limit.soft > 0 && bytes > limit.soft) {
+      const now = Math.floor(Date.now() / 1000);
+      if (this.softLimitSince === 0) this.softLimitSince = now;
+      else over = now - this.softLimitSince > limit.softSeconds;
+    } else if (!over) {
+      this.softLimitSince = 0;
+    }
+    if (!over) return false;
+    this.server.stats.outputLimitDisconnections++;
     this.kill();
     return true;
   }
+
+  /** The reply of the running command is not complete yet (an EXEC adds to this). */
+  protected get replyOpen(): boolean {
+    return this.commandPending;
+  }
+
+  /**
+   * Where a push for this client from any command (a pub/sub message) is
+   * written: its reply writer, or while one of its replies is not complete
+   * (a command on the disk, an EXEC) a side writer appended after it, so a
+   * push never lands inside a reply. Call `pushed()` once written.
+   */
+  pushWriter(): ReplyWriter {
+    if (!this.replyOpen) return this.reply;
+    this.deferredPushes ??= new ReplyWriter({ protocol: this.reply.protocol });
+    return this.deferredPushes;
+  }
+
+  /**
+   * A push was written (`pushWriter`): over the output limit the client is
+   * dropped; otherwise it leaves at the end of this tick, or with the
+   * client's own replies when its command loop is running.
+   */
+  pushed(): void {
+    if (this.closed || this.overOutputLimit() || this.running || this.flushQueued) return;
+    if (this.replyOpen) return;
+    this.flushQueued = true;
+    this.server.flushSoon(this.client);
+  }
+
+  /** The server's end-of-tick flush of pushes (ServerState.flushSoon). */
+  flushPushes(): void {
+    this.flushQueued = false;
+    if (!this.running && !this.replyOpen) this.flushReplies();
+  }
+
+  /** A reply completed: the pushes that waited for it follow it. */
+  protected releasePushes(): void {
+    const deferred = this.deferredPushes;
+    if (deferred === null || deferred.pendingBytes === 0) return;
+    this.reply.raw(deferred.flush()!);
+    if (!this.running) this.pushed();
+  }
+
+  /** The client the server state keeps (the object itself). */
+  protected abstract get client(): Client;
 
   /**
    * Every held reply's append settled: the chunk as it goes out, with each

@@ -5,12 +5,12 @@ import {
   CommandError,
   execAbortBecauseError,
   noAuthError,
+  subscribedContextError,
   toCommandError,
   unknownCommandError,
   unknownSubcommandError,
   wrongArityError,
 } from '../errors.js';
-import type { Client } from './client.js';
 import { type CommandLog, EXEC_ARGV, MULTI_ARGV, propagationOf } from './command-log.js';
 import { CommandFlag, type CommandResult, type CommandSpec } from './command-table.js';
 import { Connection } from './connection.js';
@@ -81,8 +81,10 @@ export abstract class Dispatcher extends Connection {
     this.authenticated = authenticated;
   }
 
-  /** The client the handlers see: the object itself. */
-  protected abstract get client(): Client;
+  /** An EXEC's reply is complete only once its last command ran. */
+  protected override get replyOpen(): boolean {
+    return super.replyOpen || this.inExec;
+  }
 
   /** The store of the selected database; open whenever a command with keys runs. */
   get store(): StoreCore {
@@ -196,6 +198,7 @@ export abstract class Dispatcher extends Connection {
       const at = this.reply.position;
       for (const f of forms) this.append(log, f.argv, at, at, f.db);
     }
+    this.releasePushes();
   }
 
   unwatchAll(): void {
@@ -240,6 +243,9 @@ export abstract class Dispatcher extends Connection {
       return this.reject(
         new CommandError('ERR_SYNTAX', 'ERR Command not allowed inside a transaction'),
       );
+    }
+    if (this.subscribed && this.reply.protocol === 2 && !spec.allowedWhileSubscribed) {
+      return this.reject(subscribedContextError(spec.fullName));
     }
     if (this.multi !== null && !spec.runsInMulti) {
       this.multi.queue.push({ spec, argv });

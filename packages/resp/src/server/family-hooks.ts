@@ -17,6 +17,11 @@ export interface FamilyHooks {
    * the replay forms that produced, logged after the EXEC.
    */
   readonly afterExec?: (client: Client) => readonly LoggedForm[];
+  /**
+   * RESET: the family drops what it keeps for the client (its
+   * subscriptions...), as when the connection closes, silently.
+   */
+  readonly onClientReset?: (client: Client) => void;
   /** A connection closed (its socket is gone; its own state slots are dropped after this). */
   readonly onClientClose?: (client: Client) => void;
 }

@@ -13,7 +13,12 @@ import {
   type StoreDatabasesOptions,
   storeDatabases,
 } from './keyspace.js';
-import { type ServerConfig, ServerState } from './server-state.js';
+import {
+  DEFAULT_OUTPUT_LIMITS,
+  type OutputLimits,
+  type ServerConfig,
+  ServerState,
+} from './server-state.js';
 import { StoreHealth } from './store-health.js';
 
 export interface RespServerOptions {
@@ -31,6 +36,12 @@ export interface RespServerOptions {
    * normal clients; reading from a client pauses while its replies do not drain.
    */
   readonly outputBufferLimit?: number;
+  /**
+   * client-output-buffer-limit by client class; a class given replaces
+   * Redis's default for it (pubsub 32mb 8mb 60). `outputBufferLimit`, when
+   * set, is the normal class's hard limit.
+   */
+  readonly outputLimits?: Partial<OutputLimits>;
   /**
    * Request bytes a client may have buffered and not run (a command still
    * arriving) before it is disconnected (client-query-buffer-limit). Default 1 GB.
@@ -132,7 +143,13 @@ export class RespServer {
       requirepass: options.requirepass ?? null,
       maxclients: options.maxclients ?? 10_000,
       maxBulkLength: options.maxBulkLength ?? DEFAULT_PROTO_MAX_BULK_LEN,
-      outputBufferLimit: options.outputBufferLimit ?? 0,
+      outputLimits: {
+        ...DEFAULT_OUTPUT_LIMITS,
+        ...(options.outputBufferLimit === undefined
+          ? {}
+          : { normal: { hard: options.outputBufferLimit, soft: 0, softSeconds: 0 } }),
+        ...options.outputLimits,
+      },
       queryBufferLimit: options.queryBufferLimit ?? DEFAULT_CLIENT_QUERY_BUFFER_LIMIT,
       protectedMode: options.protectedMode ?? true,
     };

@@ -8,14 +8,40 @@ import type { Keyspace } from './keyspace.js';
 import { ParseAheadMatcher } from './parse-ahead.js';
 import { SlotValues, type StateSlot } from './state-slot.js';
 
+/**
+ * One class of Redis's client-output-buffer-limit, in bytes of replies
+ * waiting for a client: over `hard` it is disconnected at once, over `soft`
+ * for more than `softSeconds` too. 0 turns a limit off.
+ */
+export interface OutputLimit {
+  readonly hard: number;
+  readonly soft: number;
+  readonly softSeconds: number;
+}
+
+/** client-output-buffer-limit, by Redis's client classes. */
+export interface OutputLimits {
+  readonly normal: OutputLimit;
+  readonly replica: OutputLimit;
+  /** Clients in the pub/sub context (subscribed to anything). */
+  readonly pubsub: OutputLimit;
+}
+
+/** Redis's defaults: normal 0 0 0, replica 256mb 64mb 60, pubsub 32mb 8mb 60. */
+export const DEFAULT_OUTPUT_LIMITS: OutputLimits = {
+  normal: { hard: 0, soft: 0, softSeconds: 0 },
+  replica: { hard: 256 << 20, soft: 64 << 20, softSeconds: 60 },
+  pubsub: { hard: 32 << 20, soft: 8 << 20, softSeconds: 60 },
+};
+
 export interface ServerConfig {
   /** requirepass: null = no AUTH needed. */
   requirepass: string | null;
   maxclients: number;
   /** proto-max-bulk-len. */
   maxBulkLength: number;
-  /** Bytes of replies a client may have waiting before it is disconnected; 0 = no limit. */
-  outputBufferLimit: number;
+  /** client-output-buffer-limit: bytes of replies a client may have waiting, by class. */
+  outputLimits: OutputLimits;
   /** client-query-buffer-limit: request bytes a client may hold before it is disconnected. */
   queryBufferLimit: number;
   /** protected-mode: with no requirepass, only loopback clients are accepted. */
@@ -46,6 +72,8 @@ export class ServerState {
     commands: 0,
     netInput: 0,
     netOutput: 0,
+    /** Clients dropped over an output buffer limit (client_output_buffer_limit_disconnections). */
+    outputLimitDisconnections: 0,
   };
 
   /** Commands waiting on the disk, over all clients (each client counts its own). */
@@ -95,6 +123,7 @@ export class ServerState {
     const hooks = options.hooks ?? [];
     this.hooks = {
       afterExec: hooks.flatMap((h) => (h.afterExec === undefined ? [] : [h.afterExec])),
+      onClientReset: hooks.flatMap((h) => (h.onClientReset === undefined ? [] : [h.onClientReset])),
       onClientClose: hooks.flatMap((h) => (h.onClientClose === undefined ? [] : [h.onClientClose])),
     };
   }
@@ -113,7 +142,26 @@ export class ServerState {
   /** The command families' hooks, by the point the dispatcher calls them at. */
   readonly hooks: {
     readonly afterExec: readonly ((client: Client) => readonly LoggedForm[])[];
+    readonly onClientReset: readonly ((client: Client) => void)[];
     readonly onClientClose: readonly ((client: Client) => void)[];
+  };
+
+  /** Clients with pushes written by others' commands (pub/sub messages), flushed once this tick ends. */
+  private pushedClients: Client[] = [];
+
+  /**
+   * `c` got a push from another client's command: its output goes out once
+   * the current tick's commands ran, in one socket write per client however
+   * many messages a pipeline published to it.
+   */
+  flushSoon(c: Client): void {
+    if (this.pushedClients.push(c) === 1) process.nextTick(this.flushPushed);
+  }
+
+  private readonly flushPushed = (): void => {
+    const clients = this.pushedClients;
+    this.pushedClients = [];
+    for (const c of clients) c.flushPushes();
   };
 
   /** The families' per-server state (ServerSlot). */

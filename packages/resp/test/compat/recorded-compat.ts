@@ -1,8 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startServer, type TestServer } from '../support/test-server.js';
-import type { CompatCase } from './compat-cases.js';
-import { hasRedisServer, runCase, startRedis } from './compat-runner.js';
+import { hasRedisServer, startRedis } from './compat-runner.js';
 
 /**
  * Declares the recorded-replies compat suites for `cases`: strata's replies
@@ -10,8 +9,10 @@ import { hasRedisServer, runCase, startRedis } from './compat-runner.js';
  * installed) so must redis-server's. With STRATA_RECORD_COMPAT=1 the
  * redis-server replies are written to `expectedFile` instead.
  */
-export function describeRecordedCompat(opts: {
-  cases: readonly CompatCase[];
+export function describeRecordedCompat<C extends { readonly name: string }>(opts: {
+  cases: readonly C[];
+  /** Runs one case against the server on `port`: its replies as latin1 text. */
+  run: (port: number, c: C) => Promise<string>;
   expectedFile: URL;
   strataTitle: string;
   redisTitle: string;
@@ -29,7 +30,7 @@ export function describeRecordedCompat(opts: {
     });
     for (const c of opts.cases) {
       test.skipIf(record)(`strata: ${c.name}`, async () => {
-        expect(await runCase(t.port, c)).toBe(expected[c.name]);
+        expect(await opts.run(t.port, c)).toBe(expected[c.name]);
       });
     }
   });
@@ -50,7 +51,7 @@ export function describeRecordedCompat(opts: {
     });
     for (const c of opts.cases) {
       test(`redis: ${c.name}`, async () => {
-        const got = await runCase(r.port, c);
+        const got = await opts.run(r.port, c);
         recorded[c.name] = got;
         if (!record) expect(got).toBe(expected[c.name]);
       });

@@ -1,3 +1,4 @@
+import { runCase } from './compat-runner.js';
 import { describeRecordedCompat } from './recorded-compat.js';
 import { ZSET_LIST_COMPAT_CASES } from './zsets-lists-compat-cases.js';
 
@@ -7,6 +8,7 @@ import { ZSET_LIST_COMPAT_CASES } from './zsets-lists-compat-cases.js';
  * and with a live redis-server when it is installed.
  */
 describeRecordedCompat({
+  run: runCase,
   cases: ZSET_LIST_COMPAT_CASES,
   expectedFile: new URL('./zsets-lists-compat-expected.json', import.meta.url),
   strataTitle: 'sorted set and list replies are those of Redis 7',

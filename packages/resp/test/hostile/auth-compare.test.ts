@@ -2,7 +2,7 @@ import * as crypto from 'node:crypto';
 import { describe, expect, test, vi } from 'vitest';
 import { CommandTable } from '../../src/server/command-table.js';
 import { Keyspace } from '../../src/server/keyspace.js';
-import { ServerState } from '../../src/server/server-state.js';
+import { DEFAULT_OUTPUT_LIMITS, ServerState } from '../../src/server/server-state.js';
 
 // The compare is watched, not timed (timings in unit tests are noise): every
 // password check must go through timingSafeEqual on two equal-length
@@ -23,7 +23,7 @@ function state(requirepass: string | null): ServerState {
     requirepass,
     maxclients: 10,
     maxBulkLength: 1 << 20,
-    outputBufferLimit: 0,
+    outputLimits: DEFAULT_OUTPUT_LIMITS,
     queryBufferLimit: 1 << 30,
     protectedMode: true,
   });

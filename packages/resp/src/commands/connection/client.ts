@@ -2,6 +2,7 @@ import { eqi, integerOrNaN, isPrintableNoSpace, parseInteger } from '../../args.
 import { CommandError, noSuchClientError, syntaxError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import type { CommandDefinition, CommandFlagName } from '../../server/command-table.js';
+import { subscriptionCounts } from '../pubsub/subscriptions.js';
 import { helpReply } from '../shared/help-reply.js';
 import { NO_KEYS } from '../shared/key-positions.js';
 import { setClientName } from './connection.js';
@@ -27,14 +28,16 @@ function localAddress(c: Client): string {
 export function clientInfoLine(c: Client): string {
   const now = Date.now();
   let flags = '';
+  if (c.subscribed) flags += 'P';
   if (c.multi !== null) flags += 'x';
   if (c.noEvict) flags += 'e';
   if (flags === '') flags = 'N';
   const name = c.name === null ? '' : c.name.toString('latin1');
+  const subs = subscriptionCounts(c);
   return (
     `id=${c.id} addr=${clientAddress(c)} laddr=${localAddress(c)} fd=-1 name=${name}` +
     ` age=${Math.floor((now - c.createdAt) / 1000)} idle=${Math.floor((now - c.lastInteraction) / 1000)}` +
-    ` flags=${flags} db=${c.db} sub=0 psub=0 ssub=0 multi=${c.multi === null ? -1 : c.multi.queue.length}` +
+    ` flags=${flags} db=${c.db} sub=${subs.channels} psub=${subs.patterns} ssub=${subs.shardChannels} multi=${c.multi === null ? -1 : c.multi.queue.length}` +
     ` qbuf=${c.parser.bufferedBytes} qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0` +
     ` obl=${c.reply.pendingBytes} oll=0 omem=${c.socket.writableLength} tot-mem=0 events=r` +
     ` cmd=${c.lastCommand} user=default redir=-1 resp=${c.protocol} lib-name=${c.libName} lib-ver=${c.libVer}\n`

@@ -13,6 +13,8 @@ import type { CommandDefinition } from '../../server/command-table.js';
 import { SERVER_NAME, SERVER_VERSION } from '../server/server-info.js';
 import { NO_KEYS } from '../shared/key-positions.js';
 
+const EMPTY = Buffer.alloc(0);
+
 const conn = { group: 'connection', since: '1.0.0', complexity: 'O(1)' } as const;
 
 /** Checks `user`/`password` against requirepass (the only user is `default`). */
@@ -111,9 +113,16 @@ export const connectionCommands: CommandDefinition[] = [
     ...conn,
     tips: ['request_policy:all_shards', 'response_policy:all_succeeded'],
     summary: "Returns the server's liveliness response.",
+    allowedWhileSubscribed: true,
     handler(c, argv) {
       if (argv.length > 2) throw wrongArityError('ping');
-      if (argv.length === 2) c.reply.bulk(argv[1]!);
+      if (c.subscribed && c.protocol === 2) {
+        // Redis's reply in the RESP2 pub/sub context: a ["pong", message] frame.
+        c.reply
+          .array(2)
+          .bulk('pong')
+          .bulk(argv.length === 2 ? argv[1]! : EMPTY);
+      } else if (argv.length === 2) c.reply.bulk(argv[1]!);
       else c.reply.simple('PONG');
       return undefined;
     },
@@ -183,6 +192,7 @@ export const connectionCommands: CommandDefinition[] = [
     ...NO_KEYS,
     acl: ['connection'],
     ...conn,
+    allowedWhileSubscribed: true,
     summary: 'Closes the connection.',
     handler(c) {
       c.reply.simple('OK');
@@ -199,8 +209,10 @@ export const connectionCommands: CommandDefinition[] = [
     acl: ['connection'],
     ...conn,
     since: '6.2.0',
+    allowedWhileSubscribed: true,
     summary: 'Resets the connection.',
     handler(c) {
+      for (const onClientReset of c.server.hooks.onClientReset) onClientReset(c);
       c.multi = null;
       c.unwatchAll();
       c.db = 0;

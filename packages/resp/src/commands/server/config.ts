@@ -1,9 +1,10 @@
 import { compileGlob } from '@strata/scan';
 import { parseInteger } from '../../args.js';
 import { CommandError } from '../../errors.js';
+import { parseSize } from '../../memory-size.js';
 import type { Client } from '../../server/client.js';
 import type { CommandDefinition } from '../../server/command-table.js';
-import type { ServerState } from '../../server/server-state.js';
+import type { OutputLimit, OutputLimits, ServerState } from '../../server/server-state.js';
 import { NO_KEYS } from '../shared/key-positions.js';
 
 interface Parameter {
@@ -26,6 +27,50 @@ function positive(value: string, name: string): number {
     );
   }
   return n;
+}
+
+/** Redis's CONFIG GET form: `normal 0 0 0 slave 268435456 67108864 60 pubsub ...`. */
+function formatOutputLimits(limits: OutputLimits): string {
+  const one = (name: string, l: OutputLimit) => `${name} ${l.hard} ${l.soft} ${l.softSeconds}`;
+  return [
+    one('normal', limits.normal),
+    one('slave', limits.replica),
+    one('pubsub', limits.pubsub),
+  ].join(' ');
+}
+
+/** CONFIG SET client-output-buffer-limit: `<class> <hard> <soft> <seconds>`, repeated; the classes named change. */
+function parseOutputLimits(value: string, current: OutputLimits): OutputLimits {
+  const fail = (why: string) =>
+    new CommandError(
+      'ERR_SYNTAX',
+      `ERR CONFIG SET failed (possibly related to argument 'client-output-buffer-limit') - ${why}`,
+    );
+  const words = value.split(' ').filter((w) => w !== '');
+  if (words.length % 4 !== 0) {
+    throw fail('Wrong number of arguments in buffer limit configuration.');
+  }
+  const next: { -readonly [K in keyof OutputLimits]: OutputLimit } = { ...current };
+  for (let i = 0; i < words.length; i += 4) {
+    const name = words[i]!.toLowerCase();
+    const cls =
+      name === 'normal'
+        ? 'normal'
+        : name === 'slave' || name === 'replica'
+          ? 'replica'
+          : name === 'pubsub'
+            ? 'pubsub'
+            : null;
+    if (cls === null) throw fail('Invalid client class specified in buffer limit configuration.');
+    const hard = parseSize(words[i + 1]!);
+    const soft = parseSize(words[i + 2]!);
+    const seconds = /^\d+$/.test(words[i + 3]!) ? Number(words[i + 3]) : null;
+    if (hard === null || soft === null || seconds === null) {
+      throw fail('Error in hard, soft or soft_seconds setting in buffer limit configuration.');
+    }
+    next[cls] = { hard, soft, softSeconds: seconds };
+  }
+  return next;
 }
 
 /** The settings that exist here, under Redis's names. */
@@ -66,6 +111,12 @@ const PARAMETERS: Record<string, Parameter> = {
         );
       }
       s.config = { ...s.config, protectedMode: lower === 'yes' };
+    },
+  },
+  'client-output-buffer-limit': {
+    get: (s) => formatOutputLimits(s.config.outputLimits),
+    set(s, v) {
+      s.config = { ...s.config, outputLimits: parseOutputLimits(v, s.config.outputLimits) };
     },
   },
   databases: { get: (s) => String(s.keyspace.count) },

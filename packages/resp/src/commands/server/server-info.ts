@@ -1,6 +1,7 @@
 import { Store } from '@strata/hlog';
 import type { ServerState } from '../../server/server-state.js';
 import { blockedClients } from '../blocking/blocking-registry.js';
+import { pubsubCounts } from '../pubsub/subscriptions.js';
 
 /** What HELLO and INFO report: clients pick features by the Redis version. */
 export const SERVER_NAME = 'redis';
@@ -55,6 +56,10 @@ const SECTIONS: Record<string, Section> = {
     `total_net_input_bytes:${s.stats.netInput}`,
     `total_net_output_bytes:${s.stats.netOutput}`,
     `rejected_connections:${s.stats.rejectedConnections}`,
+    `pubsub_channels:${pubsubCounts(s).channels}`,
+    `pubsub_patterns:${pubsubCounts(s).patterns}`,
+    `pubsubshard_channels:${pubsubCounts(s).shardChannels}`,
+    `client_output_buffer_limit_disconnections:${s.stats.outputLimitDisconnections}`,
   ],
   replication: () => ['role:master', 'connected_slaves:0'],
   keyspace: () => [],

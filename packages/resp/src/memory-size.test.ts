@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { describeSize, formatSize, parseSize } from './sizes.js';
+import { describeSize, formatSize, parseSize } from './memory-size.js';
 
 describe('parseSize', () => {
   test.each([
