@@ -152,6 +152,7 @@ export class RespServer {
       },
       queryBufferLimit: options.queryBufferLimit ?? DEFAULT_CLIENT_QUERY_BUFFER_LIMIT,
       protectedMode: options.protectedMode ?? true,
+      notifyKeyspaceEvents: 0,
     };
     this.state = new ServerState(this.table, this.keyspace, config, {
       hooks: families.flatMap((f) => (f.hooks === undefined ? [] : [f.hooks])),

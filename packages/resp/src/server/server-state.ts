@@ -46,6 +46,8 @@ export interface ServerConfig {
   queryBufferLimit: number;
   /** protected-mode: with no requirepass, only loopback clients are accepted. */
   protectedMode: boolean;
+  /** notify-keyspace-events as Redis's NOTIFY_* bits (the pubsub family's keyspace-events.ts); 0: off. */
+  notifyKeyspaceEvents: number;
 }
 
 export interface ServerStateOptions {

@@ -26,6 +26,7 @@ function state(requirepass: string | null): ServerState {
     outputLimits: DEFAULT_OUTPUT_LIMITS,
     queryBufferLimit: 1 << 30,
     protectedMode: true,
+    notifyKeyspaceEvents: 0,
   });
 }
 

@@ -5,6 +5,7 @@ import { parseSize } from '../../memory-size.js';
 import type { Client } from '../../server/client.js';
 import type { CommandDefinition } from '../../server/command-table.js';
 import type { OutputLimit, OutputLimits, ServerState } from '../../server/server-state.js';
+import { formatNotifyFlags, parseNotifyFlags } from '../pubsub/keyspace-events.js';
 import { NO_KEYS } from '../shared/key-positions.js';
 
 interface Parameter {
@@ -117,6 +118,19 @@ const PARAMETERS: Record<string, Parameter> = {
     get: (s) => formatOutputLimits(s.config.outputLimits),
     set(s, v) {
       s.config = { ...s.config, outputLimits: parseOutputLimits(v, s.config.outputLimits) };
+    },
+  },
+  'notify-keyspace-events': {
+    get: (s) => formatNotifyFlags(s.config.notifyKeyspaceEvents),
+    set(s, v) {
+      const flags = parseNotifyFlags(v);
+      if (flags === null) {
+        throw new CommandError(
+          'ERR_SYNTAX',
+          "ERR CONFIG SET failed (possibly related to argument 'notify-keyspace-events') - Invalid event class character. Use 'Ag$lshzxeKEtmdn'.",
+        );
+      }
+      s.config = { ...s.config, notifyKeyspaceEvents: flags };
     },
   },
   databases: { get: (s) => String(s.keyspace.count) },
