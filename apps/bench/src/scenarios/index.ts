@@ -8,6 +8,7 @@ import { multigetBatch } from './multiget-batch.js';
 import { pageListAppend } from './page-list-append.js';
 import { pagebufReadahead } from './pagebuf-readahead.js';
 import { pagebufScan } from './pagebuf-scan.js';
+import { pubsub } from './pubsub.js';
 import { respThroughput } from './resp-throughput.js';
 import { scanDbsize } from './scan-dbsize.js';
 import { scanFilters } from './scan-filters.js';
@@ -32,6 +33,7 @@ export const scenarios: readonly AnyScenario[] = [
   scanSummaries,
   multigetBatch,
   respThroughput,
+  pubsub,
   durability,
   types,
 ];
