@@ -12,6 +12,7 @@ import { scanFamily } from './scan/index.js';
 import { type ServerFamilyOptions, serverFamily } from './server/index.js';
 import { setsFamily } from './sets/index.js';
 import { stringsFamily } from './strings/index.js';
+import { trackingFamily } from './tracking/index.js';
 import { transactionsFamily } from './transactions/index.js';
 import { zsetsFamily } from './zsets/index.js';
 
@@ -36,6 +37,7 @@ export function commandFamilies(options: CommandSetOptions = {}): CommandFamily[
     scanFamily,
     transactionsFamily,
     pubsubFamily,
+    trackingFamily,
   ];
 }
 

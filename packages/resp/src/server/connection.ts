@@ -128,6 +128,7 @@ export abstract class Connection {
           break;
         }
         const pending = this.execute(argv);
+        if (pending === undefined && this.deferredPushes !== null) this.releasePushes();
         if (this.doneArgv === argv) this.parser.recycle(argv);
         this.doneArgv = null;
         if (this.closed) return;
@@ -284,14 +285,23 @@ export abstract class Connection {
   }
 
   /**
-   * Where a push for this client from any command (a pub/sub message) is
-   * written: its reply writer, or while one of its replies is not complete
-   * (a command on the disk, an EXEC) a side writer appended after it, so a
-   * push never lands inside a reply. Call `pushed()` once written.
+   * Where a push for this client (a pub/sub message, an invalidation) is
+   * written: its reply writer, or while one of its own replies is not
+   * complete (its command is running, on the disk, or an EXEC) a side
+   * writer appended after that reply. So a push never lands inside a reply,
+   * and the bytes from a command's start to its end are its reply alone:
+   * the command log reads its replay form from them, and a failed append
+   * replaces exactly them. (Redis 7.0 puts a message a client published to
+   * itself before PUBLISH's reply; invalidations it already sends after.)
+   * Call `pushed()` once written.
    */
   pushWriter(): ReplyWriter {
-    if (!this.replyOpen) return this.reply;
-    this.deferredPushes ??= new ReplyWriter({ protocol: this.reply.protocol });
+    if (!this.replyOpen && !this.running) return this.reply;
+    this.deferredPushes ??= new ReplyWriter({
+      protocol: this.reply.protocol,
+      initialCapacity: 256,
+    });
+    this.deferredPushes.protocol = this.reply.protocol;
     return this.deferredPushes;
   }
 
@@ -316,7 +326,7 @@ export abstract class Connection {
   /** A reply completed: the pushes that waited for it follow it. */
   protected releasePushes(): void {
     const deferred = this.deferredPushes;
-    if (deferred === null || deferred.pendingBytes === 0) return;
+    if (deferred === null || deferred.pendingBytes === 0 || this.replyOpen) return;
     this.reply.raw(deferred.flush()!);
     if (!this.running) this.pushed();
   }

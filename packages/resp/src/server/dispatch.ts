@@ -11,10 +11,14 @@ import {
   unknownSubcommandError,
   wrongArityError,
 } from '../errors.js';
+import type { Client } from './client.js';
 import { type CommandLog, EXEC_ARGV, MULTI_ARGV, propagationOf } from './command-log.js';
 import { CommandFlag, type CommandResult, type CommandSpec } from './command-table.js';
 import { Connection } from './connection.js';
 import type { ServerState } from './server-state.js';
+
+/** See `Dispatcher.commandObserver`. */
+export type CommandObserver = (client: Client, spec: CommandSpec, argv: readonly Buffer[]) => void;
 
 /** A queued command of MULTI. */
 export interface QueuedCommand {
@@ -58,6 +62,12 @@ export abstract class Dispatcher extends Connection {
   inFlight = 0;
   /** Inside EXEC: what a command makes ready for blocked clients is served once it ends, as Redis. */
   inExec = false;
+  /**
+   * Called once each command of this client ran, replied or failed (a
+   * family watching the client's commands: client-side caching remembers
+   * the keys a read touched); null for nearly every client.
+   */
+  commandObserver: CommandObserver | null = null;
   /** Set by a command that chose its own replay form (see `propagate`). */
   private propagated: Buffer[][] | null = null;
   /** Replay forms logged after the command's own, in their database (pops it served). */
@@ -315,14 +325,31 @@ export abstract class Dispatcher extends Connection {
     } catch (e) {
       spec.failedCalls++;
       this.replyError(e);
+      if (this.commandObserver !== null) this.commandObserver(this.client, spec, argv);
       return undefined;
     }
     if (result === undefined) {
       if (log !== null) this.logWrite(log, spec, argv, start, now);
       // A command flagged argvFree that ended here kept nothing of argv: the parser reuses it.
       else if (spec.argvFree && this.multi === null) this.doneArgv = argv;
+      if (this.commandObserver !== null) this.commandObserver(this.client, spec, argv);
       return undefined;
     }
+    const settled = this.settleCall(spec, argv, result, log, start, now);
+    return this.commandObserver === null
+      ? settled
+      : settled.then(() => this.commandObserver?.(this.client, spec, argv));
+  }
+
+  /** A command that went on (the disk, a whole-log pass, a block): logged, or its error replied, once it settles. */
+  private settleCall(
+    spec: CommandSpec,
+    argv: Buffer[],
+    result: Promise<void>,
+    log: CommandLog | null,
+    start: number,
+    now: number,
+  ): Promise<void> {
     if (spec.wholeLog) {
       // A whole-log pass or a blocking command: it holds this connection
       // only. A blocking command logs the form it set once it settles (a

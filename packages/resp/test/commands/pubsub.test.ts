@@ -1,6 +1,6 @@
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { hasRedisServer, startRedis } from '../compat/compat-runner.js';
+import { bothServers, clientFields, connectRedis, type Target } from '../support/both-servers.js';
 import { RawClient, startServer } from '../support/test-server.js';
 
 /**
@@ -8,27 +8,7 @@ import { RawClient, startServer } from '../support/test-server.js';
  * limits, disconnects), checked the same way against strata and, when it is
  * installed, a live redis-server.
  */
-interface Target {
-  port: number;
-  stop(): Promise<void> | void;
-}
-
-const targets: [string, () => Promise<Target>][] = [['strata', () => startServer()]];
-if (hasRedisServer()) targets.push(['redis', startRedis]);
-else console.warn('redis-server is not installed: pub/sub behaviour is checked on strata only');
-
-function connectRedis(port: number): Promise<Redis> {
-  const r = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0 });
-  return r.connect().then(() => r);
-}
-
-/** The fields of the CLIENT LIST line of client `id`, or null when it is gone. */
-async function clientFields(r: Redis, id: number): Promise<Record<string, string> | null> {
-  const list = (await r.call('client', 'list')) as string;
-  const line = list.split('\n').find((l) => l.startsWith(`id=${id} `));
-  if (line === undefined) return null;
-  return Object.fromEntries(line.split(' ').map((f) => f.split('=', 2) as [string, string]));
-}
+const targets = bothServers('pub/sub behaviour');
 
 async function infoField(r: Redis, name: string): Promise<string | undefined> {
   const info = await r.info('stats');
@@ -203,4 +183,33 @@ describe.each(targets)('pub/sub on %s', (_name, start) => {
     await eventually(async () => (await r.call('pubsub', 'numpat')) === 0);
     expect(((await r.call('pubsub', 'channels', 'big:*')) as string[]).length).toBe(0);
   }, 120_000);
+});
+
+describe('pushes a client causes itself (strata)', () => {
+  test('follow the reply of the command that caused them: PUBLISH to oneself, keyspace events of one’s own writes', async () => {
+    const t = await startServer();
+    try {
+      const raw = await RawClient.connect(t.port);
+      raw.send('hello', '3');
+      await raw.readUntil((s) => s.includes('modules'));
+      raw.take();
+      raw.send('config', 'set', 'notify-keyspace-events', 'K$');
+      raw.send('subscribe', 'self');
+      raw.send('psubscribe', '__keyspace@0__:*');
+      await raw.readUntil((s) => s.endsWith(':2\r\n'));
+      raw.take();
+      raw.send('publish', 'self', 'hi');
+      expect(await raw.readUntil((s) => s.endsWith('hi\r\n'))).toBe(
+        ':1\r\n>3\r\n$7\r\nmessage\r\n$4\r\nself\r\n$2\r\nhi\r\n',
+      );
+      raw.take();
+      raw.send('set', 'own', 'v');
+      expect(await raw.readUntil((s) => s.endsWith('set\r\n'))).toBe(
+        '+OK\r\n>4\r\n$8\r\npmessage\r\n$16\r\n__keyspace@0__:*\r\n$18\r\n__keyspace@0__:own\r\n$3\r\nset\r\n',
+      );
+      raw.close();
+    } finally {
+      await t.stop();
+    }
+  });
 });

@@ -11,15 +11,44 @@ export interface SessionCase {
   readonly name: string;
   /** Connections that speak RESP3 (HELLO 3 first, its reply not compared). */
   readonly resp3?: readonly number[];
-  /** Each step: the connection (0, 1, ...) and the command it sends. */
-  readonly steps: readonly (readonly [number, ...string[]])[];
+  /**
+   * Each step: the connection (0, 1, ...) and the command it sends. An
+   * argument `$id:N` stands for connection N's client id (CLIENT TRACKING
+   * REDIRECT); a case that uses one must not print ids, which differ.
+   */
+  readonly steps: readonly SessionStep[];
 }
+
+/**
+ * One command on connection `n`, or several sent together with no marker
+ * between them (a marker is a PING: it would be the "next command" that
+ * CLIENT CACHING speaks of).
+ */
+export type SessionStep =
+  | readonly [number, ...string[]]
+  | { readonly on: number; readonly pipeline: readonly (readonly string[])[] };
 
 const MARKER = encodeCommand(['PING', '__end__']);
 /** The marker's reply: a bulk string, or in the RESP2 pub/sub context a ["pong", "__end__"] frame. */
 const MARKER_REPLIES = ['*2\r\n$4\r\npong\r\n$7\r\n__end__\r\n', '$7\r\n__end__\r\n'];
 
-class Peer {
+/** The first marker reply in `text`: where it starts and its length. */
+function markerIn(text: string): { at: number; length: number } | null {
+  let best: { at: number; length: number } | null = null;
+  for (const m of MARKER_REPLIES) {
+    const at = text.indexOf(m);
+    if (at >= 0 && (best === null || at < best.at)) best = { at, length: m.length };
+  }
+  return best;
+}
+
+/**
+ * A connection that reads up to the marker's reply: `exchange` sends a
+ * command (or nothing) and the marker, and returns what came before the
+ * marker's reply, keeping anything after it (a push that arrived in the same
+ * read) for the next exchange.
+ */
+export class SessionPeer {
   private got = '';
   private wake: (() => void) | null = null;
   closed = false;
@@ -36,9 +65,9 @@ class Peer {
     socket.on('error', () => undefined);
   }
 
-  static open(port: number): Promise<Peer> {
+  static open(port: number): Promise<SessionPeer> {
     return new Promise((resolve, reject) => {
-      const s = connect(port, '127.0.0.1', () => resolve(new Peer(s)));
+      const s = connect(port, '127.0.0.1', () => resolve(new SessionPeer(s)));
       s.once('error', reject);
     });
   }
@@ -49,10 +78,10 @@ class Peer {
     this.socket.write(bytes === null ? MARKER : Buffer.concat([bytes, MARKER]));
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const marker = MARKER_REPLIES.find((m) => this.got.endsWith(m));
-      if (marker !== undefined) {
-        const text = this.got.slice(0, this.got.length - marker.length);
-        this.got = '';
+      const found = markerIn(this.got);
+      if (found !== null) {
+        const text = this.got.slice(0, found.at);
+        this.got = this.got.slice(found.at + found.length);
         return text;
       }
       if (this.closed) {
@@ -75,15 +104,36 @@ class Peer {
 
 /** Runs a session case on fresh connections; the transcript, `[n] replies` per connection per step. */
 export async function runSession(port: number, c: SessionCase): Promise<string> {
-  const count = Math.max(...c.steps.map((s) => s[0])) + 1;
-  const peers = await Promise.all(Array.from({ length: count }, () => Peer.open(port)));
+  const conn = (s: SessionStep) => ('on' in s ? s.on : s[0]);
+  const count = Math.max(...c.steps.map(conn), ...(c.resp3 ?? [])) + 1;
+  const peers = await Promise.all(Array.from({ length: count }, () => SessionPeer.open(port)));
   try {
+    const ids: number[] = [];
+    for (const p of peers)
+      ids.push(Number((await p.exchange(encodeCommand(['CLIENT', 'ID']))).slice(1, -2)));
     for (const i of c.resp3 ?? []) await peers[i]!.exchange(encodeCommand(['HELLO', '3']));
+    const resolve = (a: string) => (a.startsWith('$id:') ? String(ids[Number(a.slice(4))]) : a);
     const out: string[] = [];
+    /** What the other connections received meanwhile (pushes). */
+    const drainOthers = async (n: number) => {
+      for (let j = 0; j < count; j++) {
+        if (j === n) continue;
+        const text = await peers[j]!.exchange(null);
+        if (text !== '') out.push(`[${j}] ${text}`);
+      }
+    };
     // Inside MULTI the marker would be queued too: commands up to EXEC or
     // DISCARD go out alone, and their replies come with that one's.
     const inMulti = peers.map(() => false);
-    for (const [n, ...argv] of c.steps) {
+    for (const step of c.steps) {
+      if ('on' in step) {
+        const bytes = step.pipeline.map((argv) => encodeCommand(argv.map(resolve)));
+        out.push(`[${step.on}] ${await peers[step.on]!.exchange(Buffer.concat(bytes))}`);
+        await drainOthers(step.on);
+        continue;
+      }
+      const [n, ...given] = step;
+      const argv = given.map(resolve);
       const name = argv[0]!.toLowerCase();
       if (name === 'multi') inMulti[n] = true;
       if (inMulti[n] && name !== 'exec' && name !== 'discard') {
@@ -92,11 +142,7 @@ export async function runSession(port: number, c: SessionCase): Promise<string> 
       }
       inMulti[n] = false;
       out.push(`[${n}] ${await peers[n]!.exchange(encodeCommand(argv))}`);
-      for (let j = 0; j < count; j++) {
-        if (j === n) continue;
-        const text = await peers[j]!.exchange(null);
-        if (text !== '') out.push(`[${j}] ${text}`);
-      }
+      await drainOthers(n);
     }
     return out.join('\n');
   } finally {

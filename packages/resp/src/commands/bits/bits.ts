@@ -10,10 +10,16 @@ import { eqi, parseInteger } from '../../args.js';
 import { CommandError, syntaxError, wrongTypeError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
+import { NotifyClass, notify } from '../pubsub/keyspace-events.js';
 import { bitmapGroup } from '../shared/command-groups.js';
 import { KEY1, SRC_DST } from '../shared/key-positions.js';
 
 // ---- helpers ------------------------------------------------------------------
+
+/** A read that found no key: Redis's lookupKeyRead sends `keymiss` (class m). */
+function keyMiss(c: Client, key: Buffer): void {
+  notify(c, NotifyClass.keyMiss, 'keymiss', key);
+}
 
 const bitOffsetError = () =>
   new CommandError('ERR_OFFSET', 'ERR bit offset is not an integer or out of range');
@@ -35,16 +41,19 @@ function mustBeString(v: { status: string; type?: number }): void {
 const lcsTypeError = () =>
   new CommandError('ERR_WRONGTYPE', 'ERR The specified keys must contain string values');
 
-/** LCS's read: an owned value (a copy when it comes from the log), or null; collections refused. */
-function readValue(store: StoreCore, key: Buffer): Buffer | null | Promise<Buffer | null> {
+/** LCS's read: a string's value, null for a missing key, false for a collection. */
+type LcsValue = Buffer | null | false;
+
+/** LCS's read: an owned value (a copy when it comes from the log), null when missing, false for a collection. */
+function readValue(store: StoreCore, key: Buffer): LcsValue | Promise<LcsValue> {
   const v = store.read(key);
   if (v.status === 'found') {
-    if (v.type !== RecordType.STRING) throw lcsTypeError();
+    if (v.type !== RecordType.STRING) return false;
     return Buffer.from(v.bytes.subarray(v.offset, v.offset + v.length));
   }
   if (v.status === 'notFound') return null;
   return v.pending.then((r: ReadResult) => {
-    if (r.status === 'found' && r.type !== RecordType.STRING) throw lcsTypeError();
+    if (r.status === 'found' && r.type !== RecordType.STRING) return false;
     return r.status === 'found' ? r.value : null;
   });
 }
@@ -57,6 +66,8 @@ interface SetBitContext {
   on: boolean;
   /** The bit before the write (set by every run: a pending operation runs again). */
   old: number;
+  /** The value grew (or was created): with `old !== on` Redis's condition for the `setbit` event. */
+  grew: boolean;
 }
 
 /**
@@ -67,6 +78,7 @@ interface SetBitContext {
 export const setBitFunctions: RmwFunctions<SetBitContext> = {
   initialLength(ctx) {
     ctx.old = 0;
+    ctx.grew = true;
     return ctx.byte + 1;
   },
   initialValue(ctx, dst, off, len) {
@@ -75,6 +87,7 @@ export const setBitFunctions: RmwFunctions<SetBitContext> = {
   },
   updatedLength(ctx, old, off, len) {
     ctx.old = ctx.byte < len && (old[off + ctx.byte]! & ctx.mask) !== 0 ? 1 : 0;
+    ctx.grew = ctx.byte >= len;
     return Math.max(len, ctx.byte + 1);
   },
   update(ctx, old, oo, ol, dst, off, len) {
@@ -95,17 +108,30 @@ function setBit(c: Client, argv: Buffer[]): CommandResult {
     mask: 1 << (7 - (offset % 8)),
     on: bit === 1,
     old: 0,
+    grew: false,
   };
-  const v = c.store.readModifyWrite(argv[1]!, setBitFunctions, ctx);
+  const key = argv[1]!;
+  const v = c.store.readModifyWrite(key, setBitFunctions, ctx);
   if (v.status !== 'pending') {
     if (v.status === 'wrongType') throw wrongTypeError();
+    notifySetBit(c, key, v.status === 'ok' && v.created, ctx);
     c.reply.integer(ctx.old);
     return undefined;
   }
   return v.pending.then((r) => {
     if (r.status === 'wrongType') throw wrongTypeError();
+    notifySetBit(c, key, r.status === 'ok' && r.created, ctx);
     c.reply.integer(ctx.old);
   });
+}
+
+/**
+ * SETBIT's events as Redis 7 sends them: `new` when it made the key, then
+ * `setbit` only when the value changed (made, grown, or the bit flipped).
+ */
+function notifySetBit(c: Client, key: Buffer, created: boolean, ctx: SetBitContext): void {
+  if (created) notify(c, NotifyClass.new, 'new', key);
+  if (ctx.grew || ctx.old !== (ctx.on ? 1 : 0)) notify(c, NotifyClass.string, 'setbit', key);
 }
 
 function getBit(c: Client, argv: Buffer[]): CommandResult {
@@ -117,10 +143,13 @@ function getBit(c: Client, argv: Buffer[]): CommandResult {
   const v = c.store.read(argv[1]!);
   mustBeString(v);
   if (v.status === 'found') c.reply.integer(bitOf(v.bytes, v.offset, v.length));
-  else if (v.status === 'notFound') c.reply.integer(0);
-  else {
+  else if (v.status === 'notFound') {
+    keyMiss(c, argv[1]!);
+    c.reply.integer(0);
+  } else {
     return v.pending.then((r) => {
       mustBeString(r);
+      if (r.status !== 'found') keyMiss(c, argv[1]!);
       c.reply.integer(r.status === 'found' ? bitOf(r.value, 0, r.value.length) : 0);
     });
   }
@@ -172,10 +201,13 @@ function bitCountCommand(c: Client, argv: Buffer[]): CommandResult {
   const v = c.store.read(argv[1]!);
   mustBeString(v);
   if (v.status === 'found') c.reply.integer(bitCount(argv, v.bytes, v.offset, v.length));
-  else if (v.status === 'notFound') c.reply.integer(0);
-  else {
+  else if (v.status === 'notFound') {
+    keyMiss(c, argv[1]!);
+    c.reply.integer(0);
+  } else {
     return v.pending.then((r) => {
       mustBeString(r);
+      if (r.status !== 'found') keyMiss(c, argv[1]!);
       c.reply.integer(r.status === 'found' ? bitCount(argv, r.value, 0, r.value.length) : 0);
     });
   }
@@ -303,8 +335,10 @@ function lcs(c: Client, a: Buffer, b: Buffer, o: LcsOptions): void {
 }
 
 function lcsCommand(c: Client, argv: Buffer[]): CommandResult {
+  // Both keys are looked up before their types are checked, as in Redis:
+  // each missing one is a `keymiss`, in order, whatever comes next.
   const ra = readValue(c.store, argv[1]!);
-  let rb: Buffer | null | Promise<Buffer | null>;
+  let rb: LcsValue | Promise<LcsValue>;
   try {
     rb = readValue(c.store, argv[2]!);
   } catch (e) {
@@ -313,7 +347,10 @@ function lcsCommand(c: Client, argv: Buffer[]): CommandResult {
     if (ra instanceof Promise) ra.catch(() => undefined);
     throw e;
   }
-  const run = (a: Buffer | null, b: Buffer | null) => {
+  const run = (a: LcsValue, b: LcsValue) => {
+    if (a === null) keyMiss(c, argv[1]!);
+    if (b === null) keyMiss(c, argv[2]!);
+    if (a === false || b === false) throw lcsTypeError();
     const o = parseLcsOptions(argv);
     lcs(c, a ?? Buffer.alloc(0), b ?? Buffer.alloc(0), o);
   };

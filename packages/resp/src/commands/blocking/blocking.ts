@@ -7,6 +7,8 @@ import {
   type End,
   moveOne,
   mpopReply,
+  notifyMoved,
+  notifyPopped,
   parseEnd,
   parseMpop,
   pop,
@@ -20,7 +22,7 @@ import {
 } from '../shared/collection-access.js';
 import { listGroup, sortedSetGroup } from '../shared/command-groups.js';
 import { type KeyPositions, NO_KEYS, SRC_DST } from '../shared/key-positions.js';
-import { popPairs } from '../zsets/zsets.js';
+import { notifyZpopped, popPairs } from '../zsets/zsets.js';
 import { parseDouble } from '../zsets/zsets-args.js';
 import {
   registryOf,
@@ -179,8 +181,10 @@ function blockOrAnswer(
 
 /**
  * What a blocking pop takes from a non-empty value at `key`: it pops,
- * writes the reply to `c` and returns the non-blocking command it is
- * logged as (LPOP, ZPOPMIN...).
+ * writes the reply to `c`, sends the pop's keyspace events (in `c`'s
+ * database: when serving a blocked client, Redis notifies with that
+ * client's) and returns the non-blocking command it is logged as (LPOP,
+ * ZPOPMIN...).
  */
 type Take<V> = (c: Client, key: Buffer, value: V) => Buffer[];
 
@@ -224,6 +228,7 @@ function blpop(c: Client, argv: Buffer[], end: End): CommandResult {
     parseTimeout(argv[argv.length - 1]!),
     (to, key, l) => {
       to.reply.array(2).bulk(key).bulkLatin1(pop(l, end));
+      notifyPopped(to, key, l, end);
       return [popName, key];
     },
   );
@@ -236,6 +241,7 @@ function blmpop(c: Client, argv: Buffer[]): CommandResult {
   return withOpenDb(c, () =>
     blockingPop<List>(c, keys, RecordType.LIST, timeout, (to, key, l) => {
       const n = mpopReply(to, key, l, end, count);
+      notifyPopped(to, key, l, end);
       return [popName, key, Buffer.from(String(n))];
     }),
   );
@@ -253,6 +259,7 @@ function bzpop(c: Client, argv: Buffer[], max: boolean): CommandResult {
     (to, key, z) => {
       to.reply.array(3).bulk(key);
       popPairs(to, z, 1, max, false);
+      notifyZpopped(to, key, z, max);
       return [popName, key];
     },
   );
@@ -274,6 +281,7 @@ function blmove(c: Client, argv: Buffer[], from: End, to: End, timeoutAt: number
   return withMovePair(c, src, dst, (l, d) => {
     if (l !== null) {
       const { value, write } = moveOne(c, src, l, dst, d, from, to);
+      notifyMoved(c, src, l, dst, d === null, from, to);
       const served = serveWaiters(c, dst);
       logAs(c, form(src, dst), ...served);
       return whenWritten(write, () => c.reply.bulkLatin1(value));
@@ -299,11 +307,17 @@ function blmove(c: Client, argv: Buffer[], from: End, to: End, timeoutAt: number
         c.replyError(wrongTypeError());
         return [];
       }
-      const { value, write } = moveOne(by, srcKey, a, dstKey, valueOrNull(b), from, to);
+      const d = valueOrNull(b);
+      const { value, write } = moveOne(by, srcKey, a, dstKey, d, from, to);
+      // In the served client's database, as Redis's serveClientBlockedOnList.
+      notifyMoved(c, srcKey, a, dstKey, d === null, from, to);
       background(write);
       // The destination changed under a WATCH of it (the source is touched by the caller).
       touchWatched(by.server, by.db, dstKey);
       c.reply.bulkLatin1(value);
+      // A rotation (BRPOPLPUSH k k) left its key as long as it was, and this
+      // waiter is still first in its queue: serving it again would not end.
+      if (srcKey.equals(dstKey)) return [form(srcKey, dstKey)];
       return [form(srcKey, dstKey), ...serveWaiters(by, dstKey)];
     });
   });

@@ -5,6 +5,7 @@ import type { CommandDefinition, CommandFlagName } from '../../server/command-ta
 import { subscriptionCounts } from '../pubsub/subscriptions.js';
 import { helpReply } from '../shared/help-reply.js';
 import { NO_KEYS } from '../shared/key-positions.js';
+import { trackingListFields, trackingSubcommands } from '../tracking/tracking-commands.js';
 import { setClientName } from './connection.js';
 
 const CLIENT_FLAGS: CommandFlagName[] = ['noscript', 'loading', 'stale'];
@@ -28,8 +29,10 @@ function localAddress(c: Client): string {
 export function clientInfoLine(c: Client): string {
   const now = Date.now();
   let flags = '';
+  const tracking = trackingListFields(c);
   if (c.subscribed) flags += 'P';
   if (c.multi !== null) flags += 'x';
+  flags += tracking.flags;
   if (c.noEvict) flags += 'e';
   if (flags === '') flags = 'N';
   const name = c.name === null ? '' : c.name.toString('latin1');
@@ -40,7 +43,7 @@ export function clientInfoLine(c: Client): string {
     ` flags=${flags} db=${c.db} sub=${subs.channels} psub=${subs.patterns} ssub=${subs.shardChannels} multi=${c.multi === null ? -1 : c.multi.queue.length}` +
     ` qbuf=${c.parser.bufferedBytes} qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0` +
     ` obl=${c.reply.pendingBytes} oll=0 omem=${c.socket.writableLength} tot-mem=0 events=r` +
-    ` cmd=${c.lastCommand} user=default redir=-1 resp=${c.protocol} lib-name=${c.libName} lib-ver=${c.libVer}\n`
+    ` cmd=${c.lastCommand} user=default redir=${tracking.redir} resp=${c.protocol} lib-name=${c.libName} lib-ver=${c.libVer}\n`
   );
 }
 
@@ -54,6 +57,10 @@ const clientSubcommand = {
 
 const HELP = [
   'CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:',
+  'CACHING (YES|NO)',
+  '    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.',
+  'GETREDIR',
+  '    Return the client ID we are redirecting to when tracking is enabled.',
   'GETNAME',
   '    Return the name of the current connection.',
   'ID',
@@ -80,6 +87,11 @@ const HELP = [
   '    Return information about client connections. Options:',
   '    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)',
   '      Return clients of specified type.',
+  'TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]',
+  '         [OPTIN] [OPTOUT] [NOLOOP]',
+  '    Control server assisted client side caching.',
+  'TRACKINGINFO',
+  '    Report tracking status for the current connection.',
   'NO-EVICT (ON|OFF)',
   '    Protect current client connection from eviction.',
   'SETNAME <name>',
@@ -98,8 +110,10 @@ function list(c: Client, argv: Buffer[]): undefined {
   if (argv.length > 2) {
     if (eqi(argv[2]!, 'type') && argv.length === 4) {
       const t = argv[3]!;
-      if (eqi(t, 'normal')) clients = c.server.clients.values();
-      else if (eqi(t, 'master') || eqi(t, 'replica') || eqi(t, 'slave') || eqi(t, 'pubsub')) {
+      const all = [...c.server.clients.values()];
+      if (eqi(t, 'normal')) clients = all.filter((x) => !x.subscribed);
+      else if (eqi(t, 'pubsub')) clients = all.filter((x) => x.subscribed);
+      else if (eqi(t, 'master') || eqi(t, 'replica') || eqi(t, 'slave')) {
         clients = [];
       } else {
         throw new CommandError(
@@ -161,12 +175,8 @@ function kill(c: Client, argv: Buffer[]): undefined {
     else if (eqi(opt, 'user')) user = val.toString('latin1');
     else if (eqi(opt, 'type')) {
       if (eqi(val, 'normal')) type = 'normal';
-      else if (
-        eqi(val, 'master') ||
-        eqi(val, 'replica') ||
-        eqi(val, 'slave') ||
-        eqi(val, 'pubsub')
-      ) {
+      else if (eqi(val, 'pubsub')) type = 'pubsub';
+      else if (eqi(val, 'master') || eqi(val, 'replica') || eqi(val, 'slave')) {
         type = 'other';
       } else {
         throw new CommandError(
@@ -192,6 +202,8 @@ function kill(c: Client, argv: Buffer[]): undefined {
     if (laddr !== null && localAddress(other) !== laddr) continue;
     if (user !== null && user !== 'default') continue;
     if (type === 'other') continue;
+    // A subscribed client is of Redis's pubsub class, every other one normal.
+    if (type !== null && (type === 'pubsub') !== other.subscribed) continue;
     if (skipMe && other === c) continue;
     killClient(c, other);
     killed++;
@@ -331,6 +343,7 @@ export const clientCommand: CommandDefinition = {
         return undefined;
       },
     },
+    ...trackingSubcommands,
     {
       name: 'help',
       arity: 2,

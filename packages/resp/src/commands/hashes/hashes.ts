@@ -14,7 +14,13 @@ import {
 import { add, formatHuman, isFiniteLongDouble, parseLongDouble } from '../../long-double.js';
 import type { Client } from '../../server/client.js';
 import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
-import { afterWrite, whenWritten, withCollection } from '../shared/collection-access.js';
+import { NotifyClass } from '../pubsub/keyspace-events.js';
+import {
+  afterWriteNew,
+  readMiss,
+  whenWrittenNotify,
+  withCollection,
+} from '../shared/collection-access.js';
 import { removeMembers } from '../shared/collection-remove.js';
 import { matches, parseCollectionScan } from '../shared/collection-scan-options.js';
 import { hashGroup } from '../shared/command-groups.js';
@@ -28,6 +34,13 @@ import { hincrbyfloatReplay } from './replay.js';
  * one-field command is O(1) on the structure; the record is rewritten only
  * when the cache writes it back. Fields and values are latin1 strings
  * inside the structure, bytes on the wire.
+ *
+ * Keyspace events as Redis's t_hash.c: `new` when a write creates the key,
+ * then the command's (`hset` for HSET, HMSET and HSETNX, `hincrby`,
+ * `hincrbyfloat`; `hdel`, then `del` when the hash is emptied), each once
+ * the change is made, whether the key was cached or read from the disk; a
+ * read of a missing key is a `keymiss`. As in Redis, the writers but HDEL
+ * reply before their event (after `new`).
  */
 
 const HASH = RecordType.HASH;
@@ -38,12 +51,21 @@ const hashValueNotFloatError = () =>
   new CommandError('ERR_NOT_FLOAT', 'ERR hash value is not a float');
 const outOfRangeError = () => new CommandError('ERR_SYNTAX', 'ERR value is out of range');
 
-/** The key's hash, or a new one; `done` after changing it writes/marks it. */
-function update(c: Client, key: Buffer, change: (h: HashValue) => () => void): CommandResult {
+/**
+ * The key's hash, or a new one; after `change` (which throws before changing
+ * anything, or returns the reply) it is written/marked and `event` published.
+ */
+function update(
+  c: Client,
+  key: Buffer,
+  event: string,
+  change: (h: HashValue) => () => void,
+): CommandResult {
   return withCollection<HashValue>(c, key, HASH, (found) => {
     const h = found ?? HashValue.empty();
     const reply = change(h);
-    return whenWritten(afterWrite(c, key, h, found === null), reply);
+    const written = afterWriteNew(c, key, h, found === null);
+    return whenWrittenNotify(c, written, reply, NotifyClass.hash, event, key);
   });
 }
 
@@ -63,9 +85,10 @@ function bulkOrNull(w: ReplyWriter, s: string | undefined): void {
   else w.bulkLatin1(s);
 }
 
-/** Runs `f` on the key's hash (null when missing), read only. */
+/** Runs `f` on the key's hash (null when missing: a key miss), read only. */
 function read(c: Client, key: Buffer, f: (h: HashValue | null) => void): CommandResult {
   return withCollection<HashValue>(c, key, HASH, (h) => {
+    if (h === null) readMiss(c, key);
     f(h);
     return undefined;
   });
@@ -73,7 +96,8 @@ function read(c: Client, key: Buffer, f: (h: HashValue | null) => void): Command
 
 function hset(c: Client, argv: Buffer[], name: 'hset' | 'hmset'): CommandResult {
   if (argv.length % 2 !== 0) throw wrongArityError(name);
-  return update(c, argv[1]!, (h) => {
+  // HMSET publishes `hset` too.
+  return update(c, argv[1]!, 'hset', (h) => {
     let added = 0;
     for (let i = 2; i < argv.length; i += 2) {
       if (h.set(latin1(argv[i]!), latin1(argv[i + 1]!))) added++;
@@ -83,16 +107,23 @@ function hset(c: Client, argv: Buffer[], name: 'hset' | 'hmset'): CommandResult 
 }
 
 function hsetnx(c: Client, argv: Buffer[]): CommandResult {
-  return update(c, argv[1]!, (h) => {
+  const key = argv[1]!;
+  return withCollection<HashValue>(c, key, HASH, (found) => {
     const f = latin1(argv[2]!);
-    if (h.has(f)) return () => c.reply.integer(0);
+    // The field is there: nothing changes, nothing is published.
+    if (found?.has(f)) {
+      c.reply.integer(0);
+      return undefined;
+    }
+    const h = found ?? HashValue.empty();
     h.set(f, latin1(argv[3]!));
-    return () => c.reply.integer(1);
+    const written = afterWriteNew(c, key, h, found === null);
+    return whenWrittenNotify(c, written, () => c.reply.integer(1), NotifyClass.hash, 'hset', key);
   });
 }
 
 function hdel(c: Client, argv: Buffer[]): CommandResult {
-  return removeMembers<HashValue>(c, argv, HASH, (h, f) => h.delete(f));
+  return removeMembers<HashValue>(c, argv, HASH, (h, f) => h.delete(f), NotifyClass.hash, 'hdel');
 }
 
 /** Redis's string2ll acceptance, exactly (no sign but '-', no leading zeros, int64). */
@@ -105,7 +136,7 @@ function strictInt64(s: string): bigint | null {
 function hincrby(c: Client, argv: Buffer[]): CommandResult {
   const incrArg = parseInteger(argv[3]!); // checks the range first, as Redis
   const incr = strictInt64(latin1(argv[3]!)) ?? BigInt(incrArg);
-  return update(c, argv[1]!, (h) => {
+  return update(c, argv[1]!, 'hincrby', (h) => {
     const f = latin1(argv[2]!);
     const old = h.get(f);
     let v = 0n;
@@ -126,7 +157,7 @@ function hincrbyfloat(c: Client, argv: Buffer[]): CommandResult {
   if (incr === null) throw notFloatError();
   if (!isFiniteLongDouble(incr))
     throw new CommandError('ERR_NAN_OR_INFINITY', 'ERR value is NaN or Infinity');
-  return update(c, argv[1]!, (h) => {
+  return update(c, argv[1]!, 'hincrbyfloat', (h) => {
     const f = latin1(argv[2]!);
     const old = h.get(f);
     let v = ZERO;

@@ -1,43 +1,76 @@
 import type { CollectionStore } from '@strata/collections';
 import { type ReadResult, RecordType, type StoreCore } from '@strata/hlog';
 import { INT64_MAX_DOUBLE } from '@strata/io';
-import { eqi, parseInteger, pushTo } from '../../args.js';
+import { eqi, parseInteger } from '../../args.js';
 import { CommandError, dbIndexError, invalidExpireError, syntaxError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
 import { signalDatabase, signalReady } from '../blocking/blocking-registry.js';
+import { NotifyClass, notify, notifyKeyspaceEvent } from '../pubsub/keyspace-events.js';
 import { genericGroup } from '../shared/command-groups.js';
+import { expiredOnMiss, readMissed } from '../shared/expiry.js';
 import { ALL_KEYS, KEY1, NO_KEYS, SRC_DST } from '../shared/key-positions.js';
 import { whenNonZero } from '../shared/replay-rules.js';
 import { expireReplay } from './replay.js';
 
+type KeyOp = (store: StoreCore, key: Buffer) => boolean | Promise<boolean>;
+
+/**
+ * What one key of a countKeys command publishes once its answer is known
+ * (`yes`: `op` said yes; `waited`: it came from the disk).
+ */
+type KeyEvents = (c: Client, key: Buffer, yes: boolean, waited: boolean) => void;
+
 /**
  * Counts the keys for which `op` says yes. Every operation is issued at
  * once, so keys on disk are read concurrently (one batch of reads, not one
- * after the other).
+ * after the other). `events` publishes each key's events in argument order
+ * before the reply, as Redis notifies key by key as it goes: the answers
+ * before the first one on disk at once, the others once all are in (only
+ * those are kept).
  */
-function countKeys(
-  c: Client,
-  argv: Buffer[],
-  op: (store: StoreCore, key: Buffer) => boolean | Promise<boolean>,
-): CommandResult {
+function countKeys(c: Client, argv: Buffer[], op: KeyOp, events: KeyEvents): CommandResult {
   const store = c.store;
   let n = 0;
-  let waits: Promise<boolean>[] | null = null;
+  let waits: (boolean | Promise<boolean>)[] | null = null;
+  let first = 0;
   for (let i = 1; i < argv.length; i++) {
     const r = op(store, argv[i]!);
-    if (r === true) n++;
-    else if (r !== false) waits = pushTo(waits, r);
+    if (waits === null) {
+      if (r === true || r === false) {
+        if (r) n++;
+        events(c, argv[i]!, r, false);
+        continue;
+      }
+      waits = [];
+      first = i;
+    }
+    waits.push(r);
   }
   if (waits === null) {
     c.reply.integer(n);
     return undefined;
   }
   return Promise.all(waits).then((rs) => {
-    for (const r of rs) if (r) n++;
+    for (let j = 0; j < rs.length; j++) {
+      const yes = rs[j]!;
+      if (yes) n++;
+      events(c, argv[first + j]!, yes, true);
+    }
     c.reply.integer(n);
   });
 }
+
+/** DEL / UNLINK: `del` for each key removed, `expired` for one found expired (Redis's delGenericCommand). */
+const delEvents: KeyEvents = (c, key, deleted, waited) => {
+  if (deleted) notify(c, NotifyClass.generic, 'del', key);
+  else expiredOnMiss(c, key, waited);
+};
+
+/** EXISTS / TOUCH: a miss is a lookupKeyRead's: `expired` if it just expired, then `keymiss`. */
+const existsEvents: KeyEvents = (c, key, found, waited) => {
+  if (!found) readMissed(c, key, waited);
+};
 
 function exists(store: StoreCore, key: Buffer): boolean | Promise<boolean> {
   const v = store.probe(key);
@@ -88,19 +121,26 @@ export function typeName(type: number): string {
   }
 }
 
-function withProbe(c: Client, key: Buffer, f: (r: ReadResult) => CommandResult): CommandResult {
+/** `f` of the key's probe; `waited`: the answer came from the disk. */
+function withProbe(
+  c: Client,
+  key: Buffer,
+  f: (r: ReadResult, waited: boolean) => CommandResult,
+): CommandResult {
   const r = probe(c.store, key);
-  if (r instanceof Promise) return r.then((x) => f(x));
-  return f(r);
+  if (r instanceof Promise) return r.then((x) => f(x, true));
+  return f(r, false);
 }
 
 // ---- TTL -----------------------------------------------------------------------
 
 /** TTL / PTTL / EXPIRETIME / PEXPIRETIME (Redis's ttlGenericCommand). */
 function ttl(c: Client, argv: Buffer[], ms: boolean, absolute: boolean): CommandResult {
-  return withProbe(c, argv[1]!, (r) => {
-    if (r.status === 'notFound') c.reply.integer(-2);
-    else if (r.expiresAt === 0) c.reply.integer(-1);
+  return withProbe(c, argv[1]!, (r, waited) => {
+    if (r.status === 'notFound') {
+      readMissed(c, argv[1]!, waited);
+      c.reply.integer(-2);
+    } else if (r.expiresAt === 0) c.reply.integer(-1);
     else {
       let t = absolute ? r.expiresAt : r.expiresAt - c.now();
       if (t < 0) t = 0;
@@ -159,8 +199,9 @@ function expire(
   when += base;
   const key = argv[1]!;
   const store = c.store;
-  return withProbe(c, key, (r) => {
+  return withProbe(c, key, (r, waited) => {
     if (r.status === 'notFound') {
+      expiredOnMiss(c, key, waited);
       c.reply.integer(0);
       return undefined;
     }
@@ -176,42 +217,62 @@ function expire(
     }
     if (when <= c.now()) {
       // Already expired (by the store's clock, which AOF replay sets to the
-      // command's time): the key goes now, as Redis deletes it.
+      // command's time): the key goes now, as Redis deletes it, with `del`.
       c.collections.invalidate(key);
       const d = store.remove(key);
       if (d.status === 'pending') {
         return d.pending.then(() => {
+          notify(c, NotifyClass.generic, 'del', key);
           c.reply.integer(1);
         });
       }
+      notify(c, NotifyClass.generic, 'del', key);
       c.reply.integer(1);
       return undefined;
     }
-    const collections = c.collections;
     const v = store.setExpiry(key, when);
     if (v.status === 'pending') {
-      return v.pending.then((x) => {
-        if (x.status === 'ok') collections.expiryChanged(key, when);
-        c.reply.integer(x.status === 'ok' ? 1 : 0);
-      });
+      return v.pending.then((x) => expiryDone(c, key, when, x.status, 'expire'));
     }
-    if (v.status === 'ok') collections.expiryChanged(key, when);
-    c.reply.integer(v.status === 'ok' ? 1 : 0);
+    expiryDone(c, key, when, v.status, 'expire');
     return undefined;
   });
 }
 
+/**
+ * EXPIRE's or PERSIST's reply once the store set the expiry (or found no
+ * key, or for PERSIST none to remove), and its event: Redis replies to
+ * EXPIRE before notifying, and to PERSIST after.
+ */
+function expiryDone(
+  c: Client,
+  key: Buffer,
+  when: number,
+  status: 'ok' | 'notSet' | 'notFound',
+  event: 'expire' | 'persist',
+): void {
+  if (status !== 'ok') {
+    c.reply.integer(0);
+    return;
+  }
+  c.collections.expiryChanged(key, when);
+  if (event === 'expire') c.reply.integer(1);
+  notify(c, NotifyClass.generic, event, key);
+  if (event === 'persist') c.reply.integer(1);
+}
+
+/** PERSIST (Redis's persistCommand: a write lookup, then `persist` when an expiry went). */
 function persist(c: Client, argv: Buffer[]): CommandResult {
-  const collections = c.collections;
-  const v = c.store.setExpiry(argv[1]!, 0);
+  const key = argv[1]!;
+  const v = c.store.setExpiry(key, 0);
   if (v.status === 'pending') {
     return v.pending.then((r) => {
-      if (r.status === 'ok') collections.expiryChanged(argv[1]!, 0);
-      c.reply.integer(r.status === 'ok' ? 1 : 0);
+      if (r.status === 'notFound') expiredOnMiss(c, key, true);
+      expiryDone(c, key, 0, r.status, 'persist');
     });
   }
-  if (v.status === 'ok') collections.expiryChanged(argv[1]!, 0);
-  c.reply.integer(v.status === 'ok' ? 1 : 0);
+  if (v.status === 'notFound') expiredOnMiss(c, key, false);
+  expiryDone(c, key, 0, v.status, 'persist');
   return undefined;
 }
 
@@ -262,9 +323,13 @@ function transfer(
     const toCollections = keyspace.collections(toDb) as CollectionStore;
     // A cached collection is written back first: the record is what moves.
     await fromCollections.writeBack(src);
+    const server = c.server;
     const r = await readValue(from, src);
     if (r.status === 'notFound') {
+      // Write lookups but COPY's, whose read lookup of the source misses (keymiss).
+      expiredOnMiss(c, src, false, from, fromDb);
       if (mode === 'rename' || mode === 'renamenx') throw noSuchKeyError();
+      if (mode !== 'move') notifyKeyspaceEvent(server, NotifyClass.keyMiss, 'keymiss', src, fromDb);
       c.reply.integer(0);
       return;
     }
@@ -275,11 +340,15 @@ function transfer(
       else c.reply.integer(0);
       return;
     }
-    if (mode === 'renamenx' || mode === 'copy' || mode === 'move') {
+    // The destination's lookup: to refuse an existing one, or (when expired
+    // keys are notified) to find it expired as Redis's lookupKeyWrite does.
+    const refuses = mode === 'renamenx' || mode === 'copy' || mode === 'move';
+    if (refuses || (server.config.notifyKeyspaceEvents & NotifyClass.expired) !== 0) {
       const d = to.probe(dst);
       const exists =
         d.status === 'pending' ? (await d.pending).status === 'found' : d.status === 'found';
-      if (exists) {
+      if (!exists) expiredOnMiss(c, dst, false, to, toDb);
+      else if (refuses) {
         c.reply.integer(0);
         return;
       }
@@ -289,6 +358,18 @@ function transfer(
     if (mode !== 'copy' && mode !== 'copy-replace') {
       fromCollections.invalidate(src);
       await settled(from.remove(src));
+    }
+    // Redis's dbAdd of the destination says `new` (an overwritten one too:
+    // it is deleted first), then the command its own events.
+    notifyKeyspaceEvent(server, NotifyClass.new, 'new', dst, toDb, c);
+    if (mode === 'rename' || mode === 'renamenx') {
+      notifyKeyspaceEvent(server, NotifyClass.generic, 'rename_from', src, fromDb, c);
+      notifyKeyspaceEvent(server, NotifyClass.generic, 'rename_to', dst, toDb, c);
+    } else if (mode === 'move') {
+      notifyKeyspaceEvent(server, NotifyClass.generic, 'move_from', src, fromDb, c);
+      notifyKeyspaceEvent(server, NotifyClass.generic, 'move_to', dst, toDb, c);
+    } else {
+      notifyKeyspaceEvent(server, NotifyClass.generic, 'copy_to', dst, toDb, c);
     }
     // Clients blocked on the destination are served, as Redis signals it ready.
     await signalReady(c, toDb, dst);
@@ -387,7 +468,7 @@ export const keyCommands: CommandDefinition[] = [
     since: '1.0.0',
     complexity: 'O(N) where N is the number of keys that will be removed.',
     summary: 'Deletes one or more keys.',
-    handler: (c, argv) => countKeys(c, argv, removeKey(c)),
+    handler: (c, argv) => countKeys(c, argv, removeKey(c), delEvents),
     replay: whenNonZero,
   },
   {
@@ -400,7 +481,7 @@ export const keyCommands: CommandDefinition[] = [
     since: '4.0.0',
     complexity: 'O(1) for each key removed regardless of its size.',
     summary: 'Asynchronously deletes one or more keys.',
-    handler: (c, argv) => countKeys(c, argv, removeKey(c)),
+    handler: (c, argv) => countKeys(c, argv, removeKey(c), delEvents),
     replay: whenNonZero,
   },
   {
@@ -412,7 +493,7 @@ export const keyCommands: CommandDefinition[] = [
     since: '1.0.0',
     complexity: 'O(N) where N is the number of keys to check.',
     summary: 'Determines whether one or more keys exist.',
-    handler: (c, argv) => countKeys(c, argv, exists),
+    handler: (c, argv) => countKeys(c, argv, exists, existsEvents),
   },
   {
     name: 'touch',
@@ -424,7 +505,7 @@ export const keyCommands: CommandDefinition[] = [
     complexity: 'O(N) where N is the number of keys that will be touched.',
     summary:
       'Returns the number of existing keys out of those specified after updating the time they were last accessed.',
-    handler: (c, argv) => countKeys(c, argv, exists),
+    handler: (c, argv) => countKeys(c, argv, exists, existsEvents),
   },
   {
     name: 'type',
@@ -436,8 +517,12 @@ export const keyCommands: CommandDefinition[] = [
     complexity: 'O(1)',
     summary: 'Determines the type of value stored at a key.',
     handler(c, argv) {
-      return withProbe(c, argv[1]!, (r) => {
-        c.reply.simple(r.status === 'found' ? typeName(r.type) : 'none');
+      return withProbe(c, argv[1]!, (r, waited) => {
+        if (r.status === 'found') c.reply.simple(typeName(r.type));
+        else {
+          readMissed(c, argv[1]!, waited);
+          c.reply.simple('none');
+        }
         return undefined;
       });
     },

@@ -8,6 +8,7 @@ import type {
   CommandResult,
 } from '../../server/command-table.js';
 import { genericGroup } from '../shared/command-groups.js';
+import { expiredOnMiss } from '../shared/expiry.js';
 import { helpReply } from '../shared/help-reply.js';
 import { NO_KEYS } from '../shared/key-positions.js';
 
@@ -34,18 +35,28 @@ function refCount(bytes: Uint8Array, off: number, len: number): number {
   return v >= 0 && v < SHARED_INTEGERS ? SHARED_REFCOUNT : 1;
 }
 
-/** Looks the key up and replies with `f` of its value, null when it is missing. */
+/**
+ * Looks the key up and replies with `f` of its value, null when it is
+ * missing. OBJECT's lookup (Redis's objectCommandLookup) notifies no key
+ * miss, but a key it finds expired is `expired`.
+ */
 function withValue(
   f: (c: Client, bytes: Uint8Array, off: number, len: number) => void,
 ): CommandHandler {
   return (c, argv): CommandResult => {
-    const v = c.store.read(argv[2]!);
+    const key = argv[2]!;
+    const v = c.store.read(key);
     if (v.status === 'found') f(c, v.bytes, v.offset, v.length);
-    else if (v.status === 'notFound') c.reply.null();
-    else {
+    else if (v.status === 'notFound') {
+      expiredOnMiss(c, key, false);
+      c.reply.null();
+    } else {
       return v.pending.then((r) => {
         if (r.status === 'found') f(c, r.value, 0, r.value.length);
-        else c.reply.null();
+        else {
+          expiredOnMiss(c, key, true);
+          c.reply.null();
+        }
       });
     }
     return undefined;
@@ -58,8 +69,12 @@ function withValue(
  */
 const encoding: CommandHandler = (c, argv): CommandResult => {
   const key = argv[2]!;
-  const reply = (r: { status: 'found'; type: number } | { status: 'notFound' }): CommandResult => {
+  const reply = (
+    r: { status: 'found'; type: number } | { status: 'notFound' },
+    waited: boolean,
+  ): CommandResult => {
     if (r.status === 'notFound') {
+      expiredOnMiss(c, key, waited);
       c.reply.null();
       return undefined;
     }
@@ -85,8 +100,8 @@ const encoding: CommandHandler = (c, argv): CommandResult => {
     return undefined;
   };
   const p = c.store.probe(key);
-  if (p.status === 'pending') return p.pending.then((r) => reply(r));
-  return reply(p);
+  if (p.status === 'pending') return p.pending.then((r) => reply(r, true));
+  return reply(p, false);
 };
 
 const noLfuError = () =>

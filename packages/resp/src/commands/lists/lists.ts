@@ -5,6 +5,7 @@ import { CommandError, syntaxError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
 import { signalKey } from '../blocking/blocking-registry.js';
+import { NotifyClass, notify } from '../pubsub/keyspace-events.js';
 import {
   afterChange,
   afterWrite,
@@ -21,6 +22,7 @@ import { listGroup } from '../shared/command-groups.js';
 import { indexAt, indexWindow } from '../shared/index-range.js';
 import { KEY1, NO_KEYS, SRC_DST } from '../shared/key-positions.js';
 import { member, outOfRange, parsePositive, parseRanged } from '../zsets/zsets-args.js';
+import { keyMiss } from '../zsets/zsets-notify.js';
 
 const LIST = RecordType.LIST;
 
@@ -50,6 +52,40 @@ export function push(l: List, end: End, v: string): void {
   else l.pushBack(v);
 }
 
+// ---- keyspace notifications --------------------------------------------------------
+//
+// The events of Redis 7's t_list.c (notify-keyspace-events), each sent once
+// the change is made in memory, before blocked clients are served (Redis
+// serves them after the command): `new` (n) where Redis's dbAdd creates the
+// key, the command's own event (l), `del` (g) when it empties the list;
+// `keymiss` (m) where Redis's lookupKeyRead misses (the reads; the writes
+// look up with lookupKeyWrite, which sends none). `notify` returns at once
+// for a class that is off.
+
+/** Elements were popped from `end` of the list at `key`: `lpop`/`rpop`, then `del` if that emptied it. */
+export function notifyPopped(c: Client, key: Buffer, l: List, end: End): void {
+  notify(c, NotifyClass.list, end === 'left' ? 'lpop' : 'rpop', key);
+  if (l.size === 0) notify(c, NotifyClass.generic, 'del', key);
+}
+
+/**
+ * A move (LMOVE, BLMOVE, RPOPLPUSH) made: Redis's lmoveHandlePush (`new`
+ * when it created `dst`, `lpush`/`rpush`), then the pop from `src`.
+ */
+export function notifyMoved(
+  c: Client,
+  src: Buffer,
+  l: List,
+  dst: Buffer,
+  created: boolean,
+  from: End,
+  to: End,
+): void {
+  if (created) notify(c, NotifyClass.new, 'new', dst);
+  notify(c, NotifyClass.list, to === 'left' ? 'lpush' : 'rpush', dst);
+  notifyPopped(c, src, l, from);
+}
+
 // ---- pushes -------------------------------------------------------------------------
 
 function pushCommand(c: Client, argv: Buffer[], end: End, onlyIfExists: boolean): CommandResult {
@@ -63,6 +99,8 @@ function pushCommand(c: Client, argv: Buffer[], end: End, onlyIfExists: boolean)
     for (let i = 2; i < argv.length; i++) push(l, end, member(argv[i]!));
     const length = l.size;
     const w = afterWrite(c, key, l, found === null);
+    if (found === null) notify(c, NotifyClass.new, 'new', key);
+    notify(c, NotifyClass.list, end === 'left' ? 'lpush' : 'rpush', key);
     // Blocked clients are served after the push, before this reply leaves:
     // the reply still says the length the push made, as Redis's does.
     signalKey(c, key, argv);
@@ -110,7 +148,9 @@ function popCommand(c: Client, argv: Buffer[], end: End): CommandResult {
     }
     const n = Math.min(count, l.size);
     if (hasCount) c.reply.array(n);
-    return popInto(c, key, l, end, n);
+    const w = popInto(c, key, l, end, n);
+    notifyPopped(c, key, l, end);
+    return w;
   });
 }
 
@@ -119,6 +159,7 @@ function popCommand(c: Client, argv: Buffer[], end: End): CommandResult {
 function lindex(c: Client, argv: Buffer[]): CommandResult {
   return withList(c, argv[1]!, (l) => {
     if (l === null) {
+      keyMiss(c, argv[1]!);
       c.reply.null();
       return undefined;
     }
@@ -137,6 +178,7 @@ function lset(c: Client, argv: Buffer[]): CommandResult {
     if (i === -1) throw outOfRange('index out of range');
     l.set(i, member(argv[3]!));
     c.collections.changed(key, l);
+    notify(c, NotifyClass.list, 'lset', key);
     c.reply.simple('OK');
     return undefined;
   });
@@ -146,6 +188,7 @@ function lrange(c: Client, argv: Buffer[]): CommandResult {
   const start = parseInteger(argv[2]!);
   const end = parseInteger(argv[3]!);
   return withList(c, argv[1]!, (l) => {
+    if (l === null) keyMiss(c, argv[1]!);
     const w = l === null ? null : indexWindow(l.size, start, end);
     if (w === null) {
       c.reply.array(0);
@@ -171,7 +214,11 @@ function ltrim(c: Client, argv: Buffer[]): CommandResult {
     const w = indexWindow(l.size, start, end);
     if (w === null) l.clear();
     else l.trim(w[0], w[1]);
-    return whenWritten(afterChange(c, key, l), () => c.reply.simple('OK'));
+    const written = afterChange(c, key, l);
+    // Sent even when nothing was trimmed, as Redis does.
+    notify(c, NotifyClass.list, 'ltrim', key);
+    if (l.size === 0) notify(c, NotifyClass.generic, 'del', key);
+    return whenWritten(written, () => c.reply.simple('OK'));
   });
 }
 
@@ -184,7 +231,10 @@ function lrem(c: Client, argv: Buffer[]): CommandResult {
       c.reply.integer(0);
       return undefined;
     }
-    return whenWritten(afterChange(c, key, l!), () => c.reply.integer(n));
+    const written = afterChange(c, key, l!);
+    notify(c, NotifyClass.list, 'lrem', key);
+    if (l!.size === 0) notify(c, NotifyClass.generic, 'del', key);
+    return whenWritten(written, () => c.reply.integer(n));
   });
 }
 
@@ -213,6 +263,7 @@ function linsert(c: Client, argv: Buffer[]): CommandResult {
     }
     l.insert(after ? at + 1 : at, member(argv[4]!));
     c.collections.changed(key, l);
+    notify(c, NotifyClass.list, 'linsert', key);
     c.reply.integer(l.size);
     return undefined;
   });
@@ -241,6 +292,7 @@ function lpos(c: Client, argv: Buffer[]): CommandResult {
   const wanted = member(argv[2]!);
   return withList(c, argv[1]!, (l) => {
     if (l === null) {
+      keyMiss(c, argv[1]!);
       if (count !== -1) c.reply.array(0);
       else c.reply.null();
       return undefined;
@@ -323,6 +375,7 @@ function lmove(c: Client, argv: Buffer[], from: End, to: End): CommandResult {
       return undefined;
     }
     const { value, write } = moveOne(c, src, l, dst, d, from, to);
+    notifyMoved(c, src, l, dst, d === null, from, to);
     signalKey(c, dst, argv);
     return whenWritten(write, () => c.reply.bulkLatin1(value));
   });
@@ -375,7 +428,9 @@ function lmpop(c: Client, argv: Buffer[]): CommandResult {
         return undefined;
       }
       mpopReply(c, keys[i]!, l, end, count);
-      return afterChange(c, keys[i]!, l);
+      const written = afterChange(c, keys[i]!, l);
+      notifyPopped(c, keys[i]!, l, end);
+      return written;
     }),
   );
 }
@@ -462,6 +517,7 @@ export const listCommands: CommandDefinition[] = [
     summary: 'Returns the length of a list.',
     handler: (c, a) =>
       withList(c, a[1]!, (l) => {
+        if (l === null) keyMiss(c, a[1]!);
         c.reply.integer(l?.size ?? 0);
         return undefined;
       }),

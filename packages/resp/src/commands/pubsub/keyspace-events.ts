@@ -1,5 +1,6 @@
 import type { Client } from '../../server/client.js';
 import type { ServerState } from '../../server/server-state.js';
+import { keyModified, trackingActive } from '../tracking/invalidation.js';
 import { publish } from './publish.js';
 
 /**
@@ -109,7 +110,11 @@ export function notifyKeyspaceEvent(
   event: string,
   key: Buffer,
   db: number,
+  by: Client | null = null,
 ): void {
+  // Every event but a miss says the key changed: tracking clients' cached
+  // copies go, whether or not events are published (Redis's signalModifiedKey).
+  if (type !== NotifyClass.keyMiss) keyModified(server, key, by);
   const flags = server.config.notifyKeyspaceEvents;
   if ((flags & type) === 0) return;
   if ((flags & NotifyClass.keyspace) !== 0) {
@@ -123,6 +128,15 @@ export function notifyKeyspaceEvent(
 
 /** `notifyKeyspaceEvent` in the client's selected database: what a handler calls once it changed `key`. */
 export function notify(c: Client, type: NotifyClassBit, event: string, key: Buffer): void {
-  if ((c.server.config.notifyKeyspaceEvents & type) === 0) return;
-  notifyKeyspaceEvent(c.server, type, event, key, c.db);
+  notifyKeyspaceEvent(c.server, type, event, key, c.db, c);
+}
+
+/**
+ * Whether a change of a class in `mask` is signalled at all: its events are
+ * published, or a client tracks keys (then every change invalidates). Work
+ * done only to send a change's `notify` (a loop over MSET's keys, waiting
+ * for a write on the disk) is skipped when this is false.
+ */
+export function changeSignalled(c: Client, mask: number): boolean {
+  return (c.server.config.notifyKeyspaceEvents & mask) !== 0 || trackingActive(c.server);
 }

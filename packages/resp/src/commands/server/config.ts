@@ -7,6 +7,7 @@ import type { CommandDefinition } from '../../server/command-table.js';
 import type { OutputLimit, OutputLimits, ServerState } from '../../server/server-state.js';
 import { formatNotifyFlags, parseNotifyFlags } from '../pubsub/keyspace-events.js';
 import { NO_KEYS } from '../shared/key-positions.js';
+import { trackingServer } from '../tracking/tracking-state.js';
 
 interface Parameter {
   get(s: ServerState): string;
@@ -74,6 +75,17 @@ function parseOutputLimits(value: string, current: OutputLimits): OutputLimits {
   return next;
 }
 
+function nonNegative(value: string, name: string): number {
+  const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(n)) {
+    throw new CommandError(
+      'ERR_SYNTAX',
+      `ERR CONFIG SET failed (possibly related to argument '${name}') - argument couldn't be parsed into an integer`,
+    );
+  }
+  return n;
+}
+
 /** The settings that exist here, under Redis's names. */
 const PARAMETERS: Record<string, Parameter> = {
   requirepass: {
@@ -131,6 +143,12 @@ const PARAMETERS: Record<string, Parameter> = {
         );
       }
       s.config = { ...s.config, notifyKeyspaceEvents: flags };
+    },
+  },
+  'tracking-table-max-keys': {
+    get: (s) => String(s.state(trackingServer).maxKeys),
+    set(s, v) {
+      s.state(trackingServer).maxKeys = nonNegative(v, 'tracking-table-max-keys');
     },
   },
   databases: { get: (s) => String(s.keyspace.count) },

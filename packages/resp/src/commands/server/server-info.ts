@@ -2,6 +2,7 @@ import { Store } from '@strata/hlog';
 import type { ServerState } from '../../server/server-state.js';
 import { blockedClients } from '../blocking/blocking-registry.js';
 import { pubsubCounts } from '../pubsub/subscriptions.js';
+import { trackingCounts } from '../tracking/tracking-state.js';
 
 /** What HELLO and INFO report: clients pick features by the Redis version. */
 export const SERVER_NAME = 'redis';
@@ -27,6 +28,7 @@ const SECTIONS: Record<string, Section> = {
     `connected_clients:${s.clients.size}`,
     `maxclients:${s.config.maxclients}`,
     `blocked_clients:${blockedClients(s)}`,
+    `tracking_clients:${trackingCounts(s).clients}`,
     `pending_commands:${s.inFlight}`,
     `watching_clients:${new Set([...s.watched.values()].flatMap((m) => [...m.values()].flatMap((x) => [...x]))).size}`,
   ],
@@ -59,6 +61,9 @@ const SECTIONS: Record<string, Section> = {
     `pubsub_channels:${pubsubCounts(s).channels}`,
     `pubsub_patterns:${pubsubCounts(s).patterns}`,
     `pubsubshard_channels:${pubsubCounts(s).shardChannels}`,
+    `tracking_total_keys:${trackingCounts(s).keys}`,
+    `tracking_total_items:${trackingCounts(s).items}`,
+    `tracking_total_prefixes:${trackingCounts(s).prefixes}`,
     `client_output_buffer_limit_disconnections:${s.stats.outputLimitDisconnections}`,
   ],
   replication: () => ['role:master', 'connected_slaves:0'],

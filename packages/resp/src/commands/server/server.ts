@@ -4,6 +4,7 @@ import type { Client } from '../../server/client.js';
 import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
 import { keyspaceLines } from '../scan/scan.js';
 import { NO_KEYS } from '../shared/key-positions.js';
+import { invalidateAll } from '../tracking/invalidation.js';
 import { configCommand } from './config.js';
 import { infoSections, infoText } from './server-info.js';
 
@@ -20,6 +21,8 @@ function flush(c: Client, dbs: number[], touch: number): CommandResult {
     for (const db of dbs) await server.keyspace.flush(db);
     server.touchAll(touch);
     c.reply.simple('OK');
+    // Every tracking client drops its whole cache, as in Redis (FLUSHDB too).
+    invalidateAll(server);
   });
 }
 

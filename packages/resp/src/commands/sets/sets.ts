@@ -4,14 +4,22 @@ import { eqi, parseInteger } from '../../args.js';
 import { CommandError, syntaxError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
+import { NotifyClass, notify } from '../pubsub/keyspace-events.js';
 import {
   afterChange,
-  afterWrite,
+  afterChangeNotify,
+  afterWriteNotify,
   bothWritten,
   type Found,
+  keyExists,
+  lookupTogether,
+  lookupValue,
+  readCollections,
+  readMiss,
+  readValues,
   whenWritten,
+  whenWrittenNotify,
   withCollection,
-  withCollections,
 } from '../shared/collection-access.js';
 import { removeMembers } from '../shared/collection-remove.js';
 import { matches, parseCollectionScan } from '../shared/collection-scan-options.js';
@@ -26,6 +34,17 @@ import { spopReplay } from './replay.js';
  * Multi-key commands look every key up at once (keys on disk are read
  * concurrently) and answer WRONGTYPE when any of them holds another type,
  * before anything is computed, as Redis does.
+ *
+ * Keyspace events as Redis's t_set.c, each once the change is made (the
+ * keys cached or read from the disk): `new` when a write creates a key,
+ * `sadd`, `srem` and `spop` (then `del` when the set is emptied), SMOVE's
+ * `srem` of the source (its `del`) then `sadd` of the destination (its
+ * `new` first), the STOREs' `sinterstore`/`sunionstore`/`sdiffstore` or,
+ * for an empty result, `del` of a destination that existed; a read lookup
+ * of a missing key (every source of SINTER..SDIFFSTORE) is a `keymiss`.
+ * Each event goes before or after the reply where Redis's does (a client
+ * subscribed to its own keys sees it): SPOP's `del` and the STOREs' events
+ * follow the reply, SINTERSTORE's `del` for a missing source precedes it.
  */
 
 const SET = RecordType.SET;
@@ -42,8 +61,10 @@ function integerOr(arg: Buffer, error: () => CommandError): number {
   }
 }
 
+/** Runs `f` on the key's set (null when missing: a key miss), read only. */
 function read(c: Client, key: Buffer, f: (s: SetValue | null) => void): CommandResult {
   return withCollection<SetValue>(c, key, SET, (s) => {
+    if (s === null) readMiss(c, key);
     f(s);
     return undefined;
   });
@@ -61,12 +82,13 @@ function sadd(c: Client, argv: Buffer[]): CommandResult {
       reply();
       return undefined;
     }
-    return whenWritten(afterWrite(c, key, s, found === null), reply);
+    const written = afterWriteNotify(c, key, s, found === null, NotifyClass.set, 'sadd');
+    return whenWritten(written, reply);
   });
 }
 
 function srem(c: Client, argv: Buffer[]): CommandResult {
-  return removeMembers<SetValue>(c, argv, SET, (s, m) => s.delete(m));
+  return removeMembers<SetValue>(c, argv, SET, (s, m) => s.delete(m), NotifyClass.set, 'srem');
 }
 
 /** Members as a RESP3 set (an array in RESP2). */
@@ -95,7 +117,7 @@ function spop(c: Client, argv: Buffer[]): CommandResult {
       }
       const m = s.random(Math.random);
       s.delete(m);
-      return whenWritten(afterChange(c, key, s), () => c.reply.bulkLatin1(m));
+      return afterPop(c, key, s, () => c.reply.bulkLatin1(m));
     });
   }
   const count = integerOr(argv[2]!, mustBePositiveError);
@@ -118,8 +140,16 @@ function spop(c: Client, argv: Buffer[]): CommandResult {
         popped.push(m);
       }
     }
-    return whenWritten(afterChange(c, key, s), () => replyMembers(c, popped, popped.length));
+    return afterPop(c, key, s, () => replyMembers(c, popped, popped.length));
   });
+}
+
+/** After a pop from `s` at `key`: `spop`, the reply, then `del` if it was emptied (Redis's order). */
+function afterPop(c: Client, key: Buffer, s: SetValue, reply: () => void): CommandResult {
+  notify(c, NotifyClass.set, 'spop', key);
+  const written = afterChange(c, key, s);
+  if (s.size > 0) return whenWritten(written, reply);
+  return whenWrittenNotify(c, written, reply, NotifyClass.generic, 'del', key);
 }
 
 function srandmember(c: Client, argv: Buffer[]): CommandResult {
@@ -175,28 +205,31 @@ function smove(c: Client, argv: Buffer[]): CommandResult {
   const src = argv[1]!;
   const dst = argv[2]!;
   const member = latin1(argv[3]!);
-  return withCollections<SetValue>(
-    c,
-    [src, dst],
-    SET,
-    ([from = null, to = null]) => {
-      if (from === null || !from.has(member)) {
-        c.reply.integer(0);
-        return undefined;
-      }
-      if (src.equals(dst)) {
-        c.reply.integer(1);
-        return undefined;
-      }
-      from.delete(member);
-      const left = afterChange(c, src, from);
-      const target = to ?? SetValue.empty();
-      // The destination is written only when it gained the member.
-      const moved = target.add(member) ? afterWrite(c, dst, target, to === null) : undefined;
-      return whenWritten(bothWritten(left, moved), () => c.reply.integer(1));
-    },
-    true,
-  );
+  return lookupTogether<SetValue>(c, [src, dst], SET, true, ([fromR, toR]) => {
+    // No source: 0, whatever the destination holds (Redis checks types after).
+    if (fromR!.status === 'missing') {
+      c.reply.integer(0);
+      return undefined;
+    }
+    const from = lookupValue(fromR!)!;
+    const to = lookupValue(toR!);
+    if (!from.has(member)) {
+      c.reply.integer(0);
+      return undefined;
+    }
+    if (src.equals(dst)) {
+      c.reply.integer(1);
+      return undefined;
+    }
+    from.delete(member);
+    const left = afterChangeNotify(c, src, from, NotifyClass.set, 'srem');
+    const target = to ?? SetValue.empty();
+    // The destination is written (and publishes `sadd`) only when it gained the member.
+    const moved = target.add(member)
+      ? afterWriteNotify(c, dst, target, to === null, NotifyClass.set, 'sadd')
+      : undefined;
+    return whenWritten(bothWritten(left, moved), () => c.reply.integer(1));
+  });
 }
 
 // ---- SINTER / SUNION / SDIFF -----------------------------------------------------
@@ -235,27 +268,63 @@ function compute(op: SetOp, sets: Found<SetValue>[], limit = 0): string[] {
 }
 
 function setOp(c: Client, argv: Buffer[], op: SetOp): CommandResult {
-  return withCollections<SetValue>(c, argv.slice(1), SET, (sets) => {
+  return readCollections<SetValue>(c, argv.slice(1), SET, (sets) => {
     const members = compute(op, sets);
     replyMembers(c, members, members.length);
     return undefined;
   });
 }
 
+const STORE_EVENT: Readonly<Record<SetOp, string>> = {
+  inter: 'sinterstore',
+  union: 'sunionstore',
+  diff: 'sdiffstore',
+};
+
 function setOpStore(c: Client, argv: Buffer[], op: SetOp): CommandResult {
   const dst = argv[1]!;
-  return withCollections<SetValue>(c, argv.slice(2), SET, (sets) => {
-    const members = compute(op, sets);
-    const reply = () => c.reply.integer(members.length);
-    if (members.length === 0) {
-      // The destination goes, whatever it held (Redis deletes it); through
-      // the cache, so the removal is ordered after any write-back in flight.
-      return whenWritten(c.collections.delete(dst), reply);
-    }
-    const s = SetValue.empty();
-    for (const m of members) s.add(m);
-    return whenWritten(c.collections.create(dst, s), reply);
+  const keys = argv.slice(2);
+  // Whether the destination exists decides `new` and `del`: it is looked up
+  // (alongside the sources) only when one of them would be published; null
+  // when it was not.
+  const flags = c.server.config.notifyKeyspaceEvents;
+  const existed =
+    (flags & (NotifyClass.new | NotifyClass.generic)) !== 0 ? keyExists(c, dst) : null;
+  if (existed instanceof Promise) existed.catch(() => undefined); // a WRONGTYPE may leave it unread
+  return lookupTogether<SetValue>(c, keys, SET, false, (found) => {
+    const sets = readValues(c, keys, found);
+    if (existed instanceof Promise) return existed.then((e) => store(c, dst, op, sets, e));
+    return store(c, dst, op, sets, existed);
   });
+}
+
+/** The STORE's result into `dst`, which `existed` before (null: not looked up). */
+function store(
+  c: Client,
+  dst: Buffer,
+  op: SetOp,
+  sets: Found<SetValue>[],
+  existed: boolean | null,
+): CommandResult {
+  const members = compute(op, sets);
+  const reply = () => c.reply.integer(members.length);
+  if (members.length === 0) {
+    // The destination goes, whatever it held (Redis deletes it); through
+    // the cache, so the removal is ordered after any write-back in flight.
+    const written = c.collections.delete(dst);
+    if (existed === false) return whenWritten(written, reply);
+    // SINTERSTORE over a missing key returns early: `del`, then the reply.
+    if (op !== 'inter' || !sets.includes(null)) {
+      return whenWrittenNotify(c, written, reply, NotifyClass.generic, 'del', dst);
+    }
+    notify(c, NotifyClass.generic, 'del', dst);
+    return whenWritten(written, reply);
+  }
+  const s = SetValue.empty();
+  for (const m of members) s.add(m);
+  const written = c.collections.create(dst, s);
+  if (existed === false) notify(c, NotifyClass.new, 'new', dst);
+  return whenWrittenNotify(c, written, reply, NotifyClass.set, STORE_EVENT[op], dst);
 }
 
 function sintercard(c: Client, argv: Buffer[]): CommandResult {
@@ -273,7 +342,7 @@ function sintercard(c: Client, argv: Buffer[]): CommandResult {
       if (limit < 0) throw limitError();
     } else throw syntaxError();
   }
-  return withCollections<SetValue>(c, argv.slice(2, 2 + numkeys), SET, (sets) => {
+  return readCollections<SetValue>(c, argv.slice(2, 2 + numkeys), SET, (sets) => {
     c.reply.integer(compute('inter', sets, limit).length);
     return undefined;
   });

@@ -2,6 +2,7 @@ import type { CollectionLookup, CollectionValue, MaybePending } from '@strata/co
 import { cacheContendedError, wrongTypeError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import type { CommandResult } from '../../server/command-table.js';
+import { NotifyClass, type NotifyClassBit, notify } from '../pubsub/keyspace-events.js';
 
 /**
  * How every collection command (hash, set, sorted set, list) reaches its
@@ -122,6 +123,60 @@ export function withFirstNonEmpty<V extends CollectionValue>(
   return step(0, 0);
 }
 
+// ---- reads: key misses ------------------------------------------------------------
+
+/**
+ * A read found no `key` (Redis's lookupKeyRead missed): `keymiss`, class m.
+ * Write lookups (lookupKeyWrite) never publish one.
+ */
+export function readMiss(c: Client, key: Buffer): void {
+  notify(c, NotifyClass.keyMiss, 'keymiss', key);
+}
+
+/**
+ * The values of a read's lookups of `keys` (see lookupTogether), in order as
+ * Redis's loops over lookupKeyRead take them (SINTER, SUNION, ZUNION...):
+ * each missing key is a key miss, and the first key holding another type
+ * throws WRONGTYPE, the misses before it published already.
+ */
+export function readValues<V extends CollectionValue>(
+  c: Client,
+  keys: readonly Buffer[],
+  found: readonly CollectionLookup<V>[],
+): Found<V>[] {
+  const values: Found<V>[] = [];
+  for (let i = 0; i < found.length; i++) {
+    const v = lookupValue(found[i]!);
+    if (v === null) readMiss(c, keys[i]!);
+    values.push(v);
+  }
+  return values;
+}
+
+/** withCollections for a command that only reads: its misses published as readValues does. */
+export function readCollections<V extends CollectionValue>(
+  c: Client,
+  keys: readonly Buffer[],
+  type: number,
+  f: (values: Found<V>[]) => CommandResult,
+): CommandResult {
+  return lookupTogether<V>(c, keys, type, false, (found) => f(readValues(c, keys, found)));
+}
+
+/**
+ * A type no record has: a lookup with it answers missing or wrongType (the
+ * key holds something) without decoding the record, and sees the cache's
+ * creations and deletions not yet in the store.
+ */
+const NO_RECORD_TYPE = -1;
+
+/** Whether `key` holds a value of any type (Redis's lookupKeyWrite for STORE destinations: no key miss). */
+export function keyExists(c: Client, key: Buffer): boolean | Promise<boolean> {
+  const r = c.collections.get(key, NO_RECORD_TYPE);
+  if (r instanceof Promise) return r.then((x) => x.status !== 'missing');
+  return r.status !== 'missing';
+}
+
 /**
  * Runs `fn` once the selected database is open. Commands whose keys follow
  * a count (ZUNION, LMPOP...) have no fixed first key, so dispatch does not
@@ -157,6 +212,83 @@ export function afterWrite(
 ): Written {
   if (!fresh) return afterChange(c, key, value);
   return value.size === 0 ? undefined : c.collections.create(key, value);
+}
+
+/**
+ * afterChange, then the keyspace events of the change, in Redis's order:
+ * the command's `event` of class `type` (`hdel`, `srem`, `spop`...), then
+ * `del` (class g) when the collection was left empty and deleted.
+ */
+export function afterChangeNotify(
+  c: Client,
+  key: Buffer,
+  value: CollectionValue,
+  type: NotifyClassBit,
+  event: string,
+): Written {
+  const written = afterChange(c, key, value);
+  notify(c, type, event, key);
+  if (value.size === 0) notify(c, NotifyClass.generic, 'del', key);
+  return written;
+}
+
+/**
+ * afterWrite, then `new` (class n) when it created the key: Redis's dbAdd
+ * publishes it as the key is added, before anything else of the command.
+ * A fresh collection left empty was not created: no event.
+ */
+export function afterWriteNew(
+  c: Client,
+  key: Buffer,
+  value: CollectionValue,
+  fresh: boolean,
+): Written {
+  const written = afterWrite(c, key, value, fresh);
+  if (fresh && value.size > 0) notify(c, NotifyClass.new, 'new', key);
+  return written;
+}
+
+/**
+ * afterWriteNew, then the command's `event` of class `type` (`sadd`...):
+ * for commands Redis answers after publishing (see whenWrittenNotify for
+ * those it answers first).
+ */
+export function afterWriteNotify(
+  c: Client,
+  key: Buffer,
+  value: CollectionValue,
+  fresh: boolean,
+  type: NotifyClassBit,
+  event: string,
+): Written {
+  if (!fresh) return afterChangeNotify(c, key, value, type, event);
+  const written = afterWriteNew(c, key, value, true);
+  if (value.size > 0) notify(c, type, event, key);
+  return written;
+}
+
+/**
+ * whenWritten for a command Redis answers before it publishes `event`
+ * (HSET, HINCRBY, the STOREs; SPOP's `del`): a client subscribed to its
+ * own keys gets the reply, then the push. When the reply waits for the
+ * store, the event is published at once (events keep the order of the
+ * changes; the client's own pushes wait for its reply then anyway).
+ */
+export function whenWrittenNotify(
+  c: Client,
+  write: Written,
+  reply: () => void,
+  type: NotifyClassBit,
+  event: string,
+  key: Buffer,
+): CommandResult {
+  if (write === undefined) {
+    reply();
+    notify(c, type, event, key);
+    return undefined;
+  }
+  notify(c, type, event, key);
+  return write.then(reply);
 }
 
 /** One write standing for two (a move changes its source and its destination). */

@@ -40,6 +40,7 @@ import type {
   CommandFlagName,
   CommandResult,
 } from '../../server/command-table.js';
+import { changeSignalled, NotifyClass, notify } from '../pubsub/keyspace-events.js';
 import { stringGroup } from '../shared/command-groups.js';
 import { ExpiryUnit, expiryMs, expiryOption, optionValue } from '../shared/expiry.js';
 import { ALL_KEYS, KEY1 } from '../shared/key-positions.js';
@@ -58,6 +59,73 @@ import {
 
 const STRING = RecordType.STRING;
 
+// ---- keyspace notifications ------------------------------------------------------
+//
+// The events Redis 7's t_string.c sends (notify-keyspace-events), each once
+// the change is made, in Redis's order: `keymiss` (m) where Redis's
+// lookupKeyRead misses, `new` (n) where its dbAdd creates a key, then the
+// command's own event. `notify` returns at once for a class that is off;
+// work needed only for an event (knowing whether SET creates its key) is
+// done only when `notifying` says that class is on.
+
+const KEYMISS = NotifyClass.keyMiss;
+const NEW = NotifyClass.new;
+const STR = NotifyClass.string;
+const GENERIC = NotifyClass.generic;
+
+/** Whether any of the classes `mask` is on (then an event of it is published). */
+function notifying(c: Client, mask: number): boolean {
+  return (c.server.config.notifyKeyspaceEvents & mask) !== 0;
+}
+
+/** Redis's dbAdd event, then the command's: `created` says the write made the key. */
+function notifyWrite(c: Client, created: boolean, event: string, key: Buffer): void {
+  if (created) notify(c, NEW, 'new', key);
+  notify(c, STR, event, key);
+}
+
+function keyMiss(c: Client, key: Buffer): void {
+  notify(c, KEYMISS, 'keymiss', key);
+}
+
+/**
+ * GETDEL's and GETEX's store write (a delete, an expiry change), which may
+ * finish on the disk, then its `event` (class g) on `key` if it ended with
+ * `done`. While class g is off, a pending write is only settled in the
+ * background, as before; with it on, the command waits for the write, so
+ * the event follows the change (a failed write sends none).
+ */
+function afterWrite(
+  c: Client,
+  v: { status: string; pending?: Promise<{ status: string }> },
+  done: string,
+  event: string,
+  key: Buffer,
+): CommandResult {
+  const pending = v.pending;
+  if (pending === undefined) {
+    if (v.status === done) notify(c, GENERIC, event, key);
+    return undefined;
+  }
+  if (!changeSignalled(c, GENERIC)) {
+    settle(v);
+    return undefined;
+  }
+  return pending.then(
+    (r) => {
+      if (r.status === done) notify(c, GENERIC, event, key);
+    },
+    () => undefined,
+  );
+}
+
+/** Whether `key` exists (any type), now or once it left the disk: for `new` on a blind write. */
+function exists(store: StoreCore, key: Buffer): boolean | Promise<boolean> {
+  const v = store.probe(key);
+  if (v.status === 'pending') return v.pending.then((r) => r.status === 'found');
+  return v.status === 'found';
+}
+
 /** WRONGTYPE when a found record holds a collection (string commands read strings only). */
 function mustBeString(v: { status: string; type?: number }): void {
   if (v.status === 'found' && v.type !== STRING) throw wrongTypeError();
@@ -72,13 +140,17 @@ function replyRead(c: Client, store: StoreCore, key: Buffer): CommandResult {
     return undefined;
   }
   if (v.status === 'notFound') {
+    keyMiss(c, key);
     c.reply.null();
     return undefined;
   }
   return v.pending.then((r) => {
     mustBeString(r);
     if (r.status === 'found') c.reply.bulk(r.value);
-    else c.reply.null();
+    else {
+      keyMiss(c, key);
+      c.reply.null();
+    }
   });
 }
 
@@ -101,19 +173,42 @@ function readOwned(store: StoreCore, key: Buffer): ReadResult | Promise<ReadResu
   });
 }
 
-function then<T>(v: T | Promise<T>, f: (v: T) => void): CommandResult {
+function then<T>(v: T | Promise<T>, f: (v: T) => CommandResult): CommandResult {
   if (v instanceof Promise) return v.then(f);
-  f(v);
-  return undefined;
+  return f(v);
 }
 
-/** SET's upsert, replying as SET does (`OK` or null; with GET the old value). */
+/**
+ * SET's upsert, replying as SET does (`OK` or null; with GET the old value),
+ * and its events as Redis's setGenericCommand sends them: with GET a
+ * `keymiss` for a missing key, then, once written, `new` for a key it made,
+ * `set`, and with an expiry `expire`.
+ */
 function setAndReply(
   c: Client,
   key: Buffer,
   value: Buffer,
   expiresAt: number,
   flags: number,
+): CommandResult {
+  // Only NX, XX and GET tell whether the key was there: otherwise, with `new`
+  // on, a probe asks first (the write is blind).
+  if ((flags & (SetFlag.NX | SetFlag.XX | SetFlag.GET)) === 0 && notifying(c, NEW)) {
+    return then(exists(c.store, key), (found) =>
+      upsertAndReply(c, key, value, expiresAt, flags, !found),
+    );
+  }
+  return upsertAndReply(c, key, value, expiresAt, flags, false);
+}
+
+/** setAndReply's write; `created`: the key was missing (known from a probe, or told by NX/XX/GET). */
+function upsertAndReply(
+  c: Client,
+  key: Buffer,
+  value: Buffer,
+  expiresAt: number,
+  flags: number,
+  created: boolean,
 ): CommandResult {
   // A write that replaces whatever the key holds drops its cached collection
   // first; one that may not write (NX, GET over another type) only once it did.
@@ -126,21 +221,54 @@ function setAndReply(
       if (r.status === 'wrongType') throw wrongTypeError();
       if (r.status === 'ok') collections.invalidate(key);
       if (get) {
-        if (r.old === null) c.reply.null();
-        else c.reply.bulk(r.old);
-      } else if (r.status === 'ok') c.reply.simple('OK');
+        if (r.old === null) {
+          keyMiss(c, key);
+          c.reply.null();
+        } else c.reply.bulk(r.old);
+      }
+      if (r.status === 'ok') notifySet(c, key, expiresAt, flags, created, r.old === null);
+      if (get) return;
+      if (r.status === 'ok') c.reply.simple('OK');
       else c.reply.null();
     });
   }
   if (v.status === 'wrongType') throw wrongTypeError();
   if (v.status === 'ok') collections.invalidate(key);
+  // Read before an event: `old` is a view into the log.
+  const noOld = v.old === null;
   if (get) {
     const old = v.old;
-    if (old === null) c.reply.null();
-    else c.reply.bulkRange(old.bytes, old.offset, old.length);
-  } else if (v.status === 'ok') c.reply.simple('OK');
+    if (old === null) {
+      keyMiss(c, key);
+      c.reply.null();
+    } else c.reply.bulkRange(old.bytes, old.offset, old.length);
+  }
+  if (v.status === 'ok') notifySet(c, key, expiresAt, flags, created, noOld);
+  if (get) return undefined;
+  if (v.status === 'ok') c.reply.simple('OK');
   else c.reply.null();
   return undefined;
+}
+
+/** SET's events once it wrote; with NX, XX or GET the write itself says whether the key was new. */
+function notifySet(
+  c: Client,
+  key: Buffer,
+  expiresAt: number,
+  flags: number,
+  created: boolean,
+  noOld: boolean,
+): void {
+  const isNew =
+    (flags & SetFlag.NX) !== 0
+      ? true
+      : (flags & SetFlag.XX) !== 0
+        ? false
+        : (flags & SetFlag.GET) !== 0
+          ? noOld
+          : created;
+  notifyWrite(c, isNew, 'set', key);
+  if (expiresAt !== 0) notify(c, GENERIC, 'expire', key);
 }
 
 // ---- GET / SET ------------------------------------------------------------------
@@ -207,18 +335,24 @@ function getEx(c: Client, argv: Buffer[]): CommandResult {
   const arg = expireArg;
   return then(readOwned(store, key), (r) => {
     if (r.status === 'notFound') {
+      keyMiss(c, key);
       c.reply.null();
-      return;
+      return undefined;
     }
     // Redis 7 validates the time only once the key is found and a string
     // (a missing key is nil, a collection WRONGTYPE, whatever the time).
     const expiresAt = arg === null ? 0 : expiryMs(arg, unit, 'getex', c.now());
     c.reply.bulk(r.value);
-    // The reply is written; the expiry change follows (a past time deletes).
+    // The reply is written; the expiry change follows (a past time deletes),
+    // then its event: `persist`, `del` or `expire` (class g).
     if (persist) {
-      if (r.expiresAt !== 0) settle(store.setExpiry(key, 0));
-    } else if (expiresAt <= c.now()) settle(store.remove(key));
-    else settle(store.setExpiry(key, expiresAt));
+      if (r.expiresAt === 0) return undefined;
+      return afterWrite(c, store.setExpiry(key, 0), 'ok', 'persist', key);
+    }
+    if (expiresAt <= c.now()) {
+      return afterWrite(c, store.remove(key), 'deleted', 'del', key);
+    }
+    return afterWrite(c, store.setExpiry(key, expiresAt), 'ok', 'expire', key);
   });
 }
 
@@ -232,11 +366,12 @@ function getDel(c: Client, argv: Buffer[]): CommandResult {
   const key = argv[1]!;
   return then(readOwned(store, key), (r) => {
     if (r.status === 'notFound') {
+      keyMiss(c, key);
       c.reply.null();
-      return;
+      return undefined;
     }
     c.reply.bulk(r.value);
-    settle(store.remove(key));
+    return afterWrite(c, store.remove(key), 'deleted', 'del', key);
   });
 }
 
@@ -264,9 +399,12 @@ function mget(c: Client, argv: Buffer[]): CommandResult {
       return mgetRest(c, store, argv, i, v.pending, head);
     }
     if (i === 1) c.reply.array(n);
-    // A collection is nil to MGET, as in Redis.
+    // A collection is nil to MGET, as in Redis (a miss for keymiss only when missing).
     if (v.status === 'found' && v.type === STRING) c.reply.bulkRange(v.bytes, v.offset, v.length);
-    else c.reply.null();
+    else {
+      if (v.status === 'notFound') keyMiss(c, argv[i]!);
+      c.reply.null();
+    }
   }
   return undefined;
 }
@@ -284,17 +422,51 @@ function mgetRest(
   return Promise.all([pending, rest]).then(([head, batch]) => {
     if (written === null) c.reply.array(argv.length - 1);
     else c.reply.raw(written);
-    const reply = (r: ReadResult) => {
+    const reply = (r: ReadResult, key: Buffer) => {
       if (r.status === 'found' && r.type === STRING) c.reply.bulk(r.value);
-      else c.reply.null();
+      else {
+        if (r.status === 'notFound') keyMiss(c, key);
+        c.reply.null();
+      }
     };
-    reply(head);
-    if (batch !== null) for (const r of batch.results) reply(r);
+    reply(head, argv[first]!);
+    if (batch !== null) {
+      const results = batch.results;
+      for (let j = 0; j < results.length; j++) reply(results[j]!, argv[first + 1 + j]!);
+    }
   });
 }
 
 function mset(c: Client, argv: Buffer[]): CommandResult {
   if (argv.length % 2 === 0) throw wrongArityError('mset');
+  // With `new` on, which keys exist is asked first (the writes are blind).
+  if (notifying(c, NEW)) return then(existing(c.store, argv), (found) => msetWrite(c, argv, found));
+  return msetWrite(c, argv, null);
+}
+
+/** Whether each key of an MSET's pairs exists (index: the pair), once every probe is in. */
+function existing(store: StoreCore, argv: Buffer[]): boolean[] | Promise<boolean[]> {
+  const found: (boolean | Promise<boolean>)[] = [];
+  let pending = false;
+  for (let i = 1; i < argv.length; i += 2) {
+    const f = exists(store, argv[i]!);
+    if (f instanceof Promise) pending = true;
+    found.push(f);
+  }
+  return pending ? Promise.all(found) : (found as boolean[]);
+}
+
+/**
+ * Writes MSET's (or a successful MSETNX's) pairs, replying `reply` once all
+ * are written, after their events: per key in order `new` when `found` says
+ * it was missing (the first time it is given only), then `set`.
+ */
+function msetWrite(
+  c: Client,
+  argv: Buffer[],
+  found: boolean[] | null,
+  reply: (c: Client) => void = replyOk,
+): CommandResult {
   const store = c.store;
   const collections = c.collections;
   let waits: Promise<unknown>[] | null = null;
@@ -304,12 +476,38 @@ function mset(c: Client, argv: Buffer[]): CommandResult {
     if (v.status === 'pending') waits = pushTo(waits, v.pending);
   }
   if (waits === null) {
-    c.reply.simple('OK');
+    notifyMset(c, argv, found);
+    reply(c);
     return undefined;
   }
   return Promise.all(waits).then(() => {
-    c.reply.simple('OK');
+    notifyMset(c, argv, found);
+    reply(c);
   });
+}
+
+function replyOk(c: Client): void {
+  c.reply.simple('OK');
+}
+
+function replyOne(c: Client): void {
+  c.reply.integer(1);
+}
+
+function notifyMset(c: Client, argv: Buffer[], found: boolean[] | null): void {
+  if (!changeSignalled(c, STR | NEW)) return;
+  // A key given twice is new the first time only.
+  const made = found === null ? null : new Set<string>();
+  for (let i = 1; i < argv.length; i += 2) {
+    const key = argv[i]!;
+    let created = false;
+    if (made !== null && found?.[(i - 1) / 2] === false) {
+      const k = key.toString('latin1');
+      created = !made.has(k);
+      made.add(k);
+    }
+    notifyWrite(c, created, 'set', key);
+  }
 }
 
 function msetNx(c: Client, argv: Buffer[]): CommandResult {
@@ -322,22 +520,14 @@ function msetNx(c: Client, argv: Buffer[]): CommandResult {
     if (v.status === 'found') any = true;
     else if (v.status === 'pending') waits = pushTo(waits, v.pending);
   }
-  const write = (): CommandResult => {
-    let w: Promise<unknown>[] | null = null;
-    const collections = c.collections;
-    for (let i = 1; i < argv.length; i += 2) {
-      collections.invalidate(argv[i]!);
-      const v = store.upsert(argv[i]!, argv[i + 1]!, 0, 0);
-      if (v.status === 'pending') w = pushTo(w, v.pending);
-    }
-    if (w === null) {
-      c.reply.integer(1);
-      return undefined;
-    }
-    return Promise.all(w).then(() => {
-      c.reply.integer(1);
-    });
-  };
+  // Every key is missing when MSETNX writes: each is `new` (the first time given).
+  const write = (): CommandResult =>
+    msetWrite(
+      c,
+      argv,
+      notifying(c, NEW) ? new Array<boolean>((argv.length - 1) / 2).fill(false) : null,
+      replyOne,
+    );
   if (any) {
     // Probes still on the disk are not needed: one that fails must not
     // become an unhandled rejection (which ends the process).
@@ -355,11 +545,19 @@ function msetNx(c: Client, argv: Buffer[]): CommandResult {
 
 // ---- in-place updates ----------------------------------------------------------
 
-/** Read-modify-write, replying with the new value's length. */
-function rmwLength<C>(c: Client, key: Buffer, fns: RmwFunctions<C>, ctx: C): CommandResult {
+/** Read-modify-write, replying with the new value's length; once written, `new` (if made) and `event`. */
+function rmwLength<C>(
+  c: Client,
+  key: Buffer,
+  fns: RmwFunctions<C>,
+  ctx: C,
+  event: string,
+): CommandResult {
   const v = c.store.readModifyWrite(key, fns, ctx);
   if (v.status === 'ok') {
-    c.reply.integer(v.length);
+    const length = v.length;
+    notifyWrite(c, v.created, event, key);
+    c.reply.integer(length);
     return undefined;
   }
   if (v.status === 'notFound') {
@@ -369,13 +567,14 @@ function rmwLength<C>(c: Client, key: Buffer, fns: RmwFunctions<C>, ctx: C): Com
   if (v.status === 'wrongType') throw wrongTypeError();
   return v.pending.then((r) => {
     if (r.status === 'wrongType') throw wrongTypeError();
+    if (r.status === 'ok') notifyWrite(c, r.created, event, key);
     c.reply.integer(r.status === 'ok' ? r.value.length : 0);
   });
 }
 
 function append(c: Client, argv: Buffer[]): CommandResult {
   const ctx: AppendContext = { suffix: argv[2]! };
-  return rmwLength(c, argv[1]!, appendFunctions, ctx);
+  return rmwLength(c, argv[1]!, appendFunctions, ctx, 'append');
 }
 
 function setRange(c: Client, argv: Buffer[]): CommandResult {
@@ -385,12 +584,13 @@ function setRange(c: Client, argv: Buffer[]): CommandResult {
   if (patch.length > 0 && offset + patch.length > MAX_VALUE_LENGTH) throw tooLargeError();
   const ctx: SetRangeContext = { offset, patch };
   if (patch.length === 0) {
-    // Nothing to write: the length as it is (0 for a missing key).
+    // Nothing to write: the length as it is (0 for a missing key), no event.
     return then(readOwned(c.store, argv[1]!), (r) => {
       c.reply.integer(r.status === 'found' ? r.value.length : 0);
+      return undefined;
     });
   }
-  return rmwLength(c, argv[1]!, setRangeFunctions, ctx);
+  return rmwLength(c, argv[1]!, setRangeFunctions, ctx, 'setrange');
 }
 
 // ---- INCR family ---------------------------------------------------------------
@@ -452,14 +652,22 @@ function incrWith<C extends { result: number | bigint }>(
 ): CommandResult {
   const v = c.store.readModifyWrite(key, fns, ctx);
   if (v.status !== 'pending') {
-    replyIncr(c, v.status, ctx);
+    replyIncr(c, key, v.status === 'ok' && v.created, v.status, ctx);
     return undefined;
   }
-  return v.pending.then((r) => replyIncr(c, r.status, ctx));
+  return v.pending.then((r) => replyIncr(c, key, r.status === 'ok' && r.created, r.status, ctx));
 }
 
-function replyIncr(c: Client, status: string, ctx: { result: number | bigint }): void {
+/** INCR's reply, after its events: `new` when it made the key, `incrby` (INCR, DECR, DECRBY too). */
+function replyIncr(
+  c: Client,
+  key: Buffer,
+  created: boolean,
+  status: string,
+  ctx: { result: number | bigint },
+): void {
   if (status === 'wrongType') throw wrongTypeError();
+  notifyWrite(c, created, 'incrby', key);
   c.reply.integer(ctx.result);
 }
 
@@ -512,14 +720,17 @@ function incrByFloat(c: Client, argv: Buffer[]): CommandResult {
   const delta = parseLongDouble(argv[2]!.toString('latin1'));
   if (delta === null || !isFiniteLongDouble(delta)) return refuseIncrByFloat(c, argv[1]!, delta);
   const ctx: FloatContext = { delta, text: '' };
-  const v = c.store.readModifyWrite(argv[1]!, floatFunctions, ctx);
+  const key = argv[1]!;
+  const v = c.store.readModifyWrite(key, floatFunctions, ctx);
   if (v.status !== 'pending') {
     if (v.status === 'wrongType') throw wrongTypeError();
+    notifyWrite(c, v.status === 'ok' && v.created, 'incrbyfloat', key);
     c.reply.bulk(ctx.text);
     return undefined;
   }
   return v.pending.then((r) => {
     if (r.status === 'wrongType') throw wrongTypeError();
+    notifyWrite(c, r.status === 'ok' && r.created, 'incrbyfloat', key);
     c.reply.bulk(ctx.text);
   });
 }
@@ -530,10 +741,13 @@ function strlen(c: Client, argv: Buffer[]): CommandResult {
   const v = c.store.read(argv[1]!);
   mustBeString(v);
   if (v.status === 'found') c.reply.integer(v.length);
-  else if (v.status === 'notFound') c.reply.integer(0);
-  else {
+  else if (v.status === 'notFound') {
+    keyMiss(c, argv[1]!);
+    c.reply.integer(0);
+  } else {
     return v.pending.then((r) => {
       mustBeString(r);
+      if (r.status !== 'found') keyMiss(c, argv[1]!);
       c.reply.integer(r.status === 'found' ? r.value.length : 0);
     });
   }
@@ -562,12 +776,17 @@ function getRange(c: Client, argv: Buffer[]): CommandResult {
   const v = c.store.read(argv[1]!);
   mustBeString(v);
   if (v.status === 'found') write(v.bytes, v.offset, v.length);
-  else if (v.status === 'notFound') c.reply.bulk('');
-  else {
+  else if (v.status === 'notFound') {
+    keyMiss(c, argv[1]!);
+    c.reply.bulk('');
+  } else {
     return v.pending.then((r) => {
       mustBeString(r);
       if (r.status === 'found') write(r.value, 0, r.value.length);
-      else c.reply.bulk('');
+      else {
+        keyMiss(c, argv[1]!);
+        c.reply.bulk('');
+      }
     });
   }
   return undefined;
@@ -622,14 +841,21 @@ export const stringCommands: CommandDefinition[] = [
     complexity: 'O(1)',
     summary: "Set the string value of a key only when the key doesn't exist.",
     handler(c, argv) {
-      const v = c.store.upsert(argv[1]!, argv[2]!, 0, SetFlag.NX);
+      const key = argv[1]!;
+      const v = c.store.upsert(key, argv[2]!, 0, SetFlag.NX);
       if (v.status === 'pending') {
         return v.pending.then((r) => {
-          if (r.status === 'ok') c.collections.invalidate(argv[1]!);
+          if (r.status === 'ok') {
+            c.collections.invalidate(key);
+            notifyWrite(c, true, 'set', key);
+          }
           c.reply.integer(r.status === 'ok' ? 1 : 0);
         });
       }
-      if (v.status === 'ok') c.collections.invalidate(argv[1]!);
+      if (v.status === 'ok') {
+        c.collections.invalidate(key);
+        notifyWrite(c, true, 'set', key);
+      }
       c.reply.integer(v.status === 'ok' ? 1 : 0);
       return undefined;
     },

@@ -9,6 +9,7 @@ import { whenWritten, withOpenDb } from '../shared/collection-access.js';
 import { sortedSetGroup } from '../shared/command-groups.js';
 import { KEY1, NO_KEYS } from '../shared/key-positions.js';
 import { parseDouble, parsePositive } from './zsets-args.js';
+import { keyMiss, storeEvents } from './zsets-notify.js';
 
 /**
  * ZUNION, ZINTER, ZDIFF, their STORE forms and ZINTERCARD, after Redis's
@@ -29,22 +30,40 @@ interface AlgebraCall {
   readonly cardinalityOnly?: boolean;
 }
 
-/** A sorted set or a set at `key` (null when missing); WRONGTYPE for anything else. */
-function lookupSource(c: Client, key: Buffer): Source | Promise<Source> {
+/** A key holding neither a sorted set nor a set. */
+const WRONG = Symbol('wrong type');
+type Looked = Source | typeof WRONG;
+
+/** A sorted set or a set at `key` (null when missing), WRONG for anything else. */
+function lookupSource(c: Client, key: Buffer): Looked | Promise<Looked> {
   const r = c.collections.get<SortedSet>(key, RecordType.ZSET);
-  const settle = (z: CollectionLookup<SortedSet>): Source | Promise<Source> => {
+  const settle = (z: CollectionLookup<SortedSet>): Looked | Promise<Looked> => {
     if (z.status === 'found') return z.value;
     if (z.status === 'missing') return null;
-    if (z.type !== RecordType.SET) throw wrongTypeError();
+    if (z.type !== RecordType.SET) return WRONG;
     const s = c.collections.get<SetValue>(key, RecordType.SET);
-    const asSet = (x: CollectionLookup<SetValue>): Source => {
+    const asSet = (x: CollectionLookup<SetValue>): Looked => {
       if (x.status === 'found') return x.value;
       if (x.status === 'missing') return null;
-      throw wrongTypeError();
+      return WRONG;
     };
     return s instanceof Promise ? s.then(asSet) : asSet(s);
   };
   return r instanceof Promise ? r.then(settle) : settle(r);
+}
+
+/**
+ * The inputs in order, as Redis's loop reads them (lookupKeyRead): a
+ * `keymiss` for each missing one, WRONGTYPE at the first of another type
+ * (the ones after it are not looked at).
+ */
+function checkSources(c: Client, keys: readonly Buffer[], found: readonly Looked[]): Source[] {
+  for (let i = 0; i < found.length; i++) {
+    const f = found[i];
+    if (f === WRONG) throw wrongTypeError();
+    if (f === null) keyMiss(c, keys[i]!);
+  }
+  return found as Source[];
 }
 
 function forEachScored(src: SortedSet | SetValue, fn: (member: string, score: number) => void) {
@@ -88,11 +107,19 @@ function algebra(c: Client, argv: Buffer[], call: AlgebraCall): CommandResult {
   }
   if (setnum > argv.length - (numkeysAt + 1)) throw syntaxError();
   const keys = argv.slice(numkeysAt + 1, numkeysAt + 1 + setnum);
-  const run = (sources: Source[]) => finish(c, argv, call, numkeysAt + 1 + setnum, sources);
+  const run = (found: Looked[]) =>
+    finish(c, argv, call, numkeysAt + 1 + setnum, checkSources(c, keys, found));
   return withOpenDb(c, () => {
-    const found: (Source | Promise<Source>)[] = keys.map((k) => lookupSource(c, k));
-    if (found.some((f) => f instanceof Promise)) return Promise.all(found).then(run);
-    return run(found as Source[]);
+    const found: (Looked | Promise<Looked>)[] = [];
+    let pending = false;
+    for (const k of keys) {
+      const f = lookupSource(c, k);
+      found.push(f);
+      if (f instanceof Promise) pending = true;
+      else if (f === WRONG) break;
+    }
+    if (pending) return Promise.all(found).then(run);
+    return run(found as Looked[]);
   });
 }
 
@@ -160,7 +187,7 @@ function finish(
   entries.sort((x, y) =>
     x[1] < y[1] ? -1 : x[1] > y[1] ? 1 : x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0,
   );
-  if (call.dst !== 0) return store(c, argv, argv[call.dst]!, entries);
+  if (call.dst !== 0) return store(c, argv, argv[call.dst]!, entries, STORE_EVENT[call.op]);
   const withScores = opts.withScores;
   const nested = withScores && c.protocol === 3;
   c.reply.array(withScores && !nested ? entries.length * 2 : entries.length);
@@ -172,23 +199,31 @@ function finish(
   return undefined;
 }
 
+const STORE_EVENT: Record<Op, string> = {
+  union: 'zunionstore',
+  inter: 'zinterstore',
+  diff: 'zdiffstore',
+};
+
 /** The STORE forms: the sorted entries become `dst` (deleted when there are none). */
 function store(
   c: Client,
   argv: Buffer[],
   dst: Buffer,
   entries: readonly [string, number][],
+  event: string,
 ): CommandResult {
   if (entries.length === 0) {
-    return whenWritten(c.collections.delete(dst), () => c.reply.integer(0));
+    return storeEvents(c, dst, null, event, (w) => whenWritten(w, () => c.reply.integer(0)));
   }
   const z = SortedSet.fromSorted(
     entries.map((e) => e[1]),
     entries.map((e) => e[0]),
   );
-  const w = c.collections.create(dst, z);
-  signalKey(c, dst, argv);
-  return whenWritten(w, () => c.reply.integer(entries.length));
+  return storeEvents(c, dst, z, event, (w) => {
+    signalKey(c, dst, argv);
+    return whenWritten(w, () => c.reply.integer(entries.length));
+  });
 }
 
 type Scores = Map<string, number>;

@@ -10,6 +10,7 @@ import { matches, parseCollectionScan } from '../shared/collection-scan-options.
 import { sortedSetGroup } from '../shared/command-groups.js';
 import { KEY1 } from '../shared/key-positions.js';
 import { parseCursor } from '../shared/scan-options.js';
+import { keyMiss } from './zsets-notify.js';
 
 /**
  * ZSCAN key cursor [MATCH pattern] [COUNT count] [NOSCORES].
@@ -49,12 +50,14 @@ function scoreText(score: number, listpack: boolean): string {
 
 function zscan(c: Client, argv: Buffer[]): CommandResult {
   const cursor = parseCursor(argv[2]!);
-  const { count, match: glob, flag: noScores } = parseCollectionScan(argv, 3, 'noscores');
   return withCollection<SortedSet>(c, argv[1]!, RecordType.ZSET, (z) => {
     if (z === null) {
+      // Redis reads the options once it found the key: a missing one answers even bad ones.
+      keyMiss(c, argv[1]!);
       c.reply.array(2).bulk('0').array(0);
       return undefined;
     }
+    const { count, match: glob, flag: noScores } = parseCollectionScan(argv, 3, 'noscores');
     const listpack = z.encoding() === 'listpack';
     let from = 0;
     let n = z.size;

@@ -5,6 +5,7 @@ import { CommandError, syntaxError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
 import { signalKey } from '../blocking/blocking-registry.js';
+import { NotifyClass, notify } from '../pubsub/keyspace-events.js';
 import { afterChange, whenWritten, withCollection } from '../shared/collection-access.js';
 import { removeMembers } from '../shared/collection-remove.js';
 import { sortedSetGroup } from '../shared/command-groups.js';
@@ -23,6 +24,7 @@ import {
   scoreRanks,
   syntax,
 } from './zsets-args.js';
+import { keyMiss, storeEvents } from './zsets-notify.js';
 import { replyPairs } from './zsets-reply.js';
 import { zscanCommand } from './zsets-scan.js';
 
@@ -120,11 +122,14 @@ function zadd(c: Client, argv: Buffer[], incrbyOnly: boolean): CommandResult {
         return undefined;
       }
       const w = c.collections.create(key, z);
+      notify(c, NotifyClass.new, 'new', key);
+      notify(c, NotifyClass.zset, incr ? 'zincr' : 'zadd', key);
       signalKey(c, key, argv);
       return whenWritten(w, reply);
     }
     if (added + updated > 0) {
       c.collections.changed(key, z);
+      notify(c, NotifyClass.zset, incr ? 'zincr' : 'zadd', key);
       if (added > 0) signalKey(c, key, argv);
     }
     reply();
@@ -136,6 +141,7 @@ function zadd(c: Client, argv: Buffer[], incrbyOnly: boolean): CommandResult {
 
 function zscore(c: Client, argv: Buffer[]): CommandResult {
   return withZset(c, argv[1]!, (z) => {
+    if (z === null) keyMiss(c, argv[1]!);
     const s = z?.score(member(argv[2]!));
     if (s === undefined) c.reply.null();
     else c.reply.double(s);
@@ -145,6 +151,7 @@ function zscore(c: Client, argv: Buffer[]): CommandResult {
 
 function zmscore(c: Client, argv: Buffer[]): CommandResult {
   return withZset(c, argv[1]!, (z) => {
+    if (z === null) keyMiss(c, argv[1]!);
     c.reply.array(argv.length - 2);
     for (let i = 2; i < argv.length; i++) {
       const s = z?.score(member(argv[i]!));
@@ -157,6 +164,7 @@ function zmscore(c: Client, argv: Buffer[]): CommandResult {
 
 function zrank(c: Client, argv: Buffer[], reverse: boolean): CommandResult {
   return withZset(c, argv[1]!, (z) => {
+    if (z === null) keyMiss(c, argv[1]!);
     const r = z === null ? -1 : z.rank(member(argv[2]!), reverse);
     if (r < 0) c.reply.null();
     else c.reply.integer(r);
@@ -168,6 +176,7 @@ function zcount(c: Client, argv: Buffer[], lex: boolean): CommandResult {
   const range = lex ? parseLexRange(argv[2]!, argv[3]!) : parseScoreRange(argv[2]!, argv[3]!);
   return withZset(c, argv[1]!, (z) => {
     if (z === null) {
+      keyMiss(c, argv[1]!);
       c.reply.integer(0);
       return undefined;
     }
@@ -245,6 +254,8 @@ function zrangeGeneric(c: Client, argv: Buffer[], call: RangeCall): CommandResul
   const rev = reverse;
   const src = argv[first]!;
   return withZset(c, src, (z) => {
+    // Redis's ZRANGE and ZRANGESTORE both read the source with lookupKeyRead.
+    if (z === null) keyMiss(c, src);
     const [from, count] = z === null ? [0, 0] : pick(z);
     // A rank window walks from its first rank; reverse ranks count from the end.
     const at = z !== null && kind === 'rank' && rev ? z.size - 1 - from : from;
@@ -295,7 +306,9 @@ function storeRange(
 ): CommandResult {
   const dst = argv[1]!;
   if (z === null || count === 0) {
-    return whenWritten(c.collections.delete(dst), () => c.reply.integer(0));
+    return storeEvents(c, dst, null, 'zrangestore', (w) =>
+      whenWritten(w, () => c.reply.integer(0)),
+    );
   }
   const scores = new Array<number>(count);
   const members = new Array<string>(count);
@@ -308,15 +321,46 @@ function storeRange(
     if (reverse) cur.prev();
     else cur.next();
   }
-  const w = c.collections.create(dst, SortedSet.fromSorted(scores, members));
-  signalKey(c, dst, argv);
-  return whenWritten(w, () => c.reply.integer(count));
+  const stored = SortedSet.fromSorted(scores, members);
+  return storeEvents(c, dst, stored, 'zrangestore', (w) => {
+    signalKey(c, dst, argv);
+    return whenWritten(w, () => c.reply.integer(count));
+  });
 }
 
 // ---- removals ---------------------------------------------------------------------
 
 function zrem(c: Client, argv: Buffer[]): CommandResult {
-  return removeMembers<SortedSet>(c, argv, ZSET, (z, m) => z.remove(m));
+  // The shared removal does not say what it did: the set is caught on its
+  // first removal, and the events (Redis: `zrem`, then `del` when emptied)
+  // follow the call. When the set was in memory the removal, and the
+  // delete of an emptied set, are done once the call returns (a promise
+  // then is only the store write): the events go at once, in the step of
+  // the change. Else they follow the removal once it is done.
+  let changed: SortedSet | null = null;
+  const r = removeMembers<SortedSet>(c, argv, ZSET, (z, m) => {
+    if (!z.remove(m)) return false;
+    changed = z;
+    return true;
+  });
+  if (r === undefined || changed !== null) {
+    if (changed !== null) notifyRemoved(c, argv[1]!, changed, 'zrem');
+    return r;
+  }
+  return r.then(() => {
+    if (changed !== null) notifyRemoved(c, argv[1]!, changed, 'zrem');
+  });
+}
+
+/** Members were removed from the set at `key`: `event`, then `del` if it is empty now. */
+function notifyRemoved(c: Client, key: Buffer, z: SortedSet, event: string): void {
+  notify(c, NotifyClass.zset, event, key);
+  if (z.size === 0) notify(c, NotifyClass.generic, 'del', key);
+}
+
+/** ZPOPMIN/ZPOPMAX (and the blocking forms) popped from the set at `key`. */
+export function notifyZpopped(c: Client, key: Buffer, z: SortedSet, max: boolean): void {
+  notifyRemoved(c, key, z, max ? 'zpopmax' : 'zpopmin');
 }
 
 function zremrange(c: Client, argv: Buffer[], kind: RangeKind): CommandResult {
@@ -350,9 +394,17 @@ function zremrange(c: Client, argv: Buffer[], kind: RangeKind): CommandResult {
       return undefined;
     }
     removeRanks(z, from, count);
-    return whenWritten(afterChange(c, key, z), () => c.reply.integer(count));
+    const written = afterChange(c, key, z);
+    notifyRemoved(c, key, z, REMRANGE_EVENT[kind]);
+    return whenWritten(written, () => c.reply.integer(count));
   });
 }
+
+const REMRANGE_EVENT: Record<RangeKind, string> = {
+  rank: 'zremrangebyrank',
+  score: 'zremrangebyscore',
+  lex: 'zremrangebylex',
+};
 
 /** Removes `count` pairs from rank `from` on (members gathered first: the walk must not see removals). */
 function removeRanks(z: SortedSet, from: number, count: number): void {
@@ -397,7 +449,9 @@ function zpop(c: Client, argv: Buffer[], max: boolean): CommandResult {
     const n = Math.min(count, z.size);
     c.reply.array(nested ? n : n * 2);
     popPairs(c, z, n, max, nested);
-    return afterChange(c, key, z);
+    const written = afterChange(c, key, z);
+    notifyZpopped(c, key, z, max);
+    return written;
   });
 }
 
@@ -418,6 +472,7 @@ function zrandmember(c: Client, argv: Buffer[]): CommandResult {
     }
   }
   return withZset(c, argv[1]!, (z) => {
+    if (z === null) keyMiss(c, argv[1]!);
     if (!hasCount) {
       if (z === null) c.reply.null();
       else c.reply.bulkLatin1(z.at(Math.floor(Math.random() * z.size)).member);
@@ -511,6 +566,7 @@ export const zsetCommands: CommandDefinition[] = [
     summary: 'Returns the number of members in a sorted set.',
     handler: (c, a) =>
       withZset(c, a[1]!, (z) => {
+        if (z === null) keyMiss(c, a[1]!);
         c.reply.integer(z?.size ?? 0);
         return undefined;
       }),
