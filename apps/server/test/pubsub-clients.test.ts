@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import Redis from 'ioredis';
-import { createClient } from 'redis';
+import { BasicClientSideCache, createClient } from 'redis';
 import { io as connectSocketIo, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { StrataProcess, tempDir } from './strata-process.js';
@@ -143,6 +143,42 @@ describe('node-redis', () => {
     } finally {
       await sub.close();
       await client.close();
+    }
+  });
+});
+
+describe('node-redis client-side cache (RESP3, CLIENT TRACKING)', () => {
+  test('a repeated GET is served from the cache until another client writes the key; a flush empties it', async () => {
+    const socket = { port: server.port, host: '127.0.0.1' };
+    const cache = new BasicClientSideCache({ ttl: 0, maxEntries: 0, evictPolicy: 'LRU' });
+    const client = createClient({ RESP: 3, clientSideCache: cache, socket });
+    const writer = createClient({ socket });
+    await Promise.all([client.connect(), writer.connect()]);
+    const until = async (f: () => boolean) => {
+      for (let i = 0; i < 500 && !f(); i++) await new Promise((r) => setTimeout(r, 10));
+      expect(f()).toBe(true);
+    };
+    try {
+      await writer.set('csc:a', 'one');
+      expect(await client.get('csc:a')).toBe('one');
+      expect(await client.get('csc:a')).toBe('one');
+      expect(cache.stats().hitCount).toBe(1);
+      expect(cache.size()).toBe(1);
+      // The server's invalidation push drops the entry; the next GET reads the new value.
+      await writer.set('csc:a', 'two');
+      await until(() => cache.size() === 0);
+      expect(await client.get('csc:a')).toBe('two');
+      expect(await client.get('csc:a')).toBe('two');
+      expect(cache.stats().hitCount).toBe(2);
+      // A flush invalidates everything (a null invalidation).
+      expect(await client.get('csc:b')).toBeNull();
+      await until(() => cache.size() === 2);
+      await writer.flushAll();
+      await until(() => cache.size() === 0);
+      expect(await client.get('csc:a')).toBeNull();
+    } finally {
+      await client.close();
+      await writer.close();
     }
   });
 });
