@@ -105,7 +105,7 @@ export function expireSlice(c: CoreState, buckets = 256): number {
     const prev = previousAddress(s, off);
     if (prev !== 0 && prev >= log.begin) return false;
     if (a >= log.readOnly) setFlag(s, off, RecordFlag.TOMBSTONE);
-    c.count.forgetExpiring(s.bytes, keyOffsetOf(s, off), keyLengthOf(s, off));
+    c.count.expired(s.bytes, keyOffsetOf(s, off), keyLengthOf(s, off));
     removed++;
     return true;
   });

@@ -66,7 +66,11 @@ export class Store extends StoreCore {
     this.checkpointOnClose = options.checkpointOnClose ?? true;
     const expiry = options.expiry ?? { intervalMs: 100, buckets: 1024 };
     if (expiry !== false) {
-      const t = setInterval(() => this.expireSlice(expiry.buckets), expiry.intervalMs);
+      const t = setInterval(() => {
+        this.expireSlice(expiry.buckets);
+        // Keys with an expiry whose records are anywhere, the device too.
+        this.count.expireSome(expiry.buckets);
+      }, expiry.intervalMs);
       t.unref();
       this.timers.push(t);
     }

@@ -13,6 +13,29 @@ function counter(): { count: KeyCount; clock: { now: number } } {
 }
 
 describe('KeyCount', () => {
+  it('tells onExpired of each key whose expiry passed once, by a slice, a count or a lookup; not of a delete or a persist', async () => {
+    const { count, clock } = counter();
+    const heard: string[] = [];
+    count.onExpired = (key) => heard.push(key.toString('latin1'));
+    for (let i = 0; i < 50; i++) count.changed(Buffer.from(`k${i}`), K_ABSENT, 2_000 + i, 0);
+    count.changed(Buffer.from('later'), K_ABSENT, 99_000, 0);
+    count.changed(Buffer.from('k0'), K_EXPIRING, -1, 0); // deleted: no event
+    count.changed(Buffer.from('k1'), K_EXPIRING, 0, 0); // persisted: no event
+    clock.now = 2_010;
+    // Slices of 8 slots go round the table (several rounds: an entry a removal
+    // shifts behind the cursor waits for the next): k2..k10 (expiry <= 2_010) are heard.
+    for (let i = 0; i < 2_000; i++) count.expireSome(8);
+    expect(heard.sort()).toEqual(['k10', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7', 'k8', 'k9']);
+    heard.length = 0;
+    clock.now = 2_020;
+    count.expired(Buffer.from('xk11'), 1, 3); // found expired on a lookup
+    count.expired(Buffer.from('k11'), 0, 3); // again: already gone, not heard twice
+    expect(heard).toEqual(['k11']);
+    heard.length = 0;
+    expect(await count.exact()).toBe(1 + 29 + 1); // k1 plain, k21..k49, later
+    expect(heard.sort()).toEqual(['k12', 'k13', 'k14', 'k15', 'k16', 'k17', 'k18', 'k19', 'k20']);
+  });
+
   it('tracks keys with an expiry by their bytes (binary keys, overwrites, persist, delete, passing)', async () => {
     const { count, clock } = counter();
     const a = Buffer.from([0x00, 0xff, 0x80, 0x61]);

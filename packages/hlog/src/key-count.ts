@@ -34,6 +34,14 @@ export class KeyCount {
   private failure: unknown = null;
   /** An upper bound for the plain keys a background recount has yet to add. */
   private provisional = 0;
+  /** Where `expireSome` goes on in the table of keys with an expiry. */
+  private expiryCursor = 0;
+  /**
+   * Hears each key that leaves the table because its expiry passed, once
+   * (the store's signal that a key expired: Redis's `expired` event); the
+   * key is a copy.
+   */
+  onExpired: ((key: Buffer) => void) | null = null;
 
   constructor(
     private readonly clock: () => number,
@@ -63,6 +71,35 @@ export class KeyCount {
   forgetExpiring(bytes: Uint8Array, offset: number, length: number): void {
     const t = this.expiring;
     if (t.size > 0) t.delete(bytes, offset, length, hashBytes(bytes, offset, length));
+  }
+
+  /** `key`'s expiry passed (it was found so): it leaves the table, and `onExpired` hears it. */
+  expired(bytes: Uint8Array, offset: number, length: number): void {
+    const t = this.expiring;
+    if (t.size === 0) return;
+    const state = t.delete(bytes, offset, length, hashBytes(bytes, offset, length));
+    if (!Number.isNaN(state) && this.onExpired !== null) {
+      this.onExpired(Buffer.from(bytes.subarray(offset, offset + length)));
+    }
+  }
+
+  /**
+   * One slice of active expiry over the table (`slots` of it): keys whose
+   * expiry passed leave it, wherever their records are, memory or device.
+   */
+  expireSome(slots: number): void {
+    const t = this.expiring;
+    if (t.size === 0) return;
+    const now = this.clock();
+    this.expiryCursor = t.sweepSome(this.expiryCursor, slots, (key, exp) =>
+      this.keep(key, exp, now),
+    );
+  }
+
+  private keep(key: Buffer, exp: number, now: number): boolean {
+    if (exp > now) return true;
+    this.onExpired?.(Buffer.from(key));
+    return false;
   }
 
   /** Keys counted with an expiry, passed ones included until the next count. */
@@ -140,7 +177,7 @@ export class KeyCount {
     const table = this.expiring;
     if (table.size === 0) return 0;
     const now = this.clock();
-    table.sweep((_key, exp) => exp > now);
+    table.sweep((key, exp) => this.keep(key, exp, now));
     return table.size;
   }
 

@@ -96,6 +96,26 @@ export class KeyStateTable {
    * wraps past the table's end may be seen twice (never skipped): `fn`
    * should decide the same way each time.
    */
+  /**
+   * `sweep` over at most `slots` slots from `cursor`, for work done a slice
+   * at a time; returns where the next slice starts (0 once past the end).
+   * Entries that removals shift behind the cursor wait for the next round.
+   */
+  sweepSome(cursor: number, slots: number, fn: (key: Buffer, state: number) => boolean): number {
+    const table = this.slots;
+    let i = cursor > this.mask ? 0 : cursor;
+    const end = Math.min(this.mask + 1, i + slots);
+    while (i < end) {
+      const at = i * STRIDE;
+      if (table[at] !== 0 && !fn(this.keyView(table[at + 1]!), table[at + 2]!)) {
+        this.removeAt(i);
+        continue;
+      }
+      i++;
+    }
+    return i > this.mask ? 0 : i;
+  }
+
   sweep(fn: (key: Buffer, state: number) => boolean): void {
     const slots = this.slots;
     let i = 0;

@@ -1,4 +1,5 @@
 import type { Client } from './client.js';
+import type { ServerState } from './server-state.js';
 
 /** A replay form to log in a database (the command log's unit). */
 export interface LoggedForm {
@@ -22,6 +23,11 @@ export interface FamilyHooks {
    * subscriptions...), as when the connection closes, silently.
    */
   readonly onClientReset?: (client: Client) => void;
+  /**
+   * A key of database `db` expired: the store's active expiry, a count, or
+   * a lookup found its expiry passed (the pubsub family publishes `expired`).
+   */
+  readonly onKeyExpired?: (server: ServerState, db: number, key: Buffer) => void;
   /** A connection closed (its socket is gone; its own state slots are dropped after this). */
   readonly onClientClose?: (client: Client) => void;
 }

@@ -116,7 +116,13 @@ export class RespServer {
     const provider = isProvider(options.databases)
       ? options.databases
       : storeDatabases(options.databases);
-    this.keyspace = new Keyspace(watchedStores(provider, (s) => this.health.watch(s)));
+    this.keyspace = new Keyspace(
+      watchedStores(provider, (s) => {
+        this.health.watch(s);
+        // Read at the event: SWAPDB moves a store to another index.
+        s.count.onExpired = (key) => this.state.keyExpired(s, key);
+      }),
+    );
     const families = commandFamilies({
       flush: this.keyspace.canFlush,
       save: this.keyspace.canSave,

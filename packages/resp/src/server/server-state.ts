@@ -126,6 +126,7 @@ export class ServerState {
     this.hooks = {
       afterExec: hooks.flatMap((h) => (h.afterExec === undefined ? [] : [h.afterExec])),
       onClientReset: hooks.flatMap((h) => (h.onClientReset === undefined ? [] : [h.onClientReset])),
+      onKeyExpired: hooks.flatMap((h) => (h.onKeyExpired === undefined ? [] : [h.onKeyExpired])),
       onClientClose: hooks.flatMap((h) => (h.onClientClose === undefined ? [] : [h.onClientClose])),
     };
   }
@@ -145,8 +146,19 @@ export class ServerState {
   readonly hooks: {
     readonly afterExec: readonly ((client: Client) => readonly LoggedForm[])[];
     readonly onClientReset: readonly ((client: Client) => void)[];
+    readonly onKeyExpired: readonly ((server: ServerState, db: number, key: Buffer) => void)[];
     readonly onClientClose: readonly ((client: Client) => void)[];
   };
+
+  /** `store` says `key` expired (KeyCount.onExpired): the families hear it in that store's database. */
+  keyExpired(store: unknown, key: Buffer): void {
+    if (this.hooks.onKeyExpired.length === 0) return;
+    for (let db = 0; db < this.keyspace.count; db++) {
+      if (this.keyspace.get(db) !== store) continue;
+      for (const hook of this.hooks.onKeyExpired) hook(this, db, key);
+      return;
+    }
+  }
 
   /** Clients with pushes written by others' commands (pub/sub messages), flushed once this tick ends. */
   private pushedClients: Client[] = [];

@@ -327,7 +327,7 @@ function transfer(
     const r = await readValue(from, src);
     if (r.status === 'notFound') {
       // Write lookups but COPY's, whose read lookup of the source misses (keymiss).
-      expiredOnMiss(c, src, false, from, fromDb);
+      expiredOnMiss(c, src, false, from);
       if (mode === 'rename' || mode === 'renamenx') throw noSuchKeyError();
       if (mode !== 'move') notifyKeyspaceEvent(server, NotifyClass.keyMiss, 'keymiss', src, fromDb);
       c.reply.integer(0);
@@ -347,7 +347,7 @@ function transfer(
       const d = to.probe(dst);
       const exists =
         d.status === 'pending' ? (await d.pending).status === 'found' : d.status === 'found';
-      if (!exists) expiredOnMiss(c, dst, false, to, toDb);
+      if (!exists) expiredOnMiss(c, dst, false, to);
       else if (refuses) {
         c.reply.integer(0);
         return;

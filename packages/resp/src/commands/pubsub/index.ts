@@ -1,4 +1,5 @@
 import type { CommandFamily } from '../family.js';
+import { NotifyClass, notifyKeyspaceEvent } from './keyspace-events.js';
 import { pubsubCommands } from './pubsub.js';
 import { unsubscribeAll } from './subscriptions.js';
 
@@ -11,5 +12,11 @@ import { unsubscribeAll } from './subscriptions.js';
 export const pubsubFamily: CommandFamily = {
   name: 'pubsub',
   commands: pubsubCommands,
-  hooks: { onClientReset: unsubscribeAll, onClientClose: unsubscribeAll },
+  hooks: {
+    onClientReset: unsubscribeAll,
+    onClientClose: unsubscribeAll,
+    // A key the store found expired, with no client behind it (`expired`, class x).
+    onKeyExpired: (server, db, key) =>
+      notifyKeyspaceEvent(server, NotifyClass.expired, 'expired', key, db),
+  },
 };

@@ -3,7 +3,7 @@ import { INT64_MAX_DOUBLE } from '@strata/io';
 import { eqi, parseInteger } from '../../args.js';
 import { invalidExpireError, syntaxError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
-import { NotifyClass, notify, notifyKeyspaceEvent } from '../pubsub/keyspace-events.js';
+import { NotifyClass, notify } from '../pubsub/keyspace-events.js';
 
 /** An expiry option of SET / GETEX: which one, and its argument. */
 export const ExpiryUnit = {
@@ -71,7 +71,6 @@ export function expiredOnMiss(
   key: Buffer,
   waited: boolean,
   store: StoreCore = c.store,
-  db: number = c.db,
 ): void {
   const count = store.count;
   if (!count.hasExpiring(key)) return;
@@ -81,8 +80,8 @@ export function expiredOnMiss(
     if (v.status === 'found') return;
     if (v.status === 'pending') v.pending.catch(() => undefined);
   }
-  count.forgetExpiring(key, 0, key.length);
-  notifyKeyspaceEvent(c.server, NotifyClass.expired, 'expired', key, db);
+  // The store's signal: the pubsub family publishes `expired` in the store's database.
+  count.expired(key, 0, key.length);
 }
 
 /**
