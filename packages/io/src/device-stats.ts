@@ -1,14 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import type { IoQueueObserver } from './io-queue.js';
-import { LatencyHistogram } from './latency-histogram.js';
+import { LatencyHistogram, type LatencySummary } from './latency-histogram.js';
 
-/** Latency of completed operations in microseconds. */
-export interface LatencySummary {
-  count: number;
-  p50: number;
-  p99: number;
-  max: number;
-}
+export type { LatencySummary };
 
 /** A point-in-time copy of a device's counters. */
 export interface DeviceStatsSnapshot {

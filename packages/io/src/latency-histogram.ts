@@ -1,4 +1,10 @@
-import type { LatencySummary } from './device-stats.js';
+/** Latency of completed operations in microseconds. */
+export interface LatencySummary {
+  count: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
 
 /** Linear sub-buckets per power of two: 16 bounds the relative error to 1/16 (6.25%). */
 const SUB_BITS = 4;

@@ -1,7 +1,8 @@
 import { copyKey, type RecordSpace, type RecordVisitor, type StoreCore } from '@strata/hlog';
 import type { ReadMode } from '@strata/pagebuf';
 import { Liveness, LivenessChecker } from './liveness.js';
-import { LogIterator, type PageContext } from './log-iterator.js';
+import { LogIterator } from './log-iterator.js';
+import type { PageContext } from './page-context.js';
 import type { PageSummaries, SummaryQuery } from './page-summaries.js';
 import { PendingChecks } from './pending-checks.js';
 import {

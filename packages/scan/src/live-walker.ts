@@ -16,7 +16,8 @@ import {
   slotSizeFrom,
 } from '@strata/hlog';
 import { Liveness, type LivenessChecker, type LiveVisitor } from './liveness.js';
-import type { IterateResult, PageContext, PageWalker } from './log-iterator.js';
+import type { IterateResult, PageWalker } from './log-iterator.js';
+import type { PageContext } from './page-context.js';
 import type { PendingChecks } from './pending-checks.js';
 import type { RecordFilter } from './record-filter.js';
 

@@ -16,7 +16,7 @@ import {
   type RecordSpace,
   type StoreCore,
 } from '@strata/hlog';
-import type { PageContext } from './log-iterator.js';
+import type { PageContext } from './page-context.js';
 
 /** Gets a record found live, valid during the call only (a whole-log pass, a resolved disk check). */
 export type LiveVisitor = (rec: RecordSpace, offset: number, address: number) => void;

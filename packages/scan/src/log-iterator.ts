@@ -14,6 +14,7 @@ import {
   spaceOverBytes,
 } from '@strata/hlog';
 import { type Frame, PageReader, type ReadMode, readMode } from '@strata/pagebuf';
+import type { PageContext } from './page-context.js';
 import type { PageSummaries, SummaryQuery } from './page-summaries.js';
 import { ScanError } from './scan-error.js';
 
@@ -34,16 +35,7 @@ import { ScanError } from './scan-error.js';
  * to the tail, which is still ahead.
  */
 
-/** The page being walked: where its bytes are, valid until the page callback returns. */
-export interface PageContext {
-  address: number;
-  rec: RecordSpace;
-  /** Offset of the page's first byte in `rec`. */
-  base: number;
-  /** Bytes of the page in use (header included). */
-  used: number;
-  onDisk: boolean;
-}
+export type { PageContext };
 
 /**
  * Walks one page's records itself: a specialised loop in place of a visitor

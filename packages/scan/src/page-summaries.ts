@@ -14,7 +14,7 @@ import {
   slotSizeFrom,
 } from '@strata/hlog';
 import { ChunkedPageList } from '@strata/pagebuf';
-import type { PageContext } from './log-iterator.js';
+import type { PageContext } from './page-context.js';
 
 /**
  * In-memory summaries of final pages (below `readOnly`: their records never
