@@ -75,6 +75,7 @@ appendfsync always
 appendfilename strata.aof
 appenddirname aofdir
 compaction-threshold 1gb
+notify-keyspace-events KEx
 `);
     expect(c).toEqual({
       port: 7001,
@@ -95,6 +96,7 @@ compaction-threshold 1gb
       appendfilename: 'strata.aof',
       appenddirname: 'aofdir',
       compactionThreshold: 1024 ** 3,
+      notifyKeyspaceEvents: 'xKE',
     });
   });
 

@@ -1,7 +1,7 @@
 import { constants as bufferConstants } from 'node:buffer';
 import { FSYNC_POLICIES, type FsyncPolicy, isFsyncPolicy } from '@strata/aof';
 import { StrataError } from '@strata/io';
-import { formatSize, parseSize } from '@strata/resp';
+import { formatNotifyFlags, formatSize, parseNotifyFlags, parseSize } from '@strata/resp';
 import type { ServerErrorCode } from './errors.js';
 
 export const LOG_LEVELS = ['debug', 'verbose', 'notice', 'warning', 'nothing'] as const;
@@ -35,6 +35,8 @@ export interface ServerConfig {
   appenddirname: string;
   /** Compact a database's log once it holds more than this on disk; 0: never. */
   compactionThreshold: number;
+  /** Keyspace events to publish, in Redis's letters ('' none). */
+  notifyKeyspaceEvents: string;
 }
 
 export const DEFAULT_CONFIG: Readonly<ServerConfig> = {
@@ -56,6 +58,7 @@ export const DEFAULT_CONFIG: Readonly<ServerConfig> = {
   appendfilename: 'appendonly.aof',
   appenddirname: 'appendonlydir',
   compactionThreshold: 0,
+  notifyKeyspaceEvents: '',
 };
 
 /** A value a setting refuses; the message is the reason, in Redis's words where Redis has some. */
@@ -300,6 +303,20 @@ export const SETTINGS: readonly Setting[] = [
     'compact a database log larger than this on disk (0: never)',
     (v) => (v === '0' ? 0 : size(1024, 2 ** 52)(v)),
     formatSize,
+  ),
+  define(
+    'notify-keyspace-events',
+    'notifyKeyspaceEvents',
+    '<classes>',
+    "keyspace events to publish, Redis's letters (KEA, Ex...)",
+    (v) => {
+      const flags = parseNotifyFlags(v);
+      if (flags === null) {
+        throw new ConfigError("Invalid event class character. Use 'Ag$lshzxeKEtmdn'.");
+      }
+      return formatNotifyFlags(flags);
+    },
+    (v) => (v === '' ? '""' : v),
   ),
 ];
 

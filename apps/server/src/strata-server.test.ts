@@ -199,7 +199,8 @@ describe('configuration', () => {
         `\\* Config: port=0 bind=127\\.0\\.0\\.1 dir=${dir} memory=128kb page-size=16kb ` +
           'segment-size=1gb index-size=1kb mutable-fraction=0\\.9 databases=4 requirepass=\\(set\\) ' +
           'maxclients=9 checkpoint-interval=300 log-level=verbose appendonly=no appendfsync=everysec ' +
-          'appendfilename=appendonly\\.aof appenddirname=appendonlydir compaction-threshold=0\n',
+          'appendfilename=appendonly\\.aof appenddirname=appendonlydir compaction-threshold=0 ' +
+          'notify-keyspace-events=""\n',
       ),
     );
     expect(out).toContain(`* DB 0 created in ${join(dir, '0')}\n`);
@@ -212,6 +213,7 @@ describe('configuration', () => {
     const r = await connect(a.port, { password: 'two words' });
     expect(await r.ping()).toBe('PONG');
     expect(await r.config('GET', 'maxclients')).toEqual(['maxclients', '9']);
+    expect(await r.config('GET', 'notify-keyspace-events')).toEqual(['notify-keyspace-events', '']);
     expect(await r.select(3)).toBe('OK');
     await expect(r.select(4)).rejects.toThrow('ERR DB index is out of range');
     r.disconnect();

@@ -63,6 +63,7 @@ export class StrataServer {
       databases: this.databases,
       requirepass: config.requirepass,
       maxclients: config.maxclients,
+      notifyKeyspaceEvents: config.notifyKeyspaceEvents,
       infoSections: { persistence: () => aofInfoLines(this.aof) },
       configValues: aofConfigValues(config),
       ...(config.appendonly

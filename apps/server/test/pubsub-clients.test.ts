@@ -3,7 +3,7 @@ import Redis from 'ioredis';
 import { BasicClientSideCache, createClient } from 'redis';
 import { io as connectSocketIo, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { StrataProcess, tempDir } from './strata-process.js';
+import { runCli, StrataProcess, tempDir } from './strata-process.js';
 
 /**
  * Pub/Sub through the libraries Node programs use, against a real
@@ -179,6 +179,60 @@ describe('node-redis client-side cache (RESP3, CLIENT TRACKING)', () => {
     } finally {
       await client.close();
       await writer.close();
+    }
+  });
+});
+
+describe('notify-keyspace-events at start (--notify-keyspace-events, or the config file)', () => {
+  test('the flag turns events on: CONFIG GET shows it, a SET publishes its keyspace event', async () => {
+    const own = await tempDir();
+    const p = await StrataProcess.start([
+      '--port',
+      '0',
+      '--dir',
+      own.path,
+      '--notify-keyspace-events',
+      'KEA',
+    ]);
+    const sub = new Redis({ port: p.port, host: '127.0.0.1', maxRetriesPerRequest: 1 });
+    const r = new Redis({ port: p.port, host: '127.0.0.1', maxRetriesPerRequest: 1 });
+    try {
+      expect(await r.config('GET', 'notify-keyspace-events')).toEqual([
+        'notify-keyspace-events',
+        'AKE',
+      ]);
+      const event = new Promise<string[]>((resolve) =>
+        sub.on('pmessage', (_p: string, ch: string, m: string) => resolve([ch, m])),
+      );
+      await sub.psubscribe('__keyevent@0__:*');
+      await r.set('flagged', '1');
+      expect(await event).toEqual(['__keyevent@0__:set', 'flagged']);
+    } finally {
+      sub.disconnect();
+      r.disconnect();
+      p.process.child.kill('SIGKILL');
+      await p.process.exited;
+      await own.remove();
+    }
+  });
+
+  test("a letter that is no event class stops the start with Redis's words", async () => {
+    const own = await tempDir();
+    try {
+      const out = await runCli([
+        '--port',
+        '0',
+        '--dir',
+        own.path,
+        '--notify-keyspace-events',
+        'KEq',
+      ]);
+      expect(out.code).not.toBe(0);
+      expect(out.stdout + out.stderr).toContain(
+        "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.",
+      );
+    } finally {
+      await own.remove();
     }
   });
 });

@@ -48,3 +48,4 @@ export {
   type OutputLimit,
   type OutputLimits,
 } from './server/server-state.js';
+export { formatNotifyFlags, parseNotifyFlags } from './commands/index.js';

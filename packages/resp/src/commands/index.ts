@@ -52,4 +52,5 @@ export function createCommandTable(options: CommandSetOptions = {}): CommandTabl
 }
 
 export type { CommandFamily, FamilyHooks, LoggedForm } from './family.js';
+export { formatNotifyFlags, parseNotifyFlags } from './pubsub/keyspace-events.js';
 export { type ShutdownHook, type ShutdownMode, shutdownCommand } from './server/index.js';

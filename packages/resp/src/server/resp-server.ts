@@ -1,7 +1,7 @@
 import { createServer, type Server, Socket } from 'node:net';
 import type { StoreCore } from '@strata/hlog';
 import { DEFAULT_CLIENT_QUERY_BUFFER_LIMIT, DEFAULT_PROTO_MAX_BULK_LEN } from '@strata/protocol';
-import { commandFamilies, type ShutdownHook } from '../commands/index.js';
+import { commandFamilies, parseNotifyFlags, type ShutdownHook } from '../commands/index.js';
 import { maxClientsError, PROTECTED_MODE_REPLY, ReplayError } from '../errors.js';
 import { Client } from './client.js';
 import type { CommandLog } from './command-log.js';
@@ -42,6 +42,11 @@ export interface RespServerOptions {
    * set, is the normal class's hard limit.
    */
   readonly outputLimits?: Partial<OutputLimits>;
+  /**
+   * notify-keyspace-events at start, in Redis's letters (`KEA`, `Ex`...).
+   * Default '' (none). A letter that is no class throws a RangeError.
+   */
+  readonly notifyKeyspaceEvents?: string;
   /**
    * Request bytes a client may have buffered and not run (a command still
    * arriving) before it is disconnected (client-query-buffer-limit). Default 1 GB.
@@ -158,7 +163,7 @@ export class RespServer {
       },
       queryBufferLimit: options.queryBufferLimit ?? DEFAULT_CLIENT_QUERY_BUFFER_LIMIT,
       protectedMode: options.protectedMode ?? true,
-      notifyKeyspaceEvents: 0,
+      notifyKeyspaceEvents: notifyFlags(options.notifyKeyspaceEvents ?? ''),
     };
     this.state = new ServerState(this.table, this.keyspace, config, {
       hooks: families.flatMap((f) => (f.hooks === undefined ? [] : [f.hooks])),
@@ -288,6 +293,14 @@ export class RespServer {
  * `provider` with `watch` called on every store it opens or gives back
  * from a flush (StoreHealth listens to their write errors).
  */
+function notifyFlags(letters: string): number {
+  const flags = parseNotifyFlags(letters);
+  if (flags === null) {
+    throw new RangeError(`notify-keyspace-events: invalid event class character in '${letters}'`);
+  }
+  return flags;
+}
+
 function watchedStores(
   provider: DatabaseProvider,
   watch: (store: StoreCore) => void,
