@@ -3,6 +3,8 @@
 export {
   commandDefinitions,
   createCommandTable,
+  formatNotifyFlags,
+  parseNotifyFlags,
   type ShutdownHook,
   type ShutdownMode,
   shutdownCommand,
@@ -48,4 +50,3 @@ export {
   type OutputLimit,
   type OutputLimits,
 } from './server/server-state.js';
-export { formatNotifyFlags, parseNotifyFlags } from './commands/index.js';
