@@ -208,7 +208,6 @@ export abstract class Dispatcher extends Connection {
       const at = this.reply.position;
       for (const f of forms) this.append(log, f.argv, at, at, f.db);
     }
-    this.releasePushes();
   }
 
   unwatchAll(): void {

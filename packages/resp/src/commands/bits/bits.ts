@@ -10,16 +10,11 @@ import { eqi, parseInteger } from '../../args.js';
 import { CommandError, syntaxError, wrongTypeError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
-import { NotifyClass, notify } from '../pubsub/keyspace-events.js';
+import { keyMiss, NotifyClass, notify } from '../pubsub/keyspace-events.js';
 import { bitmapGroup } from '../shared/command-groups.js';
 import { KEY1, SRC_DST } from '../shared/key-positions.js';
 
 // ---- helpers ------------------------------------------------------------------
-
-/** A read that found no key: Redis's lookupKeyRead sends `keymiss` (class m). */
-function keyMiss(c: Client, key: Buffer): void {
-  notify(c, NotifyClass.keyMiss, 'keymiss', key);
-}
 
 const bitOffsetError = () =>
   new CommandError('ERR_OFFSET', 'ERR bit offset is not an integer or out of range');

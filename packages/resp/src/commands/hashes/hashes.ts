@@ -14,13 +14,8 @@ import {
 import { add, formatHuman, isFiniteLongDouble, parseLongDouble } from '../../long-double.js';
 import type { Client } from '../../server/client.js';
 import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
-import { NotifyClass } from '../pubsub/keyspace-events.js';
-import {
-  afterWriteNew,
-  readMiss,
-  whenWrittenNotify,
-  withCollection,
-} from '../shared/collection-access.js';
+import { keyMiss, NotifyClass } from '../pubsub/keyspace-events.js';
+import { afterWriteNew, whenWrittenNotify, withCollection } from '../shared/collection-access.js';
 import { removeMembers } from '../shared/collection-remove.js';
 import { matches, parseCollectionScan } from '../shared/collection-scan-options.js';
 import { hashGroup } from '../shared/command-groups.js';
@@ -88,7 +83,7 @@ function bulkOrNull(w: ReplyWriter, s: string | undefined): void {
 /** Runs `f` on the key's hash (null when missing: a key miss), read only. */
 function read(c: Client, key: Buffer, f: (h: HashValue | null) => void): CommandResult {
   return withCollection<HashValue>(c, key, HASH, (h) => {
-    if (h === null) readMiss(c, key);
+    if (h === null) keyMiss(c, key);
     f(h);
     return undefined;
   });

@@ -5,7 +5,7 @@ import { CommandError, syntaxError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
 import { signalKey } from '../blocking/blocking-registry.js';
-import { NotifyClass, notify } from '../pubsub/keyspace-events.js';
+import { keyMiss, NotifyClass, notify } from '../pubsub/keyspace-events.js';
 import {
   afterChange,
   afterWrite,
@@ -22,7 +22,6 @@ import { listGroup } from '../shared/command-groups.js';
 import { indexAt, indexWindow } from '../shared/index-range.js';
 import { KEY1, NO_KEYS, SRC_DST } from '../shared/key-positions.js';
 import { member, outOfRange, parsePositive, parseRanged } from '../zsets/zsets-args.js';
-import { keyMiss } from '../zsets/zsets-notify.js';
 
 const LIST = RecordType.LIST;
 

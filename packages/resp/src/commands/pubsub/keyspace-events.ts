@@ -131,6 +131,16 @@ export function notify(c: Client, type: NotifyClassBit, event: string, key: Buff
   notifyKeyspaceEvent(c.server, type, event, key, c.db, c);
 }
 
+/** A read lookup found no key (Redis's lookupKeyRead): `keymiss`, class m. */
+export function keyMiss(c: Client, key: Buffer): void {
+  notifyKeyspaceEvent(c.server, NotifyClass.keyMiss, 'keymiss', key, c.db, c);
+}
+
+/** Whether events of a class in `mask` are published (work done only for an event is skipped otherwise). */
+export function publishes(c: Client, mask: number): boolean {
+  return (c.server.config.notifyKeyspaceEvents & mask) !== 0;
+}
+
 /**
  * Whether a change of a class in `mask` is signalled at all: its events are
  * published, or a client tracks keys (then every change invalidates). Work
@@ -138,5 +148,5 @@ export function notify(c: Client, type: NotifyClassBit, event: string, key: Buff
  * for a write on the disk) is skipped when this is false.
  */
 export function changeSignalled(c: Client, mask: number): boolean {
-  return (c.server.config.notifyKeyspaceEvents & mask) !== 0 || trackingActive(c.server);
+  return publishes(c, mask) || trackingActive(c.server);
 }

@@ -4,7 +4,7 @@ import { eqi, parseInteger } from '../../args.js';
 import { CommandError, syntaxError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
-import { NotifyClass, notify } from '../pubsub/keyspace-events.js';
+import { keyMiss, NotifyClass, notify, publishes } from '../pubsub/keyspace-events.js';
 import {
   afterChange,
   afterChangeNotify,
@@ -15,7 +15,6 @@ import {
   lookupTogether,
   lookupValue,
   readCollections,
-  readMiss,
   readValues,
   whenWritten,
   whenWrittenNotify,
@@ -64,7 +63,7 @@ function integerOr(arg: Buffer, error: () => CommandError): number {
 /** Runs `f` on the key's set (null when missing: a key miss), read only. */
 function read(c: Client, key: Buffer, f: (s: SetValue | null) => void): CommandResult {
   return withCollection<SetValue>(c, key, SET, (s) => {
-    if (s === null) readMiss(c, key);
+    if (s === null) keyMiss(c, key);
     f(s);
     return undefined;
   });
@@ -287,9 +286,7 @@ function setOpStore(c: Client, argv: Buffer[], op: SetOp): CommandResult {
   // Whether the destination exists decides `new` and `del`: it is looked up
   // (alongside the sources) only when one of them would be published; null
   // when it was not.
-  const flags = c.server.config.notifyKeyspaceEvents;
-  const existed =
-    (flags & (NotifyClass.new | NotifyClass.generic)) !== 0 ? keyExists(c, dst) : null;
+  const existed = publishes(c, NotifyClass.new | NotifyClass.generic) ? keyExists(c, dst) : null;
   if (existed instanceof Promise) existed.catch(() => undefined); // a WRONGTYPE may leave it unread
   return lookupTogether<SetValue>(c, keys, SET, false, (found) => {
     const sets = readValues(c, keys, found);

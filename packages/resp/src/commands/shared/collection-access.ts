@@ -2,7 +2,7 @@ import type { CollectionLookup, CollectionValue, MaybePending } from '@strata/co
 import { cacheContendedError, wrongTypeError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import type { CommandResult } from '../../server/command-table.js';
-import { NotifyClass, type NotifyClassBit, notify } from '../pubsub/keyspace-events.js';
+import { keyMiss, NotifyClass, type NotifyClassBit, notify } from '../pubsub/keyspace-events.js';
 
 /**
  * How every collection command (hash, set, sorted set, list) reaches its
@@ -126,14 +126,6 @@ export function withFirstNonEmpty<V extends CollectionValue>(
 // ---- reads: key misses ------------------------------------------------------------
 
 /**
- * A read found no `key` (Redis's lookupKeyRead missed): `keymiss`, class m.
- * Write lookups (lookupKeyWrite) never publish one.
- */
-export function readMiss(c: Client, key: Buffer): void {
-  notify(c, NotifyClass.keyMiss, 'keymiss', key);
-}
-
-/**
  * The values of a read's lookups of `keys` (see lookupTogether), in order as
  * Redis's loops over lookupKeyRead take them (SINTER, SUNION, ZUNION...):
  * each missing key is a key miss, and the first key holding another type
@@ -147,7 +139,7 @@ export function readValues<V extends CollectionValue>(
   const values: Found<V>[] = [];
   for (let i = 0; i < found.length; i++) {
     const v = lookupValue(found[i]!);
-    if (v === null) readMiss(c, keys[i]!);
+    if (v === null) keyMiss(c, keys[i]!);
     values.push(v);
   }
   return values;

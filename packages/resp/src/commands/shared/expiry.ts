@@ -3,7 +3,7 @@ import { INT64_MAX_DOUBLE } from '@strata/io';
 import { eqi, parseInteger } from '../../args.js';
 import { invalidExpireError, syntaxError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
-import { NotifyClass, notify } from '../pubsub/keyspace-events.js';
+import { keyMiss } from '../pubsub/keyspace-events.js';
 
 /** An expiry option of SET / GETEX: which one, and its argument. */
 export const ExpiryUnit = {
@@ -90,5 +90,5 @@ export function expiredOnMiss(
  */
 export function readMissed(c: Client, key: Buffer, waited: boolean): void {
   expiredOnMiss(c, key, waited);
-  notify(c, NotifyClass.keyMiss, 'keymiss', key);
+  keyMiss(c, key);
 }

@@ -40,7 +40,13 @@ import type {
   CommandFlagName,
   CommandResult,
 } from '../../server/command-table.js';
-import { changeSignalled, NotifyClass, notify } from '../pubsub/keyspace-events.js';
+import {
+  changeSignalled,
+  keyMiss,
+  NotifyClass,
+  notify,
+  publishes,
+} from '../pubsub/keyspace-events.js';
 import { stringGroup } from '../shared/command-groups.js';
 import { ExpiryUnit, expiryMs, expiryOption, optionValue } from '../shared/expiry.js';
 import { ALL_KEYS, KEY1 } from '../shared/key-positions.js';
@@ -66,26 +72,16 @@ const STRING = RecordType.STRING;
 // lookupKeyRead misses, `new` (n) where its dbAdd creates a key, then the
 // command's own event. `notify` returns at once for a class that is off;
 // work needed only for an event (knowing whether SET creates its key) is
-// done only when `notifying` says that class is on.
+// done only when `publishes` says that class is on.
 
-const KEYMISS = NotifyClass.keyMiss;
 const NEW = NotifyClass.new;
 const STR = NotifyClass.string;
 const GENERIC = NotifyClass.generic;
-
-/** Whether any of the classes `mask` is on (then an event of it is published). */
-function notifying(c: Client, mask: number): boolean {
-  return (c.server.config.notifyKeyspaceEvents & mask) !== 0;
-}
 
 /** Redis's dbAdd event, then the command's: `created` says the write made the key. */
 function notifyWrite(c: Client, created: boolean, event: string, key: Buffer): void {
   if (created) notify(c, NEW, 'new', key);
   notify(c, STR, event, key);
-}
-
-function keyMiss(c: Client, key: Buffer): void {
-  notify(c, KEYMISS, 'keymiss', key);
 }
 
 /**
@@ -193,7 +189,7 @@ function setAndReply(
 ): CommandResult {
   // Only NX, XX and GET tell whether the key was there: otherwise, with `new`
   // on, a probe asks first (the write is blind).
-  if ((flags & (SetFlag.NX | SetFlag.XX | SetFlag.GET)) === 0 && notifying(c, NEW)) {
+  if ((flags & (SetFlag.NX | SetFlag.XX | SetFlag.GET)) === 0 && publishes(c, NEW)) {
     return then(exists(c.store, key), (found) =>
       upsertAndReply(c, key, value, expiresAt, flags, !found),
     );
@@ -440,7 +436,7 @@ function mgetRest(
 function mset(c: Client, argv: Buffer[]): CommandResult {
   if (argv.length % 2 === 0) throw wrongArityError('mset');
   // With `new` on, which keys exist is asked first (the writes are blind).
-  if (notifying(c, NEW)) return then(existing(c.store, argv), (found) => msetWrite(c, argv, found));
+  if (publishes(c, NEW)) return then(existing(c.store, argv), (found) => msetWrite(c, argv, found));
   return msetWrite(c, argv, null);
 }
 
@@ -525,7 +521,7 @@ function msetNx(c: Client, argv: Buffer[]): CommandResult {
     msetWrite(
       c,
       argv,
-      notifying(c, NEW) ? new Array<boolean>((argv.length - 1) / 2).fill(false) : null,
+      publishes(c, NEW) ? new Array<boolean>((argv.length - 1) / 2).fill(false) : null,
       replyOne,
     );
   if (any) {

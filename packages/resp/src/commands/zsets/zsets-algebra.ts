@@ -5,11 +5,12 @@ import { CommandError, syntaxError, wrongTypeError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
 import { signalKey } from '../blocking/blocking-registry.js';
+import { keyMiss } from '../pubsub/keyspace-events.js';
 import { whenWritten, withOpenDb } from '../shared/collection-access.js';
 import { sortedSetGroup } from '../shared/command-groups.js';
 import { KEY1, NO_KEYS } from '../shared/key-positions.js';
 import { parseDouble, parsePositive } from './zsets-args.js';
-import { keyMiss, storeEvents } from './zsets-notify.js';
+import { storeEvents } from './zsets-notify.js';
 
 /**
  * ZUNION, ZINTER, ZDIFF, their STORE forms and ZINTERCARD, after Redis's

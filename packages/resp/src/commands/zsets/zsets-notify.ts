@@ -1,9 +1,8 @@
 import type { SortedSet } from '@strata/collections';
-import { RecordType } from '@strata/hlog';
 import type { Client } from '../../server/client.js';
 import type { CommandResult } from '../../server/command-table.js';
-import { NotifyClass, notify } from '../pubsub/keyspace-events.js';
-import type { Written } from '../shared/collection-access.js';
+import { NotifyClass, notify, publishes } from '../pubsub/keyspace-events.js';
+import { keyExists, type Written } from '../shared/collection-access.js';
 
 /**
  * The keyspace events of Redis 7's t_zset.c (notify-keyspace-events) that
@@ -14,18 +13,6 @@ import type { Written } from '../shared/collection-access.js';
  * (Redis serves them after the command). `notify` returns at once for a
  * class that is off.
  */
-
-/** A read found no key (Redis's lookupKeyRead). */
-export function keyMiss(c: Client, key: Buffer): void {
-  notify(c, NotifyClass.keyMiss, 'keymiss', key);
-}
-
-/** Whether anything (of any type) is at `key`. */
-function keyExists(c: Client, key: Buffer): boolean | Promise<boolean> {
-  const r = c.collections.get(key, RecordType.ZSET);
-  if (r instanceof Promise) return r.then((x) => x.status !== 'missing');
-  return r.status !== 'missing';
-}
 
 /**
  * ZRANGESTORE / ZUNIONSTORE / ZINTERSTORE / ZDIFFSTORE's write of `dst`,
@@ -42,9 +29,8 @@ export function storeEvents(
   event: string,
   then: (w: Written) => CommandResult,
 ): CommandResult {
-  const flags = c.server.config.notifyKeyspaceEvents;
-  const asks = value === null ? NotifyClass.generic : NotifyClass.new;
-  if ((flags & asks) === 0) return storeWith(c, dst, value, event, then, null);
+  if (!publishes(c, value === null ? NotifyClass.generic : NotifyClass.new))
+    return storeWith(c, dst, value, event, then, null);
   const existed = keyExists(c, dst);
   if (existed instanceof Promise) {
     return existed.then((was) => storeWith(c, dst, value, event, then, was));

@@ -5,12 +5,12 @@ import { formatHuman, fromNumber } from '../../long-double.js';
 import type { Client } from '../../server/client.js';
 import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
 import { serverSlot } from '../family.js';
+import { keyMiss } from '../pubsub/keyspace-events.js';
 import { withCollection } from '../shared/collection-access.js';
 import { matches, parseCollectionScan } from '../shared/collection-scan-options.js';
 import { sortedSetGroup } from '../shared/command-groups.js';
 import { KEY1 } from '../shared/key-positions.js';
 import { parseCursor } from '../shared/scan-options.js';
-import { keyMiss } from './zsets-notify.js';
 
 /**
  * ZSCAN key cursor [MATCH pattern] [COUNT count] [NOSCORES].

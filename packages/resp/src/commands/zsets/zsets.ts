@@ -5,7 +5,7 @@ import { CommandError, syntaxError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
 import { signalKey } from '../blocking/blocking-registry.js';
-import { NotifyClass, notify } from '../pubsub/keyspace-events.js';
+import { keyMiss, NotifyClass, notify } from '../pubsub/keyspace-events.js';
 import { afterChange, whenWritten, withCollection } from '../shared/collection-access.js';
 import { removeMembers } from '../shared/collection-remove.js';
 import { sortedSetGroup } from '../shared/command-groups.js';
@@ -24,7 +24,7 @@ import {
   scoreRanks,
   syntax,
 } from './zsets-args.js';
-import { keyMiss, storeEvents } from './zsets-notify.js';
+import { storeEvents } from './zsets-notify.js';
 import { replyPairs } from './zsets-reply.js';
 import { zscanCommand } from './zsets-scan.js';
 
@@ -331,25 +331,7 @@ function storeRange(
 // ---- removals ---------------------------------------------------------------------
 
 function zrem(c: Client, argv: Buffer[]): CommandResult {
-  // The shared removal does not say what it did: the set is caught on its
-  // first removal, and the events (Redis: `zrem`, then `del` when emptied)
-  // follow the call. When the set was in memory the removal, and the
-  // delete of an emptied set, are done once the call returns (a promise
-  // then is only the store write): the events go at once, in the step of
-  // the change. Else they follow the removal once it is done.
-  let changed: SortedSet | null = null;
-  const r = removeMembers<SortedSet>(c, argv, ZSET, (z, m) => {
-    if (!z.remove(m)) return false;
-    changed = z;
-    return true;
-  });
-  if (r === undefined || changed !== null) {
-    if (changed !== null) notifyRemoved(c, argv[1]!, changed, 'zrem');
-    return r;
-  }
-  return r.then(() => {
-    if (changed !== null) notifyRemoved(c, argv[1]!, changed, 'zrem');
-  });
+  return removeMembers<SortedSet>(c, argv, ZSET, (z, m) => z.remove(m), NotifyClass.zset, 'zrem');
 }
 
 /** Members were removed from the set at `key`: `event`, then `del` if it is empty now. */
