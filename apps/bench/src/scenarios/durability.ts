@@ -3,6 +3,7 @@ import path from 'node:path';
 import { defineScenario, higher, type Measurement } from '../scenario.js';
 import { median } from '../stats.js';
 import {
+  hasRedisServer,
   redisBenchmark,
   type ServerProcess,
   startRedisServer,
@@ -38,10 +39,8 @@ interface State {
   servers: Map<string, ServerProcess>;
 }
 
-const hasRedis = () => which('redis-server') !== null;
-
 function systems(): string[] {
-  return hasRedis() ? ['strata', 'redis'] : ['strata'];
+  return hasRedisServer() ? ['strata', 'redis'] : ['strata'];
 }
 
 function startStrata(dir: string, policy: Policy): Promise<ServerProcess> {
@@ -62,7 +61,7 @@ export const durability = defineScenario<Params, State>({
   },
   variants: () => systems().flatMap((s) => POLICIES.map((p) => higher(`${s}-${p}`, 'ops/s'))),
   ratios: () => [
-    ...(hasRedis() ? POLICIES.map((p) => `strata-${p}/redis-${p}`) : []),
+    ...(hasRedisServer() ? POLICIES.map((p) => `strata-${p}/redis-${p}`) : []),
     'strata-always/strata-no',
   ],
 
@@ -70,7 +69,7 @@ export const durability = defineScenario<Params, State>({
     if (which('redis-benchmark') === null) {
       throw new Error('durability needs redis-benchmark (it drives the load)');
     }
-    if (!hasRedis()) ctx.log('redis-server not installed: strata variants only');
+    if (!hasRedisServer()) ctx.log('redis-server not installed: strata variants only');
     const servers = new Map<string, ServerProcess>();
     try {
       for (const s of systems()) {
@@ -106,7 +105,7 @@ export const durability = defineScenario<Params, State>({
       return median(xs.map((x, i) => x / ys[i]!));
     };
     const out: Record<string, number> = { always_over_no: perRound('strata-always', 'strata-no') };
-    if (hasRedis()) out.redis_always_over_no = perRound('redis-always', 'redis-no');
+    if (hasRedisServer()) out.redis_always_over_no = perRound('redis-always', 'redis-no');
     return out;
   },
 

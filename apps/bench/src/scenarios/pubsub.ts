@@ -1,16 +1,14 @@
 import net from 'node:net';
-import path from 'node:path';
 import { encodeCommand, ReplyReader } from '@strata/protocol';
 import { defineScenario, higher, type Measurement } from '../scenario.js';
 import { median } from '../stats.js';
 import {
+  hasRedisServer,
   peakRssMetrics,
   query,
   type ServerProcess,
-  startRedisServer,
-  startStrataServer,
+  startStrataAndRedis,
   stopServers,
-  which,
 } from './server-harness.js';
 
 /**
@@ -47,8 +45,6 @@ interface State {
 
 const CHANNEL = 'bench:channel';
 const PATTERN = 'bench:*';
-
-const hasRedisServer = () => which('redis-server') !== null;
 
 function servers(): string[] {
   return hasRedisServer() ? ['strata', 'redis'] : ['strata'];
@@ -142,19 +138,7 @@ export const pubsub = defineScenario<Params, State>({
   ratios: (p) => (hasRedisServer() ? cases(p).map((c) => `strata-${c}/redis-${c}`) : []),
 
   async setup(ctx) {
-    const servers: Record<string, ServerProcess> = {};
-    try {
-      servers.strata = await startStrataServer(path.join(ctx.dir, 'strata'), [
-        '--checkpoint-interval',
-        '0',
-      ]);
-      if (hasRedisServer()) servers.redis = await startRedisServer(ctx.dir);
-      else ctx.log('redis-server not installed: strata variants only');
-    } catch (err) {
-      await stopServers(Object.values(servers), 'SIGKILL');
-      throw err;
-    }
-    return { servers };
+    return { servers: await startStrataAndRedis(ctx.dir, ['--checkpoint-interval', '0'], ctx.log) };
   },
 
   async run(variant, ctx): Promise<Measurement> {

@@ -6,6 +6,7 @@ import { MiB } from '../sizes.js';
 import { median } from '../stats.js';
 import {
   type BenchLoad,
+  hasRedisServer,
   peakRssMetrics,
   query,
   redisBenchmark,
@@ -69,7 +70,6 @@ interface State {
 
 const OPS = ['set', 'get'] as const;
 
-const hasRedisServer = () => which('redis-server') !== null;
 const hasRedisBenchmark = () => which('redis-benchmark') !== null;
 
 function servers(): string[] {

@@ -111,6 +111,11 @@ export function findStrataCli(): string | null {
   }
 }
 
+/** Whether redis-server is installed: the scenarios then run it beside strata-server. */
+export function hasRedisServer(): boolean {
+  return which('redis-server') !== null;
+}
+
 /** A server in its own process, answering on 127.0.0.1:`port`. */
 export interface ServerProcess {
   readonly port: number;
@@ -304,4 +309,26 @@ export async function redisBenchmark(
     throw new Error(`redis-benchmark gave no result for ${test.join(' ')}: ${csv}`);
   }
   return first;
+}
+
+/**
+ * The pair most scenarios compare: strata-server (`strataArgs`, data in
+ * `<dir>/strata`) as `strata` and, when installed, redis-server as
+ * `redis`, each in its own process. If one fails to start, both are killed.
+ */
+export async function startStrataAndRedis(
+  dir: string,
+  strataArgs: readonly string[],
+  log: (message: string) => void,
+): Promise<Record<string, ServerProcess>> {
+  const servers: Record<string, ServerProcess> = {};
+  try {
+    servers.strata = await startStrataServer(path.join(dir, 'strata'), strataArgs);
+    if (hasRedisServer()) servers.redis = await startRedisServer(dir);
+    else log('redis-server not installed: strata variants only');
+  } catch (err) {
+    await stopServers(Object.values(servers), 'SIGKILL');
+    throw err;
+  }
+  return servers;
 }

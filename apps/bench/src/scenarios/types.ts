@@ -1,12 +1,11 @@
-import path from 'node:path';
 import { defineScenario, higher, type Measurement } from '../scenario.js';
 import { MiB } from '../sizes.js';
 import {
+  hasRedisServer,
   peakRssMetrics,
   query,
   type ServerProcess,
-  startRedisServer,
-  startStrataServer,
+  startStrataAndRedis,
   stopServers,
 } from './server-harness.js';
 import { type BenchLoad, benchmarkCommand, sendAll, which } from './types-support.js';
@@ -47,7 +46,6 @@ interface State {
   servers: Record<string, ServerProcess>;
 }
 
-const hasRedisServer = () => which('redis-server') !== null;
 const systems = (): string[] => (hasRedisServer() ? ['strata', 'redis'] : ['strata']);
 
 function command(op: Op, value: string): string[] {
@@ -144,17 +142,13 @@ export const types = defineScenario<Params, State>({
     }
     const p = ctx.params;
     const value = 'v'.repeat(p.valueBytes);
-    const servers: Record<string, ServerProcess> = {};
+    // The decoded collections get half the store's memory: the 1M-member set stays cached.
+    const servers = await startStrataAndRedis(
+      ctx.dir,
+      ['--checkpoint-interval', '0', '--memory', String(p.memory)],
+      ctx.log,
+    );
     try {
-      // The decoded collections get half the store's memory: the 1M-member set stays cached.
-      servers.strata = await startStrataServer(path.join(ctx.dir, 'strata'), [
-        '--checkpoint-interval',
-        '0',
-        '--memory',
-        String(p.memory),
-      ]);
-      if (hasRedisServer()) servers.redis = await startRedisServer(ctx.dir);
-      else ctx.log('redis-server not installed: strata variants only');
       for (const [name, srv] of Object.entries(servers)) {
         ctx.log(`${name}: loading ${p.keyspace} members per type and a ${p.bigMembers}-member set`);
         await fill(srv.port, p, value);
