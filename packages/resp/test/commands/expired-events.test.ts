@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { bothServers, connectRedis, type Target } from '../support/both-servers.js';
+import { describe, expect, test } from 'vitest';
+import { bothServers, useTarget } from '../support/both-servers.js';
 import { RawClient } from '../support/test-server.js';
 
 /**
@@ -11,16 +11,10 @@ import { RawClient } from '../support/test-server.js';
 const targets = bothServers('active expiry events');
 
 describe.each(targets)('active expiry on %s', (_name, start) => {
-  let t: Target;
-  beforeAll(async () => {
-    t = await start();
-  });
-  afterAll(async () => {
-    await t.stop();
-  });
+  const t = useTarget(start);
 
   test('every key with a passed expiry is published as expired once, untouched, in memory or on disk', async () => {
-    const r = await connectRedis(t.port);
+    const r = t.redis;
     const listener = await RawClient.connect(t.port);
     try {
       await r.config('SET', 'notify-keyspace-events', 'Ex');
@@ -51,7 +45,6 @@ describe.each(targets)('active expiry on %s', (_name, start) => {
       await r.config('SET', 'notify-keyspace-events', '');
     } finally {
       listener.close();
-      r.disconnect();
     }
   }, 30_000);
 });

@@ -1,6 +1,12 @@
 import type Redis from 'ioredis';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { bothServers, clientFields, connectRedis, type Target } from '../support/both-servers.js';
+import { describe, expect, test } from 'vitest';
+import {
+  bothServers,
+  clientFields,
+  connectRedis,
+  rawClientId,
+  useTarget,
+} from '../support/both-servers.js';
 import { RawClient, startServer } from '../support/test-server.js';
 
 /**
@@ -35,10 +41,7 @@ async function subscriber(
   ...commands: string[][]
 ): Promise<{ raw: RawClient; id: number }> {
   const raw = await RawClient.connect(port);
-  raw.send('client', 'id');
-  const idReply = await raw.readUntil((s) => s.endsWith('\r\n'));
-  const id = Number(idReply.slice(1, -2));
-  raw.take();
+  const id = await rawClientId(raw);
   let frames = 0;
   for (const argv of commands) {
     raw.send(...argv);
@@ -51,16 +54,7 @@ async function subscriber(
 }
 
 describe.each(targets)('pub/sub on %s', (_name, start) => {
-  let t: Target;
-  let r: Redis;
-  beforeAll(async () => {
-    t = await start();
-    r = await connectRedis(t.port);
-  });
-  afterAll(async () => {
-    r.disconnect();
-    await t.stop();
-  });
+  const t = useTarget(start);
 
   test('CLIENT LIST counts sub=, psub=, ssub= and flags P; INFO counts channels, patterns, shard channels; a close drops them', async () => {
     const s = await subscriber(
@@ -69,47 +63,49 @@ describe.each(targets)('pub/sub on %s', (_name, start) => {
       ['psubscribe', 'cl:*'],
       ['ssubscribe', 'cl:s'],
     );
-    const f = await clientFields(r, s.id);
+    const f = await clientFields(t.redis, s.id);
     expect(f).toMatchObject({ sub: '2', psub: '1', ssub: '1', flags: 'P' });
-    expect(await infoField(r, 'pubsub_channels')).toBe('2');
-    expect(await infoField(r, 'pubsub_patterns')).toBe('1');
-    expect(await infoField(r, 'pubsubshard_channels')).toBe('1');
+    expect(await infoField(t.redis, 'pubsub_channels')).toBe('2');
+    expect(await infoField(t.redis, 'pubsub_patterns')).toBe('1');
+    expect(await infoField(t.redis, 'pubsubshard_channels')).toBe('1');
     s.raw.close();
-    await eventually(async () => (await infoField(r, 'pubsub_channels')) === '0');
-    expect(await infoField(r, 'pubsub_patterns')).toBe('0');
-    expect(await infoField(r, 'pubsubshard_channels')).toBe('0');
-    expect(await r.call('pubsub', 'numsub', 'cl:a')).toEqual(['cl:a', 0]);
+    await eventually(async () => (await infoField(t.redis, 'pubsub_channels')) === '0');
+    expect(await infoField(t.redis, 'pubsub_patterns')).toBe('0');
+    expect(await infoField(t.redis, 'pubsubshard_channels')).toBe('0');
+    expect(await t.redis.call('pubsub', 'numsub', 'cl:a')).toEqual(['cl:a', 0]);
   });
 
   test('CONFIG GET and SET client-output-buffer-limit, class by class', async () => {
-    const before = await r.config('GET', 'client-output-buffer-limit');
+    const before = await t.redis.config('GET', 'client-output-buffer-limit');
     expect(before).toEqual([
       'client-output-buffer-limit',
       'normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60',
     ]);
-    expect(await r.config('SET', 'client-output-buffer-limit', 'pubsub 1mb 512kb 10')).toBe('OK');
-    expect(await outputLimits(r)).toBe(
-      'normal 0 0 0 slave 268435456 67108864 60 pubsub 1048576 524288 10',
-    );
-    await expect(r.config('SET', 'client-output-buffer-limit', 'pubsub 1mb')).rejects.toThrow(
-      "ERR CONFIG SET failed (possibly related to argument 'client-output-buffer-limit') - Wrong number of arguments in buffer limit configuration.",
-    );
-    await expect(r.config('SET', 'client-output-buffer-limit', 'bogus 1 1 1')).rejects.toThrow(
-      'Invalid client class specified in buffer limit configuration.',
-    );
-    await expect(r.config('SET', 'client-output-buffer-limit', 'pubsub 1x 1 1')).rejects.toThrow(
-      'Error in hard, soft or soft_seconds setting in buffer limit configuration.',
-    );
-    expect(await r.config('SET', 'client-output-buffer-limit', 'pubsub 33554432 8388608 60')).toBe(
+    expect(await t.redis.config('SET', 'client-output-buffer-limit', 'pubsub 1mb 512kb 10')).toBe(
       'OK',
     );
-    expect(await outputLimits(r)).toBe(
+    expect(await outputLimits(t.redis)).toBe(
+      'normal 0 0 0 slave 268435456 67108864 60 pubsub 1048576 524288 10',
+    );
+    await expect(t.redis.config('SET', 'client-output-buffer-limit', 'pubsub 1mb')).rejects.toThrow(
+      "ERR CONFIG SET failed (possibly related to argument 'client-output-buffer-limit') - Wrong number of arguments in buffer limit configuration.",
+    );
+    await expect(
+      t.redis.config('SET', 'client-output-buffer-limit', 'bogus 1 1 1'),
+    ).rejects.toThrow('Invalid client class specified in buffer limit configuration.');
+    await expect(
+      t.redis.config('SET', 'client-output-buffer-limit', 'pubsub 1x 1 1'),
+    ).rejects.toThrow('Error in hard, soft or soft_seconds setting in buffer limit configuration.');
+    expect(
+      await t.redis.config('SET', 'client-output-buffer-limit', 'pubsub 33554432 8388608 60'),
+    ).toBe('OK');
+    expect(await outputLimits(t.redis)).toBe(
       'normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60',
     );
   });
 
   test('a subscriber that never reads is dropped at the pubsub hard limit; publishers and other clients go on', async () => {
-    await r.config('SET', 'client-output-buffer-limit', 'pubsub 1mb 0 0');
+    await t.redis.config('SET', 'client-output-buffer-limit', 'pubsub 1mb 0 0');
     try {
       const s = await subscriber(t.port, ['subscribe', 'slow:a']);
       s.raw.socket.pause();
@@ -118,43 +114,43 @@ describe.each(targets)('pub/sub on %s', (_name, start) => {
       let lastCount = -1;
       // Far more than the kernel's socket buffers hold: the output buffer must pass 1 MB.
       for (let batch = 0; batch < 40 && lastCount !== 0; batch++) {
-        const p = r.pipeline();
+        const p = t.redis.pipeline();
         for (let i = 0; i < 16; i++) p.publish('slow:a', message);
         const results = await p.exec();
         lastCount = results!.at(-1)![1] as number;
         expect(await other.ping()).toBe('PONG');
       }
-      await eventually(async () => (await clientFields(r, s.id)) === null);
-      expect(await r.call('pubsub', 'numsub', 'slow:a')).toEqual(['slow:a', 0]);
-      expect(await r.publish('slow:a', 'after')).toBe(0);
+      await eventually(async () => (await clientFields(t.redis, s.id)) === null);
+      expect(await t.redis.call('pubsub', 'numsub', 'slow:a')).toEqual(['slow:a', 0]);
+      expect(await t.redis.publish('slow:a', 'after')).toBe(0);
       other.disconnect();
       s.raw.close();
     } finally {
-      await r.config('SET', 'client-output-buffer-limit', 'pubsub 33554432 8388608 60');
+      await t.redis.config('SET', 'client-output-buffer-limit', 'pubsub 33554432 8388608 60');
     }
   });
 
   test('over the soft limit for longer than its seconds, a subscriber is dropped', async () => {
-    await r.config('SET', 'client-output-buffer-limit', 'pubsub 0 256kb 1');
+    await t.redis.config('SET', 'client-output-buffer-limit', 'pubsub 0 256kb 1');
     try {
       const s = await subscriber(t.port, ['subscribe', 'soft:a']);
       s.raw.socket.pause();
       const message = 'y'.repeat(64 * 1024);
       const publishMany = async (n: number) => {
-        const p = r.pipeline();
+        const p = t.redis.pipeline();
         for (let i = 0; i < n; i++) p.publish('soft:a', message);
         const results = await p.exec();
         return results!.at(-1)![1] as number;
       };
       // Past the kernel's buffers and the soft limit; still subscribed.
       expect(await publishMany(400)).toBe(1);
-      expect(await clientFields(r, s.id)).not.toBeNull();
+      expect(await clientFields(t.redis, s.id)).not.toBeNull();
       await new Promise((res) => setTimeout(res, 2500));
       await publishMany(4);
-      await eventually(async () => (await clientFields(r, s.id)) === null);
+      await eventually(async () => (await clientFields(t.redis, s.id)) === null);
       s.raw.close();
     } finally {
-      await r.config('SET', 'client-output-buffer-limit', 'pubsub 33554432 8388608 60');
+      await t.redis.config('SET', 'client-output-buffer-limit', 'pubsub 33554432 8388608 60');
     }
   });
 
@@ -166,8 +162,8 @@ describe.each(targets)('pub/sub on %s', (_name, start) => {
     raw.send('psubscribe', ...Array.from({ length: 10_000 }, (_, i) => `bigp:${i}:*`));
     await raw.readUntil((s) => s.endsWith('\r\n:110000\r\n'), 60_000);
     raw.take();
-    expect(await r.ping()).toBe('PONG');
-    expect(await r.call('pubsub', 'numsub', 'big:0', 'big:99999', 'big:100000')).toEqual([
+    expect(await t.redis.ping()).toBe('PONG');
+    expect(await t.redis.call('pubsub', 'numsub', 'big:0', 'big:99999', 'big:100000')).toEqual([
       'big:0',
       1,
       'big:99999',
@@ -175,13 +171,13 @@ describe.each(targets)('pub/sub on %s', (_name, start) => {
       'big:100000',
       0,
     ]);
-    expect(await r.call('pubsub', 'numpat')).toBe(10_000);
+    expect(await t.redis.call('pubsub', 'numpat')).toBe(10_000);
     // A publish walks every pattern, as Redis does.
-    expect(await r.publish('bigp:42:x', 'm')).toBe(1);
-    expect(await r.publish('big:7', 'm')).toBe(1);
+    expect(await t.redis.publish('bigp:42:x', 'm')).toBe(1);
+    expect(await t.redis.publish('big:7', 'm')).toBe(1);
     raw.close();
-    await eventually(async () => (await r.call('pubsub', 'numpat')) === 0);
-    expect(((await r.call('pubsub', 'channels', 'big:*')) as string[]).length).toBe(0);
+    await eventually(async () => (await t.redis.call('pubsub', 'numpat')) === 0);
+    expect(((await t.redis.call('pubsub', 'channels', 'big:*')) as string[]).length).toBe(0);
   }, 120_000);
 });
 

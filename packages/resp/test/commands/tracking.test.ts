@@ -1,6 +1,6 @@
 import type Redis from 'ioredis';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { bothServers, clientFields, connectRedis, type Target } from '../support/both-servers.js';
+import { describe, expect, test } from 'vitest';
+import { bothServers, clientFields, rawClientId, useTarget } from '../support/both-servers.js';
 import { RawClient } from '../support/test-server.js';
 
 /**
@@ -24,9 +24,7 @@ async function tracker(
   raw.send('hello', '3');
   await raw.readUntil((s) => s.includes('modules'));
   raw.take();
-  raw.send('client', 'id');
-  const id = Number((await raw.readUntil((s) => s.endsWith('\r\n'))).slice(1, -2));
-  raw.take();
+  const id = await rawClientId(raw);
   raw.send('client', 'tracking', 'on', ...options);
   await raw.readUntil((s) => s === '+OK\r\n');
   raw.take();
@@ -34,16 +32,7 @@ async function tracker(
 }
 
 describe.each(targets)('client tracking on %s', (_name, start) => {
-  let t: Target;
-  let r: Redis;
-  beforeAll(async () => {
-    t = await start();
-    r = await connectRedis(t.port);
-  });
-  afterAll(async () => {
-    r.disconnect();
-    await t.stop();
-  });
+  const t = useTarget(start);
 
   test('GETREDIR, TRACKINGINFO and CLIENT LIST name the redirect client; flags t, B', async () => {
     const target = await tracker(t.port);
@@ -54,11 +43,14 @@ describe.each(targets)('client tracking on %s', (_name, start) => {
     a.raw.send('client', 'trackinginfo');
     const infoReply = await a.raw.readUntil((s) => s.includes('prefixes'));
     expect(infoReply).toContain(`$8\r\nredirect\r\n:${target.id}\r\n`);
-    expect(await clientFields(r, a.id)).toMatchObject({ flags: 't', redir: String(target.id) });
+    expect(await clientFields(t.redis, a.id)).toMatchObject({
+      flags: 't',
+      redir: String(target.id),
+    });
     const b = await tracker(t.port, 'bcast');
-    expect(await clientFields(r, b.id)).toMatchObject({ flags: 'tB', redir: '0' });
-    expect(await info(r, 'clients', 'tracking_clients')).toBe(3);
-    expect(await info(r, 'stats', 'tracking_total_prefixes')).toBe(1);
+    expect(await clientFields(t.redis, b.id)).toMatchObject({ flags: 'tB', redir: '0' });
+    expect(await info(t.redis, 'clients', 'tracking_clients')).toBe(3);
+    expect(await info(t.redis, 'stats', 'tracking_total_prefixes')).toBe(1);
     for (const c of [target, a, b]) c.raw.close();
   });
 
@@ -70,17 +62,17 @@ describe.each(targets)('client tracking on %s', (_name, start) => {
     a.raw.take();
     target.raw.close();
     for (;;) {
-      if ((await clientFields(r, target.id)) === null) break;
+      if ((await clientFields(t.redis, target.id)) === null) break;
       await new Promise((res) => setTimeout(res, 20));
     }
-    await r.set('broken:a', '1');
+    await t.redis.set('broken:a', '1');
     const push = await a.raw.readUntil(
       (s) => s.endsWith('\r\n') && s.includes('tracking-redir-broken'),
     );
     expect(push).toBe(`>2\r\n$21\r\ntracking-redir-broken\r\n:${target.id}\r\n`);
-    expect((await clientFields(r, a.id))?.flags).toBe('tR');
+    expect((await clientFields(t.redis, a.id))?.flags).toBe('tR');
     a.raw.close();
-    await r.del('broken:a');
+    await t.redis.del('broken:a');
   });
 
   test('INFO counts the tracked keys and items; tracking-table-max-keys bounds the table', async () => {
@@ -92,11 +84,11 @@ describe.each(targets)('client tracking on %s', (_name, start) => {
     await b.raw.readUntil((s) => s.startsWith('*2'));
     a.raw.take();
     b.raw.take();
-    expect(await info(r, 'stats', 'tracking_total_keys')).toBe(3);
-    expect(await info(r, 'stats', 'tracking_total_items')).toBe(5);
-    expect(await r.config('SET', 'tracking-table-max-keys', '2')).toBe('OK');
+    expect(await info(t.redis, 'stats', 'tracking_total_keys')).toBe(3);
+    expect(await info(t.redis, 'stats', 'tracking_total_items')).toBe(5);
+    expect(await t.redis.config('SET', 'tracking-table-max-keys', '2')).toBe('OK');
     try {
-      expect(await r.config('GET', 'tracking-table-max-keys')).toEqual([
+      expect(await t.redis.config('GET', 'tracking-table-max-keys')).toEqual([
         'tracking-table-max-keys',
         '2',
       ]);
@@ -104,12 +96,12 @@ describe.each(targets)('client tracking on %s', (_name, start) => {
       a.raw.send('get', 'cnt:4');
       const got = await a.raw.readUntil((s) => s.includes('invalidate'), 5000);
       expect(got).toMatch(/>2\r\n\$10\r\ninvalidate\r\n\*1\r\n\$5\r\ncnt:\d\r\n/);
-      for (let i = 0; i < 50 && (await info(r, 'stats', 'tracking_total_keys')) > 2; i++) {
+      for (let i = 0; i < 50 && (await info(t.redis, 'stats', 'tracking_total_keys')) > 2; i++) {
         await new Promise((res) => setTimeout(res, 20));
       }
-      expect(await info(r, 'stats', 'tracking_total_keys')).toBeLessThanOrEqual(2);
+      expect(await info(t.redis, 'stats', 'tracking_total_keys')).toBeLessThanOrEqual(2);
     } finally {
-      await r.config('SET', 'tracking-table-max-keys', '1000000');
+      await t.redis.config('SET', 'tracking-table-max-keys', '1000000');
       a.raw.close();
       b.raw.close();
     }

@@ -1,5 +1,7 @@
 import Redis from 'ioredis';
+import { afterAll, beforeAll } from 'vitest';
 import { hasRedisServer, startRedis } from '../compat/compat-runner.js';
+import type { RawClient } from './test-server.js';
 import { startServer } from './test-server.js';
 
 /**
@@ -31,4 +33,40 @@ export async function clientFields(r: Redis, id: number): Promise<Record<string,
   const line = list.split('\n').find((l) => l.startsWith(`id=${id} `));
   if (line === undefined) return null;
   return Object.fromEntries(line.split(' ').map((f) => f.split('=', 2) as [string, string]));
+}
+
+/**
+ * Starts `start`'s server before the suite, with an ioredis connection to
+ * it, and stops both after; read `port` and `redis` inside the tests.
+ */
+export function useTarget(start: () => Promise<Target>): {
+  readonly port: number;
+  readonly redis: Redis;
+} {
+  let target: Target | null = null;
+  let redis: Redis | null = null;
+  beforeAll(async () => {
+    target = await start();
+    redis = await connectRedis(target.port);
+  });
+  afterAll(async () => {
+    redis?.disconnect();
+    await target?.stop();
+  });
+  return {
+    get port() {
+      return target!.port;
+    },
+    get redis() {
+      return redis!;
+    },
+  };
+}
+
+/** The client id of a raw connection (CLIENT ID), read while it still answers plain replies. */
+export async function rawClientId(raw: RawClient): Promise<number> {
+  raw.send('client', 'id');
+  const reply = await raw.readUntil((s) => s.endsWith('\r\n'));
+  raw.take();
+  return Number(reply.slice(1, -2));
 }
