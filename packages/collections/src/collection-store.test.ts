@@ -85,6 +85,21 @@ describe('CollectionStore', () => {
     await again.close();
   });
 
+  it("exists: any type, the cache's creations and deletions included, nothing decoded", async () => {
+    const store = await open();
+    const cs = new CollectionStore(store, { budgetBytes: 1 << 20 });
+    await store.set(k('str'), k('x'));
+    const s = SetValue.empty();
+    s.add('a');
+    await cs.create(k('set'), s);
+    expect(await cs.exists(k('str'))).toBe(true);
+    expect(await cs.exists(k('set'))).toBe(true);
+    expect(await cs.exists(k('none'))).toBe(false);
+    void cs.delete(k('set')); // the cache knows at once, before the store's write
+    expect(await cs.exists(k('set'))).toBe(false);
+    await store.close();
+  });
+
   it('answers wrongType and missing from the cache and the store', async () => {
     const store = await open();
     const cs = new CollectionStore(store, { budgetBytes: 1 << 20 });

@@ -54,6 +54,7 @@ const MAX_LINGERING = 8;
 const ENTRY_OVERHEAD = 128;
 
 const MISSING = { status: 'missing' } as const;
+const NO_RECORD_TYPE = -1;
 
 /**
  * Records at least this large decode in slices over event-loop turns (a
@@ -277,6 +278,19 @@ export class CollectionStore {
       if (r.type !== type) return { status: 'wrongType', type: r.type };
       return this.load(key, hash, type, r.value, r.expiresAt) as MaybePending<CollectionLookup<V>>;
     });
+  }
+
+  /**
+   * Whether `key` holds a value of any type, the cache's creations and
+   * deletions not yet in the store included, without decoding anything
+   * (a STORE's destination: Redis's lookupKeyWrite). Synchronous unless the
+   * record has to be read from disk.
+   */
+  exists(key: Uint8Array): MaybePending<boolean> {
+    // No record has this type: a lookup with it says missing or wrongType, never decodes.
+    const r = this.get(key, NO_RECORD_TYPE);
+    if (r instanceof Promise) return r.then((x) => x.status !== 'missing');
+    return r.status !== 'missing';
   }
 
   /** The cached collection at `key` without touching the store, or undefined (OBJECT, tests). */

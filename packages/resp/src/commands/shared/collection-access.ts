@@ -155,18 +155,9 @@ export function readCollections<V extends CollectionValue>(
   return lookupTogether<V>(c, keys, type, false, (found) => f(readValues(c, keys, found)));
 }
 
-/**
- * A type no record has: a lookup with it answers missing or wrongType (the
- * key holds something) without decoding the record, and sees the cache's
- * creations and deletions not yet in the store.
- */
-const NO_RECORD_TYPE = -1;
-
 /** Whether `key` holds a value of any type (Redis's lookupKeyWrite for STORE destinations: no key miss). */
 export function keyExists(c: Client, key: Buffer): boolean | Promise<boolean> {
-  const r = c.collections.get(key, NO_RECORD_TYPE);
-  if (r instanceof Promise) return r.then((x) => x.status !== 'missing');
-  return r.status !== 'missing';
+  return c.collections.exists(key);
 }
 
 /**
