@@ -1,19 +1,17 @@
 import {
-  checkPageHeader,
-  createRecordSpace,
   flagsOf,
   type HybridLog,
+  LogPage,
+  LogPages,
   PAGE_HEADER_SIZE,
   PageCheck,
-  pageChecksumMatches,
   pageUsedOf,
   RecordFlag,
   type RecordSpace,
   type RecordVisitor,
   slotSize,
-  spaceOverBytes,
 } from '@strata/hlog';
-import { type Frame, PageReader, type ReadMode, readMode } from '@strata/pagebuf';
+import { type ReadMode, readMode } from '@strata/pagebuf';
 import type { PageContext } from './page-context.js';
 import type { PageSummaries, SummaryQuery } from './page-summaries.js';
 import { ScanError } from './scan-error.js';
@@ -21,12 +19,11 @@ import { ScanError } from './scan-error.js';
 /**
  * Iterates the records of the log over `[from, to)`, wherever they live:
  * pages at or above `head` straight from the log's ring, older pages from
- * the device through a pagebuf `PageReader` (frames of whole pages, walked in
- * place: no copy, no page assembly). Each record goes to a visitor as
- * hlog's `RecordVisitor`: typed views over the ring or the frame, valid
- * during the call only, so nothing is allocated per record. Device pages are
- * checked with hlog's own page checks (`checkPageHeader`,
- * `pageChecksumMatches`), the ones its `scanLog` makes.
+ * the device through hlog's `LogPages`, the one reader that verifies them
+ * (header, checksum, record structure; walked in place in pagebuf's frames).
+ * Each record goes to a visitor as hlog's `RecordVisitor`: typed views over
+ * the ring or the frame, valid during the call only, so nothing is
+ * allocated per record.
  *
  * The region is decided page by page at the moment the page is walked, so a
  * `head` that moves during the iteration (pages evicted while the device was
@@ -118,18 +115,19 @@ export function wholeLogMode(pageSize: number): ReadMode {
 
 const SKIP_INVALID = RecordFlag.INVALID;
 
+/** Bad pages a scan skips: what a cursor from elsewhere (inside a blob) lands on. */
+const NOT_A_PAGE_START: ReadonlySet<PageCheck> = new Set([
+  PageCheck.EMPTY,
+  PageCheck.NO_HEADER,
+  PageCheck.ADDRESS_MISMATCH,
+]);
+
 export class LogIterator {
   readonly mode: ReadMode;
   /** The page being walked (one object, rewritten: no allocation per page). */
   readonly page: PageContext;
-  private reader: PageReader | null = null;
-  private views: RecordSpace | null = null;
-  private viewsOf: Buffer | null = null;
-  private scratch: RecordSpace | null = null;
-  /** The reader's current frame, valid until the reader is called again. */
-  private lastFrame: Frame | null = null;
-  /** Frames walked again without a read (a call resuming in the previous call's page). */
-  reusedFrames = 0;
+  /** Device pages, verified by hlog's one reader of them. */
+  private pages: LogPages | null = null;
   private closed = false;
 
   constructor(
@@ -275,127 +273,75 @@ export class LogIterator {
       runEnd = page + P;
       while (runEnd < limit && !summaries.cannotMatch(runEnd, query)) runEnd += P;
     }
-    const reader = this.readerFor(page, runEnd);
-    let skipUntil = 0;
-    let a = page;
-    // The frame of the previous call is still valid until the reader is
-    // called again, and device pages never change: a call that resumes in
-    // the page the last one stopped in (small COUNTs) walks it again unread.
-    const last = this.lastFrame;
-    let frame: Frame | null =
-      last !== null && page >= last.address && page < last.end ? last : null;
-    let seekTo = frame === null ? page : -1;
-    let reused = frame !== null;
+    const pages = this.pagesFor(page, runEnd);
     for (;;) {
-      if (frame === null) {
-        this.lastFrame = null;
-        let step: IteratorResult<Frame, undefined>;
-        try {
-          if (seekTo >= 0) {
-            if (seekTo >= runEnd) break;
-            await reader.seek(seekTo, runEnd);
-            seekTo = -1;
-          }
-          step = await reader.next();
-        } catch (e) {
-          // Truncated by compaction while we read: resume at `begin`.
-          if (log.begin > a) return log.begin;
-          throw e;
-        }
-        if (step.done === true) break;
-        frame = step.value;
-        this.lastFrame = frame;
-      } else {
-        this.reusedFrames++;
+      try {
+        if (!(pages.nextInFrame() ?? (await pages.next()))) break;
+      } catch (e) {
+        // Truncated by compaction while we read: resume at `begin`.
+        if (log.begin > pages.position) return log.begin;
+        throw e;
       }
-      const first = Math.max(frame.address, Math.floor(page / P) * P);
-      for (let pg = first; pg < frame.end; pg += P) {
-        a = pg + P;
-        if (pg < skipUntil) continue;
-        const avail = Math.min(P, frame.end - pg);
-        const rec = this.viewsFor(frame, pg, avail);
-        const base = rec === this.scratch ? 0 : frame.offset + (pg - frame.address);
-        if (avail < PAGE_HEADER_SIZE) continue;
-        const check = checkPageHeader(rec, base, pg, 0, avail);
-        // A page without our header (a foreign cursor inside a blob) is skipped.
-        if (
-          check === PageCheck.EMPTY ||
-          check === PageCheck.NO_HEADER ||
-          check === PageCheck.ADDRESS_MISMATCH
-        ) {
-          continue;
-        }
-        const used = pageUsedOf(rec, base);
-        if (check === PageCheck.BLOB || check === PageCheck.BAD_BLOB_LENGTH) {
-          summaries?.observeBlob(pg, Math.ceil(used / P));
-          skipUntil = pg + Math.ceil(used / P) * P;
-          a = skipUntil;
-          continue;
-        }
-        if (check !== PageCheck.RECORDS) {
-          throw new ScanError('ERR_CORRUPT', `bad page length at ${pg}`, { address: pg });
-        }
-        if (!pageChecksumMatches(rec, base)) {
-          throw new ScanError('ERR_CORRUPT', `page checksum mismatch at ${pg}`, { address: pg });
-        }
+      const pg = pages.address;
+      if (pages.kind === LogPage.RECORDS) {
         const ctx = this.page;
         ctx.address = pg;
-        ctx.rec = rec;
-        ctx.base = base;
-        ctx.used = used;
+        ctx.rec = pages.rec;
+        ctx.base = pages.base;
+        ctx.used = pages.used;
         ctx.onDisk = true;
         result.diskPages++;
         summaries?.observe(ctx);
         const next =
           options.walker !== undefined
-            ? options.walker.walkPage(rec, base, pg, used, from, to, result)
-            : this.walk(rec, base, pg, used, from, to, options.onRecord, result);
+            ? options.walker.walkPage(ctx.rec, ctx.base, pg, ctx.used, from, to, result)
+            : this.walk(ctx.rec, ctx.base, pg, ctx.used, from, to, options.onRecord, result);
         if (options.onPage !== undefined) await options.onPage(ctx);
         if (result.stopped) return next;
         // A record at or past `to` ends the range.
         if (next < pg + P) return to;
+      } else if (pages.kind === LogPage.BLOB) {
+        // No records: skipped whole.
+        summaries?.observeBlob(pg, pages.blobPages);
+      } else if (pages.check === PageCheck.BLOB) {
+        // A blob crossing the end of this run: the next run starts after it.
+        summaries?.observeBlob(pg, pages.blobPages);
+        return Math.max(pg + pages.blobPages * P, runEnd);
+      } else if (!NOT_A_PAGE_START.has(pages.check) || pages.kind === LogPage.SHORT) {
+        throw new ScanError('ERR_CORRUPT', `${pages.reason} at ${pg}`, { address: pg });
       }
-      // After a reused frame the reader (positioned for the last call's
-      // range) is moved to where this call goes on.
-      if (reused) seekTo = a;
-      reused = false;
-      frame = null;
+      // Else not a page start (a foreign cursor inside a blob): skipped.
     }
-    return Math.max(a, runEnd);
+    return Math.max(pages.position, runEnd);
   }
 
-  private readerFor(start: number, end: number): PageReader {
-    if (this.reader === null) {
-      this.reader = new PageReader({
+  /** The device reader, moved to `[start, end)` (created on the first call). */
+  private pagesFor(start: number, end: number): LogPages {
+    if (this.pages === null) {
+      this.pages = new LogPages({
         device: this.log.device,
         start,
         end,
         pageSize: this.log.pageSize,
         mode: this.mode,
+        // A scan reads no blob's bytes; the reads of the values check them.
+        verifyBlobs: false,
       });
+    } else {
+      this.pages.seek(start, end);
     }
-    return this.reader;
+    return this.pages;
   }
 
-  /** Typed views over the frame's buffer (cached per buffer), or an aligned copy of the page. */
-  private viewsFor(frame: Frame, pg: number, avail: number): RecordSpace {
-    if (this.viewsOf !== frame.buffer) {
-      this.views = spaceOverBytes(frame.buffer);
-      this.viewsOf = frame.buffer;
-    }
-    if (this.views !== null) return this.views;
-    // Frames come from 8-aligned slabs, so this is a fallback only.
-    if (this.scratch === null) this.scratch = createRecordSpace(this.log.pageSize);
-    const off = frame.offset + (pg - frame.address);
-    frame.buffer.copy(this.scratch.bytes, 0, off, off + avail);
-    return this.scratch;
+  /** Frames walked again without a read (a call resuming in the previous call's page). */
+  get reusedFrames(): number {
+    return this.pages?.reusedFrames ?? 0;
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    this.lastFrame = null;
-    const reader = this.reader;
-    this.reader = null;
-    if (reader !== null) await reader.close();
+    const pages = this.pages;
+    this.pages = null;
+    if (pages !== null) await pages.close();
   }
 }
