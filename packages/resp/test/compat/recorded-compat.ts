@@ -16,11 +16,18 @@ export function describeRecordedCompat<C extends { readonly name: string }>(opts
   expectedFile: URL;
   strataTitle: string;
   redisTitle: string;
+  /**
+   * Why strata's half is skipped for now (the replies are recorded ahead
+   * of the commands); the skip is printed, never silent.
+   */
+  strataPending?: string;
 }): void {
   const record = process.env.STRATA_RECORD_COMPAT === '1';
   const expected = loadExpected(opts.expectedFile);
+  const pending = opts.strataPending;
+  if (pending !== undefined) console.warn(`skipped: ${opts.strataTitle} (${pending})`);
 
-  describe(opts.strataTitle, () => {
+  describe.skipIf(pending !== undefined)(opts.strataTitle, () => {
     let t: TestServer;
     beforeAll(async () => {
       t = await startServer();

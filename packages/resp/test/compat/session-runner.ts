@@ -73,9 +73,24 @@ export class SessionPeer {
   }
 
   /** Sends `bytes` and the marker; the text that came before the marker's reply (`<closed>` at the end when the server closed). */
-  async exchange(bytes: Buffer | null, timeoutMs = 10_000): Promise<string> {
-    if (this.closed) return '';
+  exchange(bytes: Buffer | null, timeoutMs = 10_000): Promise<string> {
+    if (this.closed) return Promise.resolve('');
+    this.send(bytes);
+    return this.read(timeoutMs);
+  }
+
+  /** Sends `bytes` (if any) and the marker, without waiting (a command that may block). */
+  send(bytes: Buffer | null): void {
     this.socket.write(bytes === null ? MARKER : Buffer.concat([bytes, MARKER]));
+  }
+
+  /** Has a marker's reply (or the close) come? */
+  answered(): boolean {
+    return this.closed || markerIn(this.got) !== null;
+  }
+
+  /** Waits for a marker's reply; the text before it (`<closed>` at the end when the server closed). */
+  async read(timeoutMs = 10_000): Promise<string> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const found = markerIn(this.got);
