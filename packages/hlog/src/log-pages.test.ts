@@ -36,6 +36,10 @@ function blob(address: number, length: number, epoch = 1): Buffer {
   return bytes;
 }
 
+function flip(bytes: Buffer, at: number): void {
+  bytes.writeUInt8(bytes.readUInt8(at) ^ 1, at);
+}
+
 const devices: MemoryDevice[] = [];
 afterEach(async () => {
   for (const d of devices.splice(0)) await d.close();
@@ -102,9 +106,9 @@ describe.each(MODES)('LogPages (%s reads)', (_name, mode) => {
 
   it('reports a flipped byte in a page or a blob as bad, then goes on after it', async () => {
     const bad = recordsPage(0, 3);
-    bad[PAGE_HEADER_SIZE + 20] ^= 1;
+    flip(bad, PAGE_HEADER_SIZE + 20);
     const badBlob = blob(P, 2 * P);
-    badBlob[P + 7] ^= 1;
+    flip(badBlob, P + 7);
     const device = await deviceWith(bad, badBlob, recordsPage(3 * P, 1));
     const got = await reportsOf(device, mode);
     expect(got[0]).toBe('BAD@0:page checksum mismatch');
