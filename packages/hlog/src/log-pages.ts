@@ -176,29 +176,29 @@ export class LogPages {
 
   /** Reports the next page (its fields above); false at the end of the range. */
   async next(): Promise<boolean> {
-    const P = this.pageSize;
     for (;;) {
+      const inFrame = this.nextInFrame();
+      if (inFrame !== null) return inFrame;
       const pg = this.cursor;
-      if (pg >= this.end) return false;
       const f = this.frame;
       if (f === null || pg < f.address || pg >= f.end) {
         if (!(await this.read())) return this.short(pg);
         continue;
       }
-      const avail = Math.min(P, f.end - pg);
+      // A blob whose header `nextInFrame` checked: its checksum reads on.
+      if (pg + this.pageSize <= f.end) return this.verifyBlob(pg, this.rec, this.base);
+      // The page is cut by the frame's end: the range ends in it, or a read split it.
       let rec: RecordSpace;
-      let base: number;
-      if (avail < P && f.end < this.end) {
-        // The page goes on in the next frame: assemble it.
+      let avail: number;
+      if (f.end < this.end) {
         rec = this.scratchSpace();
-        base = 0;
-        const got = await this.assemble(pg, P);
-        if (got < PAGE_HEADER_SIZE) return this.short(pg);
-        return this.classify(pg, rec, base, got) ?? this.verifyBlob(pg, rec, base);
+        avail = await this.assemble(pg, this.pageSize);
+      } else {
+        avail = f.end - pg;
+        rec = this.viewsOver(f, pg, avail);
       }
-      rec = this.viewsOver(f, pg, avail);
-      base = rec === this.scratch ? 0 : f.offset + (pg - f.address);
       if (avail < PAGE_HEADER_SIZE) return this.short(pg);
+      const base = rec === this.scratch ? 0 : f.offset + (pg - f.address);
       return this.classify(pg, rec, base, avail) ?? this.verifyBlob(pg, rec, base);
     }
   }

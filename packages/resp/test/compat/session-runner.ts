@@ -15,6 +15,8 @@ export interface SessionCase {
    * Each step: the connection (0, 1, ...) and the command it sends. An
    * argument `$id:N` stands for connection N's client id (CLIENT TRACKING
    * REDIRECT); a case that uses one must not print ids, which differ.
+   * A step may block (XREAD / XREADGROUP BLOCK 0): `[n] <blocked>`, and the
+   * reply is printed after the step that served it (see runSession).
    */
   readonly steps: readonly SessionStep[];
 }
@@ -117,37 +119,94 @@ export class SessionPeer {
   }
 }
 
+// A step that may block (XREAD / XREADGROUP with BLOCK 0, outside MULTI)
+// is sent with its marker; either the marker's reply comes (it answered at
+// once: printed as usual) or the server counts one more blocked client
+// (INFO clients, on a connection of the runner's own): `[n] <blocked>`.
+// After every later step, the clients it served (the blocked count went
+// down by as many) are read up to the marker they sent, and printed after
+// the step's reply, in connection order; then the other connections'
+// pushes.
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** XREAD / XREADGROUP with BLOCK 0 among the options before STREAMS. */
+function mayBlock(argv: readonly string[]): boolean {
+  const name = argv[0]!.toLowerCase();
+  if (name !== 'xread' && name !== 'xreadgroup') return false;
+  for (let i = 1; i + 1 < argv.length; i++) {
+    const a = argv[i]!.toLowerCase();
+    if (a === 'streams') return false;
+    if (a === 'block' && argv[i + 1] === '0') return true;
+  }
+  return false;
+}
+
+function commandOf(step: readonly [number, ...string[]]): readonly string[] {
+  const [, ...argv] = step;
+  return argv;
+}
+
 /** Runs a session case on fresh connections; the transcript, `[n] replies` per connection per step. */
 export async function runSession(port: number, c: SessionCase): Promise<string> {
   const conn = (s: SessionStep) => ('on' in s ? s.on : s[0]);
   const count = Math.max(...c.steps.map(conn), ...(c.resp3 ?? [])) + 1;
+  const blocking = c.steps.some((s) => !('on' in s) && mayBlock(commandOf(s)));
+  // Only a case that may block needs the runner's own connection (it counts blocked clients).
+  const control = blocking ? await SessionPeer.open(port) : null;
   const peers = await Promise.all(Array.from({ length: count }, () => SessionPeer.open(port)));
+  const blockedClients = async () => {
+    const info = await control!.exchange(encodeCommand(['INFO', 'clients']));
+    return Number(/blocked_clients:(\d+)/.exec(info)![1]);
+  };
   try {
+    // Clients a case before left blocked go away once the server sees them close.
+    for (
+      const deadline = Date.now() + 5000;
+      blocking && (await blockedClients()) !== 0;
+      await sleep(5)
+    ) {
+      if (Date.now() > deadline) throw new Error('blocked clients left from before');
+    }
     const ids: number[] = [];
     for (const p of peers)
       ids.push(Number((await p.exchange(encodeCommand(['CLIENT', 'ID']))).slice(1, -2)));
     for (const i of c.resp3 ?? []) await peers[i]!.exchange(encodeCommand(['HELLO', '3']));
     const resolve = (a: string) => (a.startsWith('$id:') ? String(ids[Number(a.slice(4))]) : a);
     const out: string[] = [];
-    /** What the other connections received meanwhile (pushes). */
-    const drainOthers = async (n: number) => {
+    const blocked = new Set<number>();
+    /** The blocked clients step `n` served, then what the others received meanwhile. */
+    const afterStep = async (n: number) => {
+      if (blocked.size > 0) {
+        const served = blocked.size - (await blockedClients());
+        const deadline = Date.now() + 10_000;
+        while ([...blocked].filter((j) => peers[j]!.answered()).length < served) {
+          if (Date.now() > deadline) throw new Error(`never ${served} served clients`);
+          await sleep(2);
+        }
+        for (const j of [...blocked].sort((a, b) => a - b)) {
+          if (!peers[j]!.answered()) continue;
+          out.push(`[${j}] ${await peers[j]!.read()}`);
+          blocked.delete(j);
+        }
+      }
       for (let j = 0; j < count; j++) {
-        if (j === n) continue;
+        if (j === n || blocked.has(j)) continue;
         const text = await peers[j]!.exchange(null);
         if (text !== '') out.push(`[${j}] ${text}`);
       }
     };
-    // Inside MULTI the marker would be queued too: commands up to EXEC or
-    // DISCARD go out alone, and their replies come with that one's.
     const inMulti = peers.map(() => false);
     for (const step of c.steps) {
+      const n = conn(step);
+      if (blocked.has(n)) throw new Error(`connection ${n} is blocked: it cannot send`);
       if ('on' in step) {
         const bytes = step.pipeline.map((argv) => encodeCommand(argv.map(resolve)));
-        out.push(`[${step.on}] ${await peers[step.on]!.exchange(Buffer.concat(bytes))}`);
-        await drainOthers(step.on);
+        out.push(`[${n}] ${await peers[n]!.exchange(Buffer.concat(bytes))}`);
+        await afterStep(n);
         continue;
       }
-      const [n, ...given] = step;
+      const [, ...given] = step;
       const argv = given.map(resolve);
       const name = argv[0]!.toLowerCase();
       if (name === 'multi') inMulti[n] = true;
@@ -156,11 +215,30 @@ export async function runSession(port: number, c: SessionCase): Promise<string> 
         continue;
       }
       inMulti[n] = false;
+      if (blocking && mayBlock(argv)) {
+        peers[n]!.send(encodeCommand(argv));
+        for (const deadline = Date.now() + 10_000; ; await sleep(2)) {
+          if (peers[n]!.answered()) {
+            out.push(`[${n}] ${await peers[n]!.read()}`);
+            break;
+          }
+          if ((await blockedClients()) > blocked.size) {
+            blocked.add(n);
+            out.push(`[${n}] <blocked>`);
+            break;
+          }
+          if (Date.now() > deadline)
+            throw new Error(`${argv.join(' ')}: neither answered nor blocked`);
+        }
+        await afterStep(n);
+        continue;
+      }
       out.push(`[${n}] ${await peers[n]!.exchange(encodeCommand(argv))}`);
-      await drainOthers(n);
+      await afterStep(n);
     }
     return out.join('\n');
   } finally {
     for (const p of peers) p.socket.destroy();
+    control?.socket.destroy();
   }
 }
