@@ -82,12 +82,27 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Starts a throwaway redis-server on a free loopback port (no persistence). */
-export async function startRedis(): Promise<{ port: number; stop(): void }> {
+/**
+ * Starts a throwaway redis-server on a free loopback port (no persistence);
+ * `extraArgs` are more command-line options, e.g. `--enable-debug-command local`.
+ */
+export async function startRedis(
+  extraArgs: readonly string[] = [],
+): Promise<{ port: number; stop(): void }> {
   const port = await freePort();
   const child = spawn(
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      ...extraArgs,
+    ],
     { stdio: 'ignore' },
   );
   const deadline = Date.now() + 5000;
