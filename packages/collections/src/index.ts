@@ -31,6 +31,29 @@ export {
   SetValue,
 } from './set-value.js';
 export { cursorSlot, SlotMap, slotCursor } from './slot-map.js';
+export { decodeStreamSliced } from './stream-codec.js';
+export { type PendingEntry, StreamConsumer, StreamGroup } from './stream-group.js';
+export {
+  formatStreamId,
+  MAX_STREAM_ID,
+  MIN_STREAM_ID,
+  nextStreamId,
+  previousStreamId,
+  type StreamId,
+  sameMs,
+  seqIsMax,
+  streamId,
+  streamIdBig,
+  streamIdFromWords,
+  streamIdMs,
+  withSeq,
+} from './stream-id.js';
+export {
+  STREAM_BLOCK_ENTRIES,
+  type StreamBlock,
+  StreamValue,
+  type StreamVisitor,
+} from './stream-value.js';
 export { latin1 } from './value-format.js';
 export {
   Before,

@@ -6,7 +6,7 @@
  * +0  u32  previous address, low 32 bits
  * +4  u16  previous address, high 16 bits (addresses are < 2^48)
  * +6  u8   flags (RecordFlag)
- * +7  u8   type (RecordType: 0 = string; room for collections)
+ * +7  u8   type (RecordType: 0 = string, 1-5 the collections)
  * +8  u32  key length
  * +12 u32  value length (for an OVERFLOW record: the blob's length)
  * +16 f64  expiry, ms since the epoch (only with HAS_EXPIRY; 0 = none)
@@ -79,6 +79,7 @@ export const RecordType = {
   SET: 2,
   ZSET: 3,
   LIST: 4,
+  STREAM: 5,
 } as const;
 
 /** One of RecordType's values. */

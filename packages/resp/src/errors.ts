@@ -44,7 +44,15 @@ export type CommandErrorCode =
   /** A value outside what the command accepts (counts, indexes, timeouts). */
   | 'ERR_OUT_OF_RANGE'
   | 'ERR_NO_SUCH_KEY'
-  | 'ERR_CACHE_CONTENDED';
+  | 'ERR_CACHE_CONTENDED'
+  /** A malformed stream ID, or one a stream command may not take where it was given. */
+  | 'ERR_STREAM_ID'
+  /** A stream rule other than ID syntax (IDs in order, counters in range). */
+  | 'ERR_STREAM'
+  | 'ERR_NOGROUP'
+  | 'ERR_BUSYGROUP'
+  /** A blocked client woken without data (CLIENT UNBLOCK ERROR, its stream deleted). */
+  | 'ERR_UNBLOCKED';
 
 /** An error reply. `message` is the whole reply after the `-`, code word first. */
 export class CommandError extends StrataError<CommandErrorCode> {

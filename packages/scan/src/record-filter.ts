@@ -30,18 +30,14 @@ export interface RecordFilter {
   readonly glob: GlobMatcher | null;
 }
 
-/**
- * Redis's type names and hlog's record type codes. Streams have no
- * RecordType: the name is valid (SCAN TYPE stream is not an error in Redis)
- * but matches no record.
- */
+/** Redis's type names and hlog's record type codes. */
 const TYPE_CODES: ReadonlyMap<string, number | null> = new Map([
   ['string', RecordType.STRING],
   ['hash', RecordType.HASH],
   ['set', RecordType.SET],
   ['zset', RecordType.ZSET],
   ['list', RecordType.LIST],
-  ['stream', null],
+  ['stream', RecordType.STREAM],
 ]);
 
 /** Compiles the filters; throws ERR_UNKNOWN_TYPE before any work is done. */

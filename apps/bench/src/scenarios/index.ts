@@ -13,6 +13,7 @@ import { respThroughput } from './resp-throughput.js';
 import { scanDbsize } from './scan-dbsize.js';
 import { scanFilters } from './scan-filters.js';
 import { scanSummaries } from './scan-summaries.js';
+import { streams } from './streams.js';
 import { types } from './types.js';
 
 /**
@@ -36,4 +37,5 @@ export const scenarios: readonly AnyScenario[] = [
   pubsub,
   durability,
   types,
+  streams,
 ];

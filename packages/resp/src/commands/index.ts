@@ -11,6 +11,7 @@ import { pubsubFamily } from './pubsub/index.js';
 import { scanFamily } from './scan/index.js';
 import { type ServerFamilyOptions, serverFamily } from './server/index.js';
 import { setsFamily } from './sets/index.js';
+import { streamsFamily } from './streams/index.js';
 import { stringsFamily } from './strings/index.js';
 import { trackingFamily } from './tracking/index.js';
 import { transactionsFamily } from './transactions/index.js';
@@ -33,6 +34,7 @@ export function commandFamilies(options: CommandSetOptions = {}): CommandFamily[
     setsFamily,
     zsetsFamily,
     listsFamily,
+    streamsFamily,
     blockingFamily,
     scanFamily,
     transactionsFamily,

@@ -26,10 +26,11 @@ describe('CommandTable', () => {
   });
 
   test('key positions from first, last and step', () => {
-    expect(table.get('mset')!.keyIndexes(5)).toEqual([1, 3]);
-    expect(table.get('del')!.keyIndexes(4)).toEqual([1, 2, 3]);
-    expect(table.get('get')!.keyIndexes(2)).toEqual([1]);
-    expect(table.get('ping')!.keyIndexes(2)).toEqual([]);
+    const argv = (...a: string[]) => a.map((x) => Buffer.from(x));
+    expect(table.get('mset')!.keyIndexes(argv('mset', 'a', '1', 'b', '2'))).toEqual([1, 3]);
+    expect(table.get('del')!.keyIndexes(argv('del', 'a', 'b', 'c'))).toEqual([1, 2, 3]);
+    expect(table.get('get')!.keyIndexes(argv('get', 'a'))).toEqual([1]);
+    expect(table.get('ping')!.keyIndexes(argv('ping', 'x'))).toEqual([]);
   });
 
   test('ACL categories are implied by flags, in Redis order', () => {

@@ -30,7 +30,8 @@ export type CommandFlagName =
   | 'may_replicate'
   | 'no_mandatory_keys'
   | 'no_multi'
-  | 'allow_busy';
+  | 'allow_busy'
+  | 'movablekeys';
 
 /** The flags as bits, for the checks on the dispatch path. */
 export const CommandFlag = {
@@ -51,6 +52,7 @@ export const CommandFlag = {
   no_mandatory_keys: 1 << 14,
   no_multi: 1 << 15,
   allow_busy: 1 << 16,
+  movablekeys: 1 << 17,
 } as const satisfies Record<CommandFlagName, number>;
 
 /**
@@ -99,6 +101,13 @@ export interface CommandDefinition {
    * @read, fast -> @fast else @slow, admin -> @admin @dangerous...).
    */
   readonly acl: readonly AclCategory[];
+  /**
+   * Keys that follow a keyword rather than fixed positions (XREAD's
+   * `STREAMS k1 k2 id1 id2`): searched for from argument `startFrom`, the
+   * keys are the first half of what follows it. The legacy range is then
+   * 0 0 0 and the flags carry `movablekeys`.
+   */
+  readonly keywordKeys?: { readonly keyword: string; readonly startFrom: number };
   /** Key-spec flags for COMMAND INFO/DOCS (`RO access`, `RW update`, `RM delete`...). */
   readonly keyFlags?: readonly string[];
   /** A note on the key spec (COMMAND INFO shows it, e.g. SET's GET option). */
@@ -227,16 +236,35 @@ export class CommandSpec {
   }
 
   /**
-   * The key positions of a call: first..last by step (Redis's legacy
-   * range); a negative last counts from the end.
+   * The key positions of a call: after the definition's keyword (see
+   * `keywordKeys`), else first..last by step (Redis's legacy range; a
+   * negative last counts from the end).
    */
-  keyIndexes(argc: number): number[] {
+  keyIndexes(argv: readonly Uint8Array[]): number[] {
+    const kw = this.definition.keywordKeys;
+    if (kw !== undefined) return keywordKeyIndexes(argv, kw.keyword, kw.startFrom);
+    return this.rangeKeyIndexes(argv.length);
+  }
+
+  private rangeKeyIndexes(argc: number): number[] {
     if (this.firstKey <= 0) return [];
     const last = this.lastKey < 0 ? argc + this.lastKey : this.lastKey;
     const out: number[] = [];
     for (let i = this.firstKey; i <= last && i < argc; i += this.step) out.push(i);
     return out;
   }
+}
+
+/** The first half of the arguments after `keyword` (case-insensitive), searched from `from`. */
+function keywordKeyIndexes(argv: readonly Uint8Array[], keyword: string, from: number): number[] {
+  for (let i = from; i < argv.length; i++) {
+    if (Buffer.from(argv[i]!).toString('latin1').toUpperCase() !== keyword) continue;
+    const n = Math.floor((argv.length - i - 1) / 2);
+    const out: number[] = [];
+    for (let k = 1; k <= n; k++) out.push(i + k);
+    return out;
+  }
+  return [];
 }
 
 function implicitCategories(def: CommandDefinition): AclCategory[] {

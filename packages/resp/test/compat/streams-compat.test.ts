@@ -1,25 +1,26 @@
 import { runCase } from './compat-runner.js';
-import { describeRecordedRedis } from './recorded-compat.js';
+import { describeRecordedCompat } from './recorded-compat.js';
 import { runSession } from './session-runner.js';
 import { STREAM_COMPAT_CASES, STREAM_SESSION_CASES } from './streams-compat-cases.js';
 
 /**
- * Stream replies of Redis 7 (see streams-compat-cases.ts), recorded from
- * redis-server and re-checked against it when it is installed. Strata's
- * side of these cases is written with the stream commands (issue 17):
- * `describeRecordedCompat` over the same files. Re-record both with
+ * Stream replies byte for byte against Redis 7 (see streams-compat-cases.ts):
+ * compared with the recorded replies always, and with a live redis-server
+ * when it is installed. Re-record with
  * `STRATA_RECORD_COMPAT=1 pnpm vitest run --project resp test/compat/streams-compat.test.ts`.
  */
-describeRecordedRedis({
+describeRecordedCompat({
   run: runCase,
   cases: STREAM_COMPAT_CASES,
   expectedFile: new URL('./streams-compat-expected.json', import.meta.url),
+  strataTitle: 'stream replies are those of Redis 7',
   redisTitle: 'the recorded stream replies are what redis-server answers',
 });
 
-describeRecordedRedis({
+describeRecordedCompat({
   run: runSession,
   cases: STREAM_SESSION_CASES,
   expectedFile: new URL('./streams-session-expected.json', import.meta.url),
+  strataTitle: 'blocking stream sessions and their events are those of Redis 7',
   redisTitle: 'the recorded blocking stream sessions are what redis-server answers',
 });

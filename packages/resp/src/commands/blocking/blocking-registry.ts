@@ -29,10 +29,13 @@ export interface Waiter {
   serve(key: Buffer, by: Client): Buffer[][] | null;
   /** Ends the wait: clears the timer, leaves every queue, completes the command. */
   finish(): void;
+  /** CLIENT UNBLOCK: answers as a timeout would, or with the UNBLOCKED error, and finishes. */
+  unblock(error: boolean): void;
 }
 
 export class BlockingRegistry {
   private readonly queues = new Map<number, Map<string, Waiter[]>>();
+  private readonly byClient = new Map<Client, Waiter>();
   /** Clients blocked now (INFO clients `blocked_clients`). */
   blocked = 0;
 
@@ -47,7 +50,13 @@ export class BlockingRegistry {
       if (q === undefined) byKey.set(k, [w]);
       else if (!q.includes(w)) q.push(w);
     }
+    this.byClient.set(w.client, w);
     this.blocked++;
+  }
+
+  /** The wait `client` is in, if it is blocked. */
+  waiterOf(client: Client): Waiter | undefined {
+    return this.byClient.get(client);
   }
 
   remove(w: Waiter): void {
@@ -64,6 +73,7 @@ export class BlockingRegistry {
       if (q.length === 0) byKey.delete(k);
     }
     if (byKey.size === 0) this.queues.delete(w.db);
+    if (this.byClient.get(w.client) === w) this.byClient.delete(w.client);
     if (found) this.blocked--;
   }
 
@@ -87,6 +97,14 @@ const readyKeysSlot = clientSlot('blocking ready keys', (): { db: number; key: B
 
 export function registryOf(s: ServerState): BlockingRegistry {
   return s.state(registrySlot);
+}
+
+/** CLIENT UNBLOCK: ends `client`'s wait (see Waiter.unblock); whether it was blocked. */
+export function unblockClient(s: ServerState, client: Client, error: boolean): boolean {
+  const w = s.peekState(registrySlot)?.waiterOf(client);
+  if (w === undefined) return false;
+  w.unblock(error);
+  return true;
 }
 
 /** Clients blocked on keys now, for INFO clients `blocked_clients`. */
@@ -184,9 +202,7 @@ async function preload(c: Client, db: number, key: Buffer): Promise<void> {
   const collections = c.server.keyspace.collections(db);
   if (collections === undefined) return;
   const r = await collections.get(key, RecordType.LIST);
-  if (r.status === 'wrongType' && r.type === RecordType.ZSET) {
-    await collections.get(key, RecordType.ZSET);
-  }
+  if (r.status === 'wrongType' && r.type !== RecordType.STRING) await collections.get(key, r.type);
 }
 
 /**
@@ -204,6 +220,15 @@ export async function signalReady(c: Client, db: number, key: Buffer): Promise<v
   }
   await preload(c, db, key);
   for (const f of serveIn(c, db, key)) c.logAfter(db, f);
+}
+
+/**
+ * `key` was deleted: its waiters learn it now (Redis 7's
+ * signalDeletedKeyAsReady). A blocked XREADGROUP answers UNBLOCKED; a
+ * pop finds nothing and stays blocked, so nothing is taken or logged.
+ */
+export function signalDeleted(c: Client, key: Buffer): void {
+  serveWaiters(c, key);
 }
 
 /** SWAPDB: every key waited on in `db` may hold something now (Redis's scanDatabaseForReadyKeys). */

@@ -80,15 +80,16 @@ function logAs(c: Client, ...forms: Buffer[][]): void {
 }
 
 /** Blocking is refused inside MULTI/EXEC (the gate is held) and for replays. */
-function mayBlock(c: Client): boolean {
+export function mayBlock(c: Client): boolean {
   return !c.replay && c.server.exclusive !== c;
 }
 
 /**
  * Blocks `c` on `keys` until `serve` takes something for it, the timeout
- * passes (`c` gets a null array) or it disconnects.
+ * passes (`c` gets a null array) or it disconnects. `serve` writes `c`'s
+ * reply and returns the forms the pusher logs, or null to stay blocked.
  */
-function block(
+export function block(
   c: Client,
   keys: readonly Buffer[],
   timeoutMs: number,
@@ -108,6 +109,16 @@ function block(
         // The pusher logs this pop after its own command; this command logs nothing.
         if (forms !== null) logAs(c, []);
         return forms;
+      },
+      unblock(error) {
+        if (done) return;
+        if (error) {
+          c.replyError(
+            new CommandError('ERR_UNBLOCKED', 'UNBLOCKED client unblocked via CLIENT UNBLOCK'),
+          );
+        } else c.reply.nullArray();
+        logAs(c, []);
+        waiter.finish();
       },
       finish() {
         if (done) return;

@@ -2,6 +2,7 @@ import { eqi, integerOrNaN, isPrintableNoSpace, parseInteger } from '../../args.
 import { CommandError, noSuchClientError, syntaxError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import type { CommandDefinition, CommandFlagName } from '../../server/command-table.js';
+import { unblockClient } from '../blocking/blocking-registry.js';
 import { subscriptionCounts } from '../pubsub/subscriptions.js';
 import { helpReply } from '../shared/help-reply.js';
 import { NO_KEYS } from '../shared/key-positions.js';
@@ -327,6 +328,30 @@ export const clientCommand: CommandDefinition = {
       since: '2.4.0',
       summary: 'Terminates open connections.',
       handler: kill,
+    },
+    {
+      name: 'unblock',
+      arity: -3,
+      flags: ADMIN_FLAGS,
+      ...clientSubcommand,
+      since: '5.0.0',
+      summary: 'Unblocks a client blocked by a blocking command from a different connection.',
+      handler: (c, argv) => {
+        const id = parseInteger(argv[2]!);
+        let error = false;
+        if (argv.length === 4) {
+          if (eqi(argv[3]!, 'error')) error = true;
+          else if (!eqi(argv[3]!, 'timeout')) {
+            throw new CommandError(
+              'ERR_SYNTAX',
+              'ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR',
+            );
+          }
+        } else if (argv.length > 4) throw syntaxError();
+        const other = c.server.clients.get(id);
+        c.reply.integer(other !== undefined && unblockClient(c.server, other, error) ? 1 : 0);
+        return undefined;
+      },
     },
     {
       name: 'no-evict',

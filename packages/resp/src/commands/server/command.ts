@@ -55,6 +55,18 @@ export function writeCommandInfo(w: ReplyWriter, spec: CommandSpec): void {
 
 /** The key specs a first/last/step range stands for: index search, range find. */
 function writeKeySpecs(w: ReplyWriter, spec: CommandSpec): void {
+  const kw = spec.definition.keywordKeys;
+  if (kw !== undefined) {
+    w.set(1).map(3);
+    w.bulk('flags').set(spec.keyFlags.length);
+    for (const f of spec.keyFlags) w.simple(f);
+    w.bulk('begin_search').map(2).bulk('type').bulk('keyword');
+    w.bulk('spec').map(2).bulk('keyword').bulk(kw.keyword).bulk('startfrom').integer(kw.startFrom);
+    w.bulk('find_keys').map(2).bulk('type').bulk('range');
+    w.bulk('spec').map(3).bulk('lastkey').integer(-1).bulk('keystep').integer(1);
+    w.bulk('limit').integer(2);
+    return;
+  }
   if (spec.firstKey <= 0) {
     w.set(0);
     return;
@@ -172,7 +184,7 @@ function getKeys(c: Client, argv: Buffer[]): undefined {
     // Redis 7 words it as an arity error of COMMAND GETKEYS itself.
     throw wrongArityError('command|getkeys');
   }
-  const keys = spec.keyIndexes(args.length);
+  const keys = spec.keyIndexes(args);
   if (keys.length === 0) {
     throw new CommandError('ERR_SYNTAX', 'ERR The command has no key arguments');
   }

@@ -10,3 +10,4 @@ export const hashGroup = { acl: ['hash'], group: 'hash' } as const;
 export const setGroup = { acl: ['set'], group: 'set' } as const;
 export const sortedSetGroup = { acl: ['sortedset'], group: 'sorted_set' } as const;
 export const listGroup = { acl: ['list'], group: 'list' } as const;
+export const streamGroup = { acl: ['stream'], group: 'stream' } as const;

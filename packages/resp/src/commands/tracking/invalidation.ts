@@ -63,7 +63,7 @@ export function rememberKeys(
   if (t.bcast || (spec.flags & CommandFlag.readonly) === 0) return;
   if ((spec.flags & CommandFlag.pubsub) !== 0) return;
   if ((t.optin && t.caching !== 'yes') || (t.optout && t.caching === 'no')) return;
-  const indexes = spec.keyIndexes(argv.length);
+  const indexes = spec.keyIndexes(argv);
   if (indexes.length === 0) return;
   const s = c.server.state(trackingServer);
   for (const i of indexes) {

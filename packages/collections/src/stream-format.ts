@@ -1,0 +1,104 @@
+import { CollectionError } from './collection-error.js';
+import type { StreamId } from './stream-id.js';
+
+/** The format byte of a serialized stream (see StreamValue.encodeSliced). */
+export const STREAM_FORMAT = 1;
+
+/** Little-endian fields into a buffer that doubles when full. */
+export class ByteWriter {
+  private buf: Buffer;
+  private pos = 0;
+
+  constructor(estimate: number) {
+    this.buf = Buffer.allocUnsafe(Math.max(64, estimate));
+  }
+
+  private room(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
+    this.buf.copy(next, 0, 0, this.pos);
+    this.buf = next;
+  }
+
+  u8(v: number): void {
+    this.room(1);
+    this.buf[this.pos++] = v;
+  }
+
+  u32(v: number): void {
+    this.room(4);
+    this.buf.writeUInt32LE(v, this.pos);
+    this.pos += 4;
+  }
+
+  f64(v: number): void {
+    this.room(8);
+    this.buf.writeDoubleLE(v, this.pos);
+    this.pos += 8;
+  }
+
+  id(id: StreamId): void {
+    this.room(16);
+    this.buf.write(id, this.pos, 16, 'latin1');
+    this.pos += 16;
+  }
+
+  /** A u32 length, then the latin1 string's bytes. */
+  str(s: string): void {
+    this.room(4 + s.length);
+    this.buf.writeUInt32LE(s.length, this.pos);
+    this.buf.write(s, this.pos + 4, 'latin1');
+    this.pos += 4 + s.length;
+  }
+
+  finish(): Buffer {
+    return this.pos === this.buf.length ? this.buf : Buffer.from(this.buf.subarray(0, this.pos));
+  }
+}
+
+/** Reads what ByteWriter wrote; a short or malformed value is ERR_CORRUPT. */
+export class ByteReader {
+  private readonly buf: Buffer;
+  private pos = 0;
+
+  constructor(bytes: Uint8Array) {
+    this.buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  private need(n: number): number {
+    const at = this.pos;
+    if (at + n > this.buf.length)
+      throw new CollectionError('ERR_CORRUPT', 'serialized stream cut short');
+    this.pos += n;
+    return at;
+  }
+
+  u8(): number {
+    return this.buf[this.need(1)]!;
+  }
+
+  u32(): number {
+    return this.buf.readUInt32LE(this.need(4));
+  }
+
+  f64(): number {
+    return this.buf.readDoubleLE(this.need(8));
+  }
+
+  id(): StreamId {
+    const at = this.need(16);
+    return this.buf.toString('latin1', at, at + 16) as StreamId;
+  }
+
+  str(): string {
+    const n = this.u32();
+    const at = this.need(n);
+    return this.buf.toString('latin1', at, at + n);
+  }
+
+  end(): void {
+    if (this.pos !== this.buf.length) {
+      throw new CollectionError('ERR_CORRUPT', 'trailing bytes after a stream');
+    }
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * A stream entry ID, `<ms>-<seq>` with two unsigned 64-bit halves, held as
+ * a 16-character latin1 string of its big-endian bytes (ms, then seq). So
+ * `<` on two IDs is their numeric order (code units compare as the bytes
+ * would), an ID is a Map key as it is, and no BigInt is made per entry.
+ */
+export type StreamId = string & { readonly __streamId: unique symbol };
+
+const TWO32 = 2 ** 32;
+
+export const MIN_STREAM_ID = '\0'.repeat(16) as StreamId;
+export const MAX_STREAM_ID = '\xff'.repeat(16) as StreamId;
+
+const chars: number[] = new Array(16).fill(0);
+
+function putU64(at: number, hi: number, lo: number): void {
+  chars[at] = hi >>> 24;
+  chars[at + 1] = (hi >>> 16) & 0xff;
+  chars[at + 2] = (hi >>> 8) & 0xff;
+  chars[at + 3] = hi & 0xff;
+  chars[at + 4] = lo >>> 24;
+  chars[at + 5] = (lo >>> 16) & 0xff;
+  chars[at + 6] = (lo >>> 8) & 0xff;
+  chars[at + 7] = lo & 0xff;
+}
+
+function fromChars(): StreamId {
+  return String.fromCharCode.apply(null, chars) as StreamId;
+}
+
+/** The ID from its halves as 32-bit words (each in [0, 2^32)). */
+export function streamIdFromWords(
+  msHi: number,
+  msLo: number,
+  seqHi: number,
+  seqLo: number,
+): StreamId {
+  putU64(0, msHi, msLo);
+  putU64(8, seqHi, seqLo);
+  return fromChars();
+}
+
+/** The ID `<ms>-<seq>` of two safe non-negative integers. */
+export function streamId(ms: number, seq: number): StreamId {
+  return streamIdFromWords(
+    Math.floor(ms / TWO32),
+    ms % TWO32,
+    Math.floor(seq / TWO32),
+    seq % TWO32,
+  );
+}
+
+/** The ID of two unsigned 64-bit halves. */
+export function streamIdBig(ms: bigint, seq: bigint): StreamId {
+  return streamIdFromWords(
+    Number(ms >> 32n),
+    Number(ms & 0xffffffffn),
+    Number(seq >> 32n),
+    Number(seq & 0xffffffffn),
+  );
+}
+
+function word(id: string, at: number): number {
+  return (
+    ((id.charCodeAt(at) << 24) |
+      (id.charCodeAt(at + 1) << 16) |
+      (id.charCodeAt(at + 2) << 8) |
+      id.charCodeAt(at + 3)) >>>
+    0
+  );
+}
+
+function u64Text(hi: number, lo: number): string {
+  if (hi < 0x200000) return String(hi * TWO32 + lo);
+  return ((BigInt(hi) << 32n) | BigInt(lo)).toString();
+}
+
+/** `<ms>-<seq>` in decimal, as Redis prints it. */
+export function formatStreamId(id: StreamId): string {
+  return `${u64Text(word(id, 0), word(id, 4))}-${u64Text(word(id, 8), word(id, 12))}`;
+}
+
+/** The ms half as a number (exact below 2^53; the clock's range). */
+export function streamIdMs(id: StreamId): number {
+  return word(id, 0) * TWO32 + word(id, 4);
+}
+
+/** Whether `a` and `b` have the same ms half. */
+export function sameMs(a: StreamId, b: StreamId): boolean {
+  for (let i = 0; i < 8; i++) if (a.charCodeAt(i) !== b.charCodeAt(i)) return false;
+  return true;
+}
+
+/** Whether the seq half of `id` is 2^64 - 1. */
+export function seqIsMax(id: StreamId): boolean {
+  for (let i = 8; i < 16; i++) if (id.charCodeAt(i) !== 0xff) return false;
+  return true;
+}
+
+/** `<ms of id>-<seq>`: the ID with the same ms half and seq 0 or 2^64 - 1. */
+export function withSeq(id: StreamId, seq: 'min' | 'max'): StreamId {
+  return (id.slice(0, 8) + (seq === 'min' ? MIN_STREAM_ID : MAX_STREAM_ID).slice(8)) as StreamId;
+}
+
+/** The ID after `id` (seq + 1, carrying into ms), or null after 2^64-1-2^64-1. */
+export function nextStreamId(id: StreamId): StreamId | null {
+  return step(id, 1);
+}
+
+/** The ID before `id`, or null before 0-0. */
+export function previousStreamId(id: StreamId): StreamId | null {
+  return step(id, -1);
+}
+
+function step(id: StreamId, by: 1 | -1): StreamId | null {
+  for (let i = 0; i < 16; i++) chars[i] = id.charCodeAt(i);
+  for (let i = 15; i >= 0; i--) {
+    const v = chars[i]! + by;
+    if (v >= 0 && v <= 0xff) {
+      chars[i] = v;
+      return fromChars();
+    }
+    chars[i] = by === 1 ? 0 : 0xff;
+  }
+  return null;
+}

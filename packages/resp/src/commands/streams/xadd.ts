@@ -1,0 +1,238 @@
+import {
+  formatStreamId as formatId,
+  latin1,
+  MAX_STREAM_ID,
+  MIN_STREAM_ID,
+  nextStreamId,
+  type StreamId,
+  StreamValue,
+  sameMs,
+  seqIsMax,
+  streamId,
+  streamIdMs,
+} from '@strata/collections';
+import { eqi, parseInteger } from '../../args.js';
+import { syntaxError, wrongArityError } from '../../errors.js';
+import type { Client } from '../../server/client.js';
+import type { CommandResult } from '../../server/command-table.js';
+import { NotifyClass, notify } from '../pubsub/keyspace-events.js';
+import { whenWritten } from '../shared/collection-access.js';
+import { createStream, readStream, streamChanged, withStream } from './stream-access.js';
+import {
+  finishTrim,
+  newTrimParse,
+  parseId,
+  parseTrimOption,
+  parseXaddId,
+  STRICT,
+  type Trim,
+  type XaddId,
+} from './stream-args.js';
+import { noSuchKeyError, streamError } from './stream-errors.js';
+import { writeId } from './stream-replies.js';
+import { signalStream } from './stream-waiters.js';
+
+const XADD = Buffer.from('XADD');
+const XTRIM = Buffer.from('XTRIM');
+const MAXLEN = Buffer.from('MAXLEN');
+const EQ = Buffer.from('=');
+
+/** Trims `s` as `trim` says; how many entries went. */
+export function applyTrim(s: StreamValue, trim: Trim): number {
+  if (trim.strategy === 'maxlen') return s.trimMaxLen(trim.maxLen, trim.approx, trim.limit);
+  if (trim.strategy === 'minid') return s.trimMinId(trim.minId, trim.approx, trim.limit);
+  return 0;
+}
+
+/** The ID an append gets (streamAppendItem), or an error for one not above the last. */
+function newId(s: StreamValue, given: XaddId): StreamId {
+  const last = s.lastId;
+  let id: StreamId | null;
+  if (given.kind === 'auto') {
+    const now = Date.now();
+    id = streamIdMs(last) < now ? streamId(now, 0) : nextStreamId(last);
+  } else if (given.kind === 'ms') {
+    if (sameMs(given.ms, last)) {
+      if (seqIsMax(last)) throw tooSmallError();
+      id = nextStreamId(last);
+    } else id = given.ms;
+  } else id = given.id;
+  if (id === null || id <= last) throw tooSmallError();
+  return id;
+}
+
+const tooSmallError = () =>
+  streamError('The ID specified in XADD is equal or smaller than the target stream top item');
+
+/** The replay form of a trim: exact, to the length it left (an AOF replays `~` the same way). */
+function trimForm(key: Buffer, s: StreamValue): Buffer[] {
+  return [XTRIM, key, MAXLEN, EQ, Buffer.from(String(s.size))];
+}
+
+// ---- XADD ------------------------------------------------------------------------------
+
+function xadd(c: Client, argv: Buffer[]): CommandResult {
+  const key = argv[1]!;
+  const t = newTrimParse();
+  let noMkStream = false;
+  let i = 2;
+  let given: XaddId | null = null;
+  for (; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a.length === 1 && a[0] === 0x2a) break;
+    const next = parseTrimOption(argv, i, t);
+    if (next !== -1) {
+      i = next - 1;
+      continue;
+    }
+    if (eqi(a, 'nomkstream')) {
+      noMkStream = true;
+      continue;
+    }
+    given = parseXaddId(a);
+    break;
+  }
+  given ??= { kind: 'auto' };
+  const trim = finishTrim(t);
+  const fieldsAt = i + 1;
+  const nFields = argv.length - fieldsAt;
+  if (nFields < 2 || nFields % 2 === 1) throw wrongArityError('xadd');
+  if (given.kind === 'explicit' && given.id === MIN_STREAM_ID) {
+    throw streamError('The ID specified in XADD must be greater than 0-0');
+  }
+  return withStream(c, key, (found) => {
+    if (found === null && noMkStream) {
+      c.reply.null();
+      return undefined;
+    }
+    const s = found ?? new StreamValue();
+    if (s.lastId === MAX_STREAM_ID) {
+      throw streamError('The stream has exhausted the last possible ID, unable to add more items');
+    }
+    const id = newId(s, given);
+    const fields: string[] = new Array(nFields);
+    for (let f = 0; f < nFields; f++) fields[f] = latin1(argv[fieldsAt + f]!);
+    s.append(id, fields);
+    const trimmed = applyTrim(s, trim);
+    const written = found === null ? createStream(c, key, s) : streamChanged(c, key, s);
+    if (c.server.commandLog !== null && !c.replay) {
+      const form = [XADD, key, ...(noMkStream ? [Buffer.from('NOMKSTREAM')] : [])];
+      form.push(Buffer.from(formatId(id)), ...argv.slice(fieldsAt));
+      c.propagate(...form);
+      if (trimmed > 0) c.propagate(...trimForm(key, s));
+    }
+    return whenWritten(written, () => {
+      writeId(c.reply, id);
+      if (found === null) notify(c, NotifyClass.new, 'new', key);
+      notify(c, NotifyClass.stream, 'xadd', key);
+      if (trimmed > 0) notify(c, NotifyClass.stream, 'xtrim', key);
+      signalStream(c, key, null);
+    });
+  });
+}
+
+// ---- XTRIM -----------------------------------------------------------------------------
+
+function xtrim(c: Client, argv: Buffer[]): CommandResult {
+  const key = argv[1]!;
+  const t = newTrimParse();
+  for (let i = 2; i < argv.length; ) {
+    const next = parseTrimOption(argv, i, t);
+    if (next === -1) throw syntaxError();
+    i = next;
+  }
+  if (t.limitGiven && t.strategy === 'none') finishTrim(t);
+  if (t.strategy === 'none') throw syntaxError();
+  const trim = finishTrim(t);
+  return withStream(c, key, (s) => {
+    if (s === null) {
+      c.reply.integer(0);
+      return undefined;
+    }
+    const n = applyTrim(s, trim);
+    if (n > 0) {
+      streamChanged(c, key, s);
+      if (c.server.commandLog !== null && !c.replay) c.propagate(...trimForm(key, s));
+    } else c.propagate();
+    c.reply.integer(n);
+    if (n > 0) notify(c, NotifyClass.stream, 'xtrim', key);
+    return undefined;
+  });
+}
+
+// ---- XDEL ------------------------------------------------------------------------------
+
+function xdel(c: Client, argv: Buffer[]): CommandResult {
+  const key = argv[1]!;
+  return withStream(c, key, (s) => {
+    if (s === null) {
+      c.reply.integer(0);
+      c.propagate();
+      return undefined;
+    }
+    // Every ID first: an error reply deletes nothing.
+    const ids: StreamId[] = [];
+    for (let i = 2; i < argv.length; i++) ids.push(parseId(argv[i]!, STRICT));
+    let n = 0;
+    for (const id of ids) if (s.delete(id)) n++;
+    if (n > 0) streamChanged(c, key, s);
+    else c.propagate();
+    c.reply.integer(n);
+    if (n > 0) notify(c, NotifyClass.stream, 'xdel', key);
+    return undefined;
+  });
+}
+
+// ---- XLEN ------------------------------------------------------------------------------
+
+function xlen(c: Client, argv: Buffer[]): CommandResult {
+  return readStream(c, argv[1]!, (s) => {
+    c.reply.integer(s === null ? 0 : s.size);
+    return undefined;
+  });
+}
+
+// ---- XSETID ----------------------------------------------------------------------------
+
+function xsetid(c: Client, argv: Buffer[]): CommandResult {
+  const key = argv[1]!;
+  const id = parseId(argv[2]!, STRICT);
+  let entriesAdded = -1;
+  let maxDeleted: StreamId | null = null;
+  for (let i = 3; i < argv.length; i += 2) {
+    const more = argv.length - i - 1;
+    if (eqi(argv[i]!, 'entriesadded') && more >= 1) {
+      entriesAdded = parseInteger(argv[i + 1]!);
+      if (entriesAdded < 0) throw streamError('entries_added must be positive');
+    } else if (eqi(argv[i]!, 'maxdeletedid') && more >= 1) {
+      maxDeleted = parseId(argv[i + 1]!, STRICT);
+      if (id < maxDeleted) {
+        throw streamError(
+          'The ID specified in XSETID is smaller than the provided max_deleted_entry_id',
+        );
+      }
+    } else throw syntaxError();
+  }
+  return withStream(c, key, (s) => {
+    if (s === null) throw noSuchKeyError();
+    if (s.size > 0) {
+      if (id < s.lastEntryId()) {
+        throw streamError('The ID specified in XSETID is smaller than the target stream top item');
+      }
+      if (entriesAdded !== -1 && s.size > entriesAdded) {
+        throw streamError(
+          'The entries_added specified in XSETID is smaller than the target stream length',
+        );
+      }
+    }
+    s.lastId = id;
+    if (entriesAdded !== -1) s.entriesAdded = entriesAdded;
+    if (maxDeleted !== null && maxDeleted !== MIN_STREAM_ID) s.maxDeletedId = maxDeleted;
+    streamChanged(c, key, s);
+    c.reply.simple('OK');
+    notify(c, NotifyClass.stream, 'xsetid', key);
+    return undefined;
+  });
+}
+
+export { xadd, xdel, xlen, xsetid, xtrim };
