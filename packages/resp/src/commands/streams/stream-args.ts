@@ -4,6 +4,7 @@ import {
   nextStreamId,
   previousStreamId,
   type StreamId,
+  streamId,
   streamIdBig,
 } from '@strata/collections';
 import { eqi, integerOrNaN, parseInteger } from '../../args.js';
@@ -32,6 +33,28 @@ function isSpace(c: number): boolean {
  * 2^64), or null.
  */
 function parseU64(s: string): bigint | null {
+  const fast = plainDigits(s);
+  if (fast !== -1) return BigInt(fast);
+  return parseU64Slow(s);
+}
+
+/**
+ * The common case on the hot path (XADD, XACK, XRANGE IDs): 1 to 15 digits,
+ * no leading zero, as a number; -1 otherwise (string2ull's other forms).
+ */
+function plainDigits(s: string): number {
+  const n = s.length;
+  if (n === 0 || n > 15 || (n > 1 && s.charCodeAt(0) === 0x30)) return -1;
+  let v = 0;
+  for (let i = 0; i < n; i++) {
+    const d = s.charCodeAt(i) - 0x30;
+    if (d < 0 || d > 9) return -1;
+    v = v * 10 + d;
+  }
+  return v;
+}
+
+function parseU64Slow(s: string): bigint | null {
   if (/^(0|-?[1-9][0-9]*)$/.test(s)) {
     const v = BigInt(s);
     if (v >= -LL_MAX - 1n && v <= LL_MAX) return v < 0n ? null : v;
@@ -71,7 +94,7 @@ function cText(arg: Uint8Array): string {
 
 /**
  * An ID argument (streamGenericParseIDOrReply), or null where it is not
- * one; `seqStar` accepts `<ms>-*` (XADD) and returns its ms with seq 'auto'.
+ * one (XADD's `<ms>-*` is parseXaddId's).
  */
 export function idOrNull(arg: Uint8Array, rules: IdRules): StreamId | null {
   if (arg.length > 127) return null;
@@ -79,6 +102,12 @@ export function idOrNull(arg: Uint8Array, rules: IdRules): StreamId | null {
   if (s === '-') return rules.minusPlus ? MIN_STREAM_ID : null;
   if (s === '+') return rules.minusPlus ? MAX_STREAM_ID : null;
   const dash = s.indexOf('-');
+  if (dash !== -1) {
+    // `<ms>-<seq>` in plain digits: numbers all the way, no BigInt.
+    const msFast = plainDigits(s.slice(0, dash));
+    const seqFast = msFast === -1 ? -1 : plainDigits(s.slice(dash + 1));
+    if (seqFast !== -1) return streamId(msFast, seqFast);
+  }
   const ms = parseU64(dash === -1 ? s : s.slice(0, dash));
   if (ms === null) return null;
   if (dash === -1) return streamIdBig(ms, rules.missingSeq === 'min' ? 0n : U64_MAX);

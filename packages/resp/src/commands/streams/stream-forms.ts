@@ -4,6 +4,7 @@ import {
   type StreamGroup,
   type StreamId,
 } from '@strata/collections';
+import type { Client } from '../../server/client.js';
 
 /**
  * The replay forms of group changes whose outcome depends on the clock
@@ -63,4 +64,14 @@ export function setIdForm(key: Buffer, groupName: Buffer, g: StreamGroup): Buffe
     ENTRIESREAD,
     Buffer.from(String(g.entriesRead)),
   ];
+}
+
+/**
+ * Sets the running command's replay forms: `forms`, or nothing at all when
+ * it changed nothing (a read or claim that found nothing is not logged).
+ */
+export function logForms(c: Client, forms: readonly Buffer[][]): void {
+  if (c.server.commandLog === null || c.replay) return;
+  if (forms.length === 0) c.propagate();
+  for (const f of forms) c.propagate(...f);
 }

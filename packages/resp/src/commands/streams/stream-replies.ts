@@ -62,13 +62,3 @@ function gatherRange(
     return count === 0 || ids.length < count;
   });
 }
-
-/** How many entries writeRange would write (a read that must know first whether it has any). */
-export function hasEntries(s: StreamValue, start: StreamId, end: StreamId): boolean {
-  let any = false;
-  s.range(start, end, false, () => {
-    any = true;
-    return false;
-  });
-  return any;
-}

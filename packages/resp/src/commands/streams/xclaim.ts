@@ -15,7 +15,7 @@ import type { CommandResult } from '../../server/command-table.js';
 import { streamChanged, withStream } from './stream-access.js';
 import { idOrNull, parseBound, parseId, STRICT } from './stream-args.js';
 import { noKeyOrGroupError } from './stream-errors.js';
-import { claimForm, setIdForm } from './stream-forms.js';
+import { claimForm, logForms, setIdForm } from './stream-forms.js';
 import { writeEntry, writeId } from './stream-replies.js';
 import { consumerFor } from './xread.js';
 
@@ -36,12 +36,6 @@ function writeClaimed(c: Client, s: StreamValue, id: StreamId, justId: boolean):
   const fields = s.get(id);
   if (fields === undefined) c.reply.null();
   else writeEntry(c.reply, id, fields);
-}
-
-function logForms(c: Client, forms: Buffer[][]): void {
-  if (c.server.commandLog === null || c.replay) return;
-  if (forms.length === 0) c.propagate();
-  for (const f of forms) c.propagate(...f);
 }
 
 /** Moves `e` to `consumer`, with its new delivery time and count. */

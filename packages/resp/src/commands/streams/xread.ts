@@ -22,7 +22,7 @@ import { lookupTogether, withOpenDb } from '../shared/collection-access.js';
 import { streamChanged } from './stream-access.js';
 import { parseId, STRICT } from './stream-args.js';
 import { noGroupError } from './stream-errors.js';
-import { claimForm, setIdForm } from './stream-forms.js';
+import { claimForm, logForms, setIdForm } from './stream-forms.js';
 import { writeEntry, writeRange } from './stream-replies.js';
 
 /**
@@ -323,12 +323,6 @@ function serveOrBlock(c: Client, a: ReadArgs, reads: KeyRead[]): CommandResult {
     return undefined;
   }
   return blockRead(c, a, reads);
-}
-
-function logForms(c: Client, forms: Buffer[][]): void {
-  if (c.server.commandLog === null || c.replay) return;
-  if (forms.length === 0) c.propagate();
-  for (const f of forms) c.propagate(...f);
 }
 
 /** Blocks until an XADD (or a change to a group) serves one of the keys. */
