@@ -38,6 +38,7 @@ export {
   pageEpochOf,
   pageFlagsOf,
   pageUsedOf,
+  sealPageChecksum,
 } from './page-header.js';
 export {
   align8,

@@ -60,7 +60,7 @@ async function deviceWith(...pages: Buffer[]): Promise<MemoryDevice> {
 async function reportsOf(
   device: MemoryDevice,
   mode: ReadMode,
-  more: { end?: number; minEpoch?: number } = {},
+  more: { end?: number; minEpoch?: number; verifyRecords?: boolean } = {},
 ): Promise<string[]> {
   const pages = new LogPages({
     device,
@@ -68,6 +68,7 @@ async function reportsOf(
     start: 0,
     mode,
     ...(more.end !== undefined ? { end: more.end } : {}),
+    ...(more.verifyRecords !== undefined ? { verifyRecords: more.verifyRecords } : {}),
   });
   pages.minEpoch = more.minEpoch ?? 0;
   const out: string[] = [];
@@ -123,6 +124,9 @@ describe.each(MODES)('LogPages (%s reads)', (_name, mode) => {
     writePageHeader(s.bytes, 0, 64, 0, 0, 1);
     sealPageChecksum(s.bytes, 0);
     expect(await reportsOf(await deviceWith(s.bytes), mode)).toEqual(['BAD@0:bad record']);
+    // A reader that walks the slots itself (scan) checks them there instead.
+    const walked = await reportsOf(await deviceWith(s.bytes), mode, { verifyRecords: false });
+    expect(walked).toEqual(['RECORDS@0:64']);
   });
 
   it('names stale, foreign and copied pages', async () => {

@@ -25,7 +25,8 @@ import {
  * pages from here, so what "a verified page" means is written once. Each
  * page is checked before anything in it is handed out: magic, its own
  * address, an epoch not below `minEpoch`, its used length, its checksum, and
- * the structure of its records (so a page is used whole or not at all). A
+ * the structure of its records (so a page is used whole or not at all;
+ * `verifyRecords: false` leaves that to a caller whose walk checks each slot). A
  * blob's checksum spans all its pages and is checked across frames.
  *
  * Pages are walked in place in pagebuf's frames (typed views over the
@@ -70,6 +71,11 @@ export interface LogPagesOptions {
   verify?: boolean;
   /** Read through each blob and check its checksum (default true); false skips its bytes unchecked. */
   verifyBlobs?: boolean;
+  /**
+   * Check each records page's record structure (default: `verify`). False
+   * for a reader that walks every slot itself and reports a bad one.
+   */
+  verifyRecords?: boolean;
 }
 
 /** Why a page failed (`checkPageHeader`'s failures; STALE's reason names the epochs). */
@@ -92,6 +98,7 @@ export class LogPages {
   private readonly reader: PageReader;
   private readonly verify: boolean;
   private readonly verifyBlobs: boolean;
+  private readonly verifyRecords: boolean;
   private end: number;
   /** Address of the next page to report. */
   private cursor: number;
@@ -133,6 +140,7 @@ export class LogPages {
     this.pageSize = options.pageSize;
     this.verify = options.verify ?? true;
     this.verifyBlobs = options.verifyBlobs ?? true;
+    this.verifyRecords = options.verifyRecords ?? this.verify;
     this.cursor = options.start;
     this.end = options.end ?? options.device.endAddress;
     this.reader = new PageReader({
@@ -257,7 +265,7 @@ export class LogPages {
     if (used > avail) return this.short(pg);
     if (this.verify) {
       if (!pageChecksumMatches(rec, base)) return this.bad(pg, 'page checksum mismatch');
-      const why = recordsProblem(rec, base, used);
+      const why = this.verifyRecords ? recordsProblem(rec, base, used) : null;
       if (why !== null) return this.bad(pg, why);
     }
     return this.report(LogPage.RECORDS, pg + P);

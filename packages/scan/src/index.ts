@@ -29,6 +29,7 @@ export {
 } from './key-scanner.js';
 export { Liveness, LivenessChecker, type Verdict } from './liveness.js';
 export {
+  BAD_SLOT,
   type IterateOptions,
   type IterateResult,
   LogIterator,

@@ -16,7 +16,7 @@ import {
   slotSizeFrom,
 } from '@strata/hlog';
 import { Liveness, type LivenessChecker, type LiveVisitor } from './liveness.js';
-import type { IterateResult, PageWalker } from './log-iterator.js';
+import { BAD_SLOT, type IterateResult, type PageWalker } from './log-iterator.js';
 import type { PageContext } from './page-context.js';
 import type { PendingChecks } from './pending-checks.js';
 import type { RecordFilter } from './record-filter.js';
@@ -99,7 +99,7 @@ export class LiveWalker implements PageWalker {
     const end = base + used;
     while (off < end) {
       const flags = bytes[off + RECORD_FLAGS_OFFSET]!;
-      if ((flags & VALID) === 0) break;
+      if ((flags & VALID) === 0) return BAD_SLOT;
       const kl = u32[(off + RECORD_KEY_LENGTH_OFFSET) >>> 2]!;
       const size = slotSizeFrom(
         rec,
@@ -108,7 +108,7 @@ export class LiveWalker implements PageWalker {
         kl,
         u32[(off + RECORD_VALUE_LENGTH_OFFSET) >>> 2]!,
       );
-      if (size < 16) break;
+      if (size < 16 || off + size > end) return BAD_SLOT;
       const address = page + (off - base);
       if (address >= to) {
         next = address;

@@ -1,8 +1,20 @@
-import { keyLengthOf, keyOffsetOf, type RecordSpace, type Store } from '@strata/hlog';
+import {
+  createRecordSpace,
+  keyLengthOf,
+  keyOffsetOf,
+  PAGE_HEADER_SIZE,
+  RECORD_FLAGS_OFFSET,
+  RecordFlag,
+  type RecordSpace,
+  type Store,
+  sealPageChecksum,
+  slotSize,
+} from '@strata/hlog';
 import { readMode } from '@strata/pagebuf';
 import { afterEach, describe, expect, it } from 'vitest';
 import { k, openTiny, removeTempDirs } from '../test/support.js';
 import { LogIterator, wholeLogMode } from './log-iterator.js';
+import { countKeys } from './whole-log.js';
 
 afterEach(removeTempDirs);
 
@@ -126,6 +138,29 @@ describe('LogIterator', () => {
     const { seen } = await collect(store, readMode.single(), 0);
     expect(seen.length).toBeGreaterThan(0);
     expect(seen[0]!.address).toBeGreaterThanOrEqual(store.log.begin);
+    await store.close();
+  });
+
+  it('refuses a device page whose checksum holds but whose records do not (ERR_CORRUPT)', async () => {
+    const store = await openTiny();
+    await fill(store, 200);
+    const page = store.log.begin;
+    expect(page % store.log.pageSize).toBe(0);
+    expect(page + store.log.pageSize).toBeLessThanOrEqual(store.log.head);
+    // A second record whose VALID flag is gone, sealed again: only the walk can tell.
+    const space = createRecordSpace(store.log.pageSize);
+    const bytes = space.bytes;
+    await store.log.device.read(page, bytes);
+    const second = PAGE_HEADER_SIZE + slotSize(space, PAGE_HEADER_SIZE);
+    bytes.writeUInt8(
+      bytes.readUInt8(second + RECORD_FLAGS_OFFSET) & ~RecordFlag.VALID,
+      second + RECORD_FLAGS_OFFSET,
+    );
+    sealPageChecksum(bytes, 0);
+    await store.log.device.write(page, bytes);
+    await expect(collect(store)).rejects.toMatchObject({ code: 'ERR_CORRUPT' });
+    await expect(collect(store, wholeLogMode(1024))).rejects.toMatchObject({ code: 'ERR_CORRUPT' });
+    await expect(countKeys(store)).rejects.toMatchObject({ code: 'ERR_CORRUPT' });
     await store.close();
   });
 });

@@ -20,7 +20,8 @@ import { ScanError } from './scan-error.js';
  * Iterates the records of the log over `[from, to)`, wherever they live:
  * pages at or above `head` straight from the log's ring, older pages from
  * the device through hlog's `LogPages`, the one reader that verifies them
- * (header, checksum, record structure; walked in place in pagebuf's frames).
+ * (header, checksum; walked in place in pagebuf's frames). The record
+ * structure is checked by the walk itself, slot by slot (BAD_SLOT).
  * Each record goes to a visitor as hlog's `RecordVisitor`: typed views over
  * the ring or the frame, valid during the call only, so nothing is
  * allocated per record.
@@ -40,7 +41,10 @@ export type { PageContext };
  * `rec[base, base + used)` (page address `page`) that end past `from`, skip
  * INVALID ones, count them in `result.records`, and return the address of
  * the first record at or past `to`, or `page + pageSize` after the last one.
- * It never stops early.
+ * It never stops early. A slot that is not a whole record (no VALID flag, a
+ * size under 16, or running past `used`) makes it return `BAD_SLOT`: device
+ * pages reach walkers with their checksum checked but their record
+ * structure not (the walk is that check, so a page is not walked twice).
  */
 export interface PageWalker {
   walkPage(
@@ -53,6 +57,9 @@ export interface PageWalker {
     result: IterateResult,
   ): number;
 }
+
+/** What a walk returns for a page whose slots are not whole records. */
+export const BAD_SLOT = -1;
 
 export interface IterateOptions {
   from: number;
@@ -165,6 +172,7 @@ export class LogIterator {
           continue;
         }
         const next = this.memoryPage(page, a, to, options.onRecord, options.walker, result);
+        if (next === BAD_SLOT) throw badSlot(page);
         if (summaries !== undefined && this.page.used > 0) summaries.observe(this.page);
         if (options.onPage !== undefined) await options.onPage(this.page);
         if (result.stopped) {
@@ -229,9 +237,9 @@ export class LogIterator {
     const end = base + used;
     while (off < end) {
       const flags = flagsOf(rec, off);
-      if ((flags & RecordFlag.VALID) === 0) break;
+      if ((flags & RecordFlag.VALID) === 0) return BAD_SLOT;
       const size = slotSize(rec, off);
-      if (size < 16) break;
+      if (size < 16 || off + size > end) return BAD_SLOT;
       const address = page + (off - base);
       if (address >= to) return address;
       // `address + size > from`: a cursor inside a record (stale or foreign)
@@ -296,6 +304,7 @@ export class LogIterator {
           options.walker !== undefined
             ? options.walker.walkPage(ctx.rec, ctx.base, pg, ctx.used, from, to, result)
             : this.walk(ctx.rec, ctx.base, pg, ctx.used, from, to, options.onRecord, result);
+        if (next === BAD_SLOT) throw badSlot(pg);
         if (options.onPage !== undefined) await options.onPage(ctx);
         if (result.stopped) return next;
         // A record at or past `to` ends the range.
@@ -326,6 +335,8 @@ export class LogIterator {
         mode: this.mode,
         // A scan reads no blob's bytes; the reads of the values check them.
         verifyBlobs: false,
+        // The walk checks each slot as it goes (BAD_SLOT).
+        verifyRecords: false,
       });
     } else {
       this.pages.seek(start, end);
@@ -344,4 +355,8 @@ export class LogIterator {
     this.pages = null;
     if (pages !== null) await pages.close();
   }
+}
+
+function badSlot(page: number): ScanError {
+  return new ScanError('ERR_CORRUPT', `bad record at page ${page}`, { address: page });
 }
