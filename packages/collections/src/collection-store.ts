@@ -122,6 +122,13 @@ export class CollectionStore {
   /** Sliced decodes in flight (few: only records of SLICED_LOAD_BYTES and more). */
   private loading: Loading[] = [];
   private readonly slicedWriteBackBytes: number;
+  /**
+   * Hears that a key's value is gone, whatever it was: deleted, replaced
+   * (`create` over it, `invalidate`), or every key at once (`clear`: null).
+   * Clients blocked on a stream learn it from here (Redis's
+   * signalDeletedKeyAsReady), as cheap as a null check when nobody listens.
+   */
+  onKeyGone: ((key: Uint8Array | null) => void) | null = null;
 
   constructor(
     readonly store: StoreCore,
@@ -305,6 +312,7 @@ export class CollectionStore {
    * is written; the entry is usable at once.
    */
   create(key: Uint8Array, value: CollectionValue, expiresAt = 0): Promise<void> | undefined {
+    this.onKeyGone?.(key);
     const hash = KeyTable.hash(key);
     this.staleLoad(key, hash);
     let e = this.table.find(key, hash);
@@ -350,6 +358,7 @@ export class CollectionStore {
 
   /** Deletes the key (a collection left empty): drops the entry and removes the record. */
   delete(key: Uint8Array): Promise<void> | undefined {
+    this.onKeyGone?.(key);
     this.staleLoad(key);
     const e = this.table.find(key);
     if (e === undefined) {
@@ -398,6 +407,7 @@ export class CollectionStore {
    * at the record level: SET, DEL, RENAME's destination, FLUSHDB...).
    */
   invalidate(key: Uint8Array): void {
+    this.onKeyGone?.(key);
     this.staleLoad(key);
     // Most SETs meet an empty cache: no key hash then (it was ~7% of a SET's CPU).
     if (this.table.size === 0) return;
@@ -419,6 +429,7 @@ export class CollectionStore {
 
   /** Drops every entry without writing (FLUSHDB, the store is being dropped). */
   clear(): void {
+    this.onKeyGone?.(null);
     for (const l of this.loading) l.stale = true;
     this.table.forEach((e) => {
       this.staleHold(e);

@@ -28,6 +28,12 @@ export interface FamilyHooks {
    * a lookup found its expiry passed (the pubsub family publishes `expired`).
    */
   readonly onKeyExpired?: (server: ServerState, db: number, key: Buffer) => void;
+  /**
+   * The value of a key of `db` is gone: deleted, replaced by a command, or
+   * (null) every key of `db`, FLUSHDB. Called inside the command that did
+   * it, before the command ends: what the key holds afterwards is for later.
+   */
+  readonly onKeyGone?: (server: ServerState, db: number, key: Uint8Array | null) => void;
   /** A connection closed (its socket is gone; its own state slots are dropped after this). */
   readonly onClientClose?: (client: Client) => void;
 }

@@ -139,6 +139,12 @@ export interface KeyspaceOptions {
    * outside SAVE/close sees them). Default 1000; 0 turns it off.
    */
   readonly collectionWriteBackMs?: number;
+  /**
+   * A key's value in `store` is gone (its CollectionStore's `onKeyGone`:
+   * deleted, replaced; null: every key, FLUSHDB). The store, not an index:
+   * SWAPDB moves stores between indexes.
+   */
+  readonly onKeyGone?: (store: StoreCore, key: Uint8Array | null) => void;
 }
 
 const MIN_COLLECTION_BUDGET = 64 << 10;
@@ -158,6 +164,7 @@ export class Keyspace {
   private readonly caches: (CollectionStore | undefined)[];
   private readonly collectionBudget: (store: StoreCore) => number;
   private readonly collectionWriteBackMs: number;
+  private readonly onKeyGone: ((store: StoreCore, key: Uint8Array | null) => void) | undefined;
   /** Saves (write-back, then checkpoint) running per database: a flush waits for them. */
   private readonly saving = new Map<number, Promise<void>>();
   private readonly opening = new Map<number, Promise<StoreCore>>();
@@ -172,6 +179,7 @@ export class Keyspace {
     this.caches = new Array<CollectionStore | undefined>(provider.count).fill(undefined);
     this.collectionBudget = options.collectionBudget ?? defaultCollectionBudget;
     this.collectionWriteBackMs = options.collectionWriteBackMs ?? 1000;
+    this.onKeyGone = options.onKeyGone;
   }
 
   get count(): number {
@@ -190,10 +198,13 @@ export class Keyspace {
 
   private install(index: number, store: StoreCore): void {
     this.stores[index] = store;
-    this.caches[index] = new CollectionStore(store, {
+    const cache = new CollectionStore(store, {
       budgetBytes: this.provider.collectionBudget?.(index, store) ?? this.collectionBudget(store),
       writeBackIntervalMs: this.collectionWriteBackMs,
     });
+    const onKeyGone = this.onKeyGone;
+    if (onKeyGone !== undefined) cache.onKeyGone = (key) => onKeyGone(store, key);
+    this.caches[index] = cache;
   }
 
   /** Writes back the cached collections of `index` (a record-level read or a checkpoint follows). */
@@ -278,10 +289,12 @@ export class Keyspace {
     await this.saving.get(index);
     const store = this.stores[index];
     if (store === undefined) return;
-    this.stores[index] = undefined;
-    // Nothing cached survives a flush (and nothing of it is written back).
+    // Nothing cached survives a flush (and nothing of it is written back);
+    // cleared while the store is still at its index, so its keys' loss is
+    // heard in this database.
     this.caches[index]?.clear();
     this.caches[index] = undefined;
+    this.stores[index] = undefined;
     const opened = flush.call(this.provider, index, store);
     this.opening.set(index, opened);
     try {

@@ -127,6 +127,7 @@ export class RespServer {
         // Read at the event: SWAPDB moves a store to another index.
         s.count.onExpired = (key) => this.state.keyExpired(s, key);
       }),
+      { onKeyGone: (s, key) => this.state.keyGone(s, key) },
     );
     const families = commandFamilies({
       flush: this.keyspace.canFlush,

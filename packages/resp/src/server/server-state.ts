@@ -127,6 +127,7 @@ export class ServerState {
       afterExec: hooks.flatMap((h) => (h.afterExec === undefined ? [] : [h.afterExec])),
       onClientReset: hooks.flatMap((h) => (h.onClientReset === undefined ? [] : [h.onClientReset])),
       onKeyExpired: hooks.flatMap((h) => (h.onKeyExpired === undefined ? [] : [h.onKeyExpired])),
+      onKeyGone: hooks.flatMap((h) => (h.onKeyGone === undefined ? [] : [h.onKeyGone])),
       onClientClose: hooks.flatMap((h) => (h.onClientClose === undefined ? [] : [h.onClientClose])),
     };
   }
@@ -147,6 +148,11 @@ export class ServerState {
     readonly afterExec: readonly ((client: Client) => readonly LoggedForm[])[];
     readonly onClientReset: readonly ((client: Client) => void)[];
     readonly onKeyExpired: readonly ((server: ServerState, db: number, key: Buffer) => void)[];
+    readonly onKeyGone: readonly ((
+      server: ServerState,
+      db: number,
+      key: Uint8Array | null,
+    ) => void)[];
     readonly onClientClose: readonly ((client: Client) => void)[];
   };
 
@@ -156,6 +162,16 @@ export class ServerState {
     for (let db = 0; db < this.keyspace.count; db++) {
       if (this.keyspace.get(db) !== store) continue;
       for (const hook of this.hooks.onKeyExpired) hook(this, db, key);
+      return;
+    }
+  }
+
+  /** `store` says the value of `key` is gone (null: all its keys): the families hear it in its database. */
+  keyGone(store: unknown, key: Uint8Array | null): void {
+    if (this.hooks.onKeyGone.length === 0) return;
+    for (let db = 0; db < this.keyspace.count; db++) {
+      if (this.keyspace.get(db) !== store) continue;
+      for (const hook of this.hooks.onKeyGone) hook(this, db, key);
       return;
     }
   }

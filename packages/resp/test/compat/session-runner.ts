@@ -28,7 +28,9 @@ export interface SessionCase {
  */
 export type SessionStep =
   | readonly [number, ...string[]]
-  | { readonly on: number; readonly pipeline: readonly (readonly string[])[] };
+  | { readonly on: number; readonly pipeline: readonly (readonly string[])[] }
+  /** A pause (a key's expiry to pass), on no connection. */
+  | { readonly sleepMs: number };
 
 const MARKER = encodeCommand(['PING', '__end__']);
 /** The marker's reply: a bulk string, or in the RESP2 pub/sub context a ["pong", "__end__"] frame. */
@@ -142,6 +144,10 @@ function mayBlock(argv: readonly string[]): boolean {
   return false;
 }
 
+function isCommand(s: SessionStep): s is readonly [number, ...string[]] {
+  return !('on' in s) && !('sleepMs' in s);
+}
+
 function commandOf(step: readonly [number, ...string[]]): readonly string[] {
   const [, ...argv] = step;
   return argv;
@@ -149,9 +155,9 @@ function commandOf(step: readonly [number, ...string[]]): readonly string[] {
 
 /** Runs a session case on fresh connections; the transcript, `[n] replies` per connection per step. */
 export async function runSession(port: number, c: SessionCase): Promise<string> {
-  const conn = (s: SessionStep) => ('on' in s ? s.on : s[0]);
+  const conn = (s: SessionStep) => ('sleepMs' in s ? 0 : 'on' in s ? s.on : s[0]);
   const count = Math.max(...c.steps.map(conn), ...(c.resp3 ?? [])) + 1;
-  const blocking = c.steps.some((s) => !('on' in s) && mayBlock(commandOf(s)));
+  const blocking = c.steps.some((s) => isCommand(s) && mayBlock(commandOf(s)));
   // Only a case that may block needs the runner's own connection (it counts blocked clients).
   const control = blocking ? await SessionPeer.open(port) : null;
   const peers = await Promise.all(Array.from({ length: count }, () => SessionPeer.open(port)));
@@ -198,8 +204,13 @@ export async function runSession(port: number, c: SessionCase): Promise<string> 
     };
     const inMulti = peers.map(() => false);
     for (const step of c.steps) {
+      if ('sleepMs' in step) {
+        await sleep(step.sleepMs);
+        continue;
+      }
       const n = conn(step);
-      if (blocked.has(n)) throw new Error(`connection ${n} is blocked: it cannot send`);
+      if (blocked.has(n))
+        throw new Error(`connection ${n} is blocked: it cannot send\n${out.join('\n')}`);
       if ('on' in step) {
         const bytes = step.pipeline.map((argv) => encodeCommand(argv.map(resolve)));
         out.push(`[${n}] ${await peers[n]!.exchange(Buffer.concat(bytes))}`);

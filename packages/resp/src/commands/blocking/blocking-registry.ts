@@ -38,6 +38,9 @@ export class BlockingRegistry {
   private readonly byClient = new Map<Client, Waiter>();
   /** Clients blocked now (INFO clients `blocked_clients`). */
   blocked = 0;
+  /** Waited-on keys whose value went, served once the commands in flight end (see signalGone). */
+  readonly gone: { db: number; key: string }[] = [];
+  goneScheduled = false;
 
   add(w: Waiter): void {
     let byKey = this.queues.get(w.db);
@@ -129,17 +132,24 @@ export function serveWaiters(c: Client, key: Buffer): Buffer[][] {
     return NO_FORMS;
   }
   let out = NO_FORMS;
-  while (q.length > 0) {
-    const w = q[0]!;
+  // Every waiter is asked, not only the first: one that finds nothing (an
+  // XREAD after a later ID) does not hold up those behind it. After a serve
+  // the walk starts over: serving may have changed the queue.
+  for (let i = 0; i < q.length; ) {
+    const w = q[i]!;
     if (w.client.closed) {
       w.finish();
       continue;
     }
     const forms = w.serve(key, c);
-    if (forms === null) break;
+    if (forms === null) {
+      i++;
+      continue;
+    }
     // The key changed under a WATCH of it (the served pop).
     touchWatched(c.server, c.db, key);
     w.finish();
+    i = 0;
     if (forms.length > 0) out = out === NO_FORMS ? forms : out.concat(forms);
   }
   return out;
@@ -223,12 +233,56 @@ export async function signalReady(c: Client, db: number, key: Buffer): Promise<v
 }
 
 /**
- * `key` was deleted: its waiters learn it now (Redis 7's
- * signalDeletedKeyAsReady). A blocked XREADGROUP answers UNBLOCKED; a
- * pop finds nothing and stays blocked, so nothing is taken or logged.
+ * The value of `key` in `db` is gone (deleted, replaced, expired; null:
+ * every key, FLUSHDB), heard from the collection caches and the stores'
+ * expiry, whichever command did it. As Redis's signalDeletedKeyAsReady, its
+ * waiters are served after that command, from what the key holds then: a
+ * blocked XREADGROUP answers UNBLOCKED (the key is missing or not a stream)
+ * or NOGROUP (a stream without its group); pops and XREADs stay blocked.
+ * Nothing to do, and nothing allocated, while nobody is blocked.
  */
-export function signalDeleted(c: Client, key: Buffer): void {
-  serveWaiters(c, key);
+export function signalGone(s: ServerState, db: number, key: Uint8Array | null): void {
+  const reg = s.peekState(registrySlot);
+  if (reg === undefined || reg.blocked === 0) return;
+  const keys = key === null ? reg.keysOf(db) : [Buffer.from(key).toString('latin1')];
+  for (const k of keys) {
+    if (reg.queue(db, k) === undefined) continue;
+    if (reg.gone.some((g) => g.db === db && g.key === k)) continue;
+    reg.gone.push({ db, key: k });
+  }
+  if (reg.gone.length === 0 || reg.goneScheduled) return;
+  reg.goneScheduled = true;
+  setImmediate(() => void serveGone(reg));
+}
+
+/** Serves the waiters of the keys that went, once no command is on the disk or holds the server. */
+async function serveGone(reg: BlockingRegistry): Promise<void> {
+  try {
+    while (reg.gone.length > 0) {
+      const { db, key } = reg.gone[0]!;
+      const first = reg.queue(db, key)?.[0];
+      if (first === undefined) {
+        reg.gone.shift();
+        continue;
+      }
+      const c = first.client;
+      // A command that removed the key and is still on the disk has not ended.
+      while (c.server.exclusive !== null || !c.server.othersIdle(c)) {
+        if (c.server.exclusive !== null) await c.server.waitExclusive();
+        else await c.server.waitIdle(c);
+      }
+      reg.gone.shift();
+      const k = Buffer.from(key, 'latin1');
+      // FLUSHDB reopens the database: its waiters are served on the new one.
+      await c.server.keyspace.ensure(db);
+      await preload(c, db, k);
+      // What serves an entry (XADD, RENAME onto the key) logs it itself;
+      // what a gone key leaves is an error reply, which logs nothing.
+      for (const f of serveIn(c, db, k)) c.server.commandLog?.append(db, f);
+    }
+  } finally {
+    reg.goneScheduled = false;
+  }
 }
 
 /** SWAPDB: every key waited on in `db` may hold something now (Redis's scanDatabaseForReadyKeys). */

@@ -5,7 +5,7 @@ import { eqi, parseInteger } from '../../args.js';
 import { CommandError, dbIndexError, invalidExpireError, syntaxError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
-import { signalDatabase, signalDeleted, signalReady } from '../blocking/blocking-registry.js';
+import { signalDatabase, signalReady } from '../blocking/blocking-registry.js';
 import { NotifyClass, notify, notifyKeyspaceEvent } from '../pubsub/keyspace-events.js';
 import { genericGroup } from '../shared/command-groups.js';
 import { expiredOnMiss, readMissed } from '../shared/expiry.js';
@@ -63,10 +63,9 @@ function countKeys(c: Client, argv: Buffer[], op: KeyOp, events: KeyEvents): Com
 
 /** DEL / UNLINK: `del` for each key removed, `expired` for one found expired (Redis's delGenericCommand). */
 const delEvents: KeyEvents = (c, key, deleted, waited) => {
-  if (deleted) {
-    notify(c, NotifyClass.generic, 'del', key);
-    signalDeleted(c, key);
-  } else expiredOnMiss(c, key, waited);
+  // Clients blocked on the key hear of it from the collection cache (signalGone).
+  if (deleted) notify(c, NotifyClass.generic, 'del', key);
+  else expiredOnMiss(c, key, waited);
 };
 
 /** EXISTS / TOUCH: a miss is a lookupKeyRead's: `expired` if it just expired, then `keymiss`. */

@@ -333,8 +333,10 @@ function blockRead(c: Client, a: ReadArgs, reads: KeyRead[]): CommandResult {
     const r = reads.find((x) => x.key.equals(key));
     if (r === undefined) return null;
     const got = by.collections.get<StreamValue>(key, RecordType.STREAM);
-    if (got instanceof Promise || got.status === 'wrongType') return null;
-    if (got.status === 'missing') {
+    if (got instanceof Promise) return null;
+    if (got.status !== 'found') {
+      // The stream went (deleted, or replaced by another type): a group
+      // read cannot go on; a plain XREAD waits for a stream to come back.
       if (groupName === null) return null;
       c.replyError(new CommandError('ERR_UNBLOCKED', 'UNBLOCKED the stream key no longer exists'));
       return [];
