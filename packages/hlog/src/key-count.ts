@@ -1,3 +1,4 @@
+import { isInternalKey } from './internal-keys.js';
 import { hashBytes } from './key-hash.js';
 import { KeyStateTable } from './key-state-table.js';
 import type { RecordSpace } from './record-layout.js';
@@ -53,6 +54,8 @@ export class KeyCount {
    * expiry); an unresolved `prev` is read from the chain at `diskStart`.
    */
   changed(key: Uint8Array, prev: number, exp: number, diskStart: number): void {
+    // Strata's own records are no user's keys (see internal-keys.ts).
+    if (isInternalKey(key)) return;
     if (prev === K_PLAIN) this.plainKeys--;
     else if (prev === K_UNRESOLVED) this.resolve(key, diskStart);
     // An expiring key that keeps an expiry is overwritten below: one lookup, not two.

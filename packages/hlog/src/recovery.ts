@@ -9,6 +9,7 @@ import { HlogError } from './errors.js';
 import { HashIndex } from './hash-index.js';
 import { HybridLog } from './hybrid-log.js';
 import { IndexRebuilder } from './index-rebuild.js';
+import { isInternalKey } from './internal-keys.js';
 import { decodeKeyCount, type KeyCountSnapshot } from './key-count.js';
 import { hashBytes } from './key-hash.js';
 import { KeyKind, KeyKindTable } from './key-kind-table.js';
@@ -412,7 +413,10 @@ function recountPass(
       const flags = flagsOf(space, off);
       if (address < begin || (flags & RecordFlag.INVALID) !== 0) return true;
       const ko = keyOffsetOf(space, off);
-      recount.add(space, off, flags, hashBytes(space.bytes, ko, keyLengthOf(space, off)));
+      const kl = keyLengthOf(space, off);
+      // Strata's own records are no user's keys (see internal-keys.ts).
+      if (isInternalKey(space.bytes, ko, kl)) return true;
+      recount.add(space, off, flags, hashBytes(space.bytes, ko, kl));
       return true;
     },
     onPageEnd: (space) => recount.endPage(space),

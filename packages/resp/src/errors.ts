@@ -38,6 +38,8 @@ export type CommandErrorCode =
   | 'ERR_EXECABORT'
   | 'ERR_UNSUPPORTED'
   | 'ERR_KEY_TOO_LONG'
+  /** A key with the prefix of strata's own records (hlog's INTERNAL_KEY_PREFIX). */
+  | 'ERR_RESERVED_KEY'
   | 'ERR_INVALID_CURSOR'
   | 'ERR_STORE'
   | 'ERR_MISCONF'

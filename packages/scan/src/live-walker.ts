@@ -1,6 +1,8 @@
 import {
   EXPIRY_SIZE,
   hashBytes,
+  INTERNAL_KEY_PREFIX,
+  isInternalKey,
   keyLengthOf,
   keyOffsetOf,
   PAGE_HEADER_SIZE,
@@ -20,6 +22,8 @@ import { BAD_SLOT, type IterateResult, type PageWalker } from './log-iterator.js
 import type { PageContext } from './page-context.js';
 import type { PendingChecks } from './pending-checks.js';
 import type { RecordFilter } from './record-filter.js';
+
+const INTERNAL_FIRST = INTERNAL_KEY_PREFIX[0]!;
 
 const VALID = RecordFlag.VALID;
 const INVALID = RecordFlag.INVALID;
@@ -122,6 +126,8 @@ export class LiveWalker implements PageWalker {
         if (
           (flags & TOMBSTONE) === 0 &&
           (typeCode < 0 || bytes[off + RECORD_TYPE_OFFSET] === typeCode) &&
+          // Strata's own records (a stream's blocks) are no user's keys.
+          (bytes[ko] !== INTERNAL_FIRST || !isInternalKey(bytes, ko, kl)) &&
           !(
             hasExpiry &&
             f64[(off + RECORD_EXPIRY_OFFSET) >>> 3]! !== 0 &&

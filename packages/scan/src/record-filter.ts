@@ -1,4 +1,11 @@
-import { keyLengthOf, keyOffsetOf, type RecordSpace, RecordType, typeOf } from '@strata/hlog';
+import {
+  isInternalKey,
+  keyLengthOf,
+  keyOffsetOf,
+  type RecordSpace,
+  RecordType,
+  typeOf,
+} from '@strata/hlog';
 import { compileGlob, type GlobMatcher } from './glob-matcher.js';
 import { ScanError } from './scan-error.js';
 
@@ -60,11 +67,16 @@ export function compileFilter(options: FilterOptions = {}): RecordFilter {
   return { type, typeCode: type.kind === 'code' ? type.code : -1, glob };
 }
 
-/** Does the record at `rec[off]` pass the type and key filters? */
+/**
+ * Does the record at `rec[off]` pass the type and key filters? Strata's own
+ * records (internal keys: a stream's blocks) pass none: they are no user's
+ * keys. (The live walker inlines the same test.)
+ */
 export function acceptsRecord(filter: RecordFilter, rec: RecordSpace, off: number): boolean {
   if (filter.typeCode >= 0 && typeOf(rec, off) !== filter.typeCode) return false;
-  const glob = filter.glob;
-  if (glob === null) return true;
   const ko = keyOffsetOf(rec, off);
-  return glob.match(rec.bytes, ko, ko + keyLengthOf(rec, off));
+  const kl = keyLengthOf(rec, off);
+  if (isInternalKey(rec.bytes, ko, kl)) return false;
+  const glob = filter.glob;
+  return glob === null || glob.match(rec.bytes, ko, ko + kl);
 }

@@ -1,8 +1,9 @@
-import { RecordType, type Store } from '@strata/hlog';
+import { internalKey, RecordType, type Store } from '@strata/hlog';
 import { readMode } from '@strata/pagebuf';
 import { afterEach, describe, expect, it } from 'vitest';
 import { collidingPairs, k, openTiny, removeTempDirs, rng } from '../test/support.js';
 import { compileGlob } from './glob-matcher.js';
+import { KeyScanner } from './key-scanner.js';
 import { wholeLogMode } from './log-iterator.js';
 import { countKeys, forEachLive, keyspaceInfo, listKeys } from './whole-log.js';
 
@@ -139,6 +140,33 @@ describe('whole-log queries', () => {
     }
     expect(counts).toEqual({ string: 40, zset: 30, list: 10, hash: 0, set: 0, stream: 0 });
     expect(await countKeys(store)).toBe(80);
+    await store.close();
+  });
+
+  it("never counts or lists strata's own records (internal keys), in memory or on disk", async () => {
+    const store = await openTiny();
+    for (let i = 0; i < 60; i++) {
+      await store.set(k(`user:${i}`), k(`v${i}`));
+      await store.set(internalKey(k(`block:${i}`)), k(`w${i}`));
+    }
+    expect(await countKeys(store)).toBe(60);
+    const listed = (await listKeys(store, '*')).map((b) => b.toString('latin1'));
+    expect(listed.sort()).toEqual(Array.from({ length: 60 }, (_, i) => `user:${i}`).sort());
+    expect((await keyspaceInfo(store)).keys).toBe(60);
+    // A pattern that the internal keys match is no way in either.
+    expect(await listKeys(store, '*block*')).toEqual([]);
+    // SCAN's scanner filters on its own path (acceptsRecord).
+    const scanner = new KeyScanner(store);
+    const scanned: string[] = [];
+    let cursor = 0;
+    do {
+      const r = await scanner.scan(cursor, { count: 7 });
+      for (const key of r.keys) scanned.push(key.toString('latin1'));
+      cursor = r.cursor;
+    } while (cursor !== 0);
+    await scanner.close();
+    expect(new Set(scanned).size).toBe(60);
+    expect(scanned.every((s) => s.startsWith('user:'))).toBe(true);
     await store.close();
   });
 });

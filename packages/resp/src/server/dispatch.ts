@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import type { CollectionStore } from '@strata/collections';
-import type { StoreCore } from '@strata/hlog';
+import { INTERNAL_KEY_PREFIX, isInternalKey, type StoreCore } from '@strata/hlog';
 import {
   CommandError,
   execAbortBecauseError,
@@ -295,11 +295,15 @@ export abstract class Dispatcher extends Connection {
       const max = store.maxKeyLength;
       const last = spec.lastKey < 0 ? argv.length + spec.lastKey : spec.lastKey;
       for (let i = spec.firstKey; i <= last && i < argv.length; i += spec.step) {
-        if (argv[i]!.length > max) {
-          return this.reject(
-            new CommandError('ERR_KEY_TOO_LONG', `ERR key is too long (at most ${max} bytes)`),
-          );
-        }
+        const refused = keyRefused(argv[i]!, max);
+        if (refused !== null) return this.reject(refused);
+      }
+    } else if (spec.definition.keywordKeys !== undefined) {
+      // Keys after a keyword (XREAD's STREAMS): the same checks, when the database is open.
+      const max = this.server.keyspace.get(this.db)?.maxKeyLength ?? Number.POSITIVE_INFINITY;
+      for (const i of spec.keyIndexes(argv)) {
+        const refused = keyRefused(argv[i]!, max);
+        if (refused !== null) return this.reject(refused);
       }
     }
     spec.calls++;
@@ -400,3 +404,19 @@ export abstract class Dispatcher extends Connection {
     if (this.multi === null) this.server.keyspace.get(this.db)?.prefetch(keys, n);
   }
 }
+
+/** Why a client may not name `key`: longer than the store takes, or one of strata's own keys. */
+function keyRefused(key: Buffer, max: number): CommandError | null {
+  if (key.length > max) {
+    return new CommandError('ERR_KEY_TOO_LONG', `ERR key is too long (at most ${max} bytes)`);
+  }
+  if (key[0] === INTERNAL_FIRST && isInternalKey(key)) {
+    return new CommandError(
+      'ERR_RESERVED_KEY',
+      "ERR keys starting with '\\xff\\x00strata:' are reserved for strata's own records",
+    );
+  }
+  return null;
+}
+
+const INTERNAL_FIRST = INTERNAL_KEY_PREFIX[0]!;
