@@ -20,6 +20,7 @@ import { removeMembers } from '../shared/collection-remove.js';
 import { matches, parseCollectionScan } from '../shared/collection-scan-options.js';
 import { hashGroup } from '../shared/command-groups.js';
 import { KEY1 } from '../shared/key-positions.js';
+import { parseRandomCount } from '../shared/random-count.js';
 import { whenNonZero } from '../shared/replay-rules.js';
 import { parseCursor } from '../shared/scan-options.js';
 import { hincrbyfloatReplay } from './replay.js';
@@ -178,7 +179,7 @@ function hrandfield(c: Client, argv: Buffer[]): CommandResult {
       else c.reply.bulkLatin1(h.random(Math.random, PAIR)[0]);
     });
   }
-  const l = parseInteger(argv[2]!);
+  const l = parseRandomCount(argv[2]!);
   let withValues = false;
   if (argv.length > 4 || (argv.length === 4 && !eqi(argv[3]!, 'withvalues'))) throw syntaxError();
   if (argv.length === 4) {

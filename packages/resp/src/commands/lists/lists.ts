@@ -133,7 +133,8 @@ function popCommand(c: Client, argv: Buffer[], end: End): CommandResult {
     );
   }
   const hasCount = argv.length === 3;
-  const count = hasCount ? parsePositive(argv[2]!) : 1;
+  // Redis's getPositiveLongFromObjectOrReply: one message for any bad count.
+  const count = hasCount ? parsePositive(argv[2]!, 'value is out of range, must be positive') : 1;
   const key = argv[1]!;
   return withList(c, key, (l) => {
     if (l === null) {

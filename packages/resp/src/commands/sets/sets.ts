@@ -24,6 +24,7 @@ import { removeMembers } from '../shared/collection-remove.js';
 import { matches, parseCollectionScan } from '../shared/collection-scan-options.js';
 import { setGroup } from '../shared/command-groups.js';
 import { ALL_KEYS, KEY1, NO_KEYS, SRC_DST } from '../shared/key-positions.js';
+import { parseRandomCount } from '../shared/random-count.js';
 import { whenNonZero } from '../shared/replay-rules.js';
 import { parseCursor } from '../shared/scan-options.js';
 import { spopReplay } from './replay.js';
@@ -159,7 +160,7 @@ function srandmember(c: Client, argv: Buffer[]): CommandResult {
       else c.reply.bulkLatin1(s.random(Math.random));
     });
   }
-  const l = parseInteger(argv[2]!);
+  const l = parseRandomCount(argv[2]!);
   return read(c, argv[1]!, (s) => {
     const w = c.reply;
     if (s === null || l === 0) {

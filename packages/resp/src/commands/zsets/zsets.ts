@@ -11,6 +11,7 @@ import { removeMembers } from '../shared/collection-remove.js';
 import { sortedSetGroup } from '../shared/command-groups.js';
 import { indexWindow } from '../shared/index-range.js';
 import { KEY1, SRC_DST } from '../shared/key-positions.js';
+import { parseRandomCount } from '../shared/random-count.js';
 import { whenNonZero } from '../shared/replay-rules.js';
 import { zsetAlgebraCommands } from './zsets-algebra.js';
 import {
@@ -447,7 +448,7 @@ function zrandmember(c: Client, argv: Buffer[]): CommandResult {
   const hasCount = argv.length >= 3;
   let count = 0;
   if (hasCount) {
-    count = parseLong(argv[2]!);
+    count = parseRandomCount(argv[2]!);
     // Redis refuses counts whose reply length would overflow.
     if (withScores && (count < -(2 ** 62) || count > 2 ** 62)) {
       throw new CommandError('ERR_OUT_OF_RANGE', 'ERR value is out of range');
