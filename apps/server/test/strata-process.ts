@@ -55,10 +55,14 @@ export class StrataProcess {
     return new StrataProcess(child);
   }
 
-  /** Starts a server and resolves with its port, from the ready line. */
+  /**
+   * Starts a server and resolves with its port, from the ready line. The
+   * wait is long: a restart replays its AOF first, which a crash test grows
+   * cycle after cycle, on a machine that may be running other suites.
+   */
   static async start(args: readonly string[], options: { cwd?: string } = {}) {
     const p = StrataProcess.spawn(args, options);
-    const m = await p.waitFor(/Ready to accept connections tcp on .*:(\d+)\n/);
+    const m = await p.waitFor(/Ready to accept connections tcp on .*:(\d+)\n/, READY_TIMEOUT_MS);
     return { process: p, port: Number(m[1]) };
   }
 
@@ -119,6 +123,9 @@ export async function freePort(): Promise<number> {
 }
 
 /** Resolves once something accepts connections on `port` (127.0.0.1). */
+/** How long a start may take before the test fails. */
+const READY_TIMEOUT_MS = 90_000;
+
 export async function waitForPort(port: number, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
