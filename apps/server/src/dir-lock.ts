@@ -30,9 +30,49 @@ function alive(pid: number): boolean {
 }
 
 /**
- * `<dir>/strata-server.pid`, created exclusively with this process's pid:
- * one server per data directory. A file left by a process that is gone
- * (a crash, kill -9) is taken over.
+ * When process `pid` started (Linux: /proc/<pid>/stat's starttime, in clock
+ * ticks since boot), or null where that cannot be read. A pid and its start
+ * time name one process: a pid reused after a crash has another start.
+ */
+export function processStart(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    // Fields after the command name, which may hold spaces and parentheses.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields[19] ?? null; // field 22 of the whole line
+  } catch {
+    return null;
+  }
+}
+
+/** Whether process `pid`'s command line names strata (null: it cannot be read). */
+function looksLikeStrata(pid: number): boolean | null {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('strata');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Does the lock file's holder still run? Its pid must be alive and be the
+ * same process: the start time the file recorded (a file from before start
+ * times were recorded: a command line that names strata). Where /proc is
+ * not there to tell, a live pid holds the directory.
+ */
+function holderRuns(pid: number, start: string | null): boolean {
+  if (!alive(pid)) return false;
+  const now = processStart(pid);
+  if (now === null) return true;
+  if (start !== null && start !== '') return now === start;
+  return looksLikeStrata(pid) ?? true;
+}
+
+/**
+ * `<dir>/strata-server.pid`, created exclusively with this process's pid
+ * and start time: one server per data directory. A file left by a process
+ * that is gone (a crash, kill -9), or whose pid now names another process,
+ * is taken over.
  */
 export class DirLock {
   private released = false;
@@ -46,7 +86,7 @@ export class DirLock {
       try {
         const fd = openSync(path, 'wx');
         try {
-          writeSync(fd, `${process.pid}\n`);
+          writeSync(fd, `${process.pid}\n${processStart(process.pid) ?? ''}\n`);
         } finally {
           closeSync(fd);
         }
@@ -55,12 +95,15 @@ export class DirLock {
         if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw e;
       }
       let pid = Number.NaN;
+      let start: string | null = null;
       try {
-        pid = Number.parseInt(readFileSync(path, 'utf8'), 10);
+        const [first, second] = readFileSync(path, 'utf8').split('\n');
+        pid = Number.parseInt(first ?? '', 10);
+        start = second ?? null;
       } catch {
         // Removed meanwhile: try again.
       }
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) {
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && holderRuns(pid, start)) {
         throw new DirLockedError(dir, pid);
       }
       try {
