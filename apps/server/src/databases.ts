@@ -7,6 +7,7 @@ import { AofCheckpointStore } from './aof-checkpoint-store.js';
 import { ClippedDevice } from './clipped-device.js';
 import { foldOverOnOwnTurn } from './fold-over-turn.js';
 import { type Logger, seconds } from './logger.js';
+import { logWriteErrors } from './write-error-log.js';
 
 export type DatabaseStoreOptions = Omit<
   StoreOptions,
@@ -133,6 +134,7 @@ export class Databases implements DatabaseProvider {
       logger.warning(`Failed to open DB ${index} in ${dir}: ${(e as Error).message}`);
       throw e;
     }
+    logWriteErrors(store, `DB ${index}`, dir, logger);
     // Its AOF records carry the log page each change saw: no fold-over between a change and its record.
     if (this.aof !== null) store.onBeforeCheckpoint(foldOverOnOwnTurn());
     const r = store.recovery;
