@@ -223,6 +223,19 @@ describe('compaction and expiry', () => {
     await s2.close();
   });
 
+  it('refuses a compaction threshold that is not a positive size (8 << 30 is 0 in JavaScript)', async () => {
+    const dir = await tempDir();
+    for (const maxLogBytes of [8 << 30, -1, Number.NaN]) {
+      await expect(
+        Store.open({ dir, ...small, compaction: { maxLogBytes } }),
+      ).rejects.toMatchObject({
+        code: 'ERR_INVALID_ARGUMENT',
+      });
+    }
+    const s = await Store.open({ dir, ...small, compaction: { maxLogBytes: 8 * 2 ** 30 } });
+    await s.close();
+  });
+
   it('runs compaction in the background when the log grows', async () => {
     const dir = await tempDir();
     const s = await Store.open({

@@ -82,6 +82,15 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
   if (options.device === undefined && options.dir === undefined) {
     throw new HlogError('ERR_INVALID_ARGUMENT', 'open needs a dir or a device');
   }
+  const compaction = options.compaction;
+  if (compaction && !(compaction.maxLogBytes > 0)) {
+    // 0 would compact whenever the log is not empty: a mistake such as
+    // `8 << 30`, which is 0 in JavaScript (32-bit shifts).
+    throw new HlogError(
+      'ERR_INVALID_ARGUMENT',
+      `compaction.maxLogBytes must be a positive number of bytes, not ${compaction.maxLogBytes} (8 << 30 is 0 in JavaScript: write 8 * 2 ** 30)`,
+    );
+  }
   const pageSize = options.pageSize ?? 1 << 20;
   const device =
     options.device ??
