@@ -282,3 +282,35 @@ describe('compaction and expiry', () => {
     await s.close();
   });
 });
+
+describe('keys and values from JavaScript', () => {
+  it('takes strings as UTF-8 and refuses other types by name', async () => {
+    const dir = await tempDir();
+    const s = await Store.open({ dir, ...small });
+    // Before: both strings became the same four zero bytes.
+    await s.set('abcd', 'first');
+    await s.set('wxyz', 'second');
+    const a = await s.get('abcd');
+    expect(a.status === 'found' && a.value.toString()).toBe('first');
+    const w = await s.get(Buffer.from('wxyz'));
+    expect(w.status === 'found' && w.value.toString()).toBe('second');
+    await s.set('ключ', 'значение');
+    const u = await s.get(Buffer.from('ключ', 'utf8'));
+    expect(u.status === 'found' && u.value.toString('utf8')).toBe('значение');
+    expect(await s.append('abcd', '!')).toBe(6);
+    expect(await s.incrBy('n', 2)).toBe(2);
+    const untyped = s as unknown as {
+      set(k: unknown, v: unknown): Promise<unknown>;
+      get(k: unknown): Promise<unknown>;
+    };
+    await expect(untyped.set(1234, 'v')).rejects.toThrow(
+      new TypeError('key must be a string, Buffer or Uint8Array, not a number'),
+    );
+    await expect(untyped.set('k', { a: 1 })).rejects.toThrow(TypeError);
+    await expect(untyped.get(null)).rejects.toThrow(
+      'key must be a string, Buffer or Uint8Array, not null',
+    );
+    expect(await s.exists('k')).toBe(false);
+    await s.close();
+  });
+});

@@ -86,5 +86,5 @@ export {
   setRangeFunctions,
   type UpdateFunction,
 } from './rmw-functions.js';
-export { StoreCore, type StoreCoreOptions } from './store.js';
+export { type Bytes, StoreCore, type StoreCoreOptions } from './store.js';
 export * from './store-types.js';

@@ -38,7 +38,8 @@ export type { StoreCoreOptions } from './core-state.js';
  */
 export class StoreCore extends SyncCore {
   /** GET: the value (a copy) or notFound. */
-  async get(key: Uint8Array): Promise<ReadResult> {
+  async get(key: Bytes): Promise<ReadResult> {
+    key = bytesOf(key, 'key');
     const v = this.read(key);
     if (v.status === 'found') {
       return {
@@ -53,20 +54,24 @@ export class StoreCore extends SyncCore {
   }
 
   /** TYPE: the type of the key's live record, or null when it has none. */
-  async keyType(key: Uint8Array): Promise<RecordType | null> {
+  async keyType(key: Bytes): Promise<RecordType | null> {
+    key = bytesOf(key, 'key');
     const v = this.probe(key);
     const r = v.status === 'pending' ? await v.pending : v;
     return r.status === 'found' ? r.type : null;
   }
 
-  async exists(key: Uint8Array): Promise<boolean> {
+  async exists(key: Bytes): Promise<boolean> {
+    key = bytesOf(key, 'key');
     const v = this.probe(key);
     if (v.status === 'pending') return (await v.pending).status === 'found';
     return v.status === 'found';
   }
 
   /** SET with Redis's options (PX/PXAT, NX/XX, GET, KEEPTTL). */
-  async set(key: Uint8Array, value: Uint8Array, options?: SetOptions): Promise<SetResult> {
+  async set(key: Bytes, value: Bytes, options?: SetOptions): Promise<SetResult> {
+    key = bytesOf(key, 'key');
+    value = bytesOf(value, 'value');
     let expiresAt = 0;
     let flags = 0;
     let type: RecordType = RecordType.STRING;
@@ -90,14 +95,16 @@ export class StoreCore extends SyncCore {
   }
 
   /** DEL: true if the key existed. */
-  async delete(key: Uint8Array): Promise<boolean> {
+  async delete(key: Bytes): Promise<boolean> {
+    key = bytesOf(key, 'key');
     const v = this.remove(key);
     if (v.status === 'pending') return (await v.pending).status === 'deleted';
     return v.status === 'deleted';
   }
 
   /** Read-modify-write with a plain function: `fn(old)` returns the new value or null (no change). */
-  async rmw(key: Uint8Array, fn: UpdateFunction): Promise<RmwResult> {
+  async rmw(key: Bytes, fn: UpdateFunction): Promise<RmwResult> {
+    key = bytesOf(key, 'key');
     const ctx: FunctionContext = { fn, next: null };
     const v = this.readModifyWrite(key, functionFunctions, ctx);
     if (v.status === 'pending') return v.pending;
@@ -114,7 +121,8 @@ export class StoreCore extends SyncCore {
    * INCRBY: the new value (a bigint beyond 2^53). Throws ERR_NOT_INTEGER,
    * ERR_INCR_OVERFLOW, ERR_WRONG_TYPE.
    */
-  async incrBy(key: Uint8Array, delta = 1): Promise<number | bigint> {
+  async incrBy(key: Bytes, delta = 1): Promise<number | bigint> {
+    key = bytesOf(key, 'key');
     if (!Number.isSafeInteger(delta)) {
       throw new HlogError('ERR_INVALID_ARGUMENT', 'delta must be a safe integer');
     }
@@ -127,7 +135,9 @@ export class StoreCore extends SyncCore {
   }
 
   /** APPEND: the new length. Throws ERR_WRONG_TYPE. */
-  async append(key: Uint8Array, suffix: Uint8Array): Promise<number> {
+  async append(key: Bytes, suffix: Bytes): Promise<number> {
+    key = bytesOf(key, 'key');
+    suffix = bytesOf(suffix, 'suffix');
     const ctx: AppendContext = { suffix };
     return this.rmwLength(key, appendFunctions, ctx);
   }
@@ -144,7 +154,9 @@ export class StoreCore extends SyncCore {
   }
 
   /** SETRANGE: the new length (0 for a missing key and an empty patch). Throws ERR_WRONG_TYPE. */
-  async setRange(key: Uint8Array, offset: number, patch: Uint8Array): Promise<number> {
+  async setRange(key: Bytes, offset: number, patch: Bytes): Promise<number> {
+    key = bytesOf(key, 'key');
+    patch = bytesOf(patch, 'patch');
     if (!Number.isInteger(offset) || offset < 0) {
       throw new HlogError('ERR_INVALID_ARGUMENT', 'offset is out of range');
     }
@@ -153,12 +165,14 @@ export class StoreCore extends SyncCore {
   }
 
   /** PEXPIRE: true if the key exists (a time in the past deletes it). */
-  async expire(key: Uint8Array, ttlMs: number): Promise<boolean> {
+  async expire(key: Bytes, ttlMs: number): Promise<boolean> {
+    key = bytesOf(key, 'key');
     return this.expireAt(key, this.clock() + ttlMs);
   }
 
   /** PEXPIREAT. */
-  async expireAt(key: Uint8Array, expiresAt: number): Promise<boolean> {
+  async expireAt(key: Bytes, expiresAt: number): Promise<boolean> {
+    key = bytesOf(key, 'key');
     if (expiresAt <= this.clock()) return this.delete(key);
     const v = this.setExpiry(key, expiresAt);
     const status = v.status === 'pending' ? (await v.pending).status : v.status;
@@ -166,20 +180,42 @@ export class StoreCore extends SyncCore {
   }
 
   /** PERSIST: true if an expiry was removed. */
-  async persist(key: Uint8Array): Promise<boolean> {
+  async persist(key: Bytes): Promise<boolean> {
+    key = bytesOf(key, 'key');
     const v = this.setExpiry(key, 0);
     const status = v.status === 'pending' ? (await v.pending).status : v.status;
     return status === 'ok';
   }
 
   /** PTTL: ms to live, -1 without expiry, -2 when missing. */
-  async ttl(key: Uint8Array): Promise<number> {
+  async ttl(key: Bytes): Promise<number> {
+    key = bytesOf(key, 'key');
     const v = this.probe(key);
     const r = v.status === 'pending' ? await v.pending : v;
     if (r.status === 'notFound') return -2;
     if (r.expiresAt === 0) return -1;
     return Math.max(0, r.expiresAt - this.clock());
   }
+}
+
+/** What the async facade takes for a key or a value: bytes, or a string (as UTF-8). */
+export type Bytes = Uint8Array | string;
+
+/**
+ * `arg` as bytes: a string as UTF-8, a Uint8Array (Buffer) as it is.
+ * Anything else is refused by name: JavaScript callers pass numbers and
+ * objects that would otherwise be read as a key of zero bytes.
+ */
+function bytesOf(arg: Bytes, name: string): Uint8Array {
+  if (arg instanceof Uint8Array) return arg;
+  if (typeof arg === 'string') return Buffer.from(arg, 'utf8');
+  throw new TypeError(`${name} must be a string, Buffer or Uint8Array, not ${describe(arg)}`);
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
 }
 
 function wrongTypeError(): HlogError {
