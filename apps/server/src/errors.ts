@@ -5,11 +5,11 @@
  * - ERR_CONFIG_VALUE: a value a setting refuses (ConfigError)
  * - ERR_CONFIG_FILE: a config file line that cannot be used (ConfigFileError)
  * - ERR_FATAL_CONFIG: a configuration the server cannot start with (FatalConfigError)
- * - ERR_DIR_LOCKED: another live strata-server holds the directory (DirLockedError)
+ *
+ * Another live server on the same `--dir` is io's DirLockedError (ERR_LOCKED).
  */
 export type ServerErrorCode =
   | 'ERR_ARGUMENT'
   | 'ERR_CONFIG_VALUE'
   | 'ERR_CONFIG_FILE'
-  | 'ERR_FATAL_CONFIG'
-  | 'ERR_DIR_LOCKED';
+  | 'ERR_FATAL_CONFIG';

@@ -1,5 +1,6 @@
 import { join, resolve } from 'node:path';
 import { type AofError, type AofFileSystem, AppendOnlyFile } from '@strata/aof';
+import type { DirLock } from '@strata/io';
 import { RespServer } from '@strata/resp';
 import { AofClock } from './aof-clock.js';
 import { aofCommandLog } from './aof-command-log.js';
@@ -7,7 +8,7 @@ import { aofConfigValues, aofInfoLines } from './aof-info.js';
 import { aofRefusedCommands } from './aof-refused-commands.js';
 import { describeConfig, type ServerConfig } from './config.js';
 import { Databases } from './databases.js';
-import { DirLock } from './dir-lock.js';
+import { lockServerDir } from './dir-lock.js';
 import { commandsInFlight, waitForCommands } from './in-flight.js';
 import type { LoadedConfig } from './load-config.js';
 import { LogCompaction } from './log-compaction.js';
@@ -115,7 +116,7 @@ export class StrataServer {
     }
     // One server per directory, before any store opens: a second one would
     // write its pages over the first one's.
-    const lock = DirLock.acquire(resolve(config.dir));
+    const lock = lockServerDir(resolve(config.dir));
     this.lock = lock;
     process.once('exit', () => lock.release());
     logger.notice('Server initialized');

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -312,5 +313,29 @@ describe('keys and values from JavaScript', () => {
     );
     expect(await s.exists('k')).toBe(false);
     await s.close();
+  });
+});
+
+describe('one open store per directory', () => {
+  it('a second open, in this process or another, fails with ERR_LOCKED; close frees it', async () => {
+    const dir = await tempDir();
+    const s = await Store.open({ dir, ...small });
+    await s.set('k', 'v');
+    await expect(Store.open({ dir, ...small })).rejects.toMatchObject({ code: 'ERR_LOCKED' });
+    // Another process: the same refusal, from the lock file.
+    const hlog = new URL('../dist/index.js', import.meta.url).href;
+    const script = `import(${JSON.stringify(hlog)}).then(({ Store }) =>
+      Store.open({ dir: ${JSON.stringify(dir)} }).then(
+        () => { console.log('opened'); process.exit(0); },
+        (e) => { console.log(e.code); process.exit(0); }));`;
+    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+    expect(r.stdout.trim()).toBe('ERR_LOCKED');
+    await s.close();
+    const again = await Store.open({ dir, ...small });
+    const v = await again.get('k');
+    expect(v.status === 'found' && v.value.toString()).toBe('v');
+    // A crash (simulated) leaves the file; the next open takes it over.
+    await again.abandon();
+    await (await Store.open({ dir, ...small })).close();
   });
 });

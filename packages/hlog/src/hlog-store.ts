@@ -1,4 +1,4 @@
-import type { Device } from '@strata/io';
+import { type Device, DirLock } from '@strata/io';
 import { type CheckpointStore, sealMeta } from './checkpoint-store.js';
 import { runCompaction } from './compaction.js';
 import { HlogError } from './errors.js';
@@ -34,6 +34,9 @@ export type {
  * await store.close(); // checkpoints
  * ```
  */
+/** The lock file of a store's directory. */
+const STORE_LOCK = { file: 'store.lock', holder: 'open Store' } as const;
+
 /** A checkpoint hook and what it runs once the fold-over ends (see onBeforeCheckpoint). */
 interface CheckpointHook {
   readonly before: () => unknown;
@@ -54,6 +57,8 @@ export class Store extends StoreCore {
   private checkpointsTaken = 0;
   private checkpointHooks: CheckpointHook[] = [];
   private compactions = 0;
+  /** The lock on `dir` (none for a store on a device alone). */
+  private lock: DirLock | null = null;
 
   private constructor(options: StoreOptions, r: RecoveredLog) {
     super({ ...options, device: r.device }, r.log, r.index);
@@ -88,10 +93,19 @@ export class Store extends StoreCore {
 
   /** Opens (creating or recovering) a store. */
   static async open(options: StoreOptions): Promise<Store> {
-    const r = await recoverLog(options);
-    const store = new Store(options, r);
-    await store.restoreCount(r.count);
-    return store;
+    // One open store per directory, in any process: a second one would
+    // write its pages over the first one's, and its writes would be lost.
+    const lock = options.dir === undefined ? null : DirLock.acquire(options.dir, STORE_LOCK);
+    try {
+      const r = await recoverLog(options);
+      const store = new Store(options, r);
+      store.lock = lock;
+      await store.restoreCount(r.count);
+      return store;
+    } catch (e) {
+      lock?.release();
+      throw e;
+    }
   }
 
   /**
@@ -341,6 +355,7 @@ export class Store extends StoreCore {
     }
     this.closed = true;
     if (this.ownsDevice) await this.device.close();
+    this.lock?.release();
   }
 
   /**
@@ -353,5 +368,7 @@ export class Store extends StoreCore {
     await this.settleCount();
     this.closed = true;
     if (this.ownsDevice) await this.device.close();
+    // As after a crash, the lock file stays: the next open takes it over.
+    this.lock?.forget();
   }
 }

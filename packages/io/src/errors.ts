@@ -12,7 +12,9 @@ export type StrataErrorCode =
   | 'ERR_INJECTED_FAULT'
   | 'ERR_TORN_WRITE'
   /** The medium could not serve an operation (a bad sector); injected by FaultDevice to model one. */
-  | 'ERR_MEDIA';
+  | 'ERR_MEDIA'
+  /** A directory is held by another live process or open (DirLock). */
+  | 'ERR_LOCKED';
 
 export interface StrataErrorDetails {
   /** Device address the failing operation targeted. */

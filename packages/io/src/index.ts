@@ -8,6 +8,7 @@ export {
   type LatencySummary,
   now,
 } from './device-stats.js';
+export { DirLock, DirLockedError, type DirLockOptions, processStart } from './dir-lock.js';
 export {
   type AnyStrataError,
   DeviceClosedError,
