@@ -244,13 +244,16 @@ describe('configuration', () => {
     ]);
   });
 
-  test('a port in use: Redis-style lines, exit 1', async () => {
+  test('a port in use: Redis-style lines, exit 1, and nothing written to --dir', async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const port = (blocker.address() as { port: number }).port;
     try {
-      const p = StrataProcess.spawn(['--port', String(port), '--dir', newDir()]);
+      const dir = newDir();
+      const p = StrataProcess.spawn(['--port', String(port), '--dir', dir]);
       expect((await p.exited).code).toBe(1);
+      // Not even created: the port is tried before the directory is locked.
+      expect(existsSync(dir)).toBe(false);
       expect(p.stdout).toContain(
         `# Warning: Could not create server TCP listening socket 127.0.0.1:${port}: `,
       );

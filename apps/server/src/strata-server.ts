@@ -14,6 +14,7 @@ import type { LoadedConfig } from './load-config.js';
 import { LogCompaction } from './log-compaction.js';
 import { type Logger, seconds } from './logger.js';
 import { PeriodicCheckpoints } from './periodic-checkpoints.js';
+import { probePort } from './port-probe.js';
 import { VERSION } from './version.js';
 
 /** How long shutdown lets commands waiting on the disk finish before it closes anyway. */
@@ -114,6 +115,14 @@ export class StrataServer {
           'this port can read and change every key.',
       );
     }
+    // A port in use fails the start before anything is written to --dir.
+    try {
+      await probePort(config.port, config.bind);
+    } catch (e) {
+      this.listenFailed(e);
+      await this.resp.close().catch(() => undefined);
+      throw e;
+    }
     // One server per directory, before any store opens: a second one would
     // write its pages over the first one's.
     const lock = lockServerDir(resolve(config.dir));
@@ -133,13 +142,7 @@ export class StrataServer {
     try {
       address = await this.resp.listen(config.port, config.bind);
     } catch (e) {
-      const err = e as NodeJS.ErrnoException;
-      if (err.syscall === 'listen' || err.code === 'EADDRINUSE' || err.code === 'EADDRNOTAVAIL') {
-        logger.warning(
-          `Warning: Could not create server TCP listening socket ${config.bind}:${config.port}: ${err.message}`,
-        );
-        logger.warning(`Failed listening on port ${config.port} (tcp), aborting.`);
-      }
+      this.listenFailed(e);
       await this.resp.close().catch(() => undefined);
       lock.release();
       throw e;
@@ -149,6 +152,18 @@ export class StrataServer {
     const host = address.host.includes(':') ? `[${address.host}]` : address.host;
     logger.notice(`Ready to accept connections tcp on ${host}:${address.port}`);
     return address;
+  }
+
+  /** Redis's two lines for a port it cannot listen on. */
+  private listenFailed(e: unknown): void {
+    const { config, logger } = this;
+    const err = e as NodeJS.ErrnoException;
+    if (err.syscall === 'listen' || err.code === 'EADDRINUSE' || err.code === 'EADDRNOTAVAIL') {
+      logger.warning(
+        `Warning: Could not create server TCP listening socket ${config.bind}:${config.port}: ${err.message}`,
+      );
+      logger.warning(`Failed listening on port ${config.port} (tcp), aborting.`);
+    }
   }
 
   /**
