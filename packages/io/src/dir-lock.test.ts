@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,6 +32,15 @@ test('one holder at a time, in this process too; release frees the directory', (
   lock.release();
   expect(existsSync(join(dir, LOCK_FILE))).toBe(false);
   DirLock.acquire(dir, OPTIONS).release();
+});
+
+test('two names of one directory (a symlink) are one lock', () => {
+  const dir = join(root, 'real');
+  const lock = DirLock.acquire(dir, OPTIONS);
+  symlinkSync(dir, join(root, 'alias'));
+  expect(() => DirLock.acquire(join(root, 'alias'), OPTIONS)).toThrow(DirLockedError);
+  lock.release();
+  DirLock.acquire(join(root, 'alias'), OPTIONS).release();
 });
 
 test('forget() leaves the file as a crash would; the next open here takes it over', () => {

@@ -1,5 +1,13 @@
-import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { join } from 'node:path';
 import { StrataError } from './errors.js';
 
 /** Another live holder (another process, or another open in this one) has the directory. */
@@ -91,7 +99,8 @@ export class DirLock {
 
   static acquire(dir: string, options: DirLockOptions): DirLock {
     mkdirSync(dir, { recursive: true });
-    const path = resolve(dir, options.file);
+    // The real path: two names of one directory (a symlink) are one lock here.
+    const path = join(realpathSync(dir), options.file);
     if (heldHere.has(path))
       throw new DirLockedError(dir, process.pid, options.holder, options.file);
     for (let attempt = 0; ; attempt++) {
