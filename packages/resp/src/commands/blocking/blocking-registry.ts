@@ -273,12 +273,17 @@ async function serveGone(reg: BlockingRegistry): Promise<void> {
       }
       reg.gone.shift();
       const k = Buffer.from(key, 'latin1');
-      // FLUSHDB reopens the database: its waiters are served on the new one.
-      await c.server.keyspace.ensure(db);
-      await preload(c, db, k);
-      // What serves an entry (XADD, RENAME onto the key) logs it itself;
-      // what a gone key leaves is an error reply, which logs nothing.
-      for (const f of serveIn(c, db, k)) c.server.commandLog?.append(db, f);
+      try {
+        // FLUSHDB reopens the database: its waiters are served on the new one.
+        await c.server.keyspace.ensure(db);
+        await preload(c, db, k);
+        // What serves an entry (XADD, RENAME onto the key) logs it itself;
+        // what a gone key leaves is an error reply, which logs nothing.
+        for (const f of serveIn(c, db, k)) c.server.commandLog?.append(db, f);
+      } catch {
+        // The key could not be read (a failing disk): its waiters stay
+        // blocked, as for any key they wait on, until served or timed out.
+      }
     }
   } finally {
     reg.goneScheduled = false;
