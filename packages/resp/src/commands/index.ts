@@ -7,6 +7,7 @@ import type { CommandFamily } from './family.js';
 import { hashesFamily } from './hashes/index.js';
 import { keysFamily } from './keys/index.js';
 import { listsFamily } from './lists/index.js';
+import { memoryFamily } from './memory/index.js';
 import { pubsubFamily } from './pubsub/index.js';
 import { scanFamily } from './scan/index.js';
 import { type ServerFamilyOptions, serverFamily } from './server/index.js';
@@ -40,6 +41,7 @@ export function commandFamilies(options: CommandSetOptions = {}): CommandFamily[
     transactionsFamily,
     pubsubFamily,
     trackingFamily,
+    memoryFamily,
   ];
 }
 

@@ -1,0 +1,92 @@
+import type { CommandDefinition } from '../../server/command-table.js';
+import type { CommandFamily } from '../family.js';
+import { helpReply } from '../shared/help-reply.js';
+import { NO_KEYS } from '../shared/key-positions.js';
+import { memoryUsage } from './memory-usage.js';
+
+/**
+ * MEMORY, the subcommands that mean something here: USAGE (a key's bytes),
+ * PURGE, MALLOC-STATS, HELP. Not yet: STATS and DOCTOR, whose Redis fields
+ * and reports describe jemalloc's arenas; HELP lists only what runs.
+ */
+const HELP = [
+  'MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:',
+  'MALLOC-STATS',
+  '    Return internal statistics report from the memory allocator.',
+  'PURGE',
+  '    Attempt to purge dirty pages for reclamation by the allocator.',
+  'USAGE <key> [SAMPLES <count>]',
+  '    Return memory in bytes used by <key> and its value. Nested values are',
+  '    sampled up to <count> times (default: 5, 0 means sample all).',
+  'HELP',
+  '    Prints this help.',
+];
+
+const noKeys = { ...NO_KEYS, acl: [], group: 'server', since: '4.0.0' } as const;
+
+const memoryCommand: CommandDefinition = {
+  name: 'memory',
+  arity: -2,
+  flags: [],
+  ...noKeys,
+  complexity: 'Depends on subcommand.',
+  summary: 'A container for memory diagnostics commands.',
+  subcommands: [
+    {
+      name: 'usage',
+      arity: -3,
+      flags: ['readonly'],
+      firstKey: 2,
+      lastKey: 2,
+      step: 1,
+      acl: [],
+      group: 'server',
+      since: '4.0.0',
+      complexity: 'O(N) where N is the number of samples.',
+      summary: 'Estimates the memory usage of a key.',
+      handler: memoryUsage,
+    },
+    {
+      name: 'purge',
+      arity: 2,
+      flags: [],
+      ...noKeys,
+      tips: ['request_policy:all_shards', 'response_policy:all_succeeded'],
+      complexity: 'Depends on how much memory is allocated, could be slow',
+      summary: 'Asks the allocator to release memory.',
+      // V8's heap gives pages back by itself; there is no allocator to ask.
+      handler: (c) => {
+        c.reply.simple('OK');
+        return undefined;
+      },
+    },
+    {
+      name: 'malloc-stats',
+      arity: 2,
+      flags: [],
+      ...noKeys,
+      tips: ['nondeterministic_output', 'request_policy:all_shards', 'response_policy:special'],
+      complexity: 'Depends on how much memory is allocated, could be slow',
+      summary: 'Returns the allocator statistics.',
+      // Redis's answer when it is built without jemalloc, as Node is.
+      handler: (c) => {
+        c.reply.bulk(Buffer.from('Stats not supported for the current allocator'));
+        return undefined;
+      },
+    },
+    {
+      name: 'help',
+      arity: 2,
+      flags: ['loading', 'stale'],
+      ...noKeys,
+      complexity: 'O(1)',
+      summary: 'Returns helpful text about the different subcommands.',
+      handler: helpReply(HELP),
+    },
+  ],
+};
+
+export const memoryFamily: CommandFamily = {
+  name: 'memory',
+  commands: [memoryCommand],
+};
