@@ -3,6 +3,8 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeCommand } from '@strata/protocol';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll } from 'vitest';
 import { RespServer, type RespServerOptions } from '../../src/server/resp-server.js';
 
 /**
@@ -36,6 +38,35 @@ export async function startServer(
     async stop() {
       await server.close();
       await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A test server and an ioredis client on it for the whole file: started
+ * before the file's tests, stopped after them. Read `server` and `client`
+ * inside tests (they are set by then).
+ */
+export function serverWithClient(): { readonly server: TestServer; readonly client: Redis } {
+  let server: TestServer | null = null;
+  let client: Redis | null = null;
+  beforeAll(async () => {
+    server = await startServer();
+    client = new Redis({ port: server.port, host: '127.0.0.1', lazyConnect: true });
+    await client.connect();
+  });
+  afterAll(async () => {
+    client?.disconnect();
+    await server?.stop();
+  });
+  return {
+    get server() {
+      if (server === null) throw new Error('the server starts in beforeAll');
+      return server;
+    },
+    get client() {
+      if (client === null) throw new Error('the client connects in beforeAll');
+      return client;
     },
   };
 }
