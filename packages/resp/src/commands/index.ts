@@ -9,6 +9,7 @@ import { keysFamily } from './keys/index.js';
 import { listsFamily } from './lists/index.js';
 import { memoryFamily } from './memory/index.js';
 import { pubsubFamily } from './pubsub/index.js';
+import { replicationFamily } from './replication/index.js';
 import { scanFamily } from './scan/index.js';
 import { type ServerFamilyOptions, serverFamily } from './server/index.js';
 import { setsFamily } from './sets/index.js';
@@ -42,6 +43,7 @@ export function commandFamilies(options: CommandSetOptions = {}): CommandFamily[
     pubsubFamily,
     trackingFamily,
     memoryFamily,
+    replicationFamily,
   ];
 }
 

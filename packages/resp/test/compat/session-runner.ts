@@ -121,7 +121,7 @@ export class SessionPeer {
   }
 }
 
-// A step that may block (XREAD / XREADGROUP with BLOCK 0, outside MULTI)
+// A step that may block (XREAD / XREADGROUP with BLOCK 0, WAIT with no timeout; outside MULTI)
 // is sent with its marker; either the marker's reply comes (it answered at
 // once: printed as usual) or the server counts one more blocked client
 // (INFO clients, on a connection of the runner's own): `[n] <blocked>`.
@@ -132,9 +132,10 @@ export class SessionPeer {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** XREAD / XREADGROUP with BLOCK 0 among the options before STREAMS. */
+/** XREAD / XREADGROUP with BLOCK 0 among the options before STREAMS; WAIT for replicas with no timeout. */
 function mayBlock(argv: readonly string[]): boolean {
   const name = argv[0]!.toLowerCase();
+  if (name === 'wait') return argv[2] === '0' && Number(argv[1]) > 0;
   if (name !== 'xread' && name !== 'xreadgroup') return false;
   for (let i = 1; i + 1 < argv.length; i++) {
     const a = argv[i]!.toLowerCase();

@@ -43,6 +43,9 @@ export class BlockingRegistry {
   goneScheduled = false;
 
   add(w: Waiter): void {
+    this.byClient.set(w.client, w);
+    this.blocked++;
+    if (w.keys.length === 0) return;
     let byKey = this.queues.get(w.db);
     if (byKey === undefined) {
       byKey = new Map();
@@ -53,8 +56,6 @@ export class BlockingRegistry {
       if (q === undefined) byKey.set(k, [w]);
       else if (!q.includes(w)) q.push(w);
     }
-    this.byClient.set(w.client, w);
-    this.blocked++;
   }
 
   /** The wait `client` is in, if it is blocked. */
@@ -63,21 +64,22 @@ export class BlockingRegistry {
   }
 
   remove(w: Waiter): void {
+    // Counted by client, not by queue: a wait on no key (WAIT) is in none.
+    if (this.byClient.get(w.client) === w) {
+      this.byClient.delete(w.client);
+      this.blocked--;
+    }
     const byKey = this.queues.get(w.db);
     if (byKey === undefined) return;
-    let found = false;
     for (const k of w.keys) {
       const q = byKey.get(k);
       if (q === undefined) continue;
       const i = q.indexOf(w);
       if (i === -1) continue;
-      found = true;
       q.splice(i, 1);
       if (q.length === 0) byKey.delete(k);
     }
     if (byKey.size === 0) this.queues.delete(w.db);
-    if (this.byClient.get(w.client) === w) this.byClient.delete(w.client);
-    if (found) this.blocked--;
   }
 
   /** The waiters on `key` of `db`, oldest first (a live array: serving removes from it). */

@@ -86,14 +86,17 @@ export function mayBlock(c: Client): boolean {
 
 /**
  * Blocks `c` on `keys` until `serve` takes something for it, the timeout
- * passes (`c` gets a null array) or it disconnects. `serve` writes `c`'s
- * reply and returns the forms the pusher logs, or null to stay blocked.
+ * passes (`c` gets `timedOut`'s reply: a null array unless said) or it
+ * disconnects. `serve` writes `c`'s reply and returns the forms the pusher
+ * logs, or null to stay blocked. With no keys (WAIT) only the timeout, a
+ * CLIENT UNBLOCK or the disconnect ends it.
  */
 export function block(
   c: Client,
   keys: readonly Buffer[],
   timeoutMs: number,
   serve: (key: Buffer, by: Client) => Buffer[][] | null,
+  timedOut: (c: Client) => void = replyNullArray,
 ): Promise<void> {
   const registry = registryOf(c.server);
   return new Promise<void>((resolve) => {
@@ -116,7 +119,7 @@ export function block(
           c.replyError(
             new CommandError('ERR_UNBLOCKED', 'UNBLOCKED client unblocked via CLIENT UNBLOCK'),
           );
-        } else c.reply.nullArray();
+        } else timedOut(c);
         logAs(c, []);
         waiter.finish();
       },
@@ -141,7 +144,7 @@ export function block(
               arm();
               return;
             }
-            c.reply.nullArray();
+            timedOut(c);
             logAs(c, []);
             waiter.finish();
           },
@@ -158,6 +161,10 @@ export function block(
       if (!done && !c.closed) c.socket.resume();
     });
   });
+}
+
+function replyNullArray(c: Client): void {
+  c.reply.nullArray();
 }
 
 /** Settles a store write issued while serving another client's command. */
