@@ -396,6 +396,7 @@ export abstract class Dispatcher extends Connection {
 
   replyError(e: unknown): void {
     const err = toCommandError(e);
+    this.server.countError(err.message);
     this.reply.error(err.bytes ?? err.message);
   }
 

@@ -195,6 +195,7 @@ export class RespServer {
     const address = this.address();
     this.state.port = address.port;
     this.state.host = address.host;
+    this.state.metrics.start();
     return address;
   }
 
@@ -257,6 +258,7 @@ export class RespServer {
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.health.stop();
+      this.state.metrics.stop();
       const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
       for (const c of this.state.clients.values()) c.kill();
       await closed;

@@ -1,9 +1,10 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { oneLine } from '../errors.js';
 import type { Client } from './client.js';
 import type { CommandLog } from './command-log.js';
 import type { CommandSpec, CommandTable } from './command-table.js';
 import type { FamilyHooks, LoggedForm } from './family-hooks.js';
+import { InstantaneousMetrics } from './instantaneous-metrics.js';
 import type { Keyspace } from './keyspace.js';
 import { ParseAheadMatcher } from './parse-ahead.js';
 import { SlotValues, type StateSlot } from './state-slot.js';
@@ -76,7 +77,17 @@ export class ServerState {
     netOutput: 0,
     /** Clients dropped over an output buffer limit (client_output_buffer_limit_disconnections). */
     outputLimitDisconnections: 0,
+    /** Keys the stores found expired (expired_keys). */
+    expiredKeys: 0,
+    /** Error replies sent (total_error_replies). */
+    errorReplies: 0,
   };
+  /** Error replies by their first word (INFO errorstats: `errorstat_WRONGTYPE:count=3`). */
+  readonly errorsByPrefix = new Map<string, number>();
+  /** INFO's run_id: 40 random hex characters, new for every server. */
+  readonly runId = randomBytes(20).toString('hex');
+  /** INFO's instantaneous rates and memory peak, sampled while the server listens. */
+  readonly metrics = new InstantaneousMetrics(this.stats);
 
   /** Commands waiting on the disk, over all clients (each client counts its own). */
   inFlight = 0;
@@ -156,8 +167,17 @@ export class ServerState {
     readonly onClientClose: readonly ((client: Client) => void)[];
   };
 
+  /** An error reply was sent: counted, and by its prefix (Redis's afterErrorReply). */
+  countError(message: string): void {
+    this.stats.errorReplies++;
+    const space = message.indexOf(' ');
+    const prefix = space === -1 ? message : message.slice(0, space);
+    this.errorsByPrefix.set(prefix, (this.errorsByPrefix.get(prefix) ?? 0) + 1);
+  }
+
   /** `store` says `key` expired (KeyCount.onExpired): the families hear it in that store's database. */
   keyExpired(store: unknown, key: Buffer): void {
+    this.stats.expiredKeys++;
     if (this.hooks.onKeyExpired.length === 0) return;
     for (let db = 0; db < this.keyspace.count; db++) {
       if (this.keyspace.get(db) !== store) continue;

@@ -281,6 +281,9 @@ export const configCommand: CommandDefinition = {
         s.stats.rejectedConnections = 0;
         s.stats.netInput = 0;
         s.stats.netOutput = 0;
+        s.stats.expiredKeys = 0;
+        s.stats.errorReplies = 0;
+        s.errorsByPrefix.clear();
         for (const spec of s.table) {
           for (const x of spec.subcommands === null ? [spec] : [spec, ...spec.subcommands]) {
             x.calls = 0;

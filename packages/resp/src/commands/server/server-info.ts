@@ -1,3 +1,4 @@
+import { totalmem } from 'node:os';
 import { Store } from '@strata/hlog';
 import type { ServerState } from '../../server/server-state.js';
 import { blockedClients } from '../blocking/blocking-registry.js';
@@ -18,8 +19,11 @@ const SECTIONS: Record<string, Section> = {
     'redis_mode:standalone',
     `os:${process.platform}`,
     `arch_bits:64`,
+    `multiplexing_api:${process.platform === 'linux' ? 'epoll' : process.platform === 'win32' ? 'iocp' : 'kqueue'}`,
     `process_id:${process.pid}`,
+    `run_id:${s.runId}`,
     `tcp_port:${s.port}`,
+    `server_time_usec:${Date.now() * 1000}`,
     `uptime_in_seconds:${Math.floor((Date.now() - s.startedAt) / 1000)}`,
     `uptime_in_days:${Math.floor((Date.now() - s.startedAt) / 86_400_000)}`,
     `executable:${process.argv[1] ?? ''}`,
@@ -44,9 +48,26 @@ const SECTIONS: Record<string, Section> = {
         budget += c.budgetBytes;
       }
     }
+    const used = m.heapUsed + m.external;
+    s.metrics.notePeak(used);
+    const peak = s.metrics.peakMemory;
+    const system = totalmem();
     return [
-      `used_memory:${m.heapUsed + m.external}`,
+      `used_memory:${used}`,
+      `used_memory_human:${bytesToHuman(used)}`,
       `used_memory_rss:${m.rss}`,
+      `used_memory_rss_human:${bytesToHuman(m.rss)}`,
+      `used_memory_peak:${peak}`,
+      `used_memory_peak_human:${bytesToHuman(peak)}`,
+      `used_memory_peak_perc:${((used * 100) / peak).toFixed(2)}%`,
+      `total_system_memory:${system}`,
+      `total_system_memory_human:${bytesToHuman(system)}`,
+      // Keys are never evicted: past its memory the log goes to disk.
+      'maxmemory:0',
+      'maxmemory_human:0B',
+      'maxmemory_policy:noeviction',
+      `mem_fragmentation_ratio:${(m.rss / used).toFixed(2)}`,
+      `mem_fragmentation_bytes:${m.rss - used}`,
       `collections_cache_bytes:${cached}`,
       `collections_cache_budget:${budget}`,
     ];
@@ -57,7 +78,13 @@ const SECTIONS: Record<string, Section> = {
     `total_commands_processed:${s.stats.commands}`,
     `total_net_input_bytes:${s.stats.netInput}`,
     `total_net_output_bytes:${s.stats.netOutput}`,
+    `instantaneous_ops_per_sec:${Math.round(s.metrics.ops.perSecond)}`,
+    `instantaneous_input_kbps:${(s.metrics.input.perSecond / 1024).toFixed(2)}`,
+    `instantaneous_output_kbps:${(s.metrics.output.perSecond / 1024).toFixed(2)}`,
     `rejected_connections:${s.stats.rejectedConnections}`,
+    `expired_keys:${s.stats.expiredKeys}`,
+    // Keys are never evicted (the log goes to disk).
+    'evicted_keys:0',
     `pubsub_channels:${pubsubCounts(s).channels}`,
     `pubsub_patterns:${pubsubCounts(s).patterns}`,
     `pubsubshard_channels:${pubsubCounts(s).shardChannels}`,
@@ -65,8 +92,23 @@ const SECTIONS: Record<string, Section> = {
     `tracking_total_items:${trackingCounts(s).items}`,
     `tracking_total_prefixes:${trackingCounts(s).prefixes}`,
     `client_output_buffer_limit_disconnections:${s.stats.outputLimitDisconnections}`,
+    `total_error_replies:${s.stats.errorReplies}`,
   ],
   replication: () => ['role:master', 'connected_slaves:0'],
+  cpu: () => {
+    // process.cpuUsage covers the whole process (libuv's IO threads too); there are no children.
+    const u = process.cpuUsage();
+    return [
+      `used_cpu_sys:${(u.system / 1e6).toFixed(6)}`,
+      `used_cpu_user:${(u.user / 1e6).toFixed(6)}`,
+      'used_cpu_sys_children:0.000000',
+      'used_cpu_user_children:0.000000',
+    ];
+  },
+  // No modules: the section is there, empty, as in a Redis without any.
+  modules: () => [],
+  errorstats: (s) => [...s.errorsByPrefix].map(([prefix, n]) => `errorstat_${prefix}:count=${n}`),
+  cluster: () => ['cluster_enabled:0'],
   keyspace: () => [],
   commandstats: (s) => {
     const out: string[] = [];
@@ -95,6 +137,18 @@ const SECTIONS: Record<string, Section> = {
   },
 };
 
+/** Redis's bytesToHuman: `1023B`, `1.50K`, `2.00M`... */
+export function bytesToHuman(n: number): string {
+  const units = ['B', 'K', 'M', 'G', 'T', 'P'];
+  let v = n;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return u === 0 ? `${n}B` : `${v.toFixed(2)}${units[u]}`;
+}
+
 /** The collection cache of a database, for INFO storage. */
 function collectionStats(s: ServerState, db: number): string {
   const c = s.keyspace.collections(db)?.stats();
@@ -102,7 +156,20 @@ function collectionStats(s: ServerState, db: number): string {
   return `,collections=${c.entries},collections_bytes=${c.bytes},collections_budget=${c.budgetBytes},collections_dirty=${c.dirty},collections_evictions=${c.evictions},collections_writebacks=${c.writeBacks}`;
 }
 
-const DEFAULT = ['server', 'clients', 'memory', 'persistence', 'stats', 'replication', 'keyspace'];
+/** Redis 7's default sections, in its order. */
+const DEFAULT = [
+  'server',
+  'clients',
+  'memory',
+  'persistence',
+  'stats',
+  'replication',
+  'cpu',
+  'modules',
+  'errorstats',
+  'cluster',
+  'keyspace',
+];
 const ALL = [...DEFAULT, 'commandstats', 'storage'];
 
 /** The sections INFO shows for the names asked (`default`, `all`, `everything` or names). */
@@ -135,7 +202,7 @@ export function infoText(
     const app = Object.hasOwn(apps, name) ? apps[name] : undefined;
     if (section === undefined && app === undefined) continue;
     const lines = [...(section?.(s) ?? []), ...(app?.() ?? [])];
-    const title = name === 'commandstats' ? 'Commandstats' : name[0]!.toUpperCase() + name.slice(1);
+    const title = name === 'cpu' ? 'CPU' : name[0]!.toUpperCase() + name.slice(1);
     parts.push(`# ${title}\r\n${lines.map((l) => `${l}\r\n`).join('')}`);
   }
   return parts.join('\r\n');

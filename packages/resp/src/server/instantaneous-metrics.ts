@@ -1,0 +1,83 @@
+/** Samples kept per metric (Redis's STATS_METRIC_SAMPLES). */
+const SAMPLES = 16;
+/** How often a sample is taken (Redis's serverCron at hz 10). */
+const SAMPLE_MS = 100;
+
+/** One counter's rate over the last samples (Redis's trackInstantaneousMetric). */
+class Rate {
+  private readonly samples = new Float64Array(SAMPLES);
+  private index = 0;
+  private lastValue = 0;
+  private lastMs = 0;
+
+  track(value: number, nowMs: number): void {
+    if (this.lastMs !== 0) {
+      const elapsed = nowMs - this.lastMs;
+      // A counter reset (CONFIG RESETSTAT) reads as no change, not a negative rate.
+      const delta = Math.max(0, value - this.lastValue);
+      this.samples[this.index] = elapsed > 0 ? (delta * 1000) / elapsed : 0;
+      this.index = (this.index + 1) % SAMPLES;
+    }
+    this.lastValue = value;
+    this.lastMs = nowMs;
+  }
+
+  /** The mean of the samples, per second. */
+  get perSecond(): number {
+    let sum = 0;
+    for (const s of this.samples) sum += s;
+    return sum / SAMPLES;
+  }
+}
+
+/** What the sampler reads each time. */
+export interface MetricSource {
+  readonly commands: number;
+  readonly netInput: number;
+  readonly netOutput: number;
+}
+
+/**
+ * INFO's instantaneous_ops_per_sec and instantaneous_input/output_kbps, as
+ * Redis computes them: a sample every 100 ms of the counters' rate, the
+ * mean of the last 16. Also the peak of `used_memory`, sampled with them.
+ */
+export class InstantaneousMetrics {
+  readonly ops = new Rate();
+  readonly input = new Rate();
+  readonly output = new Rate();
+  /** The largest `used_memory` seen (used_memory_peak). */
+  peakMemory = 0;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly source: MetricSource) {}
+
+  start(): void {
+    if (this.timer !== null) return;
+    this.timer = setInterval(() => this.sample(), SAMPLE_MS);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  sample(nowMs = Date.now()): void {
+    const s = this.source;
+    this.ops.track(s.commands, nowMs);
+    this.input.track(s.netInput, nowMs);
+    this.output.track(s.netOutput, nowMs);
+    this.notePeak(usedMemory());
+  }
+
+  notePeak(used: number): void {
+    if (used > this.peakMemory) this.peakMemory = used;
+  }
+}
+
+/** INFO's used_memory: the V8 heap in use and the memory outside it that it tracks (Buffers). */
+export function usedMemory(): number {
+  const m = process.memoryUsage();
+  return m.heapUsed + m.external;
+}
