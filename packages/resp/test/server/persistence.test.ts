@@ -61,14 +61,16 @@ test('CONFIG GET / SET / RESETSTAT', async () => {
     const all = (await a.redis.config('GET', '*')) as string[];
     expect(all).toContain('proto-max-bulk-len');
     expect(await a.redis.config('SET', 'maxclients', '5')).toBe('OK');
-    expect(await a.redis.config('GET', 'max*')).toEqual(['maxclients', '5']);
+    expect(await a.redis.config('GET', 'maxc*')).toEqual(['maxclients', '5']);
     await expect(a.redis.config('SET', 'maxclients', 'x')).rejects.toThrow(
       "ERR CONFIG SET failed (possibly related to argument 'maxclients')",
     );
     await expect(a.redis.config('SET', 'nope', '1')).rejects.toThrow(
       "ERR Unknown option or number of arguments for CONFIG SET - 'nope'",
     );
-    await expect(a.redis.config('SET', 'databases', '3')).rejects.toThrow('Unknown option');
+    await expect(a.redis.config('SET', 'databases', '3')).rejects.toThrow(
+      "can't set immutable config",
+    );
     expect(await a.redis.config('SET', 'requirepass', 'pw')).toBe('OK');
     // This connection stays authenticated; new ones must AUTH.
     expect(await a.redis.ping()).toBe('PONG');

@@ -1,93 +1,33 @@
 import { compileGlob } from '@strata/scan';
-import { parseInteger } from '../../args.js';
-import { CommandError } from '../../errors.js';
-import { parseSize } from '../../memory-size.js';
+import { CommandError, syntaxError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import type { CommandDefinition } from '../../server/command-table.js';
-import type { OutputLimit, OutputLimits, ServerState } from '../../server/server-state.js';
+import type { ServerState } from '../../server/server-state.js';
+import { serverSlot } from '../family.js';
 import { formatNotifyFlags, parseNotifyFlags } from '../pubsub/keyspace-events.js';
 import { NO_KEYS } from '../shared/key-positions.js';
 import { trackingServer } from '../tracking/tracking-state.js';
+import { formatOutputLimits, parseOutputLimits } from './config-output-limits.js';
+import { PARAMETER_NAMES, type ParameterName } from './config-parameters.js';
+import { checkValue } from './config-validate.js';
 
-interface Parameter {
-  get(s: ServerState): string;
-  /** Absent: read only (CONFIG SET refuses it, as Redis does for immutable ones). */
-  set?(s: ServerState, value: string): void;
+/**
+ * What a parameter with an effect here (`effect: 'strata'` in
+ * config-parameters.ts) reads and changes. `set` takes the value as
+ * checkValue printed it. `fixed`: strata cannot change it, so CONFIG SET
+ * of another value fails with this reason (Redis's words for its own
+ * failure to apply it); the same value is OK, as in Redis.
+ */
+interface Binding {
+  get?(s: ServerState): string;
+  set?(s: ServerState, text: string): void;
+  fixed?: string;
 }
 
-function positive(value: string, name: string): number {
-  let n: number;
-  try {
-    n = parseInteger(Buffer.from(value));
-  } catch {
-    n = Number.NaN;
-  }
-  if (!(n > 0)) {
-    throw new CommandError(
-      'ERR_SYNTAX',
-      `ERR CONFIG SET failed (possibly related to argument '${name}') - argument couldn't be parsed into an integer`,
-    );
-  }
-  return n;
-}
+/** Redis's reason when TLS cannot be configured (no certificates); strata has no TLS. */
+const TLS_FAILURE = 'Unable to update TLS configuration. Check server logs.';
 
-/** Redis's CONFIG GET form: `normal 0 0 0 slave 268435456 67108864 60 pubsub ...`. */
-function formatOutputLimits(limits: OutputLimits): string {
-  const one = (name: string, l: OutputLimit) => `${name} ${l.hard} ${l.soft} ${l.softSeconds}`;
-  return [
-    one('normal', limits.normal),
-    one('slave', limits.replica),
-    one('pubsub', limits.pubsub),
-  ].join(' ');
-}
-
-/** CONFIG SET client-output-buffer-limit: `<class> <hard> <soft> <seconds>`, repeated; the classes named change. */
-function parseOutputLimits(value: string, current: OutputLimits): OutputLimits {
-  const fail = (why: string) =>
-    new CommandError(
-      'ERR_SYNTAX',
-      `ERR CONFIG SET failed (possibly related to argument 'client-output-buffer-limit') - ${why}`,
-    );
-  const words = value.split(' ').filter((w) => w !== '');
-  if (words.length % 4 !== 0) {
-    throw fail('Wrong number of arguments in buffer limit configuration.');
-  }
-  const next: { -readonly [K in keyof OutputLimits]: OutputLimit } = { ...current };
-  for (let i = 0; i < words.length; i += 4) {
-    const name = words[i]!.toLowerCase();
-    const cls =
-      name === 'normal'
-        ? 'normal'
-        : name === 'slave' || name === 'replica'
-          ? 'replica'
-          : name === 'pubsub'
-            ? 'pubsub'
-            : null;
-    if (cls === null) throw fail('Invalid client class specified in buffer limit configuration.');
-    const hard = parseSize(words[i + 1]!);
-    const soft = parseSize(words[i + 2]!);
-    const seconds = /^\d+$/.test(words[i + 3]!) ? Number(words[i + 3]) : null;
-    if (hard === null || soft === null || seconds === null) {
-      throw fail('Error in hard, soft or soft_seconds setting in buffer limit configuration.');
-    }
-    next[cls] = { hard, soft, softSeconds: seconds };
-  }
-  return next;
-}
-
-function nonNegative(value: string, name: string): number {
-  const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
-  if (!Number.isSafeInteger(n)) {
-    throw new CommandError(
-      'ERR_SYNTAX',
-      `ERR CONFIG SET failed (possibly related to argument '${name}') - argument couldn't be parsed into an integer`,
-    );
-  }
-  return n;
-}
-
-/** The settings that exist here, under Redis's names. */
-const PARAMETERS: Record<string, Parameter> = {
+const BINDINGS: Readonly<Record<string, Binding>> = {
   requirepass: {
     get: (s) => s.config.requirepass ?? '',
     set(s, v) {
@@ -102,134 +42,180 @@ const PARAMETERS: Record<string, Parameter> = {
   maxclients: {
     get: (s) => String(s.config.maxclients),
     set(s, v) {
-      s.config = { ...s.config, maxclients: positive(v, 'maxclients') };
+      s.config = { ...s.config, maxclients: Number(v) };
     },
   },
   'proto-max-bulk-len': {
     get: (s) => String(s.config.maxBulkLength),
     set(s, v) {
-      const n = positive(v, 'proto-max-bulk-len');
+      const n = Number(v);
       s.config = { ...s.config, maxBulkLength: n };
       for (const c of s.clients.values()) c.parser.maxBulkLength = n;
+    },
+  },
+  'client-query-buffer-limit': {
+    get: (s) => String(s.config.queryBufferLimit),
+    set(s, v) {
+      s.config = { ...s.config, queryBufferLimit: Number(v) };
     },
   },
   'protected-mode': {
     get: (s) => (s.config.protectedMode ? 'yes' : 'no'),
     set(s, v) {
-      const lower = v.toLowerCase();
-      if (lower !== 'yes' && lower !== 'no') {
-        throw new CommandError(
-          'ERR_SYNTAX',
-          `ERR CONFIG SET failed (possibly related to argument 'protected-mode') - argument must be 'yes' or 'no'`,
-        );
-      }
-      s.config = { ...s.config, protectedMode: lower === 'yes' };
+      s.config = { ...s.config, protectedMode: v === 'yes' };
     },
   },
   'client-output-buffer-limit': {
     get: (s) => formatOutputLimits(s.config.outputLimits),
     set(s, v) {
-      s.config = { ...s.config, outputLimits: parseOutputLimits(v, s.config.outputLimits) };
+      const r = parseOutputLimits(v, s.config.outputLimits);
+      // Checked before any change (checkValue), so this always parses.
+      if ('limits' in r) s.config = { ...s.config, outputLimits: r.limits };
     },
   },
   'notify-keyspace-events': {
     get: (s) => formatNotifyFlags(s.config.notifyKeyspaceEvents),
     set(s, v) {
-      const flags = parseNotifyFlags(v);
-      if (flags === null) {
-        throw new CommandError(
-          'ERR_SYNTAX',
-          "ERR CONFIG SET failed (possibly related to argument 'notify-keyspace-events') - Invalid event class character. Use 'Ag$lshzxeKEtmdn'.",
-        );
-      }
-      s.config = { ...s.config, notifyKeyspaceEvents: flags };
+      s.config = { ...s.config, notifyKeyspaceEvents: parseNotifyFlags(v) ?? 0 };
     },
   },
   'tracking-table-max-keys': {
     get: (s) => String(s.state(trackingServer).maxKeys),
     set(s, v) {
-      s.state(trackingServer).maxKeys = nonNegative(v, 'tracking-table-max-keys');
+      s.state(trackingServer).maxKeys = Number(v);
     },
   },
   databases: { get: (s) => String(s.keyspace.count) },
-  port: { get: (s) => String(s.port) },
-  bind: { get: (s) => s.host },
+  port: { get: (s) => String(s.port), fixed: 'Unable to listen on this port. Check server logs.' },
+  bind: { get: (s) => s.host, fixed: 'Failed to bind to specified addresses.' },
+  dir: { get: () => process.cwd() },
   // Strata persists by checkpoints of its log, never by RDB; an app with an
   // AOF reports appendonly through RespServerOptions.configValues.
-  save: { get: () => '' },
-  appendonly: { get: () => 'no' },
-  appendfsync: { get: () => 'everysec' },
+  appendonly: { get: () => 'no', fixed: 'Unable to turn on AOF. Check server logs.' },
+  'tls-port': { fixed: TLS_FAILURE },
+  'tls-cluster': { fixed: TLS_FAILURE },
+  'tls-replication': { fixed: TLS_FAILURE },
 };
 
-function configGet(c: Client, argv: Buffer[]): undefined {
-  const found = new Map<string, string>();
-  const apps = c.server.configValues;
-  for (let i = 2; i < argv.length; i++) {
-    const glob = compileGlob(argv[i]!, { nocase: true });
-    for (const [name, p] of Object.entries(PARAMETERS)) {
-      const bytes = Buffer.from(name);
-      if (glob.match(bytes, 0, bytes.length)) found.set(name, p.get(c.server));
-    }
-    // The app's settings (an AOF's appendonly, appendfsync) win over the defaults here.
-    for (const [name, get] of Object.entries(apps)) {
-      const bytes = Buffer.from(name);
-      if (glob.match(bytes, 0, bytes.length)) found.set(name, get());
-    }
-  }
-  c.reply.map(found.size);
-  for (const [k, v] of found) c.reply.bulk(k).bulk(v);
+/** The values CONFIG SET stored for parameters with no effect here, by their own name. */
+const storedValues = serverSlot('config', () => new Map<string, string>());
+
+/** An app's value (RespServerOptions.configValues, read-only), under either name. */
+function appValue(s: ServerState, p: ParameterName): (() => string) | undefined {
+  const apps = s.configValues;
+  if (Object.hasOwn(apps, p.spec.name)) return apps[p.spec.name];
+  if (p.spec.alias !== undefined && Object.hasOwn(apps, p.spec.alias)) return apps[p.spec.alias];
   return undefined;
 }
 
-/**
- * Redis settings no client may change at run time: the paths of files the
- * server writes or reads (protected configs, refused unless
- * enable-protected-configs, which is off) and start-up only ones
- * (immutable). Refused with Redis's words, so CONFIG SET can never point the
- * server at files outside its data directory.
- */
-const REFUSED: Record<string, 'protected' | 'immutable'> = {
-  dir: 'protected',
-  dbfilename: 'protected',
-  appendfilename: 'immutable',
-  appenddirname: 'immutable',
-  logfile: 'immutable',
-  pidfile: 'immutable',
-  unixsocket: 'immutable',
-  aclfile: 'immutable',
-  'cluster-config-file': 'immutable',
-  'enable-protected-configs': 'immutable',
-  'enable-debug-command': 'immutable',
-  'enable-module-command': 'immutable',
-  daemonize: 'immutable',
-};
+function currentValue(s: ServerState, p: ParameterName): string {
+  const app = appValue(s, p);
+  if (app !== undefined) return app();
+  const get = BINDINGS[p.spec.name]?.get;
+  if (get !== undefined) return get(s);
+  return s.peekState(storedValues)?.get(p.spec.name) ?? p.spec.default;
+}
 
+/**
+ * Redis 7.0's CONFIG GET: each argument an exact name (any case, answered
+ * under the name as given, hidden parameters too) or a glob (matched
+ * case-insensitively against every name, aliases included); each parameter
+ * once. The app's own settings (configValues) match the same way.
+ */
+function configGet(c: Client, argv: Buffer[]): undefined {
+  const s = c.server;
+  const found = new Map<string, [string, string]>();
+  const apps = s.configValues;
+  for (let i = 2; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const typed = arg.toString('latin1');
+    if (!/[[*?]/.test(typed)) {
+      const lower = typed.toLowerCase();
+      if (found.has(lower)) continue;
+      const p = PARAMETER_NAMES.get(lower);
+      if (p !== undefined) found.set(lower, [typed, currentValue(s, p)]);
+      else {
+        const app = Object.keys(apps).find((name) => name.toLowerCase() === lower);
+        if (app !== undefined) found.set(lower, [typed, apps[app]!()]);
+      }
+      continue;
+    }
+    const glob = compileGlob(arg, { nocase: true });
+    const matches = (name: string) => {
+      const bytes = Buffer.from(name, 'latin1');
+      return glob.match(bytes, 0, bytes.length);
+    };
+    for (const [name, p] of PARAMETER_NAMES) {
+      if (p.spec.hidden === true || found.has(name) || !matches(name)) continue;
+      found.set(name, [name, currentValue(s, p)]);
+    }
+    for (const [name, get] of Object.entries(apps)) {
+      const lower = name.toLowerCase();
+      if (!found.has(lower) && matches(name)) found.set(lower, [name, get()]);
+    }
+  }
+  c.reply.map(found.size);
+  for (const [k, v] of found.values()) c.reply.bulk(k).bulk(v);
+  return undefined;
+}
+
+function setFailed(name: string, reason?: string): CommandError {
+  return new CommandError(
+    'ERR_SYNTAX',
+    `ERR CONFIG SET failed (possibly related to argument '${name}')${reason === undefined ? '' : ` - ${reason}`}`,
+    true,
+  );
+}
+
+function unknownOption(name: string): CommandError {
+  return new CommandError(
+    'ERR_SYNTAX',
+    `ERR Unknown option or number of arguments for CONFIG SET - '${name}'`,
+    true,
+  );
+}
+
+/**
+ * Redis 7.0's CONFIG SET: all the name/value pairs or none. Its order of
+ * checks: the names (unknown, immutable, protected, twice in one call;
+ * the first one wrong is the error), then the values in order, then
+ * whether each change can be applied; only then is anything changed.
+ * Protected configs are always refused: enable-protected-configs is
+ * immutable and no.
+ */
 function configSet(c: Client, argv: Buffer[]): undefined {
-  if (argv.length % 2 !== 0) {
-    throw new CommandError('ERR_SYNTAX', "ERR wrong number of arguments for 'config|set' command");
-  }
-  const changes: [Parameter, string][] = [];
+  if (argv.length % 2 !== 0) throw syntaxError();
+  const s = c.server;
+  const pairs: { p: ParameterName; value: string }[] = [];
+  const seen = new Set<string>();
   for (let i = 2; i < argv.length; i += 2) {
-    const name = argv[i]!.toString('latin1');
-    const refused = REFUSED[name.toLowerCase()];
-    if (refused !== undefined) {
-      throw new CommandError(
-        'ERR_SYNTAX',
-        `ERR CONFIG SET failed (possibly related to argument '${name}') - can't set ${refused} config`,
-        true,
-      );
-    }
-    const p = PARAMETERS[name.toLowerCase()];
-    if (p === undefined || p.set === undefined) {
-      throw new CommandError(
-        'ERR_SYNTAX',
-        `ERR Unknown option or number of arguments for CONFIG SET - '${name}'`,
-        true,
-      );
-    }
-    changes.push([p, argv[i + 1]!.toString('latin1')]);
+    const typed = argv[i]!.toString('latin1');
+    const p = PARAMETER_NAMES.get(typed.toLowerCase());
+    if (p === undefined) throw unknownOption(typed);
+    if (!p.spec.mutable) throw setFailed(typed, "can't set immutable config");
+    if (p.spec.protected === true) throw setFailed(typed, "can't set protected config");
+    if (seen.has(p.name)) throw setFailed(typed, 'duplicate parameter');
+    seen.add(p.name);
+    pairs.push({ p, value: argv[i + 1]!.toString('latin1') });
   }
-  for (const [p, v] of changes) p.set!(c.server, v);
+  const changes: { p: ParameterName; text: string }[] = [];
+  for (const { p, value } of pairs) {
+    const checked = checkValue(p.spec, value);
+    if (!checked.ok) throw setFailed(p.name, checked.reason);
+    changes.push({ p, text: checked.text });
+  }
+  for (const { p, text } of changes) {
+    if (text === currentValue(s, p)) continue;
+    // An app's settings are read-only; Redis words a failure to apply with no reason so.
+    if (appValue(s, p) !== undefined) throw setFailed(p.name);
+    const fixed = BINDINGS[p.spec.name]?.fixed;
+    if (fixed !== undefined) throw setFailed(p.name, fixed);
+  }
+  for (const { p, text } of changes) {
+    const set = BINDINGS[p.spec.name]?.set;
+    if (set !== undefined) set(s, text);
+    else if (BINDINGS[p.spec.name]?.get === undefined) s.state(storedValues).set(p.spec.name, text);
+  }
   c.reply.simple('OK');
   return undefined;
 }
