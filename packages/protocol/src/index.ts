@@ -23,6 +23,7 @@ export {
   replyInteger,
 } from './reply-fields.js';
 export { MalformedReplyError, ReplyReader, replyEnd } from './reply-reader.js';
+export { type ReplyVisitor, visitReply } from './reply-visit.js';
 export { ReplyEncodingError, ReplyWriter, type ReplyWriterOptions } from './reply-writer.js';
 export {
   type NeedMore,

@@ -54,7 +54,14 @@ export type CommandErrorCode =
   | 'ERR_NOGROUP'
   | 'ERR_BUSYGROUP'
   /** A blocked client woken without data (CLIENT UNBLOCK ERROR, its stream deleted). */
-  | 'ERR_UNBLOCKED';
+  | 'ERR_UNBLOCKED'
+  /** Scripting: no script by that SHA1, a script holds the server, none to kill, one that wrote. */
+  | 'ERR_NOSCRIPT'
+  | 'ERR_BUSY'
+  | 'ERR_NOTBUSY'
+  | 'ERR_UNKILLABLE'
+  /** A script failed to compile or to run (its message is Redis's). */
+  | 'ERR_SCRIPT';
 
 /** An error reply. `message` is the whole reply after the `-`, code word first. */
 export class CommandError extends StrataError<CommandErrorCode> {

@@ -5,12 +5,14 @@ import { blockingFamily } from './blocking/index.js';
 import { connectionFamily } from './connection/index.js';
 import type { CommandFamily } from './family.js';
 import { hashesFamily } from './hashes/index.js';
+import { hyperloglogFamily } from './hyperloglog/index.js';
 import { keysFamily } from './keys/index.js';
 import { listsFamily } from './lists/index.js';
 import { memoryFamily } from './memory/index.js';
 import { pubsubFamily } from './pubsub/index.js';
 import { replicationFamily } from './replication/index.js';
 import { scanFamily } from './scan/index.js';
+import { scriptingFamily } from './scripting/index.js';
 import { type ServerFamilyOptions, serverFamily } from './server/index.js';
 import { setsFamily } from './sets/index.js';
 import { streamsFamily } from './streams/index.js';
@@ -31,6 +33,7 @@ export function commandFamilies(options: CommandSetOptions = {}): CommandFamily[
     serverFamily(options),
     stringsFamily,
     bitsFamily,
+    hyperloglogFamily,
     keysFamily,
     hashesFamily,
     setsFamily,
@@ -44,6 +47,7 @@ export function commandFamilies(options: CommandSetOptions = {}): CommandFamily[
     trackingFamily,
     memoryFamily,
     replicationFamily,
+    scriptingFamily,
   ];
 }
 

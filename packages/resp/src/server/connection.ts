@@ -232,7 +232,7 @@ export abstract class Connection {
    * log append of theirs is pending, they wait (and reading pauses).
    */
   private flushReplies(): void {
-    if (this.closed) return;
+    if (this.closed || this.repliesHeld) return;
     if (this.holding > 0) {
       this.pause(PAUSE_APPEND);
       return;
@@ -277,6 +277,14 @@ export abstract class Connection {
     this.server.stats.outputLimitDisconnections++;
     this.kill();
     return true;
+  }
+
+  /**
+   * Nothing may be written to the socket now: a script is running, and the
+   * reply writer holds its calls' replies until it reads them back.
+   */
+  protected get repliesHeld(): boolean {
+    return false;
   }
 
   /** The reply of the running command is not complete yet (an EXEC adds to this). */

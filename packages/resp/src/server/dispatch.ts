@@ -91,9 +91,20 @@ export abstract class Dispatcher extends Connection {
     this.authenticated = authenticated;
   }
 
-  /** An EXEC's reply is complete only once its last command ran. */
+  /**
+   * A script of this client is running: the replies of its redis.call
+   * commands are written to `reply` and read back by the script, so
+   * nothing is flushed meanwhile.
+   */
+  inScript = false;
+
+  /** An EXEC's reply is complete only once its last command ran (a script's too). */
   protected override get replyOpen(): boolean {
-    return super.replyOpen || this.inExec;
+    return super.replyOpen || this.inExec || this.inScript;
+  }
+
+  protected override get repliesHeld(): boolean {
+    return this.inScript;
   }
 
   /** The store of the selected database; open whenever a command with keys runs. */
@@ -263,6 +274,10 @@ export abstract class Dispatcher extends Connection {
     }
     const gate = server.exclusive;
     if (gate !== null && gate !== this.client) {
+      // A long script holds the gate: BUSY, or a command allowed then (SCRIPT KILL).
+      const busy = server.busy === null ? 'wait' : server.busy(spec);
+      if (busy === 'run') return this.call(spec, argv);
+      if (busy !== 'wait') return this.reject(busy);
       return server.waitExclusive().then(() => this.settle(this.execute(argv)));
     }
     return this.call(spec, argv);

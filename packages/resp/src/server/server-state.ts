@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { CommandError } from '../errors.js';
 import { oneLine } from '../errors.js';
 import type { Client } from './client.js';
 import type { CommandLog } from './command-log.js';
@@ -93,6 +94,12 @@ export class ServerState {
   inFlight = 0;
   /** While set, only this client's commands run (EXEC going to disk stays atomic). */
   exclusive: Client | null = null;
+  /**
+   * Set while a script holds the gate (the scripting family): what a
+   * command of another client does meanwhile; wait for the gate, run now
+   * (SCRIPT KILL once the script is busy) or be refused (BUSY).
+   */
+  busy: ((spec: CommandSpec) => 'wait' | 'run' | CommandError) | null = null;
   private exclusiveWaiters: (() => void)[] = [];
   private idleWaiters: { except: Client; resolve: () => void }[] = [];
 
@@ -335,6 +342,16 @@ export class ServerState {
     } finally {
       if (acquired) this.releaseExclusive(c);
     }
+  }
+
+  /**
+   * Wakes the commands waiting for the gate without opening it: they look
+   * again (a script that became busy answers them BUSY).
+   */
+  wakeExclusiveWaiters(): void {
+    const waiters = this.exclusiveWaiters;
+    this.exclusiveWaiters = [];
+    for (const w of waiters) w();
   }
 
   releaseExclusive(c: Client): void {

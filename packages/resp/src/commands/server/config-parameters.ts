@@ -366,7 +366,11 @@ export const PARAMETERS: readonly ParameterSpec[] = [
   int('slowlog-max-len', 0n, LONG_MAX, '128'),
   int('acllog-max-len', 0n, LONG_MAX, '128'),
   // long long
-  int('busy-reply-threshold', 0n, LONG_MAX, '5000', { alias: 'lua-time-limit' }),
+  int('busy-reply-threshold', 0n, LONG_MAX, '5000', {
+    alias: 'lua-time-limit',
+    strata: true,
+    note: 'ms a script runs before other clients are answered BUSY (and SCRIPT KILL may stop it)',
+  }),
   int('cluster-node-timeout', 0n, LONG_MAX, '15000'),
   int('slowlog-log-slower-than', -1n, LONG_MAX, '10000'),
   int('latency-monitor-threshold', 0n, LONG_MAX, '0'),

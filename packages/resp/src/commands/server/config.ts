@@ -108,6 +108,17 @@ function appValue(s: ServerState, p: ParameterName): (() => string) | undefined 
   return undefined;
 }
 
+/**
+ * A parameter's value as CONFIG GET prints it, for the families that act on
+ * one Redis keeps (scripting reads busy-reply-threshold). `name` must be
+ * in the table.
+ */
+export function readConfig(s: ServerState, name: string): string {
+  const p = PARAMETER_NAMES.get(name);
+  if (p === undefined) throw new TypeError(`no configuration parameter ${name}`);
+  return currentValue(s, p);
+}
+
 function currentValue(s: ServerState, p: ParameterName): string {
   const app = appValue(s, p);
   if (app !== undefined) return app();

@@ -55,7 +55,7 @@ function parseTimeoutMs(arg: Uint8Array): number {
   return v;
 }
 
-function parseRead(argv: Buffer[], group: boolean): ReadArgs {
+function parseRead(argv: Buffer[], group: boolean, inScript: boolean): ReadArgs {
   let count = 0;
   let timeoutMs = -1;
   let groupName: Buffer | null = null;
@@ -65,6 +65,14 @@ function parseRead(argv: Buffer[], group: boolean): ReadArgs {
     const a = argv[i]!;
     const more = argv.length - i - 1;
     if (eqi(a, 'block') && more > 0) {
+      // Redis refuses it from a script rather than ignore it (a script cannot block).
+      if (inScript) {
+        throw new CommandError(
+          'ERR_SYNTAX',
+          `ERR ${argv[0]!.toString('latin1')} command is not allowed with BLOCK option from scripts`,
+          true,
+        );
+      }
       timeoutMs = parseTimeoutMs(argv[++i]!);
     } else if (eqi(a, 'count') && more > 0) {
       count = Math.max(0, parseInteger(argv[++i]!));
@@ -271,7 +279,7 @@ function serveHistory(
 }
 
 function read(c: Client, argv: Buffer[], isGroup: boolean): CommandResult {
-  const a = parseRead(argv, isGroup);
+  const a = parseRead(argv, isGroup, c.inScript);
   return withOpenDb(c, () =>
     lookupTogether<StreamValue>(c, a.keys, RecordType.STREAM, isGroup, (found) => {
       const reads = resolveKeys(c, a, found);

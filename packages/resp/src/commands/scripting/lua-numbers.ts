@@ -1,0 +1,56 @@
+import { createRequire } from 'node:module';
+
+/**
+ * Lua 5.1's numbers in fengari (Lua 5.3). Redis embeds Lua 5.1, where every
+ * number is a double; fengari has 5.3's integers, and 32-bit ones, so
+ * `tonumber(ARGV[1]) * 1000` of a timestamp in seconds would wrap. Two
+ * patches of fengari's number/string conversions, applied once per process
+ * (strata is fengari's only user here), give scripts 5.1's behaviour:
+ *
+ * - every number read from text (a literal, `tonumber`, a string in
+ *   arithmetic) is a float, so arithmetic on them never wraps; integers
+ *   remain only where a library counts (`#t`, `string.len`);
+ * - numbers print as 5.1 prints them (`%.14g`: `3`, not 5.3's `3.0`), in
+ *   `tostring`, `..` and `lua_tolstring` alike.
+ */
+const require = createRequire(import.meta.url);
+const lobject: typeof import('fengari/src/lobject.js') = require('fengari/src/lobject.js');
+const lstring: typeof import('fengari/src/lstring.js') = require('fengari/src/lstring.js');
+
+let patched = false;
+
+export function useLua51Numbers(): void {
+  if (patched) return;
+  patched = true;
+  const str2num = lobject.luaO_str2num;
+  lobject.luaO_str2num = (s, o) => {
+    const n = str2num(s, o);
+    if (n !== 0 && o.ttisinteger()) o.setfltvalue(o.value);
+    return n;
+  };
+  const encoder = new TextEncoder();
+  lobject.luaO_tostring = (L, obj) => {
+    const text = obj.ttisinteger() ? String(obj.value) : formatNumber(obj.value);
+    obj.setsvalue(lstring.luaS_bless(L, encoder.encode(text)));
+  };
+}
+
+/**
+ * Lua 5.1's `%.14g` (LUA_NUMBER_FMT) as C prints it (fengari's own prints
+ * 2^53 as `9007199254741000`, C as `9.007199254741e+15`). A NaN is `-nan`:
+ * x86 makes 0/0 a negative NaN, and that is what Redis prints.
+ */
+export function formatNumber(n: number): string {
+  if (Number.isNaN(n)) return '-nan';
+  if (n === Infinity) return 'inf';
+  if (n === -Infinity) return '-inf';
+  if (n === 0) return '0';
+  const [mantissa, exp] = n.toExponential(13).split('e') as [string, string];
+  const e = Number(exp);
+  if (e < -4 || e >= 14) {
+    const m = mantissa.includes('.') ? mantissa.replace(/\.?0+$/, '') : mantissa;
+    return `${m}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}`;
+  }
+  const fixed = n.toFixed(13 - e);
+  return fixed.includes('.') ? fixed.replace(/\.?0+$/, '') : fixed;
+}

@@ -1,0 +1,84 @@
+import { createHash } from 'node:crypto';
+import { CommandError } from '../../errors.js';
+import type { ServerState } from '../../server/server-state.js';
+import { serverSlot } from '../family.js';
+import { readConfig } from '../server/config.js';
+import { ScriptEngine, type ScriptMode } from './script-run.js';
+import { parseShebang } from './shebang.js';
+
+/** A script compiled once: EVAL and SCRIPT LOAD add it, EVALSHA finds it by its SHA1. */
+export interface CachedScript {
+  readonly sha: string;
+  /** Registry ref of its compiled function in the engine's VM. */
+  readonly ref: number;
+  /** From its shebang (`#!lua flags=no-writes`): null when it has none. */
+  readonly mode: ScriptMode | null;
+  readonly bytes: number;
+}
+
+/** The server's scripts: the engine and the script cache (Redis's lua_scripts dict). */
+export class Scripts {
+  readonly engine: ScriptEngine;
+  private readonly cache = new Map<string, CachedScript>();
+  /** Bytes of the cached bodies (INFO used_memory_scripts_eval). */
+  bytes = 0;
+
+  constructor(server: ServerState) {
+    this.engine = new ScriptEngine(server, () =>
+      Number(readConfig(server, 'busy-reply-threshold')),
+    );
+  }
+
+  get count(): number {
+    return this.cache.size;
+  }
+
+  has(sha: string): boolean {
+    return this.cache.has(sha);
+  }
+
+  get(sha: string): CachedScript | undefined {
+    return this.cache.get(sha);
+  }
+
+  /** Compiles and caches `body` (once per SHA1); Redis's errors for a bad shebang or bad Lua. */
+  load(body: Buffer): CachedScript {
+    const sha = sha1(body);
+    const known = this.cache.get(sha);
+    if (known !== undefined) return known;
+    const shebang = parseShebang(body);
+    if (!shebang.ok) throw new CommandError('ERR_SCRIPT', shebang.error);
+    // The shebang line is skipped but its newline kept, so line numbers are the user's.
+    const code = body.subarray(shebang.length);
+    const compiled = this.engine.vm.compile(code, '@user_script');
+    if (!compiled.ok) {
+      throw new CommandError(
+        'ERR_SCRIPT',
+        `ERR Error compiling script (new function): ${lua51Message(compiled.error)}`,
+        true,
+      );
+    }
+    const script: CachedScript = { sha, ref: compiled.ref, mode: shebang.mode, bytes: body.length };
+    this.cache.set(sha, script);
+    this.bytes += body.length;
+    return script;
+  }
+
+  /** SCRIPT FLUSH: every script gone, with the VM they lived in. */
+  flush(): void {
+    this.cache.clear();
+    this.bytes = 0;
+    this.engine.reset();
+  }
+}
+
+export const scriptsSlot = serverSlot('scripts', (server) => new Scripts(server));
+
+export function sha1(body: Uint8Array): string {
+  return createHash('sha1').update(body).digest('hex');
+}
+
+/** Lua 5.3's compiler says `near <eof>`; 5.1, whose words Redis replies, `near '<eof>'`. */
+function lua51Message(message: string): string {
+  return message.replace(/ near <eof>$/, " near '<eof>'");
+}

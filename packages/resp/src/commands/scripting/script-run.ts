@@ -1,0 +1,388 @@
+import { type LuaState, lauxlib, lua } from 'fengari';
+import { CommandError } from '../../errors.js';
+import type { Client } from '../../server/client.js';
+import { CommandFlag, type CommandResult, type CommandSpec } from '../../server/command-table.js';
+import type { ServerState } from '../../server/server-state.js';
+import { pushReply, writeLuaValue } from './lua-reply.js';
+import { type LuaHost, LuaVm, pushRedisError, raiseRedisError } from './lua-vm.js';
+
+/** What a script may do, from EVAL_RO or its shebang flags. */
+export interface ScriptMode {
+  readonly readOnly: boolean;
+}
+
+/** One script running: its client, its protocol, and what the scheduler must know. */
+interface Run {
+  readonly c: Client;
+  /** The SHA1 its errors name. */
+  readonly name: string;
+  readonly mode: ScriptMode;
+  resp: 2 | 3;
+  /** A redis.call that went to the disk: the script waits for it (yielded). */
+  pending: Promise<void> | null;
+  /** The reply of that call, once it settled, and whether to raise it (redis.call of an error). */
+  pendingStart: number;
+  raise: boolean;
+  /** A write command ran: SCRIPT KILL can no longer stop it (Redis's UNKILLABLE). */
+  wrote: boolean;
+  readonly startedAt: number;
+  killRequested: boolean;
+  /** When the current slice began: the count hook yields once it has run long enough. */
+  sliceAt: number;
+}
+
+/** How long one slice of a script runs before it lets the event loop turn (and others get BUSY). */
+const SLICE_MS = 20;
+/** Lua instructions between the count hook's checks. */
+const HOOK_COUNT = 10_000;
+
+/**
+ * Runs scripts for one server: its Lua VM (shared by every script, as in
+ * Redis), the script running now, and the rules for others meanwhile.
+ *
+ * A script runs as a Lua coroutine. While every command it calls stays in
+ * memory it runs in one synchronous step. A call that goes to the disk, or
+ * a script that has run for a slice, yields: the script then holds the
+ * server's exclusive gate, so no other client's command runs until it
+ * ends (it stays atomic); after `busy-reply-threshold` they are answered
+ * BUSY instead of waiting, and SCRIPT KILL may stop it unless it wrote.
+ */
+export class ScriptEngine implements LuaHost {
+  vm: LuaVm;
+  running: Run | null = null;
+
+  constructor(
+    private readonly server: ServerState,
+    private readonly busyThresholdMs: () => number,
+  ) {
+    this.vm = new LuaVm(this);
+  }
+
+  /** SCRIPT FLUSH: a new VM; the old one's scripts and state are dropped with it. */
+  reset(): void {
+    this.vm = new LuaVm(this);
+  }
+
+  /**
+   * Runs the compiled function `ref` as `name` (its SHA1) for `c`, with
+   * KEYS and ARGV, and writes its reply to `c.reply`.
+   */
+  run(
+    c: Client,
+    ref: number,
+    name: string,
+    keys: readonly Buffer[],
+    args: readonly Buffer[],
+    mode: ScriptMode,
+  ): CommandResult {
+    if (this.running !== null) {
+      // A script calling EVAL is refused by its flags; this is a bug guard.
+      throw new CommandError('ERR_BUSY', 'ERR a script is already running');
+    }
+    const server = this.server;
+    if (!server.othersIdle(c)) {
+      // Other clients' commands are on the disk: the script starts once they end, as EXEC does.
+      return server.runExclusive(c, () => this.start(c, ref, name, keys, args, mode, true));
+    }
+    return this.start(c, ref, name, keys, args, mode, false);
+  }
+
+  private start(
+    c: Client,
+    ref: number,
+    name: string,
+    keys: readonly Buffer[],
+    args: readonly Buffer[],
+    mode: ScriptMode,
+    holdsGate: boolean,
+  ): CommandResult {
+    const vm = this.vm;
+    vm.setArguments(keys, args);
+    const { co, threadRef } = vm.prepare(ref);
+    const now = Date.now();
+    const run: Run = {
+      c,
+      name,
+      mode,
+      resp: 2,
+      pending: null,
+      pendingStart: 0,
+      raise: false,
+      wrote: false,
+      startedAt: now,
+      killRequested: false,
+      sliceAt: now,
+    };
+    this.running = run;
+    const db = c.db;
+    const protocol = c.reply.protocol;
+    const lastCommand = c.lastCommand;
+    const framed = !c.inExec;
+    // Its writes reach the command log as MULTI, the writes, EXEC (effects replication).
+    if (framed) c.beginExec();
+    c.inScript = true;
+    lua.lua_sethook(co, (L) => this.hook(L), lua.LUA_MASKCOUNT, HOOK_COUNT);
+    const finish = (status: number) => {
+      c.inScript = false;
+      c.db = db;
+      c.reply.protocol = protocol;
+      c.lastCommand = lastCommand;
+      this.running = null;
+      this.server.busy = null;
+      this.reply(c, co, status, run);
+      lua.lua_settop(co, 0);
+      vm.release(threadRef);
+      if (framed) c.endExec();
+    };
+    let status: number;
+    try {
+      status = lua.lua_resume(co, null, 1);
+    } catch (e) {
+      finish(lua.LUA_ERRRUN);
+      throw e;
+    }
+    if (status !== lua.LUA_YIELD) {
+      finish(status);
+      return undefined;
+    }
+    // It goes on asynchronously: nothing of another client may run in between.
+    const server = this.server;
+    const acquired = !holdsGate && server.exclusive !== c;
+    if (acquired) server.exclusive = c;
+    server.busy = (spec) => this.othersMeanwhile(spec);
+    let woken = false;
+    return (async () => {
+      try {
+        while (status === lua.LUA_YIELD) {
+          if (!woken && Date.now() - run.startedAt >= this.busyThresholdMs()) {
+            // Busy now: those that waited for the script are answered BUSY, as Redis answers them.
+            woken = true;
+            server.wakeExclusiveWaiters();
+          }
+          let nargs = 0;
+          if (run.pending !== null) {
+            await run.pending;
+            run.pending = null;
+            nargs = this.pushCallReply(co, run);
+          } else {
+            await new Promise<void>((resolve) => setImmediate(resolve));
+          }
+          run.sliceAt = Date.now();
+          status = lua.lua_resume(co, null, nargs);
+        }
+      } finally {
+        finish(status);
+        if (acquired) server.releaseExclusive(c);
+      }
+    })();
+  }
+
+  /** Every HOOK_COUNT instructions: SCRIPT KILL, and the end of a slice. */
+  private hook(L: LuaState): void {
+    const run = this.running;
+    if (run === null) return;
+    if (run.killRequested) {
+      run.killRequested = false;
+      raiseRedisError(L, 'Script killed by user with SCRIPT KILL...');
+      return;
+    }
+    if (Date.now() - run.sliceAt >= SLICE_MS && lua.lua_isyieldable(L)) lua.lua_yield(L, 0);
+  }
+
+  /** Another client's command while the script holds the gate. */
+  private othersMeanwhile(spec: CommandSpec): 'wait' | 'run' | CommandError {
+    const run = this.running;
+    if (run === null || Date.now() - run.startedAt < this.busyThresholdMs()) return 'wait';
+    if ((spec.flags & CommandFlag.allow_busy) !== 0 && !spec.runsTransaction && !spec.runsInMulti) {
+      return 'run';
+    }
+    return new CommandError(
+      'ERR_BUSY',
+      'BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.',
+    );
+  }
+
+  /** SCRIPT KILL. */
+  kill(): void {
+    const run = this.running;
+    if (run === null)
+      throw new CommandError('ERR_NOTBUSY', 'NOTBUSY No scripts in execution right now.');
+    if (run.wrote) {
+      throw new CommandError(
+        'ERR_UNKILLABLE',
+        'UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command.',
+      );
+    }
+    run.killRequested = true;
+  }
+
+  /** The script ended (`status`): its result or its error, as the caller's reply. */
+  private reply(c: Client, co: LuaState, status: number, run: Run): void {
+    if (status !== lua.LUA_OK) {
+      // The runner's xpcall catches every script error; this is the VM failing itself.
+      c.reply.error(
+        `ERR Error running script (call to f_${run.name}): ${lua.lua_tojsstring(co, -1)}`,
+      );
+      return;
+    }
+    if (lua.lua_toboolean(co, 1)) {
+      writeLuaValue(co, 2, c.reply, run.resp);
+      return;
+    }
+    c.reply.error(scriptError(co, 2, run.name));
+  }
+
+  // ---- LuaHost: the redis table --------------------------------------------------
+
+  call(L: LuaState, raise: boolean): number {
+    const run = this.running;
+    if (run === null) return lauxlib.luaL_error(L, 'redis.call outside a script');
+    const argc = lua.lua_gettop(L);
+    const refuse = (message: string) => {
+      if (raise) return raiseRedisError(L, message);
+      pushRedisError(L, message);
+      return 1;
+    };
+    if (argc === 0) return refuse('Please specify at least one argument for this redis lib call');
+    const argv: Buffer[] = new Array(argc);
+    for (let i = 1; i <= argc; i++) {
+      const t = lua.lua_type(L, i);
+      if (t !== lua.LUA_TSTRING && t !== lua.LUA_TNUMBER) {
+        return refuse('Lua redis lib command arguments must be strings or integers');
+      }
+      argv[i - 1] =
+        t === lua.LUA_TNUMBER
+          ? Buffer.from(numberArgument(lua.lua_tonumber(L, i)))
+          : Buffer.from(lua.lua_tolstring(L, i)!);
+    }
+    const c = run.c;
+    const table = this.server.table;
+    let spec = table.lookup(argv[0]!);
+    if (spec !== undefined && spec.subcommands !== null && argc >= 2) {
+      spec = spec.subcommands.lookup(argv[1]!);
+    }
+    if (spec === undefined || spec.handler === null) {
+      return refuse('Unknown Redis command called from script');
+    }
+    if (!spec.arityOk(argc))
+      return refuse('Wrong number of args calling Redis command from script');
+    if ((spec.flags & CommandFlag.noscript) !== 0) {
+      return refuse('This Redis command is not allowed from script');
+    }
+    if ((spec.flags & CommandFlag.write) !== 0) {
+      if (run.mode.readOnly)
+        return refuse('Write commands are not allowed from read-only scripts.');
+      run.wrote = true;
+    }
+    const start = c.reply.position;
+    const protocol = c.reply.protocol;
+    c.reply.protocol = run.resp;
+    let r: CommandResult;
+    try {
+      r = c.call(spec, argv);
+    } finally {
+      c.reply.protocol = protocol;
+    }
+    if (r !== undefined) {
+      // On the disk: the script yields until it settles; the continuation raises an error reply.
+      run.pending = r;
+      run.pendingStart = start;
+      run.raise = raise;
+      return lua.lua_yieldk(L, 0, 0, (S) => (run.raise ? this.raiseReply(S) : 1));
+    }
+    return this.takeReply(L, run, start, raise);
+  }
+
+  /** The settled call's reply onto the coroutine, for the continuation (see `call`). */
+  private pushCallReply(co: LuaState, run: Run): number {
+    const raise = run.raise;
+    const isError = this.convert(co, run, run.pendingStart);
+    run.raise = raise && isError;
+    return 1;
+  }
+
+  /** The reply written since `start`, as a Lua value; an error raised when `raise`. */
+  private takeReply(L: LuaState, run: Run, start: number, raise: boolean): number {
+    const isError = this.convert(L, run, start);
+    return raise && isError ? this.raiseReply(L) : 1;
+  }
+
+  /** redis.call of a command that answered an error: raised as the redis library raises. */
+  private raiseReply(L: LuaState): number {
+    lua.lua_getfield(L, -1, 'err');
+    const message = lua.lua_tojsstring(L, -1);
+    lua.lua_pop(L, 2);
+    return raiseRedisError(L, `-${message}`);
+  }
+
+  /** Pushes the reply written since `start` and takes it back from the writer; whether it was an error. */
+  private convert(L: LuaState, run: Run, start: number): boolean {
+    const reply = run.c.reply;
+    const bytes = reply.since(start);
+    const isError = bytes[0] === 0x2d || bytes[0] === 0x21;
+    pushReply(L, bytes);
+    reply.rewind(start);
+    return isError;
+  }
+
+  setResp(L: LuaState): number {
+    const run = this.running;
+    if (run === null) return 0;
+    if (lua.lua_gettop(L) !== 1)
+      return raiseRedisError(L, 'redis.setresp() requires one argument.');
+    const v = lua.lua_tonumber(L, 1);
+    if (v !== 2 && v !== 3) return raiseRedisError(L, 'RESP version must be 2 or 3.');
+    run.resp = v;
+    return 0;
+  }
+
+  /** redis.acl_check_cmd: strata has one user allowed everything; an unknown command is an error. */
+  aclCheck(L: LuaState): number {
+    if (lua.lua_gettop(L) < 1) {
+      return raiseRedisError(L, 'Please specify at least one argument for this redis lib call');
+    }
+    const name = lua.lua_tolstring(L, 1);
+    if (name === null || this.server.table.lookup(Buffer.from(name)) === undefined) {
+      return raiseRedisError(L, 'Invalid command passed to redis.acl_check_cmd()');
+    }
+    lua.lua_pushboolean(L, true);
+    return 1;
+  }
+}
+
+/** A number given to redis.call, as Redis 7.0 writes it (fpconv_dtoa: the shortest exact form). */
+function numberArgument(n: number): string {
+  if (Number.isInteger(n) && Math.abs(n) < 1e21) return n.toFixed(0);
+  return String(n);
+}
+
+/**
+ * A script's error as Redis 7.0 replies it: the error table's message, then
+ * where it happened (`script: <sha>, on @user_script:<line>.`) when the
+ * handler found a line; a raw error value (not a table) as Redis words it.
+ */
+function scriptError(L: LuaState, i: number, name: string): Buffer {
+  if (lua.lua_type(L, i) !== lua.LUA_TTABLE) {
+    const msg =
+      lua.lua_type(L, i) === lua.LUA_TSTRING ? lua.lua_tojsstring(L, i) : 'execution failure';
+    return Buffer.from(`ERR Error running script ${name}, ${msg.slice(0, 100)}`, 'latin1');
+  }
+  const field = (f: string) => {
+    lua.lua_getfield(L, i, f);
+    const t = lua.lua_type(L, -1);
+    const v =
+      t === lua.LUA_TSTRING || t === lua.LUA_TNUMBER
+        ? Buffer.from(lua.lua_tolstring(L, -1)!)
+        : null;
+    lua.lua_pop(L, 1);
+    return v;
+  };
+  const err = field('err') ?? Buffer.alloc(0);
+  const source = field('source');
+  const line = field('line');
+  if (source === null || line === null) return err;
+  return Buffer.concat([
+    err,
+    Buffer.from(` script: ${name}, on ${source.toString('latin1')}:${line.toString('latin1')}.`),
+  ]);
+}

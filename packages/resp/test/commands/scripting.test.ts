@@ -1,0 +1,135 @@
+import { Redis } from 'ioredis';
+import { describe, expect, test } from 'vitest';
+import { serverWithClient } from '../support/test-server.js';
+
+/**
+ * Scripts over real sockets (ioredis) on a server whose stores keep 64 KiB
+ * of log in memory: keys a script reads come from disk, a long script makes
+ * other clients wait and then get BUSY, SCRIPT KILL stops it unless it
+ * wrote, and nothing of another client runs in the middle of a script.
+ * Replies and errors word for word are the recorded compat cases'
+ * (test/compat/scripting-compat-cases.ts).
+ */
+const setup = serverWithClient();
+const r = (): Redis => setup.client;
+
+async function other(): Promise<Redis> {
+  const c = new Redis({ port: setup.server.port, host: '127.0.0.1', lazyConnect: true });
+  await c.connect();
+  return c;
+}
+
+describe('scripts', () => {
+  test('keys on disk are read in the middle of a script, and the script stays atomic', async () => {
+    for (let i = 0; i < 300; i++) await r().set(`s:disk:${i}`, `value-${i}`.repeat(20));
+    await r().hset('s:hash', 'f', 'v');
+    for (let i = 0; i < 300; i++) await r().set(`s:fill:${i}`, 'x'.repeat(500));
+    const b = await other();
+    try {
+      await b.set('s:flag', 'before');
+      // While the script waits for the disk, b's SET must wait for the script.
+      const script = r().eval(
+        `local out = {}
+         redis.call('set', 's:flag', 'script')
+         for i = 0, 299 do out[#out + 1] = redis.call('get', 's:disk:' .. i) end
+         out[#out + 1] = redis.call('hget', 's:hash', 'f')
+         out[#out + 1] = redis.call('get', 's:flag')
+         return out`,
+        0,
+      ) as Promise<string[]>;
+      const set = b.set('s:flag', 'other');
+      const got = await script;
+      await set;
+      expect(got).toHaveLength(302);
+      for (let i = 0; i < 300; i++) expect(got[i]).toBe(`value-${i}`.repeat(20));
+      expect(got[300]).toBe('v');
+      expect(got[301]).toBe('script');
+      expect(await r().get('s:flag')).toBe('other');
+    } finally {
+      b.disconnect();
+    }
+  });
+
+  test('a long script: others wait, then get BUSY; SCRIPT KILL stops it', async () => {
+    await r().config('SET', 'busy-reply-threshold', '200');
+    const b = await other();
+    try {
+      const looping = r()
+        .eval('local i = 0 while true do i = i + 1 end', 0)
+        .then(
+          () => 'returned',
+          (e: Error) => e.message,
+        );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      // Before the threshold b waits; once it passes, b's waiting PING is answered BUSY, as Redis answers it.
+      const early = b.ping().then(
+        (v) => v,
+        (e: Error) => e.message,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await expect(b.get('s:x')).rejects.toThrow(
+        'BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.',
+      );
+      expect(await b.call('SCRIPT', 'KILL')).toBe('OK');
+      expect(await looping).toMatch(
+        /^ERR Script killed by user with SCRIPT KILL\.\.\. script: [0-9a-f]{40}, on @user_script:1\.$/,
+      );
+      expect(await early).toBe(
+        'BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.',
+      );
+      await expect(b.call('SCRIPT', 'KILL')).rejects.toThrow(
+        'NOTBUSY No scripts in execution right now.',
+      );
+      expect(await r().ping()).toBe('PONG');
+    } finally {
+      b.disconnect();
+    }
+  });
+
+  test('a script that wrote cannot be killed: UNKILLABLE, and it runs to its end', async () => {
+    await r().config('SET', 'busy-reply-threshold', '100');
+    const b = await other();
+    try {
+      const script = r().eval(
+        `redis.call('set', KEYS[1], 'written')
+         local n = 0
+         for i = 1, 4000000 do n = n + 1 end
+         return n`,
+        1,
+        's:unkillable',
+      );
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await expect(b.call('SCRIPT', 'KILL')).rejects.toThrow(
+        /^UNKILLABLE Sorry the script already executed write commands/,
+      );
+      expect(await script).toBe(4000000);
+      expect(await b.get('s:unkillable')).toBe('written');
+    } finally {
+      b.disconnect();
+      await r().config('SET', 'busy-reply-threshold', '5000');
+    }
+  });
+
+  test('MULTI with EVAL inside runs it at EXEC, in order', async () => {
+    await r().del('s:m');
+    const replies = await r()
+      .multi()
+      .set('s:m', '1')
+      .eval("return redis.call('incr', KEYS[1])", 1, 's:m')
+      .get('s:m')
+      .exec();
+    expect(replies).toEqual([
+      [null, 'OK'],
+      [null, 2],
+      [null, '2'],
+    ]);
+  });
+
+  test('SELECT inside a script is the script’s own', async () => {
+    await r().set('s:db0', 'zero');
+    expect(
+      await r().eval("redis.call('select', 1); return redis.call('get', KEYS[1])", 1, 's:db0'),
+    ).toBeNull();
+    expect(await r().get('s:db0')).toBe('zero');
+  });
+});
