@@ -31,6 +31,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
     tsconfig: join(root, 'tsconfig.json'),
     silent: true,
     noExternal: [/^@strata\//],
+    // CommonJS dependencies bundled in (fengari) require Node's modules at run time.
+    banner: {
+      js: "import { createRequire as strataCreateRequire } from 'node:module'; const require = strataCreateRequire(import.meta.url);",
+    },
     esbuildOptions(options) {
       options.conditions = ['@strata/source'];
     },

@@ -127,9 +127,13 @@ declare module 'fengari/src/lobject.js' {
     setfltvalue(x: number): void;
     setsvalue(s: unknown): void;
   }
-  export let luaO_str2num: (s: Uint8Array, o: TValue) => number;
-  export let luaO_tostring: (L: unknown, obj: TValue) => void;
+  const lobject: {
+    luaO_str2num: (s: Uint8Array, o: TValue) => number;
+    luaO_tostring: (L: unknown, obj: TValue) => void;
+  };
+  export default lobject;
 }
 declare module 'fengari/src/lstring.js' {
-  export function luaS_bless(L: unknown, s: Uint8Array): unknown;
+  const lstring: { luaS_bless(L: unknown, s: Uint8Array): unknown };
+  export default lstring;
 }

@@ -1,3 +1,4 @@
+/// <reference path="./fengari.d.ts" />
 import { type LuaJsFunction, type LuaState, lauxlib, lua } from 'fengari';
 import { formatNumber } from './lua-numbers.js';
 

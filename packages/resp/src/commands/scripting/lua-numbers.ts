@@ -1,4 +1,6 @@
-import { createRequire } from 'node:module';
+/// <reference path="./fengari.d.ts" />
+import lobject from 'fengari/src/lobject.js';
+import lstring from 'fengari/src/lstring.js';
 
 /**
  * Lua 5.1's numbers in fengari (Lua 5.3). Redis embeds Lua 5.1, where every
@@ -13,9 +15,7 @@ import { createRequire } from 'node:module';
  * - numbers print as 5.1 prints them (`%.14g`: `3`, not 5.3's `3.0`), in
  *   `tostring`, `..` and `lua_tolstring` alike.
  */
-const require = createRequire(import.meta.url);
-const lobject: typeof import('fengari/src/lobject.js') = require('fengari/src/lobject.js');
-const lstring: typeof import('fengari/src/lstring.js') = require('fengari/src/lstring.js');
+// Imported statically, so a bundler patches the very modules fengari's own code uses.
 
 let patched = false;
 
@@ -25,7 +25,14 @@ export function useLua51Numbers(): void {
   const str2num = lobject.luaO_str2num;
   lobject.luaO_str2num = (s, o) => {
     const n = str2num(s, o);
-    if (n !== 0 && o.ttisinteger()) o.setfltvalue(o.value);
+    if (n !== 0 && o.ttisinteger()) {
+      // 5.3 wraps a hex integer that overflows (0x100000000 is 0 in 32 bits); 5.1 reads it as a double.
+      const hex = /^\s*(-?)0[xX]([0-9a-fA-F]+)\s*$/.exec(
+        Buffer.from(s.subarray(0, n - 1)).toString('latin1'),
+      );
+      const v = hex === null ? o.value : Number(BigInt(`0x${hex[2]}`)) * (hex[1] === '-' ? -1 : 1);
+      o.setfltvalue(v);
+    }
     return n;
   };
   const encoder = new TextEncoder();

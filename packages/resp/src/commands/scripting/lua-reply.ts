@@ -1,3 +1,4 @@
+/// <reference path="./fengari.d.ts" />
 import { type ReplyVisitor, type ReplyWriter, visitReply } from '@strata/protocol';
 import { type LuaState, lua } from 'fengari';
 

@@ -1,7 +1,9 @@
+/// <reference path="./fengari.d.ts" />
 import { createHash } from 'node:crypto';
 import { type LuaJsFunction, type LuaState, lauxlib, lua, lualib, to_luastring } from 'fengari';
 import { openBit } from './lua-bit.js';
 import { openCjson } from './lua-cjson.js';
+import { openCmsgpack } from './lua-cmsgpack.js';
 import { formatNumber, useLua51Numbers } from './lua-numbers.js';
 
 /** What redis.call and the other functions of the `redis` table reach: the running script. */
@@ -50,6 +52,7 @@ export class LuaVm {
     open('coroutine', lualib.luaopen_coroutine);
     open('bit', openBit);
     open('cjson', openCjson);
+    open('cmsgpack', openCmsgpack);
     lua.lua_newtable(L);
     const fns: [string, LuaJsFunction][] = [
       ['call', (S) => host.call(S, true)],
@@ -331,7 +334,7 @@ local function pcallResult(ok, ...)
   return ok, ...
 end
 G.pcall = function(f, ...) return pcallResult(pcall0(f, ...)) end
-for _, name in ipairs({'string', 'math', 'table', 'bit', 'cjson', 'redis'}) do
+for _, name in ipairs({'string', 'math', 'table', 'bit', 'cjson', 'cmsgpack', 'redis', 'coroutine'}) do
   rawset(G, name, readonly(rawget(G, name)))
 end
 local env = readonly(G)

@@ -1,3 +1,4 @@
+/// <reference path="./fengari.d.ts" />
 import { type LuaState, lauxlib, lua } from 'fengari';
 import { CommandError } from '../../errors.js';
 import type { Client } from '../../server/client.js';

@@ -57,7 +57,15 @@ export function withCollection<V extends CollectionValue>(
  */
 const MAX_LOOKUP_ROUNDS = 8;
 
-/** Every key's lookup, in order; taken in one synchronous step when `changes` (see above). */
+/**
+ * Every key's lookup, in order; taken in one synchronous step when
+ * `changes` (see above). A key the last round found missing on the disk
+ * stays missing while its lookup still has to go to the disk: the cache
+ * keeps no entry for a missing key, and any write since would have put a
+ * record in memory (or an entry in the cache), making the lookup
+ * synchronous. Without this, a key deleted long ago (its tombstone on
+ * disk) could never be taken in one step with another.
+ */
 export function lookupTogether<V extends CollectionValue>(
   c: Client,
   keys: readonly Buffer[],
@@ -65,19 +73,26 @@ export function lookupTogether<V extends CollectionValue>(
   changes: boolean,
   f: (found: CollectionLookup<V>[]) => CommandResult,
   round = 0,
+  last: readonly CollectionLookup<V>[] | null = null,
 ): CommandResult {
   const cs = c.collections;
   const found: MaybePending<CollectionLookup<V>>[] = [];
   let pending = false;
-  for (const k of keys) {
-    const r = cs.get<V>(k, type);
-    if (r instanceof Promise) pending = true;
+  for (let i = 0; i < keys.length; i++) {
+    let r = cs.get<V>(keys[i]!, type);
+    if (r instanceof Promise) {
+      const before = last?.[i];
+      if (before !== undefined && before.status === 'missing') r = before;
+      else pending = true;
+    }
     found.push(r);
   }
   if (!pending) return f(found as CollectionLookup<V>[]);
   if (!changes && round > 0) return Promise.all(found).then(f);
   if (round >= MAX_LOOKUP_ROUNDS) throw cacheContendedError();
-  return Promise.all(found).then(() => lookupTogether(c, keys, type, changes, f, round + 1));
+  return Promise.all(found).then((resolved) =>
+    lookupTogether(c, keys, type, changes, f, round + 1, resolved),
+  );
 }
 
 /**
