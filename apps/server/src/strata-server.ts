@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { type AofError, type AofFileSystem, AppendOnlyFile } from '@strata/aof';
 import type { DirLock } from '@strata/io';
-import { RespServer } from '@strata/resp';
+import { fileFunctionStore, RespServer } from '@strata/resp';
 import { AofClock } from './aof-clock.js';
 import { aofCommandLog } from './aof-command-log.js';
 import { aofConfigValues, aofInfoLines } from './aof-info.js';
@@ -63,6 +63,8 @@ export class StrataServer {
     });
     this.resp = new RespServer({
       databases: this.databases,
+      // FUNCTION LOAD's libraries, saved before its OK (no AOF needed).
+      functionStore: fileFunctionStore(join(resolve(config.dir), 'functions.rdb')),
       requirepass: config.requirepass,
       maxclients: config.maxclients,
       notifyKeyspaceEvents: config.notifyKeyspaceEvents,

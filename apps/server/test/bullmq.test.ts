@@ -1,7 +1,7 @@
 import { fork } from 'node:child_process';
 import { FlowProducer, type Job, Queue, QueueEvents, Worker } from 'bullmq';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { StrataProcess, tempDir } from './strata-process.js';
+import { describe, expect, test } from 'vitest';
+import { serverForFile } from './strata-process.js';
 
 /**
  * BullMQ (its Lua scripts, blocking markers, streams of events) against a
@@ -9,19 +9,7 @@ import { StrataProcess, tempDir } from './strata-process.js';
  * jobs, priorities, rate limiting, a job scheduler, a flow, QueueEvents,
  * and a stalled job recovered after its worker's process is killed.
  */
-let server: { process: StrataProcess; port: number };
-let dir: { path: string; remove(): Promise<void> };
-
-beforeAll(async () => {
-  dir = await tempDir();
-  server = await StrataProcess.start(['--port', '0', '--dir', dir.path]);
-});
-
-afterAll(async () => {
-  server.process.child.kill('SIGKILL');
-  await server.process.exited;
-  await dir.remove();
-});
+const server = serverForFile();
 
 const connection = () => ({ host: '127.0.0.1', port: server.port, maxRetriesPerRequest: null });
 

@@ -2,27 +2,15 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import Redis from 'ioredis';
 import { BasicClientSideCache, createClient } from 'redis';
 import { io as connectSocketIo, type Socket } from 'socket.io-client';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { runCli, StrataProcess, tempDir } from './strata-process.js';
+import { describe, expect, test } from 'vitest';
+import { runCli, StrataProcess, serverForFile, tempDir } from './strata-process.js';
 
 /**
  * Pub/Sub through the libraries Node programs use, against a real
  * strata-server process: ioredis, node-redis, and Socket.IO's Redis
  * adapter with two Socket.IO servers in two processes.
  */
-let server: { process: StrataProcess; port: number };
-let dir: { path: string; remove(): Promise<void> };
-
-beforeAll(async () => {
-  dir = await tempDir();
-  server = await StrataProcess.start(['--port', '0', '--dir', dir.path]);
-});
-
-afterAll(async () => {
-  server.process.child.kill('SIGKILL');
-  await server.process.exited;
-  await dir.remove();
-});
+const server = serverForFile();
 
 function ioredis(): Redis {
   return new Redis({ port: server.port, host: '127.0.0.1', maxRetriesPerRequest: 1 });

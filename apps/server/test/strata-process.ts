@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 
 export interface Exit {
   code: number | null;
@@ -150,4 +150,29 @@ export async function tempDir(prefix = 'strata-server-'): Promise<{
 }> {
   const path = await mkdtemp(join(tmpdir(), prefix));
   return { path, remove: () => rm(path, { recursive: true, force: true }) };
+}
+
+/**
+ * A strata-server process for a whole test file, in a directory of its
+ * own: started before the file's tests on a free port, killed (SIGKILL)
+ * after them. Read `port` inside tests.
+ */
+export function serverForFile(): { readonly port: number } {
+  let server: { process: StrataProcess; port: number } | null = null;
+  let dir: { path: string; remove(): Promise<void> } | null = null;
+  beforeAll(async () => {
+    dir = await tempDir();
+    server = await StrataProcess.start(['--port', '0', '--dir', dir.path]);
+  });
+  afterAll(async () => {
+    server?.process.child.kill('SIGKILL');
+    await server?.process.exited;
+    await dir?.remove();
+  });
+  return {
+    get port() {
+      if (server === null) throw new Error('the server starts in beforeAll');
+      return server.port;
+    },
+  };
 }

@@ -1,7 +1,7 @@
 import Redis from 'ioredis';
 import { createClient, createClientPool } from 'redis';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { StrataProcess, tempDir } from './strata-process.js';
+import { describe, expect, test } from 'vitest';
+import { StrataProcess, serverForFile, tempDir } from './strata-process.js';
 
 /**
  * Streams through the libraries Node programs use, against a real
@@ -9,19 +9,7 @@ import { StrataProcess, tempDir } from './strata-process.js';
  * API with blocking reads on a client pool (each blocking command on a
  * connection of its own), and a restart that keeps groups and PELs.
  */
-let server: { process: StrataProcess; port: number };
-let dir: { path: string; remove(): Promise<void> };
-
-beforeAll(async () => {
-  dir = await tempDir();
-  server = await StrataProcess.start(['--port', '0', '--dir', dir.path]);
-});
-
-afterAll(async () => {
-  server.process.child.kill('SIGKILL');
-  await server.process.exited;
-  await dir.remove();
-});
+const server = serverForFile();
 
 function ioredis(): Redis {
   return new Redis({ port: server.port, host: '127.0.0.1', maxRetriesPerRequest: 1 });

@@ -3,6 +3,8 @@
 export {
   commandDefinitions,
   createCommandTable,
+  type FunctionStore,
+  fileFunctionStore,
   formatNotifyFlags,
   parseNotifyFlags,
   type ShutdownHook,

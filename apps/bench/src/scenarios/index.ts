@@ -13,6 +13,7 @@ import { respThroughput } from './resp-throughput.js';
 import { scanDbsize } from './scan-dbsize.js';
 import { scanFilters } from './scan-filters.js';
 import { scanSummaries } from './scan-summaries.js';
+import { scripting } from './scripting.js';
 import { streams } from './streams.js';
 import { types } from './types.js';
 
@@ -38,4 +39,5 @@ export const scenarios: readonly AnyScenario[] = [
   durability,
   types,
   streams,
+  scripting,
 ];

@@ -12,7 +12,7 @@ import { memoryFamily } from './memory/index.js';
 import { pubsubFamily } from './pubsub/index.js';
 import { replicationFamily } from './replication/index.js';
 import { scanFamily } from './scan/index.js';
-import { scriptingFamily } from './scripting/index.js';
+import { type ScriptingFamilyOptions, scriptingFamily } from './scripting/index.js';
 import { type ServerFamilyOptions, serverFamily } from './server/index.js';
 import { setsFamily } from './sets/index.js';
 import { streamsFamily } from './streams/index.js';
@@ -21,7 +21,7 @@ import { trackingFamily } from './tracking/index.js';
 import { transactionsFamily } from './transactions/index.js';
 import { zsetsFamily } from './zsets/index.js';
 
-export type CommandSetOptions = ServerFamilyOptions;
+export type CommandSetOptions = ServerFamilyOptions & ScriptingFamilyOptions;
 
 /**
  * Every command family of the server, one line each: adding a family is a
@@ -47,7 +47,7 @@ export function commandFamilies(options: CommandSetOptions = {}): CommandFamily[
     trackingFamily,
     memoryFamily,
     replicationFamily,
-    scriptingFamily,
+    scriptingFamily(options),
   ];
 }
 
@@ -63,4 +63,5 @@ export function createCommandTable(options: CommandSetOptions = {}): CommandTabl
 
 export type { CommandFamily, FamilyHooks, LoggedForm } from './family.js';
 export { formatNotifyFlags, parseNotifyFlags } from './pubsub/keyspace-events.js';
+export { type FunctionStore, fileFunctionStore } from './scripting/index.js';
 export { type ShutdownHook, type ShutdownMode, shutdownCommand } from './server/index.js';

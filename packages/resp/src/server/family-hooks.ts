@@ -36,4 +36,10 @@ export interface FamilyHooks {
   readonly onKeyGone?: (server: ServerState, db: number, key: Uint8Array | null) => void;
   /** A connection closed (its socket is gone; its own state slots are dropped after this). */
   readonly onClientClose?: (client: Client) => void;
+  /**
+   * The server is about to accept connections (database 0 is open): the
+   * family loads what it keeps outside the databases (the function
+   * libraries). A rejection fails `listen`.
+   */
+  readonly beforeListen?: (server: ServerState) => Promise<void>;
 }

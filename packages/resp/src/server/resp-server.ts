@@ -1,7 +1,14 @@
 import { createServer, type Server, Socket } from 'node:net';
+import { join } from 'node:path';
 import type { StoreCore } from '@strata/hlog';
 import { DEFAULT_CLIENT_QUERY_BUFFER_LIMIT, DEFAULT_PROTO_MAX_BULK_LEN } from '@strata/protocol';
-import { commandFamilies, parseNotifyFlags, type ShutdownHook } from '../commands/index.js';
+import {
+  commandFamilies,
+  type FunctionStore,
+  fileFunctionStore,
+  parseNotifyFlags,
+  type ShutdownHook,
+} from '../commands/index.js';
 import { maxClientsError, PROTECTED_MODE_REPLY, ReplayError } from '../errors.js';
 import { Client } from './client.js';
 import type { CommandLog } from './command-log.js';
@@ -82,6 +89,12 @@ export interface RespServerOptions {
    * by Redis's name; a built-in one of the same name is replaced.
    */
   readonly configValues?: Readonly<Record<string, () => string>>;
+  /**
+   * Where FUNCTION LOAD's libraries are kept between runs. Default: with
+   * `databases: { dir }`, the file `<dir>/functions.rdb`; with a provider,
+   * none (the libraries last as long as the server). null: none.
+   */
+  readonly functionStore?: FunctionStore | null;
 }
 
 /** The lines an app adds to one INFO section, each `field:value`. */
@@ -129,7 +142,14 @@ export class RespServer {
       }),
       { onKeyGone: (s, key) => this.state.keyGone(s, key) },
     );
+    const functionStore =
+      options.functionStore !== undefined
+        ? options.functionStore
+        : isProvider(options.databases)
+          ? null
+          : fileFunctionStore(join(options.databases.dir, 'functions.rdb'));
     const families = commandFamilies({
+      functionStore,
       flush: this.keyspace.canFlush,
       save: this.keyspace.canSave,
       ...(options.onShutdown ? { shutdown: options.onShutdown } : {}),
@@ -184,6 +204,7 @@ export class RespServer {
    */
   async listen(port = 6379, host = '127.0.0.1'): Promise<RespServerAddress> {
     await this.keyspace.ensure(0);
+    for (const beforeListen of this.state.hooks.beforeListen) await beforeListen(this.state);
     await new Promise<void>((resolve, reject) => {
       const onError = (e: Error) => reject(e);
       this.server.once('error', onError);

@@ -147,6 +147,7 @@ export class ServerState {
       onKeyExpired: hooks.flatMap((h) => (h.onKeyExpired === undefined ? [] : [h.onKeyExpired])),
       onKeyGone: hooks.flatMap((h) => (h.onKeyGone === undefined ? [] : [h.onKeyGone])),
       onClientClose: hooks.flatMap((h) => (h.onClientClose === undefined ? [] : [h.onClientClose])),
+      beforeListen: hooks.flatMap((h) => (h.beforeListen === undefined ? [] : [h.beforeListen])),
     };
   }
 
@@ -172,6 +173,7 @@ export class ServerState {
       key: Uint8Array | null,
     ) => void)[];
     readonly onClientClose: readonly ((client: Client) => void)[];
+    readonly beforeListen: readonly ((server: ServerState) => Promise<void>)[];
   };
 
   /** An error reply was sent: counted, and by its prefix (Redis's afterErrorReply). */

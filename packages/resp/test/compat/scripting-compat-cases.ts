@@ -223,4 +223,146 @@ export const SCRIPTING_COMPAT_CASES: readonly CompatCase[] = [
       ['evalsha', 'x'],
     ],
   },
+  ...FUNCTION_CASES(),
 ];
+
+/** FUNCTION and FCALL: one function per library where the reply lists them (Redis lists in its dict's order). */
+function FUNCTION_CASES(): CompatCase[] {
+  const lib = (name: string, body: string) => `#!lua name=${name}\n${body}`;
+  const echo = lib(
+    'echolib',
+    "redis.register_function('echo', function(keys, args) return {keys[1], args[1], #keys, #args} end)",
+  );
+  const counter = lib(
+    'counterlib',
+    "redis.register_function{function_name='bump', callback=function(keys, args) return redis.call('INCRBY', keys[1], args[1]) end, description='adds'}",
+  );
+  const reader = lib(
+    'readlib',
+    "redis.register_function{function_name='peek', callback=function(keys) return redis.call('GET', keys[1]) end, flags={'no-writes', 'allow-oom'}}",
+  );
+  const writerRo = lib(
+    'rolib',
+    "redis.register_function{function_name='sneak', callback=function(keys) return redis.call('SET', keys[1], 'x') end, flags={'no-writes'}}",
+  );
+  const bad = (body: string) => ['function', 'load', lib(`bad${body.length}`, body)];
+  return [
+    {
+      name: 'FUNCTION LOAD, FCALL, FCALL_RO, LIST, DELETE, STATS',
+      commands: [
+        ['function', 'flush'],
+        ['function', 'load', echo],
+        ['function', 'load', echo],
+        ['function', 'load', 'replace', echo],
+        ['function', 'load', counter],
+        ['function', 'load', reader],
+        ['function', 'load', writerRo],
+        ['fcall', 'echo', '2', 'k1', 'k2', 'a1'],
+        ['fcall', 'echo', '0'],
+        ['fcall_ro', 'echo', '0'],
+        ['del', 'fnk'],
+        ['fcall', 'bump', '1', 'fnk', '5'],
+        ['fcall', 'bump', '1', 'fnk', 'x'],
+        ['fcall_ro', 'peek', '1', 'fnk'],
+        ['fcall', 'peek', '1', 'fnk'],
+        ['fcall', 'sneak', '1', 'fnk'],
+        ['fcall', 'nope', '0'],
+        ['fcall', 'echo', 'x'],
+        ['fcall', 'echo', '-1'],
+        ['fcall', 'echo', '3', 'a'],
+        ['fcall'],
+        ['function', 'list', 'libraryname', 'echo*'],
+        ['function', 'list', 'libraryname', 'counterlib', 'withcode'],
+        ['function', 'list', 'libraryname', 'readlib'],
+        ['function', 'list', 'libraryname', 'nothing'],
+        ['function', 'list', 'bogus'],
+        ['function', 'list', 'libraryname'],
+        ['function', 'list', 'withcode', 'withcode'],
+        ['function', 'stats'],
+        ['function', 'delete', 'counterlib'],
+        ['function', 'delete', 'counterlib'],
+        ['fcall', 'bump', '1', 'fnk', '1'],
+        ['function', 'kill'],
+        ['function', 'flush', 'bogus'],
+        ['function', 'flush', 'async', 'x'],
+        ['function', 'flush', 'sync'],
+        ['function', 'list'],
+        ['function', 'help'],
+      ],
+    },
+    {
+      name: 'FUNCTION LOAD errors: metadata, registration, the load environment',
+      commands: [
+        ['function', 'flush'],
+        ['function', 'load', 'return 1'],
+        ['function', 'load', '#!lua\nreturn 1'],
+        ['function', 'load', '#!lua name=bad-name\nreturn 1'],
+        ['function', 'load', '#!lua name=x foo=1\nreturn 1'],
+        ['function', 'load', '#!lua name=x\nreturn 1'],
+        ['function', 'load', 'bogus', echo],
+        bad("redis.register_function('g', function() end, 5)"),
+        bad("redis.register_function{function_name='g', callback=function() end, flags={'bogus'}}"),
+        bad("redis.register_function('g')"),
+        bad("redis.register_function('g', 5)"),
+        bad("redis.register_function('bad-name', function() end)"),
+        bad("redis.register_function{function_name='g'}"),
+        bad("redis.register_function{function_name='g', callback=function() end, foo=1}"),
+        bad(
+          "redis.register_function('g', function() end) redis.register_function('g', function() end)",
+        ),
+        bad("error('boom')"),
+        bad('local x = redis.setresp'),
+        bad("redis.call('set', 'a', 'b')"),
+        bad('local x = string.len'),
+        bad('return redis.REDIS_VERSION'),
+        [
+          'function',
+          'load',
+          lib('other', "redis.register_function('echo', function() return 1 end)"),
+        ],
+        ['function', 'load', echo],
+        [
+          'function',
+          'load',
+          lib('other', "redis.register_function('echo', function() return 1 end)"),
+        ],
+        [
+          'function',
+          'load',
+          lib(
+            'logs',
+            "redis.log(redis.LOG_NOTICE, 'loading') redis.register_function('lg', function() return redis.REDIS_VERSION end)",
+          ),
+        ],
+        ['fcall', 'lg', '0'],
+        [
+          'function',
+          'load',
+          lib(
+            'uses',
+            "redis.register_function('up', function() return string.upper('x') .. tostring(#KEYS) end)",
+          ),
+        ],
+        ['fcall', 'up', '0'],
+        [
+          'function',
+          'load',
+          lib('runerr', "redis.register_function('boom', function() error('late') end)"),
+        ],
+        ['fcall', 'boom', '0'],
+        ['function', 'flush'],
+      ],
+    },
+    {
+      name: 'FUNCTION DUMP and RESTORE with their policies',
+      commands: [
+        ['function', 'flush'],
+        ['function', 'load', echo],
+        ['function', 'restore', 'bogus'],
+        ['function', 'restore', 'bogus', 'bogus'],
+        ['function', 'restore', 'bogus', 'flush', 'x'],
+        ['function', 'flush'],
+      ],
+    },
+  ];
+}

@@ -43,6 +43,7 @@ declare module 'fengari' {
     lua_gettop(L: LuaState): number;
     lua_isinteger(L: LuaState, i: number): boolean;
     lua_insert(L: LuaState, i: number): void;
+    lua_remove(L: LuaState, i: number): void;
     lua_isyieldable(L: LuaState): boolean;
     lua_newtable(L: LuaState): void;
     lua_newthread(L: LuaState): LuaState;

@@ -33,8 +33,13 @@ export class LuaVm {
   readonly L: LuaState;
   /** Registry ref of the read-only view of the globals (scripts' _ENV). */
   private readonly envRef: number;
-  /** Registry ref of `function(f) return xpcall(f, __redis__err__handler) end`. */
+  /** Registry ref of `function(f, ...) return xpcall(f, __redis__err__handler, ...) end`. */
   private readonly runnerRef: number;
+  /** Functions' globals (a view), its metatable (whose __index FUNCTION LOAD swaps), the load API. */
+  private readonly functionEnvRef: number;
+  private readonly functionMetaRef: number;
+  private readonly loadRedisRef: number;
+  private readonly loadApiRef: number;
 
   constructor(host: LuaHost) {
     useLua51Numbers();
@@ -97,7 +102,11 @@ export class LuaVm {
     lua.lua_pushjsfunction(L, guardReadonly);
     lua.lua_setglobal(L, 'strata_guard');
     run(L, SETUP);
-    // SETUP returns the read-only view and the runner.
+    // SETUP returns the read-only view, the runner, and the functions' view, its metatable, the load API.
+    this.loadApiRef = lauxlib.luaL_ref(L, lua.LUA_REGISTRYINDEX);
+    this.loadRedisRef = lauxlib.luaL_ref(L, lua.LUA_REGISTRYINDEX);
+    this.functionMetaRef = lauxlib.luaL_ref(L, lua.LUA_REGISTRYINDEX);
+    this.functionEnvRef = lauxlib.luaL_ref(L, lua.LUA_REGISTRYINDEX);
     this.runnerRef = lauxlib.luaL_ref(L, lua.LUA_REGISTRYINDEX);
     this.envRef = lauxlib.luaL_ref(L, lua.LUA_REGISTRYINDEX);
   }
@@ -122,6 +131,63 @@ export class LuaVm {
     return { ok: true, ref: lauxlib.luaL_ref(L, lua.LUA_REGISTRYINDEX) };
   }
 
+  /**
+   * Runs a library's code (FUNCTION LOAD) with only the load API in reach,
+   * `register` as redis.register_function; the message of its error, or
+   * null when it ran.
+   */
+  loadLibrary(code: Buffer, register: LuaJsFunction): string | null {
+    const L = this.L;
+    const top = lua.lua_gettop(L);
+    lua.lua_rawgeti(L, lua.LUA_REGISTRYINDEX, this.loadRedisRef);
+    lua.lua_pushjsfunction(L, register);
+    lua.lua_setfield(L, -2, 'register_function');
+    lua.lua_pop(L, 1);
+    lua.lua_rawgeti(L, lua.LUA_REGISTRYINDEX, lua.LUA_RIDX_GLOBALS);
+    lua.lua_pushstring(L, '__redis__err__handler');
+    lua.lua_rawget(L, -2);
+    lua.lua_remove(L, -2);
+    const handler = lua.lua_gettop(L);
+    if (lauxlib.luaL_loadbufferx(L, code, code.length, '@user_function', 't') !== lua.LUA_OK) {
+      const error = lua.lua_tojsstring(L, -1);
+      lua.lua_settop(L, top);
+      return `ERR Error compiling function: ${error}`;
+    }
+    lua.lua_rawgeti(L, lua.LUA_REGISTRYINDEX, this.functionEnvRef);
+    lua.lua_setupvalue(L, -2, 1);
+    this.setFunctionIndex(this.loadApiRef);
+    const status = lua.lua_pcall(L, 0, 0, handler);
+    this.setFunctionIndex(null);
+    let error: string | null = null;
+    if (status !== lua.LUA_OK) {
+      error = 'ERR Error registering functions: ';
+      if (lua.lua_type(L, -1) === lua.LUA_TTABLE) {
+        lua.lua_pushstring(L, 'err');
+        lua.lua_rawget(L, -2);
+        error += lua.lua_tojsstring(L, -1);
+      } else error += lua.lua_tojsstring(L, -1);
+    }
+    lua.lua_settop(L, top);
+    return error;
+  }
+
+  /** Points the functions' globals at the load API (`ref`), or back at the globals (null). */
+  private setFunctionIndex(ref: number | null): void {
+    const L = this.L;
+    lua.lua_rawgeti(L, lua.LUA_REGISTRYINDEX, this.functionMetaRef);
+    lua.lua_pushstring(L, '__index');
+    if (ref === null) lua.lua_rawgeti(L, lua.LUA_REGISTRYINDEX, lua.LUA_RIDX_GLOBALS);
+    else lua.lua_rawgeti(L, lua.LUA_REGISTRYINDEX, ref);
+    lua.lua_rawset(L, -3);
+    lua.lua_pop(L, 1);
+  }
+
+  /** A registry ref to the value at `i` (a registered function's callback). */
+  ref(i: number): number {
+    lua.lua_pushvalue(this.L, i);
+    return lauxlib.luaL_ref(this.L, lua.LUA_REGISTRYINDEX);
+  }
+
   release(ref: number): void {
     lauxlib.luaL_unref(this.L, lua.LUA_REGISTRYINDEX, ref);
   }
@@ -132,29 +198,29 @@ export class LuaVm {
    * or `false, error table`. The thread is kept in the registry (its ref)
    * until `release`.
    */
-  prepare(ref: number): { co: LuaState; threadRef: number } {
+  prepare(
+    ref: number,
+    call: { keys: readonly Buffer[]; args: readonly Buffer[] } | null = null,
+  ): { co: LuaState; threadRef: number; nargs: number } {
     const L = this.L;
     const co = lua.lua_newthread(L);
     const threadRef = lauxlib.luaL_ref(L, lua.LUA_REGISTRYINDEX);
     lua.lua_rawgeti(co, lua.LUA_REGISTRYINDEX, this.runnerRef);
     lua.lua_rawgeti(co, lua.LUA_REGISTRYINDEX, ref);
-    return { co, threadRef };
+    if (call === null) return { co, threadRef, nargs: 1 };
+    // A function gets its keys and arguments as its two arguments.
+    pushList(co, call.keys);
+    pushList(co, call.args);
+    return { co, threadRef, nargs: 3 };
   }
 
   /** Sets KEYS and ARGV (in the real globals, under the read-only view). */
   setArguments(keys: readonly Buffer[], args: readonly Buffer[]): void {
     const L = this.L;
-    for (const [name, list] of [
-      ['KEYS', keys],
-      ['ARGV', args],
-    ] as const) {
-      lua.lua_createtable(L, list.length, 0);
-      for (let i = 0; i < list.length; i++) {
-        lua.lua_pushstring(L, list[i]!);
-        lua.lua_rawseti(L, -2, i + 1);
-      }
-      lua.lua_setglobal(L, name);
-    }
+    pushList(L, keys);
+    lua.lua_setglobal(L, 'KEYS');
+    pushList(L, args);
+    lua.lua_setglobal(L, 'ARGV');
   }
 }
 
@@ -208,6 +274,14 @@ export function pushRedisError(L: LuaState, message: string): void {
   lua.lua_newtable(L);
   lua.lua_pushstring(L, message.startsWith('-') ? message.slice(1) : `ERR ${message}`);
   lua.lua_setfield(L, -2, 'err');
+}
+
+function pushList(L: LuaState, list: readonly Buffer[]): void {
+  lua.lua_createtable(L, list.length, 0);
+  for (let i = 0; i < list.length; i++) {
+    lua.lua_pushstring(L, list[i]!);
+    lua.lua_rawseti(L, -2, i + 1);
+  }
 }
 
 /** Runs a chunk of the VM's own Lua code; throws when it fails (a bug here). */
@@ -349,7 +423,26 @@ rawset(G, 'loadstring', function(s, name) return rawload(s, name, 't', env) end)
 rawset0(G, '_VERSION', 'Lua 5.1')
 local xpcall, handler = xpcall, __redis__err__handler
 rawset0(G, '_G', env)
-return env, function(f) return xpcall(f, handler) end
+-- Functions' globals: a view whose __index FUNCTION LOAD points at the load
+-- API while a library's code runs (only redis.register_function, redis.log
+-- and the constants), and back at the globals after (Redis swaps its
+-- globals' __index the same way).
+local fmeta = {
+  __index = G,
+  __newindex = function() error('Attempt to modify a readonly table', 2) end,
+  __metatable = false,
+}
+local fenv = setmetatable({}, fmeta)
+views[fenv] = true
+local function missing(_, n)
+  error("Script attempted to access nonexistent global variable '" .. tostring(n) .. "'", 2)
+end
+local loadRedis = setmetatable({}, {__index = missing})
+for _, k in ipairs({'log', 'LOG_DEBUG', 'LOG_VERBOSE', 'LOG_NOTICE', 'LOG_WARNING', 'REDIS_VERSION', 'REDIS_VERSION_NUM'}) do
+  rawset0(loadRedis, k, redis[k])
+end
+local loadApi = setmetatable({redis = readonly(loadRedis)}, {__index = missing})
+return env, function(f, ...) return xpcall(f, handler, ...) end, fenv, fmeta, loadRedis, loadApi
 `;
 
 function tostring51(L: LuaState): number {

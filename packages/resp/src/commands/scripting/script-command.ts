@@ -2,6 +2,7 @@ import { CommandError } from '../../errors.js';
 import type { CommandDefinition } from '../../server/command-table.js';
 import { helpReply } from '../shared/help-reply.js';
 import { NO_KEYS } from '../shared/key-positions.js';
+import { killSubcommand } from './kill-subcommand.js';
 import { scriptsSlot } from './script-cache.js';
 
 const HELP = [
@@ -88,21 +89,7 @@ export const scriptCommand: CommandDefinition = {
         return undefined;
       },
     },
-    {
-      name: 'kill',
-      arity: 2,
-      flags: ['noscript', 'allow_busy'],
-      ...meta,
-      tips: ['request_policy:all_shards', 'response_policy:one_succeeded'],
-      since: '2.6.0',
-      complexity: 'O(1)',
-      summary: 'Terminates a server-side Lua script during execution.',
-      handler(c) {
-        c.server.state(scriptsSlot).engine.kill();
-        c.reply.simple('OK');
-        return undefined;
-      },
-    },
+    killSubcommand('2.6.0', 'Terminates a server-side Lua script during execution.'),
     {
       name: 'help',
       arity: 2,

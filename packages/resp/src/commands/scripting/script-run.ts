@@ -13,8 +13,12 @@ export interface ScriptMode {
 }
 
 /** One script running: its client, its protocol, and what the scheduler must know. */
-interface Run {
+export interface Run {
   readonly c: Client;
+  /** FCALL's (FUNCTION STATS shows it), not EVAL's. */
+  readonly isFunction: boolean;
+  /** The command that runs it (FUNCTION STATS). */
+  readonly argv: readonly Buffer[];
   /** The SHA1 its errors name. */
   readonly name: string;
   readonly mode: ScriptMode;
@@ -49,7 +53,9 @@ const HOOK_COUNT = 10_000;
  * BUSY instead of waiting, and SCRIPT KILL may stop it unless it wrote.
  */
 export class ScriptEngine implements LuaHost {
+  /** EVAL's VM; functions have their own (as in Redis: SCRIPT FLUSH leaves them, FUNCTION FLUSH them alone). */
   vm: LuaVm;
+  functionsVm: LuaVm;
   running: Run | null = null;
 
   constructor(
@@ -57,11 +63,17 @@ export class ScriptEngine implements LuaHost {
     private readonly busyThresholdMs: () => number,
   ) {
     this.vm = new LuaVm(this);
+    this.functionsVm = new LuaVm(this);
   }
 
   /** SCRIPT FLUSH: a new VM; the old one's scripts and state are dropped with it. */
   reset(): void {
     this.vm = new LuaVm(this);
+  }
+
+  /** FUNCTION FLUSH (and a FUNCTION RESTORE FLUSH): the functions' VM anew. */
+  resetFunctions(): void {
+    this.functionsVm = new LuaVm(this);
   }
 
   /**
@@ -75,6 +87,8 @@ export class ScriptEngine implements LuaHost {
     keys: readonly Buffer[],
     args: readonly Buffer[],
     mode: ScriptMode,
+    asFunction = false,
+    argv: readonly Buffer[] = [],
   ): CommandResult {
     if (this.running !== null) {
       // A script calling EVAL is refused by its flags; this is a bug guard.
@@ -83,9 +97,11 @@ export class ScriptEngine implements LuaHost {
     const server = this.server;
     if (!server.othersIdle(c)) {
       // Other clients' commands are on the disk: the script starts once they end, as EXEC does.
-      return server.runExclusive(c, () => this.start(c, ref, name, keys, args, mode, true));
+      return server.runExclusive(c, () =>
+        this.start(c, ref, name, keys, args, mode, asFunction, argv, true),
+      );
     }
-    return this.start(c, ref, name, keys, args, mode, false);
+    return this.start(c, ref, name, keys, args, mode, asFunction, argv, false);
   }
 
   private start(
@@ -95,14 +111,19 @@ export class ScriptEngine implements LuaHost {
     keys: readonly Buffer[],
     args: readonly Buffer[],
     mode: ScriptMode,
+    asFunction: boolean,
+    argv: readonly Buffer[],
     holdsGate: boolean,
   ): CommandResult {
-    const vm = this.vm;
-    vm.setArguments(keys, args);
-    const { co, threadRef } = vm.prepare(ref);
+    const vm = asFunction ? this.functionsVm : this.vm;
+    // A script reads KEYS and ARGV; a function gets them as its arguments.
+    if (!asFunction) vm.setArguments(keys, args);
+    const { co, threadRef, nargs: firstArgs } = vm.prepare(ref, asFunction ? { keys, args } : null);
     const now = Date.now();
     const run: Run = {
       c,
+      isFunction: asFunction,
+      argv,
       name,
       mode,
       resp: 2,
@@ -137,7 +158,7 @@ export class ScriptEngine implements LuaHost {
     };
     let status: number;
     try {
-      status = lua.lua_resume(co, null, 1);
+      status = lua.lua_resume(co, null, firstArgs);
     } catch (e) {
       finish(lua.LUA_ERRRUN);
       throw e;

@@ -1,0 +1,69 @@
+import { CommandError } from '../../errors.js';
+import type { Client } from '../../server/client.js';
+import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
+import type { ServerSlot } from '../family.js';
+import { NO_KEYS } from '../shared/key-positions.js';
+import type { FunctionLibraries } from './function-libraries.js';
+import { scriptsSlot } from './script-cache.js';
+
+/** FCALL's numkeys, in Redis's words for it. */
+function splitKeys(argv: Buffer[]): { keys: Buffer[]; args: Buffer[] } {
+  const text = argv[2]!.toString('latin1');
+  const n = /^-?(0|[1-9][0-9]*)$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(n))
+    throw new CommandError('ERR_SYNTAX', 'ERR Bad number of keys provided');
+  if (n < 0) throw new CommandError('ERR_SYNTAX', "ERR Number of keys can't be negative");
+  if (n > argv.length - 3) {
+    throw new CommandError('ERR_SYNTAX', "ERR Number of keys can't be greater than number of args");
+  }
+  return { keys: argv.slice(3, 3 + n), args: argv.slice(3 + n) };
+}
+
+function fcall(libraries: ServerSlot<FunctionLibraries>, readOnlyCall: boolean) {
+  return (c: Client, argv: Buffer[]): CommandResult => {
+    const fn = c.server.state(libraries).find(argv[1]!.toString('latin1'));
+    if (fn === undefined) throw new CommandError('ERR_SCRIPT', 'ERR Function not found');
+    const { keys, args } = splitKeys(argv);
+    const noWrites = fn.flags.includes('no-writes');
+    if (readOnlyCall && !noWrites) {
+      throw new CommandError(
+        'ERR_SCRIPT',
+        'ERR Can not execute a script with write flag using *_ro command.',
+      );
+    }
+    if (keys.length > 0) c.server.keyspace.get(c.db)?.prefetch(keys, keys.length);
+    const engine = c.server.state(scriptsSlot).engine;
+    return engine.run(c, fn.ref, fn.name, keys, args, { readOnly: noWrites }, true, argv);
+  };
+}
+
+const meta = {
+  arity: -3,
+  ...NO_KEYS,
+  acl: ['scripting'],
+  group: 'scripting',
+  since: '7.0.0',
+  complexity: 'Depends on the function that is executed.',
+  keyNotes: 'We cannot tell how the keys will be used so we assume the worst, RW and UPDATE flags',
+} as const;
+
+export function fcallCommands(libraries: ServerSlot<FunctionLibraries>): CommandDefinition[] {
+  return [
+    {
+      name: 'fcall',
+      flags: ['noscript', 'stale', 'skip_monitor', 'no_mandatory_keys', 'movablekeys'],
+      ...meta,
+      keyFlags: ['RW', 'access', 'update'],
+      summary: 'Invokes a function.',
+      handler: fcall(libraries, false),
+    },
+    {
+      name: 'fcall_ro',
+      flags: ['readonly', 'noscript', 'stale', 'skip_monitor', 'no_mandatory_keys', 'movablekeys'],
+      ...meta,
+      keyFlags: ['RO', 'access'],
+      summary: 'Invokes a read-only function.',
+      handler: fcall(libraries, true),
+    },
+  ];
+}
