@@ -95,7 +95,14 @@ export interface RespServerOptions {
    * none (the libraries last as long as the server). null: none.
    */
   readonly functionStore?: FunctionStore | null;
+  /**
+   * Bytes of heap and buffers one Lua script may add before it is stopped
+   * with an error (fengari has no allocator to cap). Default 1 GiB.
+   */
+  readonly scriptMemory?: number;
 }
+
+const DEFAULT_SCRIPT_MEMORY = 1 << 30;
 
 /** The lines an app adds to one INFO section, each `field:value`. */
 export type InfoSectionProvider = () => readonly string[];
@@ -185,6 +192,7 @@ export class RespServer {
       queryBufferLimit: options.queryBufferLimit ?? DEFAULT_CLIENT_QUERY_BUFFER_LIMIT,
       protectedMode: options.protectedMode ?? true,
       notifyKeyspaceEvents: notifyFlags(options.notifyKeyspaceEvents ?? ''),
+      scriptMemory: options.scriptMemory ?? DEFAULT_SCRIPT_MEMORY,
     };
     this.state = new ServerState(this.table, this.keyspace, config, {
       hooks: families.flatMap((f) => (f.hooks === undefined ? [] : [f.hooks])),

@@ -50,6 +50,8 @@ export interface ServerConfig {
   protectedMode: boolean;
   /** notify-keyspace-events as Redis's NOTIFY_* bits (the pubsub family's keyspace-events.ts); 0: off. */
   notifyKeyspaceEvents: number;
+  /** Bytes of heap and buffers one script may add before it is stopped (RespServerOptions.scriptMemory). */
+  scriptMemory: number;
 }
 
 export interface ServerStateOptions {

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { describe, expect, test } from 'vitest';
-import { serverWithClient } from '../support/test-server.js';
+import { serverWithClient, startServer } from '../support/test-server.js';
 
 /**
  * Scripts over real sockets (ioredis) on a server whose stores keep 64 KiB
@@ -131,5 +131,25 @@ describe('scripts', () => {
       await r().eval("redis.call('select', 1); return redis.call('get', KEYS[1])", 1, 's:db0'),
     ).toBeNull();
     expect(await r().get('s:db0')).toBe('zero');
+  });
+});
+
+describe('a script that allocates without bound', () => {
+  test('is stopped with an error once it grows the heap past scriptMemory; the server stays up', async () => {
+    const t = await startServer({ scriptMemory: 64 << 20 });
+    const c = new Redis({ port: t.port, host: '127.0.0.1', lazyConnect: true });
+    await c.connect();
+    try {
+      await expect(
+        c.eval("local t = {} while true do t[#t + 1] = string.rep('x', 100000) .. #t end", 0),
+      ).rejects.toThrow(
+        /^ERR Script used more memory than scripts may \(67108864 bytes of heap and buffers\) script: [0-9a-f]{40}, on @user_script:1\.$/,
+      );
+      expect(await c.eval('return 1', 0)).toBe(1);
+      expect(await c.ping()).toBe('PONG');
+    } finally {
+      c.disconnect();
+      await t.stop();
+    }
   });
 });

@@ -27,6 +27,7 @@ function state(requirepass: string | null): ServerState {
     queryBufferLimit: 1 << 30,
     protectedMode: true,
     notifyKeyspaceEvents: 0,
+    scriptMemory: 1 << 30,
   });
 }
 

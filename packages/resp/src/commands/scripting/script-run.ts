@@ -34,6 +34,20 @@ export interface Run {
   killRequested: boolean;
   /** When the current slice began: the count hook yields once it has run long enough. */
   sliceAt: number;
+  /** The script's own coroutine: only it yields to the engine (a coroutine the script made yields to the script). */
+  readonly co: LuaState;
+  /**
+   * The process's heap and buffers (fengari's strings) when it started: the
+   * count hook stops a script that grows them past `config.scriptMemory`
+   * (fengari has no allocator to cap; unbounded, V8's heap limit would end
+   * the process).
+   */
+  readonly heapAtStart: number;
+}
+
+function heapBytes(): number {
+  const m = process.memoryUsage();
+  return m.heapUsed + m.arrayBuffers;
 }
 
 /** How long one slice of a script runs before it lets the event loop turn (and others get BUSY). */
@@ -134,6 +148,8 @@ export class ScriptEngine implements LuaHost {
       startedAt: now,
       killRequested: false,
       sliceAt: now,
+      co,
+      heapAtStart: heapBytes(),
     };
     this.running = run;
     const db = c.db;
@@ -208,7 +224,17 @@ export class ScriptEngine implements LuaHost {
       raiseRedisError(L, 'Script killed by user with SCRIPT KILL...');
       return;
     }
-    if (Date.now() - run.sliceAt >= SLICE_MS && lua.lua_isyieldable(L)) lua.lua_yield(L, 0);
+    const limit = this.server.config.scriptMemory;
+    if (heapBytes() - run.heapAtStart > limit) {
+      raiseRedisError(
+        L,
+        `Script used more memory than scripts may (${limit} bytes of heap and buffers)`,
+      );
+      return;
+    }
+    if (Date.now() - run.sliceAt >= SLICE_MS && L === run.co && lua.lua_isyieldable(L)) {
+      lua.lua_yield(L, 0);
+    }
   }
 
   /** Another client's command while the script holds the gate. */
