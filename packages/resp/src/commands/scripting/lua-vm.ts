@@ -40,6 +40,8 @@ export class LuaVm {
   private readonly functionMetaRef: number;
   private readonly loadRedisRef: number;
   private readonly loadApiRef: number;
+  /** A finished script's coroutine, kept to run the next (creating one per script is a cost). */
+  private idle: { co: LuaState; threadRef: number } | null = null;
 
   constructor(host: LuaHost) {
     useLua51Numbers();
@@ -188,6 +190,16 @@ export class LuaVm {
     return lauxlib.luaL_ref(this.L, lua.LUA_REGISTRYINDEX);
   }
 
+  /**
+   * The coroutine of a script that ended: kept for the next one when it
+   * finished (its body returned), else let go.
+   */
+  releaseThread(co: LuaState, threadRef: number, finished: boolean): void {
+    lua.lua_settop(co, 0);
+    if (finished && this.idle === null) this.idle = { co, threadRef };
+    else lauxlib.luaL_unref(this.L, lua.LUA_REGISTRYINDEX, threadRef);
+  }
+
   release(ref: number): void {
     lauxlib.luaL_unref(this.L, lua.LUA_REGISTRYINDEX, ref);
   }
@@ -203,8 +215,17 @@ export class LuaVm {
     call: { keys: readonly Buffer[]; args: readonly Buffer[] } | null = null,
   ): { co: LuaState; threadRef: number; nargs: number } {
     const L = this.L;
-    const co = lua.lua_newthread(L);
-    const threadRef = lauxlib.luaL_ref(L, lua.LUA_REGISTRYINDEX);
+    let co: LuaState;
+    let threadRef: number;
+    const idle = this.idle;
+    if (idle !== null) {
+      // The last script's coroutine, finished: a thread whose body returned runs another.
+      this.idle = null;
+      ({ co, threadRef } = idle);
+    } else {
+      co = lua.lua_newthread(L);
+      threadRef = lauxlib.luaL_ref(L, lua.LUA_REGISTRYINDEX);
+    }
     lua.lua_rawgeti(co, lua.LUA_REGISTRYINDEX, this.runnerRef);
     lua.lua_rawgeti(co, lua.LUA_REGISTRYINDEX, ref);
     if (call === null) return { co, threadRef, nargs: 1 };

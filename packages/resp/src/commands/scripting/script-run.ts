@@ -37,12 +37,13 @@ export interface Run {
   /** The script's own coroutine: only it yields to the engine (a coroutine the script made yields to the script). */
   readonly co: LuaState;
   /**
-   * The process's heap and buffers (fengari's strings) when it started: the
+   * The process's heap and buffers (fengari's strings) at its first count
+   * hook (-1 before; the first 10,000 instructions are not counted): the
    * count hook stops a script that grows them past `config.scriptMemory`
    * (fengari has no allocator to cap; unbounded, V8's heap limit would end
    * the process).
    */
-  readonly heapAtStart: number;
+  heapAtStart: number;
 }
 
 function heapBytes(): number {
@@ -71,6 +72,7 @@ export class ScriptEngine implements LuaHost {
   vm: LuaVm;
   functionsVm: LuaVm;
   running: Run | null = null;
+  private readonly hookFn = (L: LuaState) => this.hook(L);
 
   constructor(
     private readonly server: ServerState,
@@ -149,7 +151,7 @@ export class ScriptEngine implements LuaHost {
       killRequested: false,
       sliceAt: now,
       co,
-      heapAtStart: heapBytes(),
+      heapAtStart: -1,
     };
     this.running = run;
     const db = c.db;
@@ -159,7 +161,7 @@ export class ScriptEngine implements LuaHost {
     // Its writes reach the command log as MULTI, the writes, EXEC (effects replication).
     if (framed) c.beginExec();
     c.inScript = true;
-    lua.lua_sethook(co, (L) => this.hook(L), lua.LUA_MASKCOUNT, HOOK_COUNT);
+    lua.lua_sethook(co, this.hookFn, lua.LUA_MASKCOUNT, HOOK_COUNT);
     const finish = (status: number) => {
       c.inScript = false;
       c.db = db;
@@ -168,8 +170,7 @@ export class ScriptEngine implements LuaHost {
       this.running = null;
       this.server.busy = null;
       this.reply(c, co, status, run);
-      lua.lua_settop(co, 0);
-      vm.release(threadRef);
+      vm.releaseThread(co, threadRef, status === lua.LUA_OK);
       if (framed) c.endExec();
     };
     let status: number;
@@ -225,7 +226,9 @@ export class ScriptEngine implements LuaHost {
       return;
     }
     const limit = this.server.config.scriptMemory;
-    if (heapBytes() - run.heapAtStart > limit) {
+    // The baseline is taken at the first check: reading it costs a system call, too much per script.
+    if (run.heapAtStart < 0) run.heapAtStart = heapBytes();
+    else if (heapBytes() - run.heapAtStart > limit) {
       raiseRedisError(
         L,
         `Script used more memory than scripts may (${limit} bytes of heap and buffers)`,
