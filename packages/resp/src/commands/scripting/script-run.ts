@@ -44,6 +44,8 @@ export interface Run {
    * the process).
    */
   heapAtStart: number;
+  /** The count hook raised an error (SCRIPT KILL, memory). */
+  hookRaised: boolean;
 }
 
 function heapBytes(): number {
@@ -152,6 +154,7 @@ export class ScriptEngine implements LuaHost {
       sliceAt: now,
       co,
       heapAtStart: -1,
+      hookRaised: false,
     };
     this.running = run;
     const db = c.db;
@@ -170,7 +173,8 @@ export class ScriptEngine implements LuaHost {
       this.running = null;
       this.server.busy = null;
       this.reply(c, co, status, run);
-      vm.releaseThread(co, threadRef, status === lua.LUA_OK);
+      // A thread a hook raised an error in keeps fengari's hooks off (allowhook): not reused.
+      vm.releaseThread(co, threadRef, status === lua.LUA_OK && !run.hookRaised);
       if (framed) c.endExec();
     };
     let status: number;
@@ -222,6 +226,7 @@ export class ScriptEngine implements LuaHost {
     if (run === null) return;
     if (run.killRequested) {
       run.killRequested = false;
+      run.hookRaised = true;
       raiseRedisError(L, 'Script killed by user with SCRIPT KILL...');
       return;
     }
@@ -229,6 +234,7 @@ export class ScriptEngine implements LuaHost {
     // The baseline is taken at the first check: reading it costs a system call, too much per script.
     if (run.heapAtStart < 0) run.heapAtStart = heapBytes();
     else if (heapBytes() - run.heapAtStart > limit) {
+      run.hookRaised = true;
       raiseRedisError(
         L,
         `Script used more memory than scripts may (${limit} bytes of heap and buffers)`,
