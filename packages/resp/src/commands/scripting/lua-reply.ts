@@ -31,6 +31,7 @@ interface Frame {
  * `{map=}`, `{set=}` (members true) and `{verbatim_string={format=, string=}}`.
  */
 export function pushReply(L: LuaState, reply: Buffer): void {
+  if (pushScalar(L, reply)) return;
   const frames: Frame[] = [];
   const placed = () => {
     const f = frames[frames.length - 1];
@@ -106,6 +107,37 @@ export function pushReply(L: LuaState, reply: Buffer): void {
       }),
   };
   visitReply(reply, 0, v);
+}
+
+/**
+ * The replies most commands give (an integer, a bulk string or its null, a
+ * status, an error) pushed without the visitor; false for any other.
+ */
+function pushScalar(L: LuaState, reply: Buffer): boolean {
+  const type = reply[0];
+  const lf = reply.indexOf(0x0a);
+  if (lf !== reply.length - 1 && type !== 0x24) return false;
+  if (type === 0x3a) {
+    pushNumber(L, Number(reply.toString('latin1', 1, lf - 1)));
+    return true;
+  }
+  if (type === 0x24) {
+    if (reply[1] === 0x2d) {
+      lua.lua_pushboolean(L, false);
+      return true;
+    }
+    const n = Number(reply.toString('latin1', 1, lf - 1));
+    if (lf + 1 + n + 2 !== reply.length) return false;
+    lua.lua_pushstring(L, reply.subarray(lf + 1, lf + 1 + n));
+    return true;
+  }
+  if (type === 0x2b || type === 0x2d) {
+    lua.lua_createtable(L, 0, 1);
+    lua.lua_pushstring(L, reply.subarray(1, lf - 1));
+    lua.lua_setfield(L, -2, type === 0x2b ? 'ok' : 'err');
+    return true;
+  }
+  return false;
 }
 
 /** Redis answers a Lua value nested deeper than this with an error (LUA_CMD_OBJCACHE_MAX_LEN aside). */

@@ -307,10 +307,12 @@ export class ScriptEngine implements LuaHost {
       if (t !== lua.LUA_TSTRING && t !== lua.LUA_TNUMBER) {
         return refuse('Lua redis lib command arguments must be strings or integers');
       }
-      argv[i - 1] =
-        t === lua.LUA_TNUMBER
-          ? Buffer.from(numberArgument(lua.lua_tonumber(L, i)))
-          : Buffer.from(lua.lua_tolstring(L, i)!);
+      if (t === lua.LUA_TNUMBER) argv[i - 1] = Buffer.from(numberArgument(lua.lua_tonumber(L, i)));
+      else {
+        // A view, not a copy: Lua strings never change.
+        const s = lua.lua_tolstring(L, i)!;
+        argv[i - 1] = Buffer.from(s.buffer, s.byteOffset, s.byteLength);
+      }
     }
     const c = run.c;
     const table = this.server.table;
