@@ -30,3 +30,12 @@ test('RPOPLPUSH, LMOVE and SMOVE into a key whose deletion is on disk', async ()
     await r().eval("return redis.call('rpoplpush', KEYS[1], KEYS[2])", 2, 'd:src', 'd:list'),
   ).toBe('b');
 });
+
+test('LMPOP and BLPOP past a key whose deletion is on disk, to the next key', async () => {
+  await r().rpush('d:gone', 'old');
+  await r().del('d:gone');
+  for (let i = 0; i < 2000; i++) await r().set(`d:fill3:${i}`, 'x'.repeat(100));
+  await r().rpush('d:next', 'a', 'b');
+  expect(await r().lmpop(2, 'd:gone', 'd:next', 'LEFT')).toEqual(['d:next', ['a']]);
+  expect(await r().blpop('d:gone', 'd:next', 1)).toEqual(['d:next', 'b']);
+});

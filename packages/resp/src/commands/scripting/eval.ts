@@ -2,21 +2,10 @@ import { CommandError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
 import { NO_KEYS } from '../shared/key-positions.js';
+import { splitNumkeys } from './numkeys.js';
 import { type CachedScript, scriptsSlot } from './script-cache.js';
 
-/** EVAL's numkeys, checked as Redis checks it: its keys, then its arguments. */
-function splitArguments(argv: Buffer[]): { keys: Buffer[]; args: Buffer[] } {
-  const text = argv[2]!.toString('latin1');
-  const n = /^-?(0|[1-9][0-9]*)$/.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isSafeInteger(n)) {
-    throw new CommandError('ERR_NOT_INTEGER', 'ERR value is not an integer or out of range');
-  }
-  if (n < 0) throw new CommandError('ERR_SYNTAX', "ERR Number of keys can't be negative");
-  if (n > argv.length - 3) {
-    throw new CommandError('ERR_SYNTAX', "ERR Number of keys can't be greater than number of args");
-  }
-  return { keys: argv.slice(3, 3 + n), args: argv.slice(3 + n) };
-}
+const NOT_INTEGER = 'ERR value is not an integer or out of range';
 
 function runScript(
   c: Client,
@@ -24,17 +13,24 @@ function runScript(
   argv: Buffer[],
   readOnly: boolean,
 ): CommandResult {
-  const { keys, args } = splitArguments(argv);
+  const { keys, args } = splitNumkeys(argv, NOT_INTEGER);
   const scripts = c.server.state(scriptsSlot);
   const mode = { readOnly: readOnly || script.mode?.readOnly === true };
-  if (keys.length > 0) c.server.keyspace.get(c.db)?.prefetch(keys, keys.length);
-  return scripts.engine.run(c, script.ref, script.sha, keys, args, mode);
+  return scripts.engine.run(c, {
+    ref: script.ref,
+    name: script.sha,
+    keys,
+    args,
+    mode,
+    isFunction: false,
+    argv,
+  });
 }
 
 function evalBody(readOnly: boolean) {
   return (c: Client, argv: Buffer[]): CommandResult => {
     // Numkeys first: Redis refuses bad arguments before it compiles.
-    splitArguments(argv);
+    splitNumkeys(argv, NOT_INTEGER);
     const script = c.server.state(scriptsSlot).load(argv[1]!);
     return runScript(c, script, argv, readOnly);
   };
@@ -42,7 +38,7 @@ function evalBody(readOnly: boolean) {
 
 function evalSha(readOnly: boolean) {
   return (c: Client, argv: Buffer[]): CommandResult => {
-    splitArguments(argv);
+    splitNumkeys(argv, NOT_INTEGER);
     const sha = argv[1]!.toString('latin1').toLowerCase();
     const script = sha.length === 40 ? c.server.state(scriptsSlot).get(sha) : undefined;
     if (script === undefined) {

@@ -4,26 +4,14 @@ import type { CommandDefinition, CommandResult } from '../../server/command-tabl
 import type { ServerSlot } from '../family.js';
 import { NO_KEYS } from '../shared/key-positions.js';
 import type { FunctionLibraries } from './function-libraries.js';
+import { splitNumkeys } from './numkeys.js';
 import { scriptsSlot } from './script-cache.js';
-
-/** FCALL's numkeys, in Redis's words for it. */
-function splitKeys(argv: Buffer[]): { keys: Buffer[]; args: Buffer[] } {
-  const text = argv[2]!.toString('latin1');
-  const n = /^-?(0|[1-9][0-9]*)$/.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isSafeInteger(n))
-    throw new CommandError('ERR_SYNTAX', 'ERR Bad number of keys provided');
-  if (n < 0) throw new CommandError('ERR_SYNTAX', "ERR Number of keys can't be negative");
-  if (n > argv.length - 3) {
-    throw new CommandError('ERR_SYNTAX', "ERR Number of keys can't be greater than number of args");
-  }
-  return { keys: argv.slice(3, 3 + n), args: argv.slice(3 + n) };
-}
 
 function fcall(libraries: ServerSlot<FunctionLibraries>, readOnlyCall: boolean) {
   return (c: Client, argv: Buffer[]): CommandResult => {
     const fn = c.server.state(libraries).find(argv[1]!.toString('latin1'));
     if (fn === undefined) throw new CommandError('ERR_SCRIPT', 'ERR Function not found');
-    const { keys, args } = splitKeys(argv);
+    const { keys, args } = splitNumkeys(argv, 'ERR Bad number of keys provided');
     const noWrites = fn.flags.includes('no-writes');
     if (readOnlyCall && !noWrites) {
       throw new CommandError(
@@ -31,9 +19,15 @@ function fcall(libraries: ServerSlot<FunctionLibraries>, readOnlyCall: boolean) 
         'ERR Can not execute a script with write flag using *_ro command.',
       );
     }
-    if (keys.length > 0) c.server.keyspace.get(c.db)?.prefetch(keys, keys.length);
-    const engine = c.server.state(scriptsSlot).engine;
-    return engine.run(c, fn.ref, fn.name, keys, args, { readOnly: noWrites }, true, argv);
+    return c.server.state(scriptsSlot).engine.run(c, {
+      ref: fn.ref,
+      name: fn.name,
+      keys,
+      args,
+      mode: { readOnly: noWrites },
+      isFunction: true,
+      argv,
+    });
   };
 }
 

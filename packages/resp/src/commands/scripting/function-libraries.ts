@@ -2,6 +2,7 @@
 import { type LuaState, lua } from 'fengari';
 import { CommandError } from '../../errors.js';
 import { dumpLibraries, restoreLibraries } from './function-dump.js';
+import { raiseRedisError } from './lua-vm.js';
 import type { ScriptEngine } from './script-run.js';
 
 /** Where the libraries are kept between runs (RespServerOptions.functionStore). */
@@ -211,12 +212,7 @@ function registerFunction(
   into: Map<string, RegisteredFunction>,
   ref: (i: number) => number,
 ): number {
-  const raise = (message: string) => {
-    lua.lua_newtable(L);
-    lua.lua_pushstring(L, `ERR ${message}`);
-    lua.lua_setfield(L, -2, 'err');
-    return lua.lua_error(L);
-  };
+  const raise = (message: string) => raiseRedisError(L, message);
   const argc = lua.lua_gettop(L);
   let nameAt = 1;
   let callbackAt = 2;

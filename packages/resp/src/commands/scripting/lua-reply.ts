@@ -208,7 +208,8 @@ function stringField(L: LuaState, t: number, name: string): Uint8Array | null {
 function writeTable(L: LuaState, t: number, out: ReplyWriter, resp: 2 | 3, depth: number): void {
   const err = stringField(L, t, 'err');
   if (err !== null) {
-    out.error(errorText(err));
+    // The writer turns newlines into spaces, as Redis does.
+    out.error(err);
     return;
   }
   const ok = stringField(L, t, 'ok');
@@ -285,9 +286,4 @@ function countPairs(L: LuaState, t: number): number {
     n++;
   }
   return n;
-}
-
-/** An error table's message as Redis replies it: newlines become spaces (the writer does that). */
-function errorText(err: Uint8Array): Buffer {
-  return Buffer.from(err);
 }

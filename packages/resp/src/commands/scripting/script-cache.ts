@@ -13,24 +13,17 @@ export interface CachedScript {
   readonly ref: number;
   /** From its shebang (`#!lua flags=no-writes`): null when it has none. */
   readonly mode: ScriptMode | null;
-  readonly bytes: number;
 }
 
 /** The server's scripts: the engine and the script cache (Redis's lua_scripts dict). */
 export class Scripts {
   readonly engine: ScriptEngine;
   private readonly cache = new Map<string, CachedScript>();
-  /** Bytes of the cached bodies (INFO used_memory_scripts_eval). */
-  bytes = 0;
 
   constructor(server: ServerState) {
     this.engine = new ScriptEngine(server, () =>
       Number(readConfig(server, 'busy-reply-threshold')),
     );
-  }
-
-  get count(): number {
-    return this.cache.size;
   }
 
   has(sha: string): boolean {
@@ -58,16 +51,14 @@ export class Scripts {
         true,
       );
     }
-    const script: CachedScript = { sha, ref: compiled.ref, mode: shebang.mode, bytes: body.length };
+    const script: CachedScript = { sha, ref: compiled.ref, mode: shebang.mode };
     this.cache.set(sha, script);
-    this.bytes += body.length;
     return script;
   }
 
   /** SCRIPT FLUSH: every script gone, with the VM they lived in. */
   flush(): void {
     this.cache.clear();
-    this.bytes = 0;
     this.engine.reset();
   }
 }

@@ -12,6 +12,21 @@ export interface ScriptMode {
   readonly readOnly: boolean;
 }
 
+/** What EVAL or FCALL asks the engine to run. */
+export interface ScriptCall {
+  /** Registry ref of the compiled script, or of the function's callback. */
+  readonly ref: number;
+  /** What its errors name: the script's SHA1, the function's name. */
+  readonly name: string;
+  readonly keys: readonly Buffer[];
+  readonly args: readonly Buffer[];
+  readonly mode: ScriptMode;
+  /** FCALL's: the functions' VM, keys and arguments as its two arguments. */
+  readonly isFunction: boolean;
+  /** The command that runs it (FUNCTION STATS). */
+  readonly argv: readonly Buffer[];
+}
+
 /** One script running: its client, its protocol, and what the scheduler must know. */
 export interface Run {
   readonly c: Client;
@@ -94,54 +109,33 @@ export class ScriptEngine implements LuaHost {
     this.functionsVm = new LuaVm(this);
   }
 
-  /**
-   * Runs the compiled function `ref` as `name` (its SHA1) for `c`, with
-   * KEYS and ARGV, and writes its reply to `c.reply`.
-   */
-  run(
-    c: Client,
-    ref: number,
-    name: string,
-    keys: readonly Buffer[],
-    args: readonly Buffer[],
-    mode: ScriptMode,
-    asFunction = false,
-    argv: readonly Buffer[] = [],
-  ): CommandResult {
+  /** Runs `call` for `c` and writes its reply to `c.reply`. */
+  run(c: Client, call: ScriptCall): CommandResult {
     if (this.running !== null) {
       // A script calling EVAL is refused by its flags; this is a bug guard.
       throw new CommandError('ERR_BUSY', 'ERR a script is already running');
     }
     const server = this.server;
+    // The declared keys' reads start together (a script's calls then often find them in memory).
+    if (call.keys.length > 0) server.keyspace.get(c.db)?.prefetch(call.keys, call.keys.length);
     if (!server.othersIdle(c)) {
       // Other clients' commands are on the disk: the script starts once they end, as EXEC does.
-      return server.runExclusive(c, () =>
-        this.start(c, ref, name, keys, args, mode, asFunction, argv, true),
-      );
+      return server.runExclusive(c, () => this.start(c, call, true));
     }
-    return this.start(c, ref, name, keys, args, mode, asFunction, argv, false);
+    return this.start(c, call, false);
   }
 
-  private start(
-    c: Client,
-    ref: number,
-    name: string,
-    keys: readonly Buffer[],
-    args: readonly Buffer[],
-    mode: ScriptMode,
-    asFunction: boolean,
-    argv: readonly Buffer[],
-    holdsGate: boolean,
-  ): CommandResult {
-    const vm = asFunction ? this.functionsVm : this.vm;
+  private start(c: Client, call: ScriptCall, holdsGate: boolean): CommandResult {
+    const { ref, name, keys, args, mode, isFunction } = call;
+    const vm = isFunction ? this.functionsVm : this.vm;
     // A script reads KEYS and ARGV; a function gets them as its arguments.
-    if (!asFunction) vm.setArguments(keys, args);
-    const { co, threadRef, nargs: firstArgs } = vm.prepare(ref, asFunction ? { keys, args } : null);
+    if (!isFunction) vm.setArguments(keys, args);
+    const { co, threadRef, nargs: firstArgs } = vm.prepare(ref, isFunction ? { keys, args } : null);
     const now = Date.now();
     const run: Run = {
       c,
-      isFunction: asFunction,
-      argv,
+      isFunction,
+      argv: call.argv,
       name,
       mode,
       resp: 2,

@@ -58,14 +58,25 @@ export function withCollection<V extends CollectionValue>(
 const MAX_LOOKUP_ROUNDS = 8;
 
 /**
- * Every key's lookup, in order; taken in one synchronous step when
- * `changes` (see above). A key the last round found missing on the disk
- * stays missing while its lookup still has to go to the disk: the cache
- * keeps no entry for a missing key, and any write since would have put a
- * record in memory (or an entry in the cache), making the lookup
- * synchronous. Without this, a key deleted long ago (its tombstone on
- * disk) could never be taken in one step with another.
+ * A lookup repeated after one that waited on the disk (`last`, its
+ * result): a key the last round found missing on the disk stays missing
+ * while its lookup still has to go to the disk. The cache keeps no entry
+ * for a missing key, and any write since would have put a record in
+ * memory (or an entry in the cache), making the lookup synchronous.
+ * Without this, a key deleted long ago (its tombstone on disk) could never
+ * be taken in one synchronous step.
  */
+function lookupAgain<V extends CollectionValue>(
+  cs: Client['collections'],
+  key: Buffer,
+  type: number,
+  last: CollectionLookup<V> | undefined,
+): MaybePending<CollectionLookup<V>> {
+  const r = cs.get<V>(key, type);
+  return r instanceof Promise && last?.status === 'missing' ? last : r;
+}
+
+/** Every key's lookup, in order; taken in one synchronous step when `changes` (see above). */
 export function lookupTogether<V extends CollectionValue>(
   c: Client,
   keys: readonly Buffer[],
@@ -79,12 +90,8 @@ export function lookupTogether<V extends CollectionValue>(
   const found: MaybePending<CollectionLookup<V>>[] = [];
   let pending = false;
   for (let i = 0; i < keys.length; i++) {
-    let r = cs.get<V>(keys[i]!, type);
-    if (r instanceof Promise) {
-      const before = last?.[i];
-      if (before !== undefined && before.status === 'missing') r = before;
-      else pending = true;
-    }
+    const r = lookupAgain<V>(cs, keys[i]!, type, last?.[i]);
+    if (r instanceof Promise) pending = true;
     found.push(r);
   }
   if (!pending) return f(found as CollectionLookup<V>[]);
@@ -121,14 +128,15 @@ export function withFirstNonEmpty<V extends CollectionValue>(
   type: number,
   fn: (index: number, value: Found<V>) => CommandResult,
 ): CommandResult {
-  const step = (i: number, round: number): CommandResult => {
+  const step = (i: number, round: number, last?: CollectionLookup<V>): CommandResult => {
     for (; i < keys.length; i++) {
-      const r = c.collections.get<V>(keys[i]!, type);
+      const r = lookupAgain<V>(c.collections, keys[i]!, type, last);
+      last = undefined;
       if (r instanceof Promise) {
         // Looked up again once loaded (the pop must change the cached value).
         if (round >= MAX_LOOKUP_ROUNDS) throw cacheContendedError();
         const at = i;
-        return r.then(() => step(at, round + 1));
+        return r.then((x) => step(at, round + 1, x));
       }
       const v = lookupValue(r);
       if (v !== null && v.size > 0) return fn(i, v);
