@@ -31,6 +31,14 @@ export {
   SetValue,
 } from './set-value.js';
 export { cursorSlot, SlotMap, slotCursor } from './slot-map.js';
+export { StreamBlockValue } from './stream-block.js';
+export {
+  CachedStreamBlocks,
+  copyStreamBlocks,
+  dropStreamBlocks,
+  loadStreamBlocks,
+  streamBlockKey,
+} from './stream-blocks.js';
 export { decodeStreamSliced } from './stream-codec.js';
 export { type PendingEntry, StreamConsumer, StreamGroup } from './stream-group.js';
 export {
@@ -49,8 +57,11 @@ export {
   withSeq,
 } from './stream-id.js';
 export {
+  STREAM_BLOCK_BYTES,
   STREAM_BLOCK_ENTRIES,
-  type StreamBlock,
+  type StreamBlockRef,
+  type StreamBlocks,
+  type StreamTrim,
   StreamValue,
   type StreamVisitor,
 } from './stream-value.js';

@@ -1,8 +1,14 @@
 import { CollectionError } from './collection-error.js';
 import type { StreamId } from './stream-id.js';
 
-/** The format byte of a serialized stream (see StreamValue.encodeSliced). */
-export const STREAM_FORMAT = 1;
+/** The format byte of a stream head with its entries inline (read only: streams before blocks). */
+export const STREAM_FORMAT_INLINE = 1;
+
+/** The format byte of a stream head (see StreamValue.encodeSliced). */
+export const STREAM_FORMAT = 2;
+
+/** The format byte of a sealed stream block (see StreamBlockValue.encodeSliced). */
+export const STREAM_BLOCK_FORMAT = 1;
 
 /** Little-endian fields into a buffer that doubles when full. */
 export class ByteWriter {
@@ -41,6 +47,12 @@ export class ByteWriter {
     this.room(16);
     this.buf.write(id, this.pos, 16, 'latin1');
     this.pos += 16;
+  }
+
+  raw(bytes: Uint8Array): void {
+    this.room(bytes.length);
+    this.buf.set(bytes, this.pos);
+    this.pos += bytes.length;
   }
 
   /** A u32 length, then the latin1 string's bytes. */
@@ -88,6 +100,12 @@ export class ByteReader {
   id(): StreamId {
     const at = this.need(16);
     return this.buf.toString('latin1', at, at + 16) as StreamId;
+  }
+
+  /** `n` bytes, copied. */
+  raw(n: number): Buffer {
+    const at = this.need(n);
+    return Buffer.from(this.buf.subarray(at, at + n));
   }
 
   str(): string {

@@ -1,40 +1,86 @@
+import { randomBytes } from 'node:crypto';
 import { RecordType } from '@strata/hlog';
 import type { CollectionValue } from './collection-value.js';
 import { runWhole, SLICE_ITEMS, type Sliced } from './sliced.js';
+import { StreamBlockValue } from './stream-block.js';
 import { ByteWriter, STREAM_FORMAT } from './stream-format.js';
 import type { StreamConsumer, StreamGroup } from './stream-group.js';
 import { MAX_STREAM_ID, MIN_STREAM_ID, type StreamId } from './stream-id.js';
 
 /**
- * Entries per block (Redis's stream-node-max-entries): a block is the unit
- * that approximate trimming (`~`) drops whole and that a range finds by
- * binary search before searching inside it.
+ * The open tail seals into a block record at this many entries, or at
+ * STREAM_BLOCK_BYTES: a 20M-entry stream is then 20K references in its head
+ * (about 1 MB), and a block is one read of the disk. Approximate trimming
+ * (`~`) drops whole blocks, so it keeps up to this many entries more than
+ * asked (Redis: its nodes of stream-node-max-entries, 100).
  */
-export const STREAM_BLOCK_ENTRIES = 100;
+export const STREAM_BLOCK_ENTRIES = 1000;
+export const STREAM_BLOCK_BYTES = 64 * 1024;
 
-/** Entries in ID order: `fields[i]` is entry `ids[i]`'s `[field, value, ...]`. */
-export interface StreamBlock {
-  readonly ids: StreamId[];
-  readonly fields: string[][];
+/** 16 random bytes: a stream's block keys start with them. */
+export function newStreamId(): Buffer {
+  return randomBytes(16);
 }
+
+/** What the head knows of a sealed block without reading it. */
+export interface StreamBlockRef {
+  /** The block's number in its stream (with the stream's `sid`, its record's key). */
+  readonly no: number;
+  first: StreamId;
+  last: StreamId;
+  /** Live entries (XDEL and cutting trims take them out). */
+  count: number;
+  /** StreamBlockValue.bytes of the block. */
+  bytes: number;
+}
+
+/**
+ * The sealed blocks a command works with, loaded before it runs (see
+ * refsFor, refsOf, trimPlan): `get` of a block not loaded is a bug. The
+ * other three hear what the head did to its blocks, so the owner of the
+ * records (the collection cache) writes them.
+ */
+export interface StreamBlocks {
+  get(ref: StreamBlockRef): StreamBlockValue;
+  sealed(ref: StreamBlockRef, block: StreamBlockValue): void;
+  changed(ref: StreamBlockRef, block: StreamBlockValue): void;
+  dropped(ref: StreamBlockRef): void;
+}
+
+/** A trim (XADD's and XTRIM's MAXLEN / MINID options). */
+export type StreamTrim =
+  | {
+      readonly strategy: 'maxlen';
+      readonly maxLen: number;
+      readonly approx: boolean;
+      /** At most this many entries go, 0: no limit (`~` only). */
+      readonly limit: number;
+    }
+  | {
+      readonly strategy: 'minid';
+      readonly minId: StreamId;
+      readonly approx: boolean;
+      readonly limit: number;
+    };
 
 /** Sees one entry; returns false to stop. */
 export type StreamVisitor = (id: StreamId, fields: readonly string[]) => boolean;
 
-// Memory estimate: an ID string and an array per entry, a string header per field.
-const ENTRY_BYTES = 96;
-const FIELD_BYTES = 24;
-const BLOCK_BYTES = 64;
+// Memory estimate of the head.
 const BASE_BYTES = 160;
+const REF_BYTES = 120;
 const GROUP_BYTES = 200;
 
 /**
- * A stream: entries in ID order in blocks of up to STREAM_BLOCK_ENTRIES,
- * the stream's counters (last generated ID, entries ever added, the
- * greatest deleted ID) and its consumer groups. Appending touches the last
- * block only; a range starts by a binary search over the blocks; trimming
- * drops whole blocks from the front (then, for exact trimming, the first
- * entries of the next one).
+ * A stream's head, the record at the user's key: the counters (last
+ * generated ID, entries ever added, the greatest deleted ID), the consumer
+ * groups with their PELs, references to the sealed blocks in ID order and
+ * the open tail block. A sealed block is a record of its own that the head
+ * never holds: a command asks the head which blocks it needs, has them
+ * loaded, then runs in one step with them (StreamBlocks). Appending touches
+ * the tail only; trimming drops whole blocks from the front (then, when
+ * exact, the first entries of the next one); counts, lag and entries-read
+ * come from the head alone.
  */
 export class StreamValue implements CollectionValue {
   readonly type: number = RecordType.STREAM;
@@ -46,9 +92,21 @@ export class StreamValue implements CollectionValue {
   entriesAdded = 0;
   /** Consumer groups by name. */
   readonly groups = new Map<string, StreamGroup>();
-  private blocks: StreamBlock[] = [];
+  /** 16 random bytes naming this stream's block records, made at the first seal. */
+  sid: Buffer | null = null;
+  /**
+   * Moves whenever a sealed block appears, changes or goes. Kept in the
+   * record, so blocks loaded at one version are current while the head (or
+   * a reload of it) still has that version.
+   */
+  version = 0;
+  /** The number the next sealed block gets. */
+  nextNo = 0;
+  /** The sealed blocks, in ID order. */
+  readonly refs: StreamBlockRef[] = [];
+  /** The open block new entries go to. */
+  tail = new StreamBlockValue();
   private length = 0;
-  private bytes = 0;
 
   get size(): number {
     return this.length;
@@ -61,9 +119,7 @@ export class StreamValue implements CollectionValue {
   memoryBytes(): number {
     let pel = 0;
     for (const g of this.groups.values()) pel += GROUP_BYTES + g.pendingCount * 64;
-    return (
-      BASE_BYTES + this.blocks.length * BLOCK_BYTES + this.length * ENTRY_BYTES + this.bytes + pel
-    );
+    return BASE_BYTES + this.refs.length * REF_BYTES + this.tail.memoryBytes() + pel;
   }
 
   encode(): Buffer {
@@ -71,32 +127,32 @@ export class StreamValue implements CollectionValue {
   }
 
   /**
-   * The record's value: a format byte, the counters, the entries (ID, u32
-   * string count, u32-length-prefixed fields and values), then the groups
-   * (name, last ID, entries read, consumers, PEL by consumer index).
-   * Yields about every SLICE_ITEMS entries.
+   * The record's value: a format byte, the stream ID (a flag, then 16
+   * bytes), the counters, the block references (number, first and last ID,
+   * count, bytes), the tail's entries (as a block writes them), then the
+   * groups (name, last ID, entries read, consumers, PEL by consumer index).
    */
   *encodeSliced(): Sliced<Buffer> {
-    const w = new ByteWriter(64 + this.length * 32 + this.bytes);
+    const w = new ByteWriter(96 + this.refs.length * 44 + this.tail.size * 32 + this.tail.bytes);
     w.u8(STREAM_FORMAT);
+    w.u8(this.sid === null ? 0 : 1);
+    if (this.sid !== null) w.raw(this.sid);
     w.id(this.lastId);
     w.id(this.maxDeletedId);
     w.f64(this.entriesAdded);
-    w.u32(this.length);
-    let n = 0;
-    for (const b of this.blocks) {
-      for (let i = 0; i < b.ids.length; i++) {
-        const fields = b.fields[i]!;
-        w.id(b.ids[i]!);
-        w.u32(fields.length);
-        for (const f of fields) w.str(f);
-      }
-      n += b.ids.length;
-      if (n >= SLICE_ITEMS) {
-        n = 0;
-        yield;
-      }
+    w.f64(this.version);
+    w.u32(this.nextNo);
+    w.u32(this.refs.length);
+    for (let i = 0; i < this.refs.length; i++) {
+      const r = this.refs[i]!;
+      w.u32(r.no);
+      w.id(r.first);
+      w.id(r.last);
+      w.u32(r.count);
+      w.u32(r.bytes);
+      if (i % SLICE_ITEMS === SLICE_ITEMS - 1) yield;
     }
+    yield* this.tail.writeEntries(w);
     w.u32(this.groups.size);
     for (const g of this.groups.values()) {
       w.str(g.name);
@@ -123,62 +179,141 @@ export class StreamValue implements CollectionValue {
     return w.finish();
   }
 
-  /** The blocks in ID order (for the codec and XINFO's node counts). */
-  get allBlocks(): readonly StreamBlock[] {
-    return this.blocks;
+  /** The length from the references and the tail (after the codec filled them). */
+  recount(): void {
+    let n = this.tail.size;
+    for (const r of this.refs) n += r.count;
+    this.length = n;
+  }
+
+  /** Blocks holding entries, the tail included (XINFO's radix-tree counts). */
+  get blockCount(): number {
+    return this.refs.length + (this.tail.size > 0 ? 1 : 0);
   }
 
   /** The first entry's ID, 0-0 when empty. */
   firstId(): StreamId {
-    return this.blocks[0]?.ids[0] ?? MIN_STREAM_ID;
+    return this.refs[0]?.first ?? this.tail.first() ?? MIN_STREAM_ID;
   }
 
   /** The last entry's ID, 0-0 when empty (the last generated ID may be greater). */
   lastEntryId(): StreamId {
-    const b = this.blocks[this.blocks.length - 1];
-    return b === undefined ? MIN_STREAM_ID : b.ids[b.ids.length - 1]!;
+    return this.tail.last() ?? this.refs[this.refs.length - 1]?.last ?? MIN_STREAM_ID;
   }
 
-  /** Appends an entry; `id` must be greater than lastId (the caller checked). */
+  /** Appends an entry to the tail; `id` must be greater than lastId (the caller checked). */
   append(id: StreamId, fields: string[]): void {
     this.put(id, fields);
     this.lastId = id;
     this.entriesAdded++;
   }
 
-  /** Appends an entry as loaded from the serialized form (no counter moves). */
+  /** Appends an entry as loaded from a serialized form (no counter moves). */
   put(id: StreamId, fields: string[]): void {
-    let b = this.blocks[this.blocks.length - 1];
-    if (b === undefined || b.ids.length >= STREAM_BLOCK_ENTRIES) {
-      b = { ids: [], fields: [] };
-      this.blocks.push(b);
-    }
-    b.ids.push(id);
-    b.fields.push(fields);
+    this.tail.push(id, fields);
     this.length++;
-    this.bytes += entryBytes(fields);
   }
 
+  /** Seals the tail into a block record when it is full (after an append and its trim). */
+  sealIfFull(blocks: StreamBlocks): void {
+    const t = this.tail;
+    if (t.size < STREAM_BLOCK_ENTRIES && t.bytes < STREAM_BLOCK_BYTES) return;
+    this.sid ??= newStreamId();
+    const ref: StreamBlockRef = {
+      no: this.nextNo++,
+      first: t.first()!,
+      last: t.last()!,
+      count: t.size,
+      bytes: t.bytes,
+    };
+    this.refs.push(ref);
+    this.tail = new StreamBlockValue();
+    this.version++;
+    blocks.sealed(ref, t);
+  }
+
+  // ---- which blocks a command needs ----------------------------------------------
+
+  /**
+   * The sealed blocks a range visit needs: those overlapping
+   * `[start, end]`, in visiting order, up to the one where `count` entries
+   * (0: all) are reached for sure.
+   */
+  refsFor(start: StreamId, end: StreamId, reverse: boolean, count: number): StreamBlockRef[] {
+    const out: StreamBlockRef[] = [];
+    if (start > end) return out;
+    const refs = this.refs;
+    let have = reverse ? this.tail.countIn(start, end) : 0;
+    if (count > 0 && have >= count) return out;
+    const within = (r: StreamBlockRef) => {
+      out.push(r);
+      if (r.first >= start && r.last <= end) have += r.count;
+      return count > 0 && have >= count;
+    };
+    if (!reverse) {
+      for (let i = this.refAtOrAfter(start); i < refs.length; i++) {
+        if (refs[i]!.first > end || within(refs[i]!)) break;
+      }
+    } else {
+      let i = this.refAtOrAfter(end);
+      if (i === refs.length || refs[i]!.first > end) i--;
+      for (; i >= 0; i--) {
+        if (refs[i]!.last < start || within(refs[i]!)) break;
+      }
+    }
+    return out;
+  }
+
+  /** The sealed blocks that may hold the entries `ids` (XDEL, XCLAIM, a PEL's history). */
+  refsOf(ids: Iterable<StreamId>): StreamBlockRef[] {
+    const out: StreamBlockRef[] = [];
+    if (this.refs.length === 0) return out;
+    for (const id of ids) {
+      const r = this.refs[this.refAtOrAfter(id)];
+      if (r !== undefined && r.first <= id && !out.includes(r)) out.push(r);
+    }
+    return out;
+  }
+
+  /** The sealed block an exact trim would cut inside (null: none), `extra` entries to be appended first. */
+  trimPlan(t: StreamTrim, extra = 0): StreamBlockRef | null {
+    const reach = this.wholeRefs(t, this.length + extra);
+    if (reach.stopped || t.approx || reach.k === this.refs.length) return null;
+    const r = this.refs[reach.k]!;
+    return cutsInto(t, reach.len, r.first) ? r : null;
+  }
+
+  // ---- entries ---------------------------------------------------------------------
+
   /** The entry `id`'s fields, undefined when it is not in the stream. */
-  get(id: StreamId): readonly string[] | undefined {
-    const bi = this.blockAtOrAfter(id);
-    const b = this.blocks[bi];
-    if (b === undefined) return undefined;
-    const i = indexInBlock(b, id);
-    return b.ids[i] === id ? b.fields[i] : undefined;
+  get(id: StreamId, blocks: StreamBlocks): readonly string[] | undefined {
+    const r = this.refs[this.refAtOrAfter(id)];
+    if (r === undefined) return this.tail.get(id);
+    return id < r.first ? undefined : blocks.get(r).get(id);
   }
 
   /** Removes entry `id` (XDEL); whether it was there. */
-  delete(id: StreamId): boolean {
-    const bi = this.blockAtOrAfter(id);
-    const b = this.blocks[bi];
-    if (b === undefined) return false;
-    const i = indexInBlock(b, id);
-    if (b.ids[i] !== id) return false;
-    this.bytes -= entryBytes(b.fields[i]!);
-    b.ids.splice(i, 1);
-    b.fields.splice(i, 1);
-    if (b.ids.length === 0) this.blocks.splice(bi, 1);
+  delete(id: StreamId, blocks: StreamBlocks): boolean {
+    const i = this.refAtOrAfter(id);
+    const r = this.refs[i];
+    if (r === undefined) {
+      if (!this.tail.remove(id)) return false;
+    } else {
+      if (id < r.first) return false;
+      const b = blocks.get(r);
+      if (!b.remove(id)) return false;
+      this.version++;
+      r.count--;
+      r.bytes = b.bytes;
+      if (b.size === 0) {
+        this.refs.splice(i, 1);
+        blocks.dropped(r);
+      } else {
+        r.first = b.first()!;
+        r.last = b.last()!;
+        blocks.changed(r, b);
+      }
+    }
     this.length--;
     if (id > this.maxDeletedId) this.maxDeletedId = id;
     return true;
@@ -188,90 +323,97 @@ export class StreamValue implements CollectionValue {
    * Visits the entries with `start <= id <= end`, in ID order or from the
    * end when `reverse`, while `visit` returns true.
    */
-  range(start: StreamId, end: StreamId, reverse: boolean, visit: StreamVisitor): void {
+  range(
+    start: StreamId,
+    end: StreamId,
+    reverse: boolean,
+    visit: StreamVisitor,
+    blocks: StreamBlocks,
+  ): void {
     if (start > end) return;
+    const refs = this.refs;
     if (!reverse) {
-      const from = this.blockAtOrAfter(start);
-      for (let bi = from; bi < this.blocks.length; bi++) {
-        const b = this.blocks[bi]!;
-        for (let i = bi === from ? indexInBlock(b, start) : 0; i < b.ids.length; i++) {
-          const id = b.ids[i]!;
-          if (id > end) return;
-          if (!visit(id, b.fields[i]!)) return;
-        }
+      for (let i = this.refAtOrAfter(start); i < refs.length; i++) {
+        const r = refs[i]!;
+        if (r.first > end) return;
+        if (!visitForward(blocks.get(r), start, end, visit)) return;
       }
+      visitForward(this.tail, start, end, visit);
       return;
     }
-    let bi = this.blockAtOrAfter(end);
-    if (bi === this.blocks.length) bi--;
-    for (; bi >= 0; bi--) {
-      const b = this.blocks[bi]!;
-      let i = indexInBlock(b, end);
-      if (i === b.ids.length || b.ids[i]! > end) i--;
-      for (; i >= 0; i--) {
-        const id = b.ids[i]!;
-        if (id < start) return;
-        if (!visit(id, b.fields[i]!)) return;
-      }
+    if (!visitBackward(this.tail, start, end, visit)) return;
+    let i = this.refAtOrAfter(end);
+    if (i === refs.length || refs[i]!.first > end) i--;
+    for (; i >= 0; i--) {
+      const r = refs[i]!;
+      if (r.last < start) return;
+      if (!visitBackward(blocks.get(r), start, end, visit)) return;
     }
   }
 
   /**
-   * Trims to `maxLen` entries from the front (XADD/XTRIM MAXLEN). `approx`
-   * drops whole blocks only, at most `limit` entries (0: no limit).
-   * Returns how many entries went.
+   * Trims from the front as `t` says (XADD/XTRIM MAXLEN or MINID). `~`
+   * drops whole blocks only, at most `limit` entries. Returns how many
+   * entries went. The block an exact trim cuts must be loaded (trimPlan).
    */
-  trimMaxLen(maxLen: number, approx: boolean, limit: number): number {
-    return this.trim(
-      approx,
-      limit,
-      (b) => this.length - b.ids.length >= maxLen,
-      () => this.length > maxLen,
-    );
-  }
-
-  /** Trims the entries with an ID below `minId` (MINID); as trimMaxLen. */
-  trimMinId(minId: StreamId, approx: boolean, limit: number): number {
-    return this.trim(
-      approx,
-      limit,
-      (b) => b.ids[b.ids.length - 1]! < minId,
-      (b, i) => b.ids[i]! < minId,
-    );
-  }
-
-  private trim(
-    approx: boolean,
-    limit: number,
-    wholeBlock: (b: StreamBlock) => boolean,
-    /** Whether entry `i` of the first block goes too (exact trimming). */
-    more: (b: StreamBlock, i: number) => boolean,
-  ): number {
-    let removed = 0;
-    while (this.blocks.length > 0) {
-      const b = this.blocks[0]!;
-      if (wholeBlock(b)) {
-        if (limit > 0 && removed + b.ids.length > limit) break;
-        for (const f of b.fields) this.bytes -= entryBytes(f);
-        removed += b.ids.length;
-        this.length -= b.ids.length;
-        this.blocks.shift();
-        continue;
-      }
-      if (approx) break;
-      // Exact: the first entries of this block, one by one.
-      let n = 0;
-      while (n < b.ids.length && more(b, n)) {
-        this.bytes -= entryBytes(b.fields[n]!);
-        this.length--;
-        n++;
-      }
-      b.ids.splice(0, n);
-      b.fields.splice(0, n);
-      removed += n;
-      break;
+  trim(t: StreamTrim, blocks: StreamBlocks): number {
+    const reach = this.wholeRefs(t, this.length);
+    let { removed, len } = reach;
+    const k = reach.k;
+    if (k > 0) {
+      for (let i = 0; i < k; i++) blocks.dropped(this.refs[i]!);
+      this.refs.splice(0, k);
+      this.version++;
     }
+    if (!reach.stopped) {
+      const r = this.refs[0];
+      if (r !== undefined) {
+        if (!t.approx && cutsInto(t, len, r.first)) {
+          const b = blocks.get(r);
+          const n = cutCount(t, len, b);
+          b.dropFront(n);
+          removed += n;
+          r.count -= n;
+          r.first = b.first()!;
+          r.bytes = b.bytes;
+          this.version++;
+          blocks.changed(r, b);
+        }
+      } else if (this.tail.size > 0) {
+        const tail = this.tail;
+        if (goesWhole(t, len, tail.size, tail.last()!)) {
+          if (t.limit <= 0 || removed + tail.size <= t.limit) {
+            removed += tail.size;
+            len -= tail.size;
+            tail.clear();
+          }
+        } else if (!t.approx && cutsInto(t, len, tail.first()!)) {
+          const n = cutCount(t, len, tail);
+          tail.dropFront(n);
+          removed += n;
+        }
+      }
+    }
+    this.length -= removed;
     return removed;
+  }
+
+  /** How many sealed blocks from the front a trim drops whole, and what is left. */
+  private wholeRefs(
+    t: StreamTrim,
+    length: number,
+  ): { k: number; len: number; removed: number; stopped: boolean } {
+    let k = 0;
+    let len = length;
+    let removed = 0;
+    for (; k < this.refs.length; k++) {
+      const r = this.refs[k]!;
+      if (!goesWhole(t, len, r.count, r.last)) break;
+      if (t.limit > 0 && removed + r.count > t.limit) return { k, len, removed, stopped: true };
+      removed += r.count;
+      len -= r.count;
+    }
+    return { k, len, removed, stopped: false };
   }
 
   // ---- consumer groups: entries-read and lag, as Redis 7 computes them ----
@@ -318,35 +460,61 @@ export class StreamValue implements CollectionValue {
     g.lastId = id;
   }
 
-  /** The index of the first block whose last ID is >= `id` (blocks.length if none). */
-  private blockAtOrAfter(id: StreamId): number {
-    const bs = this.blocks;
+  /** The index of the first reference whose last ID is >= `id` (refs.length if none). */
+  private refAtOrAfter(id: StreamId): number {
+    const rs = this.refs;
     let lo = 0;
-    let hi = bs.length;
+    let hi = rs.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      const b = bs[mid]!;
-      if (b.ids[b.ids.length - 1]! < id) lo = mid + 1;
+      if (rs[mid]!.last < id) lo = mid + 1;
       else hi = mid;
     }
     return lo;
   }
 }
 
-/** The index of the first ID >= `id` in `b`. */
-function indexInBlock(b: StreamBlock, id: StreamId): number {
-  let lo = 0;
-  let hi = b.ids.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (b.ids[mid]! < id) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+/** Whether a block of `count` entries ending at `last` goes whole, `len` entries left before it. */
+function goesWhole(t: StreamTrim, len: number, count: number, last: StreamId): boolean {
+  return t.strategy === 'maxlen' ? len - count >= t.maxLen : last < t.minId;
 }
 
-function entryBytes(fields: readonly string[]): number {
-  let n = 0;
-  for (const f of fields) n += FIELD_BYTES + f.length;
-  return n;
+/** Whether an exact trim takes entries from a block starting at `first`. */
+function cutsInto(t: StreamTrim, len: number, first: StreamId): boolean {
+  return t.strategy === 'maxlen' ? len > t.maxLen : first < t.minId;
+}
+
+/** How many entries an exact trim takes from the front of `b`. */
+function cutCount(t: StreamTrim, len: number, b: StreamBlockValue): number {
+  return t.strategy === 'maxlen' ? len - t.maxLen : b.indexOf(t.minId);
+}
+
+/** Visits `b`'s entries in [start, end] forward; false once the visit is over. */
+function visitForward(
+  b: StreamBlockValue,
+  start: StreamId,
+  end: StreamId,
+  visit: StreamVisitor,
+): boolean {
+  for (let i = b.indexOf(start); i < b.ids.length; i++) {
+    const id = b.ids[i]!;
+    if (id > end || !visit(id, b.fields[i]!)) return false;
+  }
+  return true;
+}
+
+/** Visits `b`'s entries in [start, end] backward; false once the visit is over. */
+function visitBackward(
+  b: StreamBlockValue,
+  start: StreamId,
+  end: StreamId,
+  visit: StreamVisitor,
+): boolean {
+  let i = b.indexOf(end);
+  if (i === b.ids.length || b.ids[i]! > end) i--;
+  for (; i >= 0; i--) {
+    const id = b.ids[i]!;
+    if (id < start || !visit(id, b.fields[i]!)) return false;
+  }
+  return true;
 }

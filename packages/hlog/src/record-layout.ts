@@ -80,6 +80,8 @@ export const RecordType = {
   ZSET: 3,
   LIST: 4,
   STREAM: 5,
+  /** A sealed block of a stream's entries, under an internal key (see internal-keys.ts). */
+  STREAM_BLOCK: 6,
 } as const;
 
 /** One of RecordType's values. */

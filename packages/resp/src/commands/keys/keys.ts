@@ -1,4 +1,10 @@
-import type { CollectionStore } from '@strata/collections';
+import {
+  type CollectionStore,
+  copyStreamBlocks,
+  decoderFor,
+  dropStreamBlocks,
+  StreamValue,
+} from '@strata/collections';
 import { type ReadResult, RecordType, type StoreCore } from '@strata/hlog';
 import { INT64_MAX_DOUBLE } from '@strata/io';
 import { eqi, parseInteger } from '../../args.js';
@@ -83,6 +89,11 @@ function exists(store: StoreCore, key: Buffer): boolean | Promise<boolean> {
 function removeKey(c: Client): (store: StoreCore, key: Buffer) => boolean | Promise<boolean> {
   const collections = c.collections;
   return (store, key) => {
+    // A cached stream's blocks go with it (one not cached leaves them to the block GC).
+    const cached = collections.peek(key);
+    if (cached instanceof StreamValue && cached.refs.length > 0) {
+      void dropStreamBlocks(cached, collections);
+    }
     collections.invalidate(key);
     return remove(store, key);
   };
@@ -356,11 +367,24 @@ function transfer(
         return;
       }
     }
+    // A stream's blocks are its own: a copy in another database, or under
+    // another key, gets copies of them (RENAME keeps them: block keys do
+    // not name the stream).
+    let value = r.value;
+    let movedStream: StreamValue | null = null;
+    if (r.type === RecordType.STREAM && mode !== 'rename' && mode !== 'renamenx') {
+      const head = decoderFor(RecordType.STREAM)!(r.value) as StreamValue;
+      if (head.refs.length > 0) {
+        value = (await copyStreamBlocks(head, fromCollections, toCollections)).encode();
+        if (mode === 'move') movedStream = head;
+      }
+    }
     toCollections.invalidate(dst);
-    await settled(to.upsert(dst, r.value, r.expiresAt, 0, r.type));
+    await settled(to.upsert(dst, value, r.expiresAt, 0, r.type));
     if (mode !== 'copy' && mode !== 'copy-replace') {
       fromCollections.invalidate(src);
       await settled(from.remove(src));
+      if (movedStream !== null) await dropStreamBlocks(movedStream, fromCollections);
     }
     // Redis's dbAdd of the destination says `new` (an overwritten one too:
     // it is deleted first), then the command its own events.

@@ -4,6 +4,7 @@ import {
   nextStreamId,
   previousStreamId,
   type StreamId,
+  type StreamTrim,
   streamId,
   streamIdBig,
 } from '@strata/collections';
@@ -160,20 +161,8 @@ export function parseBound(arg: Uint8Array, end: boolean): StreamId {
 }
 
 /** XADD / XTRIM trimming: MAXLEN or MINID, `=` or `~`, LIMIT. */
-export type Trim =
-  | { readonly strategy: 'none' }
-  | {
-      readonly strategy: 'maxlen';
-      readonly maxLen: number;
-      readonly approx: boolean;
-      readonly limit: number;
-    }
-  | {
-      readonly strategy: 'minid';
-      readonly minId: StreamId;
-      readonly approx: boolean;
-      readonly limit: number;
-    };
+/** A trim as parsed: none, or one the stream applies (StreamValue.trim). */
+export type Trim = { readonly strategy: 'none' } | StreamTrim;
 
 export const NO_TRIM: Trim = { strategy: 'none' };
 

@@ -1,4 +1,9 @@
-import { formatStreamId, type StreamId, type StreamValue } from '@strata/collections';
+import {
+  formatStreamId,
+  type StreamBlocks,
+  type StreamId,
+  type StreamValue,
+} from '@strata/collections';
 import type { ReplyWriter } from '@strata/protocol';
 
 /** Reply shapes shared by the stream commands. */
@@ -21,7 +26,7 @@ const ids: StreamId[] = [];
 const fieldLists: (readonly string[])[] = [];
 
 /**
- * The entries of `s` from `start` to `end` (or from `end` down when
+ * The entries of `s` from `start` to `end` (their blocks loaded: refsFor) (or from `end` down when
  * `reverse`), at most `count` (0: no limit), as an array of entries;
  * `onEntry` sees each one written (a group read's deliveries). Returns how
  * many were written.
@@ -29,13 +34,14 @@ const fieldLists: (readonly string[])[] = [];
 export function writeRange(
   w: ReplyWriter,
   s: StreamValue,
+  blocks: StreamBlocks,
   start: StreamId,
   end: StreamId,
   count: number,
   reverse: boolean,
   onEntry?: (id: StreamId) => void,
 ): number {
-  gatherRange(s, start, end, count, reverse);
+  gatherRange(s, blocks, start, end, count, reverse);
   const n = ids.length;
   w.array(n);
   for (let i = 0; i < n; i++) {
@@ -49,6 +55,7 @@ export function writeRange(
 
 function gatherRange(
   s: StreamValue,
+  blocks: StreamBlocks,
   start: StreamId,
   end: StreamId,
   count: number,
@@ -56,9 +63,15 @@ function gatherRange(
 ): void {
   ids.length = 0;
   fieldLists.length = 0;
-  s.range(start, end, reverse, (id, fields) => {
-    ids.push(id);
-    fieldLists.push(fields);
-    return count === 0 || ids.length < count;
-  });
+  s.range(
+    start,
+    end,
+    reverse,
+    (id, fields) => {
+      ids.push(id);
+      fieldLists.push(fields);
+      return count === 0 || ids.length < count;
+    },
+    blocks,
+  );
 }

@@ -4,6 +4,7 @@ import {
   MAX_STREAM_ID,
   MIN_STREAM_ID,
   nextStreamId,
+  type StreamBlockRef,
   type StreamId,
   StreamValue,
   sameMs,
@@ -17,7 +18,14 @@ import type { Client } from '../../server/client.js';
 import type { CommandResult } from '../../server/command-table.js';
 import { NotifyClass, notify } from '../pubsub/keyspace-events.js';
 import { whenWritten } from '../shared/collection-access.js';
-import { createStream, readStream, streamChanged, withStream } from './stream-access.js';
+import {
+  bothWritten,
+  createStream,
+  readStream,
+  streamChanged,
+  withBlocks,
+  withStream,
+} from './stream-access.js';
 import {
   finishTrim,
   newTrimParse,
@@ -37,12 +45,14 @@ const XTRIM = Buffer.from('XTRIM');
 const MAXLEN = Buffer.from('MAXLEN');
 const EQ = Buffer.from('=');
 
-/** Trims `s` as `trim` says; how many entries went. */
-export function applyTrim(s: StreamValue, trim: Trim): number {
-  if (trim.strategy === 'maxlen') return s.trimMaxLen(trim.maxLen, trim.approx, trim.limit);
-  if (trim.strategy === 'minid') return s.trimMinId(trim.minId, trim.approx, trim.limit);
-  return 0;
+/** The sealed block `trim` cuts inside, as a list (empty: none), `extra` entries appended first. */
+function trimNeeds(s: StreamValue, trim: Trim, extra: number): StreamBlockRef[] {
+  if (trim.strategy === 'none') return NO_REFS;
+  const r = s.trimPlan(trim, extra);
+  return r === null ? NO_REFS : [r];
 }
+
+const NO_REFS: StreamBlockRef[] = [];
 
 /** The ID an append gets (streamAppendItem), or an error for one not above the last. */
 function newId(s: StreamValue, given: XaddId): StreamId {
@@ -110,24 +120,33 @@ function xadd(c: Client, argv: Buffer[]): CommandResult {
       throw streamError('The stream has exhausted the last possible ID, unable to add more items');
     }
     const id = newId(s, given);
-    const fields: string[] = new Array(nFields);
-    for (let f = 0; f < nFields; f++) fields[f] = latin1(argv[fieldsAt + f]!);
-    s.append(id, fields);
-    const trimmed = applyTrim(s, trim);
-    const written = found === null ? createStream(c, key, s) : streamChanged(c, key, s);
-    if (c.server.commandLog !== null && !c.replay) {
-      const form = [XADD, key, ...(noMkStream ? [Buffer.from('NOMKSTREAM')] : [])];
-      form.push(Buffer.from(formatId(id)), ...argv.slice(fieldsAt));
-      c.propagate(...form);
-      if (trimmed > 0) c.propagate(...trimForm(key, s));
-    }
-    return whenWritten(written, () => {
-      writeId(c.reply, id);
-      if (found === null) notify(c, NotifyClass.new, 'new', key);
-      notify(c, NotifyClass.stream, 'xadd', key);
-      if (trimmed > 0) notify(c, NotifyClass.stream, 'xtrim', key);
-      signalStream(c, key, null);
-    });
+    return withBlocks(
+      c,
+      s,
+      trimNeeds(s, trim, 1),
+      (blocks) => {
+        const fields: string[] = new Array(nFields);
+        for (let f = 0; f < nFields; f++) fields[f] = latin1(argv[fieldsAt + f]!);
+        s.append(id, fields);
+        const trimmed = trim.strategy === 'none' ? 0 : s.trim(trim, blocks);
+        s.sealIfFull(blocks);
+        const head = found === null ? createStream(c, key, s) : streamChanged(c, key, s);
+        if (c.server.commandLog !== null && !c.replay) {
+          const form = [XADD, key, ...(noMkStream ? [Buffer.from('NOMKSTREAM')] : [])];
+          form.push(Buffer.from(formatId(id)), ...argv.slice(fieldsAt));
+          c.propagate(...form);
+          if (trimmed > 0) c.propagate(...trimForm(key, s));
+        }
+        return whenWritten(bothWritten(head, blocks.written()), () => {
+          writeId(c.reply, id);
+          if (found === null) notify(c, NotifyClass.new, 'new', key);
+          notify(c, NotifyClass.stream, 'xadd', key);
+          if (trimmed > 0) notify(c, NotifyClass.stream, 'xtrim', key);
+          signalStream(c, key, null);
+        });
+      },
+      () => xadd(c, argv),
+    );
   });
 }
 
@@ -149,14 +168,24 @@ function xtrim(c: Client, argv: Buffer[]): CommandResult {
       c.reply.integer(0);
       return undefined;
     }
-    const n = applyTrim(s, trim);
-    if (n > 0) {
-      streamChanged(c, key, s);
-      if (c.server.commandLog !== null && !c.replay) c.propagate(...trimForm(key, s));
-    } else c.propagate();
-    c.reply.integer(n);
-    if (n > 0) notify(c, NotifyClass.stream, 'xtrim', key);
-    return undefined;
+    if (trim.strategy === 'none') throw syntaxError();
+    return withBlocks(
+      c,
+      s,
+      trimNeeds(s, trim, 0),
+      (blocks) => {
+        const n = s.trim(trim, blocks);
+        if (n > 0) {
+          streamChanged(c, key, s);
+          if (c.server.commandLog !== null && !c.replay) c.propagate(...trimForm(key, s));
+        } else c.propagate();
+        return whenWritten(blocks.written(), () => {
+          c.reply.integer(n);
+          if (n > 0) notify(c, NotifyClass.stream, 'xtrim', key);
+        });
+      },
+      () => xtrim(c, argv),
+    );
   });
 }
 
@@ -173,13 +202,22 @@ function xdel(c: Client, argv: Buffer[]): CommandResult {
     // Every ID first: an error reply deletes nothing.
     const ids: StreamId[] = [];
     for (let i = 2; i < argv.length; i++) ids.push(parseId(argv[i]!, STRICT));
-    let n = 0;
-    for (const id of ids) if (s.delete(id)) n++;
-    if (n > 0) streamChanged(c, key, s);
-    else c.propagate();
-    c.reply.integer(n);
-    if (n > 0) notify(c, NotifyClass.stream, 'xdel', key);
-    return undefined;
+    return withBlocks(
+      c,
+      s,
+      s.refsOf(ids),
+      (blocks) => {
+        let n = 0;
+        for (const id of ids) if (s.delete(id, blocks)) n++;
+        if (n > 0) streamChanged(c, key, s);
+        else c.propagate();
+        return whenWritten(blocks.written(), () => {
+          c.reply.integer(n);
+          if (n > 0) notify(c, NotifyClass.stream, 'xdel', key);
+        });
+      },
+      () => xdel(c, argv),
+    );
   });
 }
 

@@ -3,6 +3,7 @@ import {
   MAX_STREAM_ID,
   MIN_STREAM_ID,
   type PendingEntry,
+  type StreamBlocks,
   type StreamConsumer,
   type StreamGroup,
   type StreamId,
@@ -12,7 +13,7 @@ import { eqi, integerOrNaN } from '../../args.js';
 import { CommandError, syntaxError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import type { CommandResult } from '../../server/command-table.js';
-import { streamChanged, withStream } from './stream-access.js';
+import { streamChanged, withBlocks, withStream } from './stream-access.js';
 import { idOrNull, parseBound, parseId, STRICT } from './stream-args.js';
 import { noKeyOrGroupError } from './stream-errors.js';
 import { claimForm, logForms, setIdForm } from './stream-forms.js';
@@ -28,12 +29,18 @@ function integerArg(arg: Uint8Array, message: string): number {
 }
 
 /** A claimed entry's reply: the entry (nil when gone) or its ID alone. */
-function writeClaimed(c: Client, s: StreamValue, id: StreamId, justId: boolean): void {
+function writeClaimed(
+  c: Client,
+  s: StreamValue,
+  blocks: StreamBlocks,
+  id: StreamId,
+  justId: boolean,
+): void {
   if (justId) {
     writeId(c.reply, id);
     return;
   }
-  const fields = s.get(id);
+  const fields = s.get(id, blocks);
   if (fields === undefined) c.reply.null();
   else writeEntry(c.reply, id, fields);
 }
@@ -92,49 +99,52 @@ export function xclaim(c: Client, argv: Buffer[]): CommandResult {
         );
       }
     }
-    let changed = false;
-    let lastMoved = false;
-    if (lastId > g.lastId) {
-      g.lastId = lastId;
-      changed = true;
-      lastMoved = true;
-    }
-    if (time < 0 || time > now) time = now;
-    const forms: Buffer[][] = [];
-    const logging = c.server.commandLog !== null && !c.replay;
-    let consumer: StreamConsumer | null = null;
-    const claimed: StreamId[] = [];
-    for (const id of ids) {
-      let e = g.pending(id);
-      if (s.get(id) === undefined) {
-        // The entry was deleted: its PEL entry goes (7.0).
-        if (e !== undefined) {
-          if (logging) forms.push(claimForm(key, groupName, g, id, e));
-          g.ack(id);
-          changed = true;
-        }
-        continue;
+    const run = (blocks: StreamBlocks): CommandResult => {
+      let changed = false;
+      let lastMoved = false;
+      if (lastId > g.lastId) {
+        g.lastId = lastId;
+        changed = true;
+        lastMoved = true;
       }
-      let forced = false;
-      if (e === undefined) {
-        if (!force) continue;
-        forced = true;
-      } else if (minIdle > 0 && now - e.deliveryTime < minIdle) continue;
-      consumer ??= consumerFor(c, key, g, argv[3]!, now);
-      const count = retryCount >= 0 ? retryCount : (e?.deliveryCount ?? 0) + (justId ? 0 : 1);
-      if (forced) e = g.insert(id, consumer, time, count);
-      else claim(g, e!, consumer, time, count);
-      consumer.activeTime = now;
-      claimed.push(id);
-      changed = true;
-      if (logging) forms.push(claimForm(key, groupName, g, id, e!));
-    }
-    if (lastMoved && forms.length === 0 && logging) forms.push(setIdForm(key, groupName, g));
-    if (changed) streamChanged(c, key, s);
-    logForms(c, forms);
-    c.reply.array(claimed.length);
-    for (const id of claimed) writeClaimed(c, s, id, justId);
-    return undefined;
+      if (time < 0 || time > now) time = now;
+      const forms: Buffer[][] = [];
+      const logging = c.server.commandLog !== null && !c.replay;
+      let consumer: StreamConsumer | null = null;
+      const claimed: StreamId[] = [];
+      for (const id of ids) {
+        let e = g.pending(id);
+        if (s.get(id, blocks) === undefined) {
+          // The entry was deleted: its PEL entry goes (7.0).
+          if (e !== undefined) {
+            if (logging) forms.push(claimForm(key, groupName, g, id, e));
+            g.ack(id);
+            changed = true;
+          }
+          continue;
+        }
+        let forced = false;
+        if (e === undefined) {
+          if (!force) continue;
+          forced = true;
+        } else if (minIdle > 0 && now - e.deliveryTime < minIdle) continue;
+        consumer ??= consumerFor(c, key, g, argv[3]!, now);
+        const count = retryCount >= 0 ? retryCount : (e?.deliveryCount ?? 0) + (justId ? 0 : 1);
+        if (forced) e = g.insert(id, consumer, time, count);
+        else claim(g, e!, consumer, time, count);
+        consumer.activeTime = now;
+        claimed.push(id);
+        changed = true;
+        if (logging) forms.push(claimForm(key, groupName, g, id, e!));
+      }
+      if (lastMoved && forms.length === 0 && logging) forms.push(setIdForm(key, groupName, g));
+      if (changed) streamChanged(c, key, s);
+      logForms(c, forms);
+      c.reply.array(claimed.length);
+      for (const id of claimed) writeClaimed(c, s, blocks, id, justId);
+      return undefined;
+    };
+    return withBlocks(c, s, s.refsOf(ids), run, () => xclaim(c, argv));
   });
 }
 
@@ -173,41 +183,44 @@ export function xautoclaim(c: Client, argv: Buffer[]): CommandResult {
       candidates.push(e.id);
       return candidates.length <= attempts;
     });
-    const now = Date.now();
-    const logging = c.server.commandLog !== null && !c.replay;
-    const forms: Buffer[][] = [];
-    const claimed: StreamId[] = [];
-    const deleted: StreamId[] = [];
-    let consumer: StreamConsumer | null = null;
-    let i = 0;
-    for (; i < candidates.length && attempts > 0 && count > 0; i++, attempts--) {
-      const id = candidates[i]!;
-      const e = g.pending(id)!;
-      if (s.get(id) === undefined) {
-        if (logging) forms.push(claimForm(key, groupName, g, id, e));
-        g.ack(id);
-        deleted.push(id);
+    const run = (blocks: StreamBlocks): CommandResult => {
+      const now = Date.now();
+      const logging = c.server.commandLog !== null && !c.replay;
+      const forms: Buffer[][] = [];
+      const claimed: StreamId[] = [];
+      const deleted: StreamId[] = [];
+      let consumer: StreamConsumer | null = null;
+      let i = 0;
+      for (; i < candidates.length && attempts > 0 && count > 0; i++, attempts--) {
+        const id = candidates[i]!;
+        const e = g.pending(id)!;
+        if (s.get(id, blocks) === undefined) {
+          if (logging) forms.push(claimForm(key, groupName, g, id, e));
+          g.ack(id);
+          deleted.push(id);
+          count--;
+          continue;
+        }
+        if (minIdle > 0 && now - e.deliveryTime < minIdle) continue;
+        consumer ??= consumerFor(c, key, g, argv[3]!, now);
+        claim(g, e, consumer, now, e.deliveryCount + (justId ? 0 : 1));
+        consumer.activeTime = now;
+        claimed.push(id);
         count--;
-        continue;
+        if (logging) forms.push(claimForm(key, groupName, g, id, e));
       }
-      if (minIdle > 0 && now - e.deliveryTime < minIdle) continue;
-      consumer ??= consumerFor(c, key, g, argv[3]!, now);
-      claim(g, e, consumer, now, e.deliveryCount + (justId ? 0 : 1));
-      consumer.activeTime = now;
-      claimed.push(id);
-      count--;
-      if (logging) forms.push(claimForm(key, groupName, g, id, e));
-    }
-    const next = candidates[i] ?? MIN_STREAM_ID;
-    if (claimed.length > 0 || deleted.length > 0) streamChanged(c, key, s);
-    logForms(c, forms);
-    const w = c.reply;
-    w.array(3);
-    writeId(w, next);
-    w.array(claimed.length);
-    for (const id of claimed) writeClaimed(c, s, id, justId);
-    w.array(deleted.length);
-    for (const id of deleted) writeId(w, id);
-    return undefined;
+      const next = candidates[i] ?? MIN_STREAM_ID;
+      if (claimed.length > 0 || deleted.length > 0) streamChanged(c, key, s);
+      logForms(c, forms);
+      const w = c.reply;
+      w.array(3);
+      writeId(w, next);
+      w.array(claimed.length);
+      for (const id of claimed) writeClaimed(c, s, blocks, id, justId);
+      w.array(deleted.length);
+      for (const id of deleted) writeId(w, id);
+      return undefined;
+    };
+    return withBlocks(c, s, s.refsOf(candidates), run, () => xautoclaim(c, argv));
   });
 }

@@ -2,7 +2,7 @@ import { eqi, parseInteger } from '../../args.js';
 import { syntaxError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import type { CommandResult } from '../../server/command-table.js';
-import { readStream } from './stream-access.js';
+import { readStream, withBlocks } from './stream-access.js';
 import { parseBound } from './stream-args.js';
 import { writeRange } from './stream-replies.js';
 
@@ -20,7 +20,19 @@ function range(c: Client, argv: Buffer[], reverse: boolean): CommandResult {
   return readStream(c, argv[1]!, (s) => {
     if (s === null) c.reply.array(0);
     else if (count === 0) c.reply.nullArray();
-    else writeRange(c.reply, s, start, end, count === -1 ? 0 : count, reverse);
+    else {
+      const n = count === -1 ? 0 : count;
+      return withBlocks(
+        c,
+        s,
+        s.refsFor(start, end, reverse, n),
+        (blocks) => {
+          writeRange(c.reply, s, blocks, start, end, n, reverse);
+          return undefined;
+        },
+        () => range(c, argv, reverse),
+      );
+    }
     return undefined;
   });
 }

@@ -1,10 +1,13 @@
 import {
+  type CachedStreamBlocks,
   type CollectionLookup,
   formatStreamId,
   latin1,
+  loadStreamBlocks,
   MAX_STREAM_ID,
   MIN_STREAM_ID,
   nextStreamId,
+  type StreamBlocks,
   type StreamConsumer,
   type StreamGroup,
   type StreamId,
@@ -19,7 +22,7 @@ import type { CommandResult } from '../../server/command-table.js';
 import { block, mayBlock } from '../blocking/blocking.js';
 import { keyMiss, NotifyClass, notify } from '../pubsub/keyspace-events.js';
 import { lookupTogether, withOpenDb } from '../shared/collection-access.js';
-import { streamChanged } from './stream-access.js';
+import { type BlockNeed, streamChanged, withBlocksOf } from './stream-access.js';
 import { parseId, STRICT } from './stream-args.js';
 import { noGroupError } from './stream-errors.js';
 import { claimForm, logForms, setIdForm } from './stream-forms.js';
@@ -217,6 +220,7 @@ function serveNew(
   c: Client,
   key: Buffer,
   s: StreamValue,
+  blocks: StreamBlocks,
   g: StreamGroup,
   consumer: StreamConsumer,
   groupName: Buffer,
@@ -231,7 +235,7 @@ function serveNew(
     c.reply.array(0);
     return 0;
   }
-  const n = writeRange(c.reply, s, from, MAX_STREAM_ID, count, false, (id) => {
+  const n = writeRange(c.reply, s, blocks, from, MAX_STREAM_ID, count, false, (id) => {
     s.delivered(g, id);
     if (noAck) return;
     const e = g.deliver(id, consumer, now);
@@ -242,30 +246,35 @@ function serveNew(
   return n;
 }
 
-// Scratch for a history read: its length comes first.
-const historyIds: StreamId[] = [];
+/** A consumer's own pending IDs after `after`, at most `count` (0: all): what a history read serves. */
+function historyOf(
+  g: StreamGroup,
+  consumer: StreamConsumer | undefined,
+  after: StreamId,
+  count: number,
+): StreamId[] {
+  const out: StreamId[] = [];
+  const from = nextStreamId(after);
+  if (consumer === undefined || from === null) return out;
+  g.forPending(from, MAX_STREAM_ID, (e) => {
+    if (e.consumer === consumer) out.push(e.id);
+    return count === 0 || out.length < count;
+  });
+  return out;
+}
 
-/** A consumer's own pending entries after `after` (a history read), deleted ones as `[id, nil]`. */
+/** A history read's reply: the consumer's pending entries `ids`, deleted ones as `[id, nil]`. */
 function serveHistory(
   c: Client,
   s: StreamValue,
+  blocks: StreamBlocks,
   g: StreamGroup,
-  consumer: StreamConsumer,
-  after: StreamId,
-  count: number,
+  ids: StreamId[],
 ): void {
-  historyIds.length = 0;
-  const from = nextStreamId(after);
-  if (from !== null) {
-    g.forPending(from, MAX_STREAM_ID, (e) => {
-      if (e.consumer === consumer) historyIds.push(e.id);
-      return count === 0 || historyIds.length < count;
-    });
-  }
   const now = Date.now();
-  c.reply.array(historyIds.length);
-  for (const id of historyIds) {
-    const fields = s.get(id);
+  c.reply.array(ids.length);
+  for (const id of ids) {
+    const fields = s.get(id, blocks);
     if (fields === undefined) {
       c.reply.array(2);
       c.reply.bulk(formatStreamId(id));
@@ -275,7 +284,6 @@ function serveHistory(
     e.deliveryCount++;
     e.deliveryTime = now;
   }
-  historyIds.length = 0;
 }
 
 function read(c: Client, argv: Buffer[], isGroup: boolean): CommandResult {
@@ -283,7 +291,7 @@ function read(c: Client, argv: Buffer[], isGroup: boolean): CommandResult {
   return withOpenDb(c, () =>
     lookupTogether<StreamValue>(c, a.keys, RecordType.STREAM, isGroup, (found) => {
       const reads = resolveKeys(c, a, found);
-      return serveOrBlock(c, a, reads);
+      return serveOrBlock(c, a, reads, () => read(c, argv, isGroup));
     }),
   );
 }
@@ -298,32 +306,44 @@ function servesNow(r: KeyRead): boolean {
   return s.size > 0 && s.lastEntryId() > r.after!;
 }
 
-function serveOrBlock(c: Client, a: ReadArgs, reads: KeyRead[]): CommandResult {
-  let n = 0;
+/** What a read serves now needs from a stream: the blocks of its entries, and a history's IDs. */
+interface Serving {
+  readonly read: KeyRead;
+  readonly need: BlockNeed;
+  readonly history: StreamId[] | null;
+}
+
+function servingOf(a: ReadArgs, r: KeyRead): Serving {
+  const s = r.stream!;
+  const count = a.count;
+  if (r.group !== null && r.after !== NEW_ENTRIES) {
+    const consumer = r.group.consumer(latin1(a.consumer!), 0, false);
+    const history = historyOf(r.group, consumer, r.after, count);
+    return { read: r, need: { stream: s, refs: s.refsOf(history) }, history };
+  }
+  const from = nextStreamId(r.group === null ? r.after! : r.group.lastId);
+  const refs = from === null ? [] : s.refsFor(from, MAX_STREAM_ID, false, count);
+  return { read: r, need: { stream: s, refs }, history: null };
+}
+
+function serveOrBlock(
+  c: Client,
+  a: ReadArgs,
+  reads: KeyRead[],
+  again: () => CommandResult,
+): CommandResult {
+  const serving: Serving[] = [];
   for (const r of reads) {
     if (r.stream === null && a.group === null) keyMiss(c, r.key);
-    if (servesNow(r)) n++;
+    if (servesNow(r)) serving.push(servingOf(a, r));
   }
-  if (n > 0) {
-    const forms: Buffer[][] = [];
-    const now = Date.now();
-    readHeader(c.reply, n);
-    for (const r of reads) {
-      if (!servesNow(r)) continue;
-      const s = r.stream!;
-      keyHeader(c.reply, r.key);
-      if (r.group === null) {
-        writeRange(c.reply, s, nextStreamId(r.after!)!, MAX_STREAM_ID, a.count, false);
-        continue;
-      }
-      const consumer = consumerFor(c, r.key, r.group, a.consumer!, now);
-      if (r.after === NEW_ENTRIES) {
-        serveNew(c, r.key, s, r.group, consumer, a.group!, a.count, a.noAck, forms);
-      } else serveHistory(c, s, r.group, consumer, r.after, a.count);
-      streamChanged(c, r.key, s);
-    }
-    if (a.group !== null) logForms(c, forms);
-    return undefined;
+  if (serving.length > 0) {
+    return withBlocksOf(
+      c,
+      serving.map((x) => x.need),
+      (blocks) => serve(c, a, serving, blocks),
+      again,
+    );
   }
   if (a.timeoutMs === -1 || !mayBlock(c)) {
     c.reply.nullArray();
@@ -331,6 +351,35 @@ function serveOrBlock(c: Client, a: ReadArgs, reads: KeyRead[]): CommandResult {
     return undefined;
   }
   return blockRead(c, a, reads);
+}
+
+function serve(
+  c: Client,
+  a: ReadArgs,
+  serving: readonly Serving[],
+  blocks: readonly CachedStreamBlocks[],
+): CommandResult {
+  const forms: Buffer[][] = [];
+  const now = Date.now();
+  readHeader(c.reply, serving.length);
+  for (let i = 0; i < serving.length; i++) {
+    const r = serving[i]!.read;
+    const s = r.stream!;
+    const b = blocks[i]!;
+    keyHeader(c.reply, r.key);
+    if (r.group === null) {
+      writeRange(c.reply, s, b, nextStreamId(r.after!)!, MAX_STREAM_ID, a.count, false);
+      continue;
+    }
+    const consumer = consumerFor(c, r.key, r.group, a.consumer!, now);
+    const history = serving[i]!.history;
+    if (history === null) {
+      serveNew(c, r.key, s, b, r.group, consumer, a.group!, a.count, a.noAck, forms);
+    } else serveHistory(c, s, b, r.group, history);
+    streamChanged(c, r.key, s);
+  }
+  if (a.group !== null) logForms(c, forms);
+  return undefined;
 }
 
 /** Blocks until an XADD (or a change to a group) serves one of the keys. */
@@ -350,26 +399,36 @@ function blockRead(c: Client, a: ReadArgs, reads: KeyRead[]): CommandResult {
       return [];
     }
     const s = got.value;
-    if (groupName === null) {
-      if (!(s.lastId > r.after!)) return null;
-      readHeader(c.reply, 1);
-      keyHeader(c.reply, key);
-      const from = nextStreamId(r.after!);
-      if (from === null) c.reply.array(0);
-      else writeRange(c.reply, s, from, MAX_STREAM_ID, count, false);
-      return [];
-    }
-    const g = s.groups.get(groupName);
+    const g = groupName === null ? null : s.groups.get(groupName);
     if (g === undefined) {
       c.replyError(noGroupError('the consumer group this client was blocked on no longer exists'));
       return [];
     }
-    if (!(s.lastId > g.lastId)) return null;
-    const forms: Buffer[][] = [];
+    const after = g === null ? r.after! : g.lastId;
+    if (!(s.lastId > after)) return null;
+    const from = nextStreamId(after);
+    // The new entries are in the tail, or in a block the pusher just sealed
+    // (cached). Should the cache have let one go (a cache smaller than a
+    // block, several XADDs in one EXEC), the client stays blocked for the
+    // next signal rather than serve in two steps.
+    const blocks =
+      from === null
+        ? null
+        : loadStreamBlocks(by.collections, s, s.refsFor(from, MAX_STREAM_ID, false, count));
+    if (blocks instanceof Promise) return null;
     readHeader(c.reply, 1);
     keyHeader(c.reply, key);
+    if (from === null || blocks === null) {
+      c.reply.array(0);
+      return [];
+    }
+    if (g === null) {
+      writeRange(c.reply, s, blocks, from, MAX_STREAM_ID, count, false);
+      return [];
+    }
+    const forms: Buffer[][] = [];
     const consumer = consumerFor(c, key, g, a.consumer!, Date.now());
-    serveNew(c, key, s, g, consumer, a.group!, count, a.noAck, forms);
+    serveNew(c, key, s, blocks, g, consumer, a.group!, count, a.noAck, forms);
     streamChanged(by, key, s);
     return forms;
   });
