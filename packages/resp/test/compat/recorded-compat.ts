@@ -16,25 +16,33 @@ export function describeRecordedCompat<C extends { readonly name: string }>(opts
   expectedFile: URL;
   strataTitle: string;
   redisTitle: string;
+  /**
+   * When given, the strata half runs a second time under this title, on a
+   * server whose collection cache holds almost nothing (1 byte), so every
+   * command finds its collections evicted: read back from the log or disk.
+   */
+  evictedTitle?: string;
 }): void {
   const record = process.env.STRATA_RECORD_COMPAT === '1';
   const expected = loadExpected(opts.expectedFile);
-
-  describe(opts.strataTitle, () => {
-    let t: TestServer;
-    beforeAll(async () => {
-      t = await startServer();
-    });
-    afterAll(async () => {
-      await t.stop();
-    });
-    for (const c of opts.cases) {
-      test.skipIf(record)(`strata: ${c.name}`, async () => {
-        expect(await opts.run(t.port, c)).toBe(expected[c.name]);
+  const strataHalf = (title: string, collectionMemory?: number) =>
+    describe(title, () => {
+      let t: TestServer;
+      beforeAll(async () => {
+        t = await startServer(collectionMemory === undefined ? {} : { collectionMemory });
       });
-    }
-  });
+      afterAll(async () => {
+        await t.stop();
+      });
+      for (const c of opts.cases) {
+        test.skipIf(record)(`strata: ${c.name}`, async () => {
+          expect(await opts.run(t.port, c)).toBe(expected[c.name]);
+        });
+      }
+    });
 
+  strataHalf(opts.strataTitle);
+  if (opts.evictedTitle !== undefined) strataHalf(opts.evictedTitle, 1);
   describeRecordedRedis(opts);
 }
 

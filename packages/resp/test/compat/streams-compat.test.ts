@@ -14,6 +14,7 @@ describeRecordedCompat({
   cases: STREAM_COMPAT_CASES,
   expectedFile: new URL('./streams-compat-expected.json', import.meta.url),
   strataTitle: 'stream replies are those of Redis 7',
+  evictedTitle: 'stream replies are those of Redis 7 with every stream evicted between commands',
   redisTitle: 'the recorded stream replies are what redis-server answers',
 });
 
@@ -22,5 +23,6 @@ describeRecordedCompat({
   cases: STREAM_SESSION_CASES,
   expectedFile: new URL('./streams-session-expected.json', import.meta.url),
   strataTitle: 'blocking stream sessions and their events are those of Redis 7',
+  evictedTitle: 'blocking stream sessions are those of Redis 7 with every stream evicted',
   redisTitle: 'the recorded blocking stream sessions are what redis-server answers',
 });

@@ -23,12 +23,19 @@ export interface TestServer {
 export async function startServer(
   options: Omit<RespServerOptions, 'databases'> & {
     databases?: RespServerOptions['databases'];
+    /** The collection cache's budget per database (default: half the log's memory, at least 64 KiB). */
+    collectionMemory?: number;
   } = {},
 ): Promise<TestServer> {
   const dir = await mkdtemp(join(tmpdir(), 'strata-resp-'));
+  const { collectionMemory, ...rest } = options;
   const server = new RespServer({
-    databases: { dir, store: { ...SMALL_STORE, checkpointOnClose: false } },
-    ...options,
+    databases: {
+      dir,
+      store: { ...SMALL_STORE, checkpointOnClose: false },
+      ...(collectionMemory !== undefined && { collectionMemory }),
+    },
+    ...rest,
   });
   const { port } = await server.listen(0);
   return {
