@@ -61,7 +61,15 @@ export type CommandErrorCode =
   | 'ERR_NOTBUSY'
   | 'ERR_UNKILLABLE'
   /** A script failed to compile or to run (its message is Redis's). */
-  | 'ERR_SCRIPT';
+  | 'ERR_SCRIPT'
+  /** A script grew the heap past what scripts may use (RespServerOptions.scriptMemory). */
+  | 'ERR_OOM'
+  /** A client in MONITOR mode ran a command that reads or writes keys (Redis's replica rule). */
+  | 'ERR_REPLICA_KEYSPACE'
+  /** MONITOR inside a transaction (Redis: not for a client that must get a reply per command). */
+  | 'ERR_DENY_BLOCKING'
+  /** LATENCY GRAPH of an event with no samples. */
+  | 'ERR_NO_LATENCY_SAMPLES';
 
 /** An error reply. `message` is the whole reply after the `-`, code word first. */
 export class CommandError extends StrataError<CommandErrorCode> {

@@ -135,7 +135,7 @@ describe('scripts', () => {
 });
 
 describe('a script that allocates without bound', () => {
-  test('is stopped with an error once it grows the heap past scriptMemory; the server stays up', async () => {
+  test('is stopped with an OOM error once it grows the heap past scriptMemory; the server stays up', async () => {
     const t = await startServer({ scriptMemory: 64 << 20 });
     const c = new Redis({ port: t.port, host: '127.0.0.1', lazyConnect: true });
     await c.connect();
@@ -143,7 +143,7 @@ describe('a script that allocates without bound', () => {
       await expect(
         c.eval("local t = {} while true do t[#t + 1] = string.rep('x', 100000) .. #t end", 0),
       ).rejects.toThrow(
-        /^ERR Script used more memory than scripts may \(67108864 bytes of heap and buffers\) script: [0-9a-f]{40}, on @user_script:1\.$/,
+        /^OOM script used more memory than scripts may use \(67108864 bytes of heap and buffers, scriptMemory\) script: [0-9a-f]{40}, on @user_script:1\.$/,
       );
       expect(await c.eval('return 1', 0)).toBe(1);
       expect(await c.ping()).toBe('PONG');
@@ -151,5 +151,56 @@ describe('a script that allocates without bound', () => {
       c.disconnect();
       await t.stop();
     }
+  });
+});
+
+describe('while writes fail (MISCONF)', () => {
+  const aof = 'MISCONF Errors writing to the AOF file: No space left on device';
+  const blocked = "Writable scripts are blocked. Use 'no-writes' flag for read only scripts.";
+
+  test('a flagged script that may write is refused before it runs, a no-writes one runs, an unflagged one fails at its write', async () => {
+    await r().set('s:mis', 'before');
+    setup.server.server.setWriteError('Errors writing to the AOF file: No space left on device');
+    try {
+      await expect(
+        r().eval("#!lua\nreturn redis.call('get', KEYS[1])", 1, 's:mis'),
+      ).rejects.toThrow(
+        `MISCONF Redis is configured to persist data to AOF, but it's currently unable to persist to disk. ${blocked} AOF error: No space left on device`,
+      );
+      expect(
+        await r().eval("#!lua flags=no-writes\nreturn redis.call('get', KEYS[1])", 1, 's:mis'),
+      ).toBe('before');
+      // Without a shebang the script runs, and Redis refuses its first write with the reason.
+      await expect(
+        r().eval("redis.call('get', KEYS[1]) return redis.call('set', KEYS[1], 'x')", 1, 's:mis'),
+      ).rejects.toThrow(new RegExp(`^${aof} script: [0-9a-f]{40}, on @user_script:1\\.$`));
+      await expect(r().eval("return redis.pcall('set', KEYS[1], 'x')", 1, 's:mis')).rejects.toThrow(
+        new RegExp(`^${aof}$`),
+      );
+    } finally {
+      setup.server.server.setWriteError(null);
+    }
+    expect(await r().get('s:mis')).toBe('before');
+  });
+
+  test('functions are flagged scripts: one without no-writes is refused; a store error keeps its own words', async () => {
+    await r().call(
+      'FUNCTION',
+      'LOAD',
+      'REPLACE',
+      "#!lua name=mis\nredis.register_function('mis_w', function() return 1 end)\nredis.register_function{function_name='mis_r', callback=function() return 2 end, flags={'no-writes'}}",
+    );
+    setup.server.server.setWriteError('disk is gone');
+    try {
+      await expect(r().call('FCALL', 'mis_w', '0')).rejects.toThrow(
+        `MISCONF disk is gone. ${blocked}`,
+      );
+      expect(await r().call('FCALL', 'mis_r', '0')).toBe(2);
+      expect(await r().call('FCALL_RO', 'mis_r', '0')).toBe(2);
+    } finally {
+      setup.server.server.setWriteError(null);
+    }
+    expect(await r().call('FCALL', 'mis_w', '0')).toBe(1);
+    expect(await r().eval('#!lua\nreturn 3', 0)).toBe(3);
   });
 });

@@ -1,4 +1,6 @@
 import type { CompatCase } from './compat-cases.js';
+import { SCRIPTING_FLAGS_ERRORS_CASES } from './scripting-compat-flags-errors-cases.js';
+import { SCRIPTING_LIBRARY_CASES } from './scripting-compat-libraries-cases.js';
 
 /**
  * EVAL, EVALSHA and SCRIPT byte for byte as redis-server 7.0 answers them
@@ -6,9 +8,9 @@ import type { CompatCase } from './compat-cases.js';
  * the libraries (cjson, bit, Lua 5.1's names and number printing), the
  * read-only globals, the redis table's functions and their errors, error
  * replies with the script's line, shebang flags, numkeys. Each case in RESP2,
- * and again in RESP3 where the protocol changes the conversions.
- * Not compared: compile errors (Lua 5.3's parser words some of them
- * differently from 5.1's, e.g. `syntax error` for `'=' expected`).
+ * and again in RESP3 where the protocol changes the conversions. The struct
+ * and cmsgpack libraries are in scripting-compat-libraries-cases.ts; script
+ * and function flags and compile errors in scripting-compat-flags-errors-cases.ts.
  */
 const BASE: readonly (readonly string[])[][] = [
   [
@@ -224,6 +226,8 @@ export const SCRIPTING_COMPAT_CASES: readonly CompatCase[] = [
     ],
   },
   ...FUNCTION_CASES(),
+  ...SCRIPTING_LIBRARY_CASES,
+  ...SCRIPTING_FLAGS_ERRORS_CASES,
 ];
 
 /** FUNCTION and FCALL: one function per library where the reply lists them (Redis lists in its dict's order). */

@@ -4,6 +4,7 @@ import type { CommandDefinition, CommandResult } from '../../server/command-tabl
 import { NO_KEYS } from '../shared/key-positions.js';
 import { splitNumkeys } from './numkeys.js';
 import { type CachedScript, scriptsSlot } from './script-cache.js';
+import { prepareRun } from './script-flags.js';
 
 const NOT_INTEGER = 'ERR value is not an integer or out of range';
 
@@ -15,7 +16,8 @@ function runScript(
 ): CommandResult {
   const { keys, args } = splitNumkeys(argv, NOT_INTEGER);
   const scripts = c.server.state(scriptsSlot);
-  const mode = { readOnly: readOnly || script.mode?.readOnly === true };
+  const flags = script.flags;
+  const mode = prepareRun(c, flags !== null, flags?.has('no-writes') === true, readOnly);
   return scripts.engine.run(c, {
     ref: script.ref,
     name: script.sha,

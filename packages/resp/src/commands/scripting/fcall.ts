@@ -6,25 +6,21 @@ import { NO_KEYS } from '../shared/key-positions.js';
 import type { FunctionLibraries } from './function-libraries.js';
 import { splitNumkeys } from './numkeys.js';
 import { scriptsSlot } from './script-cache.js';
+import { prepareRun } from './script-flags.js';
 
 function fcall(libraries: ServerSlot<FunctionLibraries>, readOnlyCall: boolean) {
   return (c: Client, argv: Buffer[]): CommandResult => {
     const fn = c.server.state(libraries).find(argv[1]!.toString('latin1'));
     if (fn === undefined) throw new CommandError('ERR_SCRIPT', 'ERR Function not found');
     const { keys, args } = splitNumkeys(argv, 'ERR Bad number of keys provided');
-    const noWrites = fn.flags.includes('no-writes');
-    if (readOnlyCall && !noWrites) {
-      throw new CommandError(
-        'ERR_SCRIPT',
-        'ERR Can not execute a script with write flag using *_ro command.',
-      );
-    }
+    // A function is always a flagged script (Redis runs none in EVAL's compatibility mode).
+    const mode = prepareRun(c, true, fn.flags.includes('no-writes'), readOnlyCall);
     return c.server.state(scriptsSlot).engine.run(c, {
       ref: fn.ref,
       name: fn.name,
       keys,
       args,
-      mode: { readOnly: noWrites },
+      mode,
       isFunction: true,
       argv,
     });

@@ -42,6 +42,8 @@ declare module 'fengari' {
     lua_getglobal(L: LuaState, name: string | LuaString): number;
     lua_gettop(L: LuaState): number;
     lua_isinteger(L: LuaState, i: number): boolean;
+    lua_isnumber(L: LuaState, i: number): boolean;
+    lua_checkstack(L: LuaState, n: number): boolean;
     lua_insert(L: LuaState, i: number): void;
     lua_remove(L: LuaState, i: number): void;
     lua_isyieldable(L: LuaState): boolean;
@@ -70,6 +72,7 @@ declare module 'fengari' {
     lua_sethook(L: LuaState, f: LuaHook | null, mask: number, count: number): void;
     lua_setmetatable(L: LuaState, i: number): void;
     lua_settop(L: LuaState, i: number): void;
+    lua_settable(L: LuaState, i: number): void;
     lua_setupvalue(L: LuaState, funcindex: number, n: number): LuaString | null;
     lua_toboolean(L: LuaState, i: number): boolean;
     lua_tojsstring(L: LuaState, i: number): string;
@@ -99,6 +102,7 @@ declare module 'fengari' {
       glb: number,
     ): void;
     luaL_error(L: LuaState, fmt: string | LuaString): number;
+    luaL_argerror(L: LuaState, arg: number, extramsg: string | LuaString): number;
     luaL_checknumber(L: LuaState, arg: number): number;
     luaL_checkany(L: LuaState, arg: number): void;
     luaL_tolstring(L: LuaState, arg: number): LuaString;

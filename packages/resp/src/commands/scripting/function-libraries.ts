@@ -4,6 +4,7 @@ import { CommandError } from '../../errors.js';
 import { dumpLibraries, restoreLibraries } from './function-dump.js';
 import { raiseRedisError } from './lua-vm.js';
 import type { ScriptEngine } from './script-run.js';
+import { SCRIPT_FLAGS } from './shebang.js';
 
 /** Where the libraries are kept between runs (RespServerOptions.functionStore). */
 export interface FunctionStore {
@@ -13,8 +14,8 @@ export interface FunctionStore {
   save(payload: Buffer): Promise<void>;
 }
 
-/** Function flags Redis 7.0 knows, in its order (FUNCTION LIST prints them so). */
-const FLAGS = ['no-writes', 'allow-oom', 'allow-stale', 'no-cluster', 'allow-cross-slot-keys'];
+/** Function flags are the scripts' (FUNCTION LIST prints them in this order). */
+const FLAGS: readonly string[] = SCRIPT_FLAGS;
 
 export interface RegisteredFunction {
   readonly name: string;
@@ -205,7 +206,13 @@ export class FunctionLibraries {
   }
 }
 
-/** redis.register_function(name, callback) or redis.register_function{function_name=, callback=, flags=, description=}. */
+/**
+ * redis.register_function(name, callback) or
+ * redis.register_function{function_name=, callback=, flags=, description=},
+ * read as Redis 7.0 reads them (function_lua.c): the named arguments in the
+ * table's order, their names and the flags without regard to case, a name
+ * or description that is a number taken as its string (lua_isstring).
+ */
 function registerFunction(
   L: LuaState,
   library: string,
@@ -214,7 +221,8 @@ function registerFunction(
 ): number {
   const raise = (message: string) => raiseRedisError(L, message);
   const argc = lua.lua_gettop(L);
-  let nameAt = 1;
+  if (argc < 1 || argc > 2) return raise('wrong number of arguments to redis.register_function');
+  let name: string | null = null;
   let callbackAt = 2;
   let flags: string[] = [];
   let description: Buffer | null = null;
@@ -224,49 +232,56 @@ function registerFunction(
         'calling redis.register_function with a single argument is only applicable to Lua table (representing named arguments).',
       );
     }
-    const known = new Set(['function_name', 'callback', 'flags', 'description']);
+    callbackAt = 0;
     lua.lua_pushnil(L);
     while (lua.lua_next(L, 1) !== 0) {
-      lua.lua_pop(L, 1);
-      const k = lua.lua_type(L, -1) === lua.LUA_TSTRING ? lua.lua_tojsstring(L, -1) : '';
-      if (!known.has(k)) return raise('unknown argument given to redis.register_function');
-    }
-    lua.lua_getfield(L, 1, 'function_name');
-    nameAt = lua.lua_gettop(L);
-    lua.lua_getfield(L, 1, 'callback');
-    callbackAt = lua.lua_gettop(L);
-    if (lua.lua_type(L, callbackAt) === lua.LUA_TNIL) {
-      return raise('redis.register_function must get a callback argument');
-    }
-    if (lua.lua_getfield(L, 1, 'flags') === lua.LUA_TTABLE) {
-      const t = lua.lua_gettop(L);
-      for (let i = 1; lua.lua_rawgeti(L, t, i) !== lua.LUA_TNIL; i++) {
-        const flag = lua.lua_type(L, -1) === lua.LUA_TSTRING ? lua.lua_tojsstring(L, -1) : '';
+      // Stack: key at -2, value at -1.
+      if (!isString(L, -2))
+        return raise('named argument key given to redis.register_function is not a string');
+      const key = Buffer.from(lua.lua_tolstring(L, -2)!).toString('latin1').toLowerCase();
+      if (key === 'function_name') {
+        if (!isString(L, -1)) {
+          return raise('function_name argument given to redis.register_function must be a string');
+        }
+        name = Buffer.from(lua.lua_tolstring(L, -1)!).toString('latin1');
+      } else if (key === 'description') {
+        if (!isString(L, -1)) {
+          return raise('description argument given to redis.register_function must be a string');
+        }
+        description = Buffer.from(lua.lua_tolstring(L, -1)!);
+      } else if (key === 'callback') {
+        if (lua.lua_type(L, -1) !== lua.LUA_TFUNCTION) {
+          return raise('callback argument given to redis.register_function must be a function');
+        }
+        // Kept on the stack under the iteration (its slot stays valid until the end).
+        lua.lua_pushvalue(L, -1);
+        lua.lua_insert(L, 2);
+        callbackAt = 2;
         lua.lua_pop(L, 1);
-        if (!FLAGS.includes(flag)) return raise('unknown flag given');
-        flags.push(flag);
+        continue;
+      } else if (key === 'flags') {
+        if (lua.lua_type(L, -1) !== lua.LUA_TTABLE) {
+          return raise(
+            'flags argument to redis.register_function must be a table representing function flags',
+          );
+        }
+        const read = readFlags(L, lua.lua_gettop(L));
+        if (read === null) return raise('unknown flag given');
+        flags = read;
+      } else {
+        return raise('unknown argument given to redis.register_function');
       }
       lua.lua_pop(L, 1);
     }
-    lua.lua_pop(L, 1);
-    if (lua.lua_getfield(L, 1, 'description') === lua.LUA_TSTRING) {
-      description = Buffer.from(lua.lua_tolstring(L, -1)!);
+    if (name === null) return raise('redis.register_function must get a function name argument');
+    if (callbackAt === 0) return raise('redis.register_function must get a callback argument');
+  } else {
+    if (!isString(L, 1)) return raise('first argument to redis.register_function must be a string');
+    if (lua.lua_type(L, 2) !== lua.LUA_TFUNCTION) {
+      return raise('second argument to redis.register_function must be a function');
     }
-    lua.lua_pop(L, 1);
-  } else if (argc !== 2) {
-    return raise('wrong number of arguments to redis.register_function');
+    name = Buffer.from(lua.lua_tolstring(L, 1)!).toString('latin1');
   }
-  if (lua.lua_type(L, nameAt) !== lua.LUA_TSTRING) {
-    return raise('function_name argument given to redis.register_function must be a string');
-  }
-  if (lua.lua_type(L, callbackAt) !== lua.LUA_TFUNCTION) {
-    return raise(
-      argc === 1
-        ? 'callback argument given to redis.register_function must be a function'
-        : 'second argument to redis.register_function must be a function',
-    );
-  }
-  const name = lua.lua_tojsstring(L, nameAt);
   if (!/^[A-Za-z0-9_]+$/.test(name)) {
     return raise(
       'Library names can only contain letters, numbers, or underscores(_) and must be at least one character long',
@@ -276,4 +291,25 @@ function registerFunction(
   flags = FLAGS.filter((f) => flags.includes(f));
   into.set(name, { name, library, ref: ref(callbackAt), flags, description });
   return 0;
+}
+
+/** lua_isstring: a string, or a number (which converts). */
+function isString(L: LuaState, i: number): boolean {
+  const t = lua.lua_type(L, i);
+  return t === lua.LUA_TSTRING || t === lua.LUA_TNUMBER;
+}
+
+/** The flags table at `t` (t[1], t[2]... up to a nil), each a known flag in any case; null if one is not. */
+function readFlags(L: LuaState, t: number): string[] | null {
+  const out: string[] = [];
+  for (let i = 1; lua.lua_rawgeti(L, t, i) !== lua.LUA_TNIL; i++) {
+    const flag = isString(L, -1)
+      ? Buffer.from(lua.lua_tolstring(L, -1)!).toString('latin1').toLowerCase()
+      : '';
+    lua.lua_pop(L, 1);
+    if (!FLAGS.includes(flag)) return null;
+    out.push(flag);
+  }
+  lua.lua_pop(L, 1);
+  return out;
 }

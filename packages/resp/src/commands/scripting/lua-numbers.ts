@@ -42,16 +42,23 @@ export function useLua51Numbers(): void {
   };
 }
 
+const NAN_VIEW = new DataView(new ArrayBuffer(8));
+
 /**
  * Lua 5.1's `%.14g` (LUA_NUMBER_FMT) as C prints it (fengari's own prints
- * 2^53 as `9007199254741000`, C as `9.007199254741e+15`). A NaN is `-nan`:
- * x86 makes 0/0 a negative NaN, and that is what Redis prints.
+ * 2^53 as `9007199254741000`, C as `9.007199254741e+15`). A NaN prints
+ * its sign as glibc does: x86 makes 0/0 a negative NaN (`-nan`, what Redis
+ * prints for it) and V8 keeps the bits of the NaNs arithmetic makes, while
+ * `-(0/0)` or a NaN read by cmsgpack may be positive (`nan`).
  */
 export function formatNumber(n: number): string {
-  if (Number.isNaN(n)) return '-nan';
+  if (Number.isNaN(n)) {
+    NAN_VIEW.setFloat64(0, n);
+    return (NAN_VIEW.getUint8(0) & 0x80) !== 0 ? '-nan' : 'nan';
+  }
   if (n === Infinity) return 'inf';
   if (n === -Infinity) return '-inf';
-  if (n === 0) return '0';
+  if (n === 0) return Object.is(n, -0) ? '-0' : '0';
   const [mantissa, exp] = n.toExponential(13).split('e') as [string, string];
   const e = Number(exp);
   if (e < -4 || e >= 14) {

@@ -8,10 +8,13 @@ import { type LuaState, lua } from 'fengari';
  * script's result becomes its reply (`writeLuaValue`).
  */
 
-/** Lua 5.1 has doubles only: integers past 32 bits are pushed as floats (fengari's are 32-bit). */
+/**
+ * Lua 5.1 has doubles only: every number is pushed as a float. fengari's
+ * integers are 32-bit and their arithmetic wraps (`v + v` of 2^30 would be
+ * -2^31 where Redis gives 2^31).
+ */
 export function pushNumber(L: LuaState, n: number): void {
-  if (n === (n | 0)) lua.lua_pushinteger(L, n);
-  else lua.lua_pushnumber(L, n);
+  lua.lua_pushnumber(L, n);
 }
 
 interface Frame {

@@ -5,6 +5,8 @@ import { openBit } from './lua-bit.js';
 import { openCjson } from './lua-cjson.js';
 import { openCmsgpack } from './lua-cmsgpack.js';
 import { formatNumber, useLua51Numbers } from './lua-numbers.js';
+import { openStruct } from './lua-struct.js';
+import { lua51CompileError } from './lua51-compile-errors.js';
 
 /** What redis.call and the other functions of the `redis` table reach: the running script. */
 export interface LuaHost {
@@ -22,7 +24,7 @@ const REDIS_VERSION_NUM = 0x07000f;
 
 /**
  * The Lua world scripts run in, as Redis 7.0 builds it: the libraries it
- * loads (base, table, string, math, cjson, bit; no os, io, print, require
+ * loads (base, table, string, math, cjson, cmsgpack, struct, bit; no os, io, print, require
  * or debug), Lua 5.1's names (`unpack`, `loadstring`, `table.getn`,
  * `math.mod`...), the `redis` table, and globals scripts may read but not
  * change: the globals table and the libraries are seen through read-only
@@ -60,6 +62,11 @@ export class LuaVm {
     open('bit', openBit);
     open('cjson', openCjson);
     open('cmsgpack', openCmsgpack);
+    open('struct', openStruct);
+    // 5.3 names a function an error cannot name from its call site by its
+    // place in the loaded modules ('bit.band'); 5.1, so Redis, says '?'.
+    lua.lua_newtable(L);
+    lua.lua_setfield(L, lua.LUA_REGISTRYINDEX, '_LOADED');
     lua.lua_newtable(L);
     const fns: [string, LuaJsFunction][] = [
       ['call', (S) => host.call(S, true)],
@@ -124,7 +131,7 @@ export class LuaVm {
     const L = this.L;
     const status = lauxlib.luaL_loadbufferx(L, body, body.length, chunkName, 't');
     if (status !== lua.LUA_OK) {
-      const error = lua.lua_tojsstring(L, -1);
+      const error = lua51CompileError(body, lua.lua_tojsstring(L, -1));
       lua.lua_pop(L, 1);
       return { ok: false, error };
     }
@@ -151,7 +158,7 @@ export class LuaVm {
     lua.lua_remove(L, -2);
     const handler = lua.lua_gettop(L);
     if (lauxlib.luaL_loadbufferx(L, code, code.length, '@user_function', 't') !== lua.LUA_OK) {
-      const error = lua.lua_tojsstring(L, -1);
+      const error = lua51CompileError(code, lua.lua_tojsstring(L, -1));
       lua.lua_settop(L, top);
       return `ERR Error compiling function: ${error}`;
     }
@@ -429,7 +436,7 @@ local function pcallResult(ok, ...)
   return ok, ...
 end
 G.pcall = function(f, ...) return pcallResult(pcall0(f, ...)) end
-for _, name in ipairs({'string', 'math', 'table', 'bit', 'cjson', 'cmsgpack', 'redis', 'coroutine'}) do
+for _, name in ipairs({'string', 'math', 'table', 'bit', 'cjson', 'cmsgpack', 'struct', 'redis', 'coroutine'}) do
   rawset(G, name, readonly(rawget(G, name)))
 end
 local env = readonly(G)

@@ -3,8 +3,8 @@ import { CommandError } from '../../errors.js';
 import type { ServerState } from '../../server/server-state.js';
 import { serverSlot } from '../family.js';
 import { readConfig } from '../server/config.js';
-import { ScriptEngine, type ScriptMode } from './script-run.js';
-import { parseShebang } from './shebang.js';
+import { ScriptEngine } from './script-run.js';
+import { parseShebang, type ScriptFlag } from './shebang.js';
 
 /** A script compiled once: EVAL and SCRIPT LOAD add it, EVALSHA finds it by its SHA1. */
 export interface CachedScript {
@@ -12,7 +12,7 @@ export interface CachedScript {
   /** Registry ref of its compiled function in the engine's VM. */
   readonly ref: number;
   /** From its shebang (`#!lua flags=no-writes`): null when it has none. */
-  readonly mode: ScriptMode | null;
+  readonly flags: ReadonlySet<ScriptFlag> | null;
 }
 
 /** The server's scripts: the engine and the script cache (Redis's lua_scripts dict). */
@@ -40,18 +40,18 @@ export class Scripts {
     const known = this.cache.get(sha);
     if (known !== undefined) return known;
     const shebang = parseShebang(body);
-    if (!shebang.ok) throw new CommandError('ERR_SCRIPT', shebang.error);
+    if (!shebang.ok) throw new CommandError('ERR_SCRIPT', shebang.error, true);
     // The shebang line is skipped but its newline kept, so line numbers are the user's.
     const code = body.subarray(shebang.length);
     const compiled = this.engine.vm.compile(code, '@user_script');
     if (!compiled.ok) {
       throw new CommandError(
         'ERR_SCRIPT',
-        `ERR Error compiling script (new function): ${lua51Message(compiled.error)}`,
+        `ERR Error compiling script (new function): ${compiled.error}`,
         true,
       );
     }
-    const script: CachedScript = { sha, ref: compiled.ref, mode: shebang.mode };
+    const script: CachedScript = { sha, ref: compiled.ref, flags: shebang.flags };
     this.cache.set(sha, script);
     return script;
   }
@@ -67,9 +67,4 @@ export const scriptsSlot = serverSlot('scripts', (server) => new Scripts(server)
 
 export function sha1(body: Uint8Array): string {
   return createHash('sha1').update(body).digest('hex');
-}
-
-/** Lua 5.3's compiler says `near <eof>`; 5.1, whose words Redis replies, `near '<eof>'`. */
-function lua51Message(message: string): string {
-  return message.replace(/ near <eof>$/, " near '<eof>'");
 }

@@ -229,10 +229,8 @@ export class ScriptEngine implements LuaHost {
     if (run.heapAtStart < 0) run.heapAtStart = heapBytes();
     else if (heapBytes() - run.heapAtStart > limit) {
       run.hookRaised = true;
-      raiseRedisError(
-        L,
-        `Script used more memory than scripts may (${limit} bytes of heap and buffers)`,
-      );
+      // An OOM error, raised like redis.call's errors: the reply names the script and its line.
+      raiseRedisError(L, `-${scriptMemoryError(limit).message}`);
       return;
     }
     if (Date.now() - run.sliceAt >= SLICE_MS && L === run.co && lua.lua_isyieldable(L)) {
@@ -322,9 +320,15 @@ export class ScriptEngine implements LuaHost {
     if ((spec.flags & CommandFlag.noscript) !== 0) {
       return refuse('This Redis command is not allowed from script');
     }
-    if ((spec.flags & CommandFlag.write) !== 0) {
-      if (run.mode.readOnly)
-        return refuse('Write commands are not allowed from read-only scripts.');
+    const write = (spec.flags & CommandFlag.write) !== 0;
+    // Redis counts may-replicate commands as writes here (so read-only scripts run under CLIENT PAUSE WRITE).
+    if (run.mode.readOnly && (write || MAY_REPLICATE.has(spec.fullName))) {
+      return refuse('Write commands are not allowed from read-only scripts.');
+    }
+    if (write) {
+      // scriptVerifyWriteCommandAllow: while writes fail, a script's write is refused with the reason.
+      const writeError = this.server.writeError === null ? null : this.server.currentWriteError();
+      if (writeError !== null) return refuse(`-${writeError}`);
       run.wrote = true;
     }
     const start = c.reply.position;
@@ -401,6 +405,24 @@ export class ScriptEngine implements LuaHost {
     lua.lua_pushboolean(L, true);
     return 1;
   }
+}
+
+/**
+ * Commands Redis 7.0 flags may-replicate that a script can call (its
+ * COMMAND INFO does not show that flag, so neither does strata's table).
+ */
+const MAY_REPLICATE: ReadonlySet<string> = new Set(['publish', 'spublish', 'pfcount']);
+
+/**
+ * Redis has no limit on its Lua VM's memory (only `maxmemory`, for the
+ * dataset); strata's scriptMemory is its own, so the words are too. The
+ * code is Redis's OOM, which clients read as out of memory.
+ */
+function scriptMemoryError(limit: number): CommandError {
+  return new CommandError(
+    'ERR_OOM',
+    `OOM script used more memory than scripts may use (${limit} bytes of heap and buffers, scriptMemory)`,
+  );
 }
 
 /** A number given to redis.call, as Redis 7.0 writes it (fpconv_dtoa: the shortest exact form). */
