@@ -31,7 +31,7 @@ export {
   SetValue,
 } from './set-value.js';
 export { cursorSlot, SlotMap, slotCursor } from './slot-map.js';
-export { StreamBlockValue } from './stream-block.js';
+export { type FieldSink, StreamBlockValue } from './stream-block.js';
 export {
   CachedStreamBlocks,
   copyStreamBlocks,
@@ -43,6 +43,7 @@ export { decodeStreamSliced } from './stream-codec.js';
 export { type PendingEntry, StreamConsumer, StreamGroup } from './stream-group.js';
 export {
   formatStreamId,
+  formatStreamIdAt,
   MAX_STREAM_ID,
   MIN_STREAM_ID,
   nextStreamId,
@@ -61,6 +62,7 @@ export {
   STREAM_BLOCK_ENTRIES,
   type StreamBlockRef,
   type StreamBlocks,
+  type StreamEntry,
   type StreamTrim,
   StreamValue,
   type StreamVisitor,

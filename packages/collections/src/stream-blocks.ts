@@ -3,7 +3,7 @@ import { decoderFor } from './codecs.js';
 import { CollectionError } from './collection-error.js';
 import type { CollectionStore } from './collection-store.js';
 import type { CollectionLookup } from './lookup.js';
-import { StreamBlockValue } from './stream-block.js';
+import type { StreamBlockValue } from './stream-block.js';
 import './stream-codec.js';
 import {
   newStreamId,
@@ -150,9 +150,7 @@ export async function copyStreamBlocks(
   if (head.refs.length === 0) return copy;
   copy.sid = newStreamId();
   for (const ref of head.refs) {
-    const src = (await loadStreamBlocks(from, head, [ref])).get(ref);
-    const b = new StreamBlockValue();
-    for (let i = 0; i < src.ids.length; i++) b.push(src.ids[i]!, src.fields[i]!.slice());
+    const b = (await loadStreamBlocks(from, head, [ref])).get(ref).compact();
     await to.create(streamBlockKey(copy.sid, ref.no), b);
   }
   return copy;

@@ -41,7 +41,7 @@ export function* decodeStreamSliced(bytes: Uint8Array): Sliced<StreamValue> {
       if (i % SLICE_ITEMS === SLICE_ITEMS - 1) yield;
     }
   }
-  yield* s.tail.readEntries(r, previous);
+  s.tail.readEntries(r, previous);
   s.recount();
   const groups = r.u32();
   for (let gi = 0; gi < groups; gi++) {

@@ -114,6 +114,15 @@ export class ByteReader {
     return this.buf.toString('latin1', at, at + n);
   }
 
+  /** What is left to read, without copying. */
+  rest(): { readonly bytes: Buffer; readonly offset: number; readonly length: number } {
+    return { bytes: this.buf, offset: this.pos, length: this.buf.length - this.pos };
+  }
+
+  skip(n: number): void {
+    this.need(n);
+  }
+
   end(): void {
     if (this.pos !== this.buf.length) {
       throw new CollectionError('ERR_CORRUPT', 'trailing bytes after a stream');

@@ -80,6 +80,15 @@ export function formatStreamId(id: StreamId): string {
   return `${u64Text(word(id, 0), word(id, 4))}-${u64Text(word(id, 8), word(id, 12))}`;
 }
 
+function wordAt(b: Uint8Array, at: number): number {
+  return ((b[at]! << 24) | (b[at + 1]! << 16) | (b[at + 2]! << 8) | b[at + 3]!) >>> 0;
+}
+
+/** formatStreamId of the 16 ID bytes at `b[at]` (a packed entry's), with no ID string made. */
+export function formatStreamIdAt(b: Uint8Array, at: number): string {
+  return `${u64Text(wordAt(b, at), wordAt(b, at + 4))}-${u64Text(wordAt(b, at + 8), wordAt(b, at + 12))}`;
+}
+
 /** The ms half as a number (exact below 2^53; the clock's range). */
 export function streamIdMs(id: StreamId): number {
   return word(id, 0) * TWO32 + word(id, 4);

@@ -44,7 +44,7 @@ class MapBlocks implements StreamBlocks {
 function filled(n: number, blocks = new MapBlocks()): StreamValue {
   const s = new StreamValue();
   for (let i = 1; i <= n; i++) {
-    s.append(streamId(i, 0), ['f', `v${i}`]);
+    s.appendStrings(streamId(i, 0), ['f', `v${i}`]);
     s.sealIfFull(blocks);
   }
   return s;
@@ -58,7 +58,7 @@ function ids(
   end = MAX_STREAM_ID,
 ): string[] {
   const out: string[] = [];
-  s.range(start, end, reverse, (id) => out.push(formatStreamId(id)) > 0, blocks);
+  s.range(start, end, reverse, (b, i) => out.push(formatStreamId(b.idAt(i))) > 0, blocks);
   return out;
 }
 
@@ -114,7 +114,7 @@ describe('StreamValue', () => {
     // A range visit touches nothing else.
     m.gets.length = 0;
     const out: StreamId[] = [];
-    s.range(streamId(N - 5, 0), MAX_STREAM_ID, false, (id) => out.push(id) < 10, m);
+    s.range(streamId(N - 5, 0), MAX_STREAM_ID, false, (b, i) => out.push(b.idAt(i)) < 10, m);
     expect(m.gets).toEqual([0, 1]);
     expect(
       s.refsOf([streamId(3, 0), streamId(4, 0), streamId(N * 3 + 1, 0)]).map((r) => r.no),
@@ -150,7 +150,9 @@ describe('StreamValue', () => {
     expect(s.delete(streamId(1, 0), m)).toBe(true);
     expect(s.delete(streamId(1, 0), m)).toBe(false);
     expect(s.refs[0]!.first).toBe(streamId(2, 0));
-    expect(s.get(streamId(2, 0), m)).toEqual(['f', 'v2']);
+    const e = s.entry(streamId(2, 0), m)!;
+    expect(e.block.fieldsAt(e.index)).toEqual(['f', 'v2']);
+    expect(s.entry(streamId(1, 0), m)).toBeNull();
     for (let i = 2; i <= N; i++) s.delete(streamId(i, 0), m);
     expect(s.refs.length).toBe(0);
     expect(m.records.size).toBe(0);
@@ -214,7 +216,7 @@ describe('StreamValue', () => {
     const m = new MapBlocks();
     expect(s.size).toBe(n);
     expect(s.refs.length).toBe(0);
-    s.append(streamId(n + 1, 0), ['f', 'new']);
+    s.appendStrings(streamId(n + 1, 0), ['f', 'new']);
     s.sealIfFull(m);
     expect(s.refs.length).toBe(1);
     expect(s.refs[0]!.count).toBe(n + 1);

@@ -63,8 +63,14 @@ export type StreamTrim =
       readonly limit: number;
     };
 
-/** Sees one entry; returns false to stop. */
-export type StreamVisitor = (id: StreamId, fields: readonly string[]) => boolean;
+/** Sees one entry, entry `i` of `block`; returns false to stop. */
+export type StreamVisitor = (block: StreamBlockValue, i: number) => boolean;
+
+/** Where an entry is: its block (a sealed one, or the tail) and its index there. */
+export interface StreamEntry {
+  readonly block: StreamBlockValue;
+  readonly index: number;
+}
 
 // Memory estimate of the head.
 const BASE_BYTES = 160;
@@ -152,7 +158,7 @@ export class StreamValue implements CollectionValue {
       w.u32(r.bytes);
       if (i % SLICE_ITEMS === SLICE_ITEMS - 1) yield;
     }
-    yield* this.tail.writeEntries(w);
+    this.tail.writeEntries(w);
     w.u32(this.groups.size);
     for (const g of this.groups.values()) {
       w.str(g.name);
@@ -201,17 +207,25 @@ export class StreamValue implements CollectionValue {
     return this.tail.last() ?? this.refs[this.refs.length - 1]?.last ?? MIN_STREAM_ID;
   }
 
-  /** Appends an entry to the tail; `id` must be greater than lastId (the caller checked). */
-  append(id: StreamId, fields: string[]): void {
-    this.put(id, fields);
+  /**
+   * Appends an entry of the strings `argv[from, ...)` to the tail (XADD's
+   * pairs, copied as they are); `id` must be greater than lastId (the
+   * caller checked).
+   */
+  append(id: StreamId, argv: readonly Uint8Array[], from: number): void {
+    this.tail.push(id, argv, from);
+    this.length++;
     this.lastId = id;
     this.entriesAdded++;
   }
 
-  /** Appends an entry as loaded from a serialized form (no counter moves). */
-  put(id: StreamId, fields: string[]): void {
-    this.tail.push(id, fields);
-    this.length++;
+  /** append of latin1 strings. */
+  appendStrings(id: StreamId, fields: readonly string[]): void {
+    this.append(
+      id,
+      fields.map((f) => Buffer.from(f, 'latin1')),
+      0,
+    );
   }
 
   /** Seals the tail into a block record when it is full (after an append and its trim). */
@@ -227,9 +241,10 @@ export class StreamValue implements CollectionValue {
       bytes: t.bytes,
     };
     this.refs.push(ref);
-    this.tail = new StreamBlockValue();
     this.version++;
-    blocks.sealed(ref, t);
+    // The block gets a copy of its size; the tail keeps its buffer for the next entries.
+    blocks.sealed(ref, t.compact());
+    t.clear();
   }
 
   // ---- which blocks a command needs ----------------------------------------------
@@ -285,11 +300,13 @@ export class StreamValue implements CollectionValue {
 
   // ---- entries ---------------------------------------------------------------------
 
-  /** The entry `id`'s fields, undefined when it is not in the stream. */
-  get(id: StreamId, blocks: StreamBlocks): readonly string[] | undefined {
+  /** Where entry `id` is, null when it is not in the stream. */
+  entry(id: StreamId, blocks: StreamBlocks): StreamEntry | null {
     const r = this.refs[this.refAtOrAfter(id)];
-    if (r === undefined) return this.tail.get(id);
-    return id < r.first ? undefined : blocks.get(r).get(id);
+    if (r !== undefined && id < r.first) return null;
+    const block = r === undefined ? this.tail : blocks.get(r);
+    const index = block.find(id);
+    return index === -1 ? null : { block, index };
   }
 
   /** Removes entry `id` (XDEL); whether it was there. */
@@ -496,9 +513,8 @@ function visitForward(
   end: StreamId,
   visit: StreamVisitor,
 ): boolean {
-  for (let i = b.indexOf(start); i < b.ids.length; i++) {
-    const id = b.ids[i]!;
-    if (id > end || !visit(id, b.fields[i]!)) return false;
+  for (let i = b.indexOf(start); i < b.size; i++) {
+    if (b.compareAt(i, end) > 0 || !visit(b, i)) return false;
   }
   return true;
 }
@@ -511,10 +527,9 @@ function visitBackward(
   visit: StreamVisitor,
 ): boolean {
   let i = b.indexOf(end);
-  if (i === b.ids.length || b.ids[i]! > end) i--;
+  if (i === b.size || b.compareAt(i, end) > 0) i--;
   for (; i >= 0; i--) {
-    const id = b.ids[i]!;
-    if (id < start || !visit(id, b.fields[i]!)) return false;
+    if (b.compareAt(i, start) < 0 || !visit(b, i)) return false;
   }
   return true;
 }

@@ -1,6 +1,8 @@
 import {
   formatStreamId,
+  formatStreamIdAt,
   type StreamBlocks,
+  type StreamBlockValue,
   type StreamId,
   type StreamValue,
 } from '@strata/collections';
@@ -12,24 +14,23 @@ export function writeId(w: ReplyWriter, id: StreamId): void {
   w.bulk(formatStreamId(id));
 }
 
-/** `[id, [field, value, ...]]`. */
-export function writeEntry(w: ReplyWriter, id: StreamId, fields: readonly string[]): void {
+/** `[id, [field, value, ...]]` of entry `i` of `b`, copied from its packed bytes. */
+export function writeEntry(w: ReplyWriter, b: StreamBlockValue, i: number): void {
   w.array(2);
-  writeId(w, id);
-  w.array(fields.length);
-  for (const f of fields) w.bulkLatin1(f);
+  w.bulk(formatStreamIdAt(b.packed, b.startOf(i)));
+  b.writeFields(i, w);
 }
 
 // One scratch list for every range reply: the reply's length comes first, so
 // the entries are gathered, then written (no array per call once it has grown).
-const ids: StreamId[] = [];
-const fieldLists: (readonly string[])[] = [];
+const entryBlocks: StreamBlockValue[] = [];
+const entryIndexes: number[] = [];
 
 /**
- * The entries of `s` from `start` to `end` (their blocks loaded: refsFor) (or from `end` down when
- * `reverse`), at most `count` (0: no limit), as an array of entries;
- * `onEntry` sees each one written (a group read's deliveries). Returns how
- * many were written.
+ * The entries of `s` from `start` to `end` (or from `end` down when
+ * `reverse`), their blocks loaded (refsFor), at most `count` (0: no
+ * limit), as an array of entries; `onEntry` sees each one written (a group
+ * read's deliveries). Returns how many were written.
  */
 export function writeRange(
   w: ReplyWriter,
@@ -41,37 +42,26 @@ export function writeRange(
   reverse: boolean,
   onEntry?: (id: StreamId) => void,
 ): number {
-  gatherRange(s, blocks, start, end, count, reverse);
-  const n = ids.length;
-  w.array(n);
-  for (let i = 0; i < n; i++) {
-    writeEntry(w, ids[i]!, fieldLists[i]!);
-    onEntry?.(ids[i]!);
-  }
-  ids.length = 0;
-  fieldLists.length = 0;
-  return n;
-}
-
-function gatherRange(
-  s: StreamValue,
-  blocks: StreamBlocks,
-  start: StreamId,
-  end: StreamId,
-  count: number,
-  reverse: boolean,
-): void {
-  ids.length = 0;
-  fieldLists.length = 0;
   s.range(
     start,
     end,
     reverse,
-    (id, fields) => {
-      ids.push(id);
-      fieldLists.push(fields);
-      return count === 0 || ids.length < count;
+    (b, i) => {
+      entryBlocks.push(b);
+      entryIndexes.push(i);
+      return count === 0 || entryIndexes.length < count;
     },
     blocks,
   );
+  const n = entryIndexes.length;
+  w.array(n);
+  for (let k = 0; k < n; k++) {
+    const b = entryBlocks[k]!;
+    const i = entryIndexes[k]!;
+    writeEntry(w, b, i);
+    onEntry?.(b.idAt(i));
+  }
+  entryBlocks.length = 0;
+  entryIndexes.length = 0;
+  return n;
 }

@@ -1,6 +1,5 @@
 import {
   formatStreamId as formatId,
-  latin1,
   MAX_STREAM_ID,
   MIN_STREAM_ID,
   nextStreamId,
@@ -125,9 +124,7 @@ function xadd(c: Client, argv: Buffer[]): CommandResult {
       s,
       trimNeeds(s, trim, 1),
       (blocks) => {
-        const fields: string[] = new Array(nFields);
-        for (let f = 0; f < nFields; f++) fields[f] = latin1(argv[fieldsAt + f]!);
-        s.append(id, fields);
+        s.append(id, argv, fieldsAt);
         const trimmed = trim.strategy === 'none' ? 0 : s.trim(trim, blocks);
         s.sealIfFull(blocks);
         const head = found === null ? createStream(c, key, s) : streamChanged(c, key, s);

@@ -40,9 +40,9 @@ function writeClaimed(
     writeId(c.reply, id);
     return;
   }
-  const fields = s.get(id, blocks);
-  if (fields === undefined) c.reply.null();
-  else writeEntry(c.reply, id, fields);
+  const e = s.entry(id, blocks);
+  if (e === null) c.reply.null();
+  else writeEntry(c.reply, e.block, e.index);
 }
 
 /** Moves `e` to `consumer`, with its new delivery time and count. */
@@ -114,7 +114,7 @@ export function xclaim(c: Client, argv: Buffer[]): CommandResult {
       const claimed: StreamId[] = [];
       for (const id of ids) {
         let e = g.pending(id);
-        if (s.get(id, blocks) === undefined) {
+        if (s.entry(id, blocks) === null) {
           // The entry was deleted: its PEL entry goes (7.0).
           if (e !== undefined) {
             if (logging) forms.push(claimForm(key, groupName, g, id, e));
@@ -194,7 +194,7 @@ export function xautoclaim(c: Client, argv: Buffer[]): CommandResult {
       for (; i < candidates.length && attempts > 0 && count > 0; i++, attempts--) {
         const id = candidates[i]!;
         const e = g.pending(id)!;
-        if (s.get(id, blocks) === undefined) {
+        if (s.entry(id, blocks) === null) {
           if (logging) forms.push(claimForm(key, groupName, g, id, e));
           g.ack(id);
           deleted.push(id);

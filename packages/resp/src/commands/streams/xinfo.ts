@@ -49,8 +49,8 @@ function writeEdge(w: ReplyWriter, s: StreamValue, blocks: StreamBlocks, last: b
     MIN_STREAM_ID,
     MAX_STREAM_ID,
     last,
-    (id, fields) => {
-      writeEntry(w, id, fields);
+    (block, i) => {
+      writeEntry(w, block, i);
       wrote = true;
       return false;
     },

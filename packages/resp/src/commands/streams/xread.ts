@@ -274,12 +274,12 @@ function serveHistory(
   const now = Date.now();
   c.reply.array(ids.length);
   for (const id of ids) {
-    const fields = s.get(id, blocks);
-    if (fields === undefined) {
+    const entry = s.entry(id, blocks);
+    if (entry === null) {
       c.reply.array(2);
       c.reply.bulk(formatStreamId(id));
       c.reply.nullArray();
-    } else writeEntry(c.reply, id, fields);
+    } else writeEntry(c.reply, entry.block, entry.index);
     const e = g.pending(id)!;
     e.deliveryCount++;
     e.deliveryTime = now;
