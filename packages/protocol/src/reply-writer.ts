@@ -92,6 +92,25 @@ export class ReplyWriter {
   }
 
   /**
+   * What `since` views, without the view (a script reads each of its
+   * commands' replies, and a subarray per reply is most of that cost): the
+   * bytes from `position` on lie in `bytes` from `offsetOf(position)` to
+   * `end`. Valid until the next write.
+   */
+  get bytes(): Buffer {
+    return this.buf;
+  }
+
+  offsetOf(position: number): number {
+    const from = Math.max(0, position - this.flushedBytes);
+    return this.start + Math.min(from, this.pos - this.start);
+  }
+
+  get end(): number {
+    return this.pos;
+  }
+
+  /**
    * Everything written since the last flush, as one chunk for one socket
    * write, or null when nothing is pending.
    */

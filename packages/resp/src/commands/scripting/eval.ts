@@ -12,9 +12,10 @@ function runScript(
   c: Client,
   script: CachedScript,
   argv: Buffer[],
+  split: { keys: Buffer[]; args: Buffer[] },
   readOnly: boolean,
 ): CommandResult {
-  const { keys, args } = splitNumkeys(argv, NOT_INTEGER);
+  const { keys, args } = split;
   const scripts = c.server.state(scriptsSlot);
   const flags = script.flags;
   const mode = prepareRun(c, flags !== null, flags?.has('no-writes') === true, readOnly);
@@ -32,21 +33,21 @@ function runScript(
 function evalBody(readOnly: boolean) {
   return (c: Client, argv: Buffer[]): CommandResult => {
     // Numkeys first: Redis refuses bad arguments before it compiles.
-    splitNumkeys(argv, NOT_INTEGER);
+    const split = splitNumkeys(argv, NOT_INTEGER);
     const script = c.server.state(scriptsSlot).load(argv[1]!);
-    return runScript(c, script, argv, readOnly);
+    return runScript(c, script, argv, split, readOnly);
   };
 }
 
 function evalSha(readOnly: boolean) {
   return (c: Client, argv: Buffer[]): CommandResult => {
-    splitNumkeys(argv, NOT_INTEGER);
+    const split = splitNumkeys(argv, NOT_INTEGER);
     const sha = argv[1]!.toString('latin1').toLowerCase();
     const script = sha.length === 40 ? c.server.state(scriptsSlot).get(sha) : undefined;
     if (script === undefined) {
       throw new CommandError('ERR_NOSCRIPT', 'NOSCRIPT No matching script. Please use EVAL.');
     }
-    return runScript(c, script, argv, readOnly);
+    return runScript(c, script, argv, split, readOnly);
   };
 }
 

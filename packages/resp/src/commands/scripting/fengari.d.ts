@@ -124,9 +124,14 @@ declare module 'fengari' {
   export function to_jsstring(s: LuaString): string;
 }
 
-/** fengari's internals that lua-numbers.ts patches for Lua 5.1's numbers. */
+/**
+ * fengari's internals: what lua-numbers.ts patches for Lua 5.1's numbers,
+ * and what lua-strings.ts reads and pushes in place of the API's copies.
+ */
 declare module 'fengari/src/lobject.js' {
-  interface TValue {
+  export interface TValue {
+    /** The type tag with its variant bits (a string is LUA_TLNGSTR). */
+    readonly type: number;
     ttisinteger(): boolean;
     readonly value: number;
     setfltvalue(x: number): void;
@@ -135,10 +140,20 @@ declare module 'fengari/src/lobject.js' {
   const lobject: {
     luaO_str2num: (s: Uint8Array, o: TValue) => number;
     luaO_tostring: (L: unknown, obj: TValue) => void;
+    /** Pushes the string `ts` (a TString) onto `L`'s stack. */
+    pushsvalue2s: (L: unknown, ts: unknown) => void;
   };
   export default lobject;
 }
 declare module 'fengari/src/lstring.js' {
-  const lstring: { luaS_bless(L: unknown, s: Uint8Array): unknown };
+  /** A Lua string: its bytes (never changed once made) and its table hash, computed once. */
+  export interface TString {
+    realstring: Uint8Array;
+    hash: string | null;
+  }
+  const lstring: {
+    /** A TString of `s` itself (no copy). */
+    luaS_bless(L: unknown, s: Uint8Array): TString;
+  };
   export default lstring;
 }

@@ -1,6 +1,7 @@
 /// <reference path="./fengari.d.ts" />
-import { type ReplyVisitor, type ReplyWriter, visitReply } from '@strata/protocol';
+import { MalformedReplyError, type ReplyWriter } from '@strata/protocol';
 import { type LuaState, lua } from 'fengari';
+import { luaConstant, pushBytes, pushConstant } from './lua-strings.js';
 
 /**
  * Redis's conversions between replies and Lua values (script_lua.c):
@@ -17,130 +18,161 @@ export function pushNumber(L: LuaState, n: number): void {
   lua.lua_pushnumber(L, n);
 }
 
-interface Frame {
-  readonly kind: 'array' | 'map' | 'set';
-  /** Values still to come (a map counts keys and values). */
-  left: number;
-  next: number;
-  /** The table to set into `field` of once complete ({map = ...}). */
-  readonly field: string | null;
-}
+const OK = luaConstant('ok');
+const ERR = luaConstant('err');
+const OK_TEXT = luaConstant('OK');
+const DOUBLE = luaConstant('double');
+const BIG_NUMBER = luaConstant('big_number');
+const MAP = luaConstant('map');
+const SET = luaConstant('set');
 
 /**
- * The reply `reply` (one whole reply, as the command wrote it) as a Lua
- * value on top of `L`'s stack. RESP2: integer to number, bulk to string,
- * null to false, array to table, status to `{ok=}`, error to `{err=}`.
- * RESP3 adds null to nil, booleans, `{double=}`, `{big_number=}`,
- * `{map=}`, `{set=}` (members true) and `{verbatim_string={format=, string=}}`.
+ * Pushes the reply at `p` in `b` (one whole reply, as the command wrote
+ * it) as a Lua value on top of `L`'s stack; the offset after it. RESP2:
+ * integer to number, bulk to string, null to false, array to table, status
+ * to `{ok=}`, error to `{err=}`. RESP3 adds null to nil, booleans,
+ * `{double=}`, `{big_number=}`, `{map=}`, `{set=}` (members true) and
+ * `{verbatim_string={format=, string=}}`; an attribute is skipped, a push
+ * is an array. Read in place, digit by digit: a reply makes no Buffer, no
+ * JS string, only its Lua values.
  */
-export function pushReply(L: LuaState, reply: Buffer): void {
-  if (pushScalar(L, reply)) return;
-  const frames: Frame[] = [];
-  const placed = () => {
-    const f = frames[frames.length - 1];
-    if (f === undefined) return;
-    if (f.kind === 'array') lua.lua_rawseti(L, -2, f.next++);
-    else if (f.kind === 'set') {
-      lua.lua_pushboolean(L, true);
+export function pushReply(L: LuaState, b: Buffer, p: number): number {
+  const type = b[p]!;
+  let cr = p + 1;
+  const last = b.length;
+  while (cr < last && b[cr] !== 0x0d) cr++;
+  if (cr >= last) throw new MalformedReplyError(`no whole reply at ${p}`);
+  const after = cr + 2;
+  switch (type) {
+    case 0x2b: // +status
+      lua.lua_createtable(L, 0, 1);
+      pushConstant(L, OK);
+      if (cr - p === 3 && b[p + 1] === 0x4f && b[p + 2] === 0x4b) pushConstant(L, OK_TEXT);
+      else pushBytes(L, b, p + 1, cr);
       lua.lua_rawset(L, -3);
-    } else if (f.left % 2 === 0) {
-      // A map's key is placed (an even count of values is left): its value comes next.
-      f.left--;
-      return;
-    } else lua.lua_rawset(L, -3);
-    f.left--;
-    close();
-  };
-  const close = () => {
-    for (;;) {
-      const f = frames[frames.length - 1];
-      if (f === undefined || f.left > 0) return;
-      frames.pop();
-      if (f.field !== null) lua.lua_setfield(L, -2, f.field);
-      placed();
-      return;
+      return after;
+    case 0x2d: // -error
+      lua.lua_createtable(L, 0, 1);
+      pushConstant(L, ERR);
+      pushBytes(L, b, p + 1, cr);
+      lua.lua_rawset(L, -3);
+      return after;
+    case 0x3a: // :integer
+      pushNumber(L, readInteger(b, p + 1, cr));
+      return after;
+    case 0x24: // $bulk
+    case 0x21: // !bulk error
+    case 0x3d: {
+      // =verbatim
+      const n = readInteger(b, p + 1, cr);
+      if (n < 0) {
+        lua.lua_pushboolean(L, false);
+        return after;
+      }
+      const end = after + n;
+      if (type === 0x24) pushBytes(L, b, after, end);
+      else if (type === 0x21) {
+        lua.lua_createtable(L, 0, 1);
+        pushConstant(L, ERR);
+        pushBytes(L, b, after, end);
+        lua.lua_rawset(L, -3);
+      } else pushVerbatim(L, b, after, end);
+      return end + 2;
     }
-  };
-  const aggregate = (kind: Frame['kind'], n: number) => {
-    const field = kind === 'array' ? null : kind;
-    if (field !== null) lua.lua_newtable(L);
-    lua.lua_createtable(L, kind === 'array' ? n : 0, kind === 'array' ? 0 : n);
-    frames.push({ kind, left: kind === 'map' ? 2 * n : n, next: 1, field });
-    close();
-  };
-  const wrapped = (field: string, push: () => void) => {
-    lua.lua_newtable(L);
-    push();
-    lua.lua_setfield(L, -2, field);
-    placed();
-  };
-  const v: ReplyVisitor = {
-    simple: (t) => wrapped('ok', () => lua.lua_pushstring(L, t)),
-    error: (t) => wrapped('err', () => lua.lua_pushstring(L, t)),
-    integer: (n) => {
-      pushNumber(L, n);
-      placed();
-    },
-    bulk: (b) => {
-      lua.lua_pushstring(L, b);
-      placed();
-    },
-    null: (resp3) => {
-      // RESP2's null bulk and null array are false; RESP3's null is nil.
-      if (resp3) lua.lua_pushnil(L);
-      else lua.lua_pushboolean(L, false);
-      placed();
-    },
-    array: (n) => aggregate('array', n),
-    map: (n) => aggregate('map', n),
-    set: (n) => aggregate('set', n),
-    double: (d) => wrapped('double', () => lua.lua_pushnumber(L, d)),
-    boolean: (b) => {
-      lua.lua_pushboolean(L, b);
-      placed();
-    },
-    bigNumber: (digits) => wrapped('big_number', () => lua.lua_pushstring(L, digits)),
-    verbatim: (format, text) =>
-      wrapped('verbatim_string', () => {
-        lua.lua_newtable(L);
-        lua.lua_pushstring(L, format);
-        lua.lua_setfield(L, -2, 'format');
-        lua.lua_pushstring(L, text);
-        lua.lua_setfield(L, -2, 'string');
-      }),
-  };
-  visitReply(reply, 0, v);
+    case 0x5f: // _null
+      lua.lua_pushnil(L);
+      return after;
+    case 0x23: // #boolean
+      lua.lua_pushboolean(L, b[p + 1] === 0x74);
+      return after;
+    case 0x2c: {
+      // ,double
+      const t = b.toString('latin1', p + 1, cr);
+      lua.lua_createtable(L, 0, 1);
+      pushConstant(L, DOUBLE);
+      lua.lua_pushnumber(L, t === 'inf' ? Infinity : t === '-inf' ? -Infinity : Number(t));
+      lua.lua_rawset(L, -3);
+      return after;
+    }
+    case 0x28: // (big number
+      lua.lua_createtable(L, 0, 1);
+      pushConstant(L, BIG_NUMBER);
+      pushBytes(L, b, p + 1, cr);
+      lua.lua_rawset(L, -3);
+      return after;
+    case 0x2a: // *array
+    case 0x3e: {
+      // >push
+      const n = readInteger(b, p + 1, cr);
+      if (n < 0) {
+        lua.lua_pushboolean(L, false);
+        return after;
+      }
+      lua.lua_createtable(L, n, 0);
+      let q = after;
+      for (let i = 1; i <= n; i++) {
+        q = pushReply(L, b, q);
+        lua.lua_rawseti(L, -2, i);
+      }
+      return q;
+    }
+    case 0x25: // %map
+    case 0x7e: {
+      // ~set
+      const n = readInteger(b, p + 1, cr);
+      if (n < 0) {
+        lua.lua_pushboolean(L, false);
+        return after;
+      }
+      lua.lua_createtable(L, 0, 1);
+      pushConstant(L, type === 0x25 ? MAP : SET);
+      lua.lua_createtable(L, 0, n);
+      let q = after;
+      for (let i = 0; i < n; i++) {
+        q = pushReply(L, b, q);
+        if (type === 0x25) q = pushReply(L, b, q);
+        else lua.lua_pushboolean(L, true);
+        lua.lua_rawset(L, -3);
+      }
+      lua.lua_rawset(L, -3);
+      return q;
+    }
+    case 0x7c: {
+      // |attribute: its pairs are skipped, the value it annotates is pushed.
+      const n = readInteger(b, p + 1, cr);
+      let q = after;
+      for (let i = 2 * n; i > 0; i--) {
+        q = pushReply(L, b, q);
+        lua.lua_pop(L, 1);
+      }
+      return pushReply(L, b, q);
+    }
+    default:
+      throw new MalformedReplyError(`unknown reply type at ${p}`);
+  }
 }
 
-/**
- * The replies most commands give (an integer, a bulk string or its null, a
- * status, an error) pushed without the visitor; false for any other.
- */
-function pushScalar(L: LuaState, reply: Buffer): boolean {
-  const type = reply[0];
-  const lf = reply.indexOf(0x0a);
-  if (lf !== reply.length - 1 && type !== 0x24) return false;
-  if (type === 0x3a) {
-    pushNumber(L, Number(reply.toString('latin1', 1, lf - 1)));
-    return true;
-  }
-  if (type === 0x24) {
-    if (reply[1] === 0x2d) {
-      lua.lua_pushboolean(L, false);
-      return true;
-    }
-    const n = Number(reply.toString('latin1', 1, lf - 1));
-    if (lf + 1 + n + 2 !== reply.length) return false;
-    lua.lua_pushstring(L, reply.subarray(lf + 1, lf + 1 + n));
-    return true;
-  }
-  if (type === 0x2b || type === 0x2d) {
-    lua.lua_createtable(L, 0, 1);
-    lua.lua_pushstring(L, reply.subarray(1, lf - 1));
-    lua.lua_setfield(L, -2, type === 0x2b ? 'ok' : 'err');
-    return true;
-  }
-  return false;
+/** `{verbatim_string = {format = 'txt', string = text}}` of a verbatim string's body. */
+function pushVerbatim(L: LuaState, b: Buffer, from: number, to: number): void {
+  lua.lua_newtable(L);
+  lua.lua_newtable(L);
+  lua.lua_pushstring(L, b.toString('latin1', from, from + 3));
+  lua.lua_setfield(L, -2, 'format');
+  pushBytes(L, b, from + 4, to);
+  lua.lua_setfield(L, -2, 'string');
+  lua.lua_setfield(L, -2, 'verbatim_string');
+}
+
+/** The integer written in `b[from, to)` (a reply's header): as Number() reads its text. */
+function readInteger(b: Buffer, from: number, to: number): number {
+  let i = from;
+  const negative = b[i] === 0x2d;
+  if (negative) i++;
+  // Up to 15 digits the sum is exact, as Number()'s reading; longer ones are read as text.
+  if (to - i > 15) return Number(b.toString('latin1', from, to));
+  let n = 0;
+  for (; i < to; i++) n = n * 10 + (b[i]! - 0x30);
+  return negative ? -n : n;
 }
 
 /** Redis answers a Lua value nested deeper than this with an error (LUA_CMD_OBJCACHE_MAX_LEN aside). */

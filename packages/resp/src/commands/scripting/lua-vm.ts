@@ -5,6 +5,7 @@ import { openBit } from './lua-bit.js';
 import { openCjson } from './lua-cjson.js';
 import { openCmsgpack } from './lua-cmsgpack.js';
 import { formatNumber, useLua51Numbers } from './lua-numbers.js';
+import { bufferConstants, luaConstant, pushBuffer, pushConstant } from './lua-strings.js';
 import { openStruct } from './lua-struct.js';
 import { lua51CompileError } from './lua51-compile-errors.js';
 
@@ -16,6 +17,12 @@ export interface LuaHost {
   setResp(L: LuaState): number;
   /** redis.acl_check_cmd. */
   aclCheck(L: LuaState): number;
+}
+
+/** A script's coroutine and its registry ref (it lives while the registry holds it). */
+export interface ScriptThread {
+  readonly co: LuaState;
+  readonly ref: number;
 }
 
 /** Redis's version as scripts see it (redis.REDIS_VERSION). */
@@ -35,15 +42,20 @@ export class LuaVm {
   readonly L: LuaState;
   /** Registry ref of the read-only view of the globals (scripts' _ENV). */
   private readonly envRef: number;
-  /** Registry ref of `function(f, ...) return xpcall(f, __redis__err__handler, ...) end`. */
-  private readonly runnerRef: number;
+  /**
+   * Registry refs of xpcall and Redis's error handler: a script's coroutine
+   * runs `xpcall(f, handler, ...)` as its body (a Lua function around it
+   * would cost a frame per script).
+   */
+  private readonly xpcallRef: number;
+  private readonly handlerRef: number;
   /** Functions' globals (a view), its metatable (whose __index FUNCTION LOAD swaps), the load API. */
   private readonly functionEnvRef: number;
   private readonly functionMetaRef: number;
   private readonly loadRedisRef: number;
   private readonly loadApiRef: number;
   /** A finished script's coroutine, kept to run the next (creating one per script is a cost). */
-  private idle: { co: LuaState; threadRef: number } | null = null;
+  private idle: ScriptThread | null = null;
 
   constructor(host: LuaHost) {
     useLua51Numbers();
@@ -111,12 +123,13 @@ export class LuaVm {
     lua.lua_pushjsfunction(L, guardReadonly);
     lua.lua_setglobal(L, 'strata_guard');
     run(L, SETUP);
-    // SETUP returns the read-only view, the runner, and the functions' view, its metatable, the load API.
+    // SETUP returns the read-only view, xpcall and the error handler, and the functions' view, its metatable, the load API.
     this.loadApiRef = lauxlib.luaL_ref(L, lua.LUA_REGISTRYINDEX);
     this.loadRedisRef = lauxlib.luaL_ref(L, lua.LUA_REGISTRYINDEX);
     this.functionMetaRef = lauxlib.luaL_ref(L, lua.LUA_REGISTRYINDEX);
     this.functionEnvRef = lauxlib.luaL_ref(L, lua.LUA_REGISTRYINDEX);
-    this.runnerRef = lauxlib.luaL_ref(L, lua.LUA_REGISTRYINDEX);
+    this.handlerRef = lauxlib.luaL_ref(L, lua.LUA_REGISTRYINDEX);
+    this.xpcallRef = lauxlib.luaL_ref(L, lua.LUA_REGISTRYINDEX);
     this.envRef = lauxlib.luaL_ref(L, lua.LUA_REGISTRYINDEX);
   }
 
@@ -137,6 +150,7 @@ export class LuaVm {
     }
     lua.lua_rawgeti(L, lua.LUA_REGISTRYINDEX, this.envRef);
     lua.lua_setupvalue(L, -2, 1);
+    bufferConstants(L);
     return { ok: true, ref: lauxlib.luaL_ref(L, lua.LUA_REGISTRYINDEX) };
   }
 
@@ -164,6 +178,7 @@ export class LuaVm {
     }
     lua.lua_rawgeti(L, lua.LUA_REGISTRYINDEX, this.functionEnvRef);
     lua.lua_setupvalue(L, -2, 1);
+    bufferConstants(L);
     this.setFunctionIndex(this.loadApiRef);
     const status = lua.lua_pcall(L, 0, 0, handler);
     this.setFunctionIndex(null);
@@ -201,10 +216,11 @@ export class LuaVm {
    * The coroutine of a script that ended: kept for the next one when it
    * finished (its body returned), else let go.
    */
-  releaseThread(co: LuaState, threadRef: number, finished: boolean): void {
-    lua.lua_settop(co, 0);
-    if (finished && this.idle === null) this.idle = { co, threadRef };
-    else lauxlib.luaL_unref(this.L, lua.LUA_REGISTRYINDEX, threadRef);
+  releaseThread(t: ScriptThread, finished: boolean): void {
+    lua.lua_settop(t.co, 0);
+    // One whose stack grew is let go too: V8 may have made it a dictionary (see pushCall).
+    if (finished && this.idle === null && stackSize(t.co) <= FAST_STACK) this.idle = t;
+    else lauxlib.luaL_unref(this.L, lua.LUA_REGISTRYINDEX, t.ref);
   }
 
   release(ref: number): void {
@@ -212,44 +228,71 @@ export class LuaVm {
   }
 
   /**
-   * A new coroutine ready to run the compiled function `ref` under the
-   * error handler: resume it with no arguments; it returns `true, result`
-   * or `false, error table`. The thread is kept in the registry (its ref)
-   * until `release`.
+   * A coroutine for the next script (the last one's, when it finished),
+   * kept in the registry (its ref) until `releaseThread`.
    */
-  prepare(
-    ref: number,
-    call: { keys: readonly Buffer[]; args: readonly Buffer[] } | null = null,
-  ): { co: LuaState; threadRef: number; nargs: number } {
-    const L = this.L;
-    let co: LuaState;
-    let threadRef: number;
+  takeThread(): ScriptThread {
     const idle = this.idle;
     if (idle !== null) {
       // The last script's coroutine, finished: a thread whose body returned runs another.
       this.idle = null;
-      ({ co, threadRef } = idle);
-    } else {
-      co = lua.lua_newthread(L);
-      threadRef = lauxlib.luaL_ref(L, lua.LUA_REGISTRYINDEX);
+      return idle;
     }
-    lua.lua_rawgeti(co, lua.LUA_REGISTRYINDEX, this.runnerRef);
-    lua.lua_rawgeti(co, lua.LUA_REGISTRYINDEX, ref);
-    if (call === null) return { co, threadRef, nargs: 1 };
-    // A function gets its keys and arguments as its two arguments.
-    pushList(co, call.keys);
-    pushList(co, call.args);
-    return { co, threadRef, nargs: 3 };
+    const co = lua.lua_newthread(this.L);
+    return { co, ref: lauxlib.luaL_ref(this.L, lua.LUA_REGISTRYINDEX) };
   }
 
-  /** Sets KEYS and ARGV (in the real globals, under the read-only view). */
-  setArguments(keys: readonly Buffer[], args: readonly Buffer[]): void {
-    const L = this.L;
-    pushList(L, keys);
-    lua.lua_setglobal(L, 'KEYS');
-    pushList(L, args);
-    lua.lua_setglobal(L, 'ARGV');
+  /**
+   * Readies `co` to run the compiled function `ref` under the error
+   * handler; the count of values to resume it with. It returns `true,
+   * result` or `false, error table`. A script reads its keys and arguments
+   * as KEYS and ARGV; a function (`asArguments`) gets them as its two
+   * arguments.
+   */
+  pushCall(
+    co: LuaState,
+    ref: number,
+    keys: readonly Buffer[],
+    args: readonly Buffer[],
+    asArguments: boolean,
+  ): number {
+    // On the coroutine, not the VM's main thread: fengari's stack is an
+    // array whose popped slots are deleted, and past 64 slots V8 turns
+    // such an array into a dictionary, which every push and pop then pays
+    // for; the main thread's is past that (the VM's setup grew it).
+    if (!asArguments) setArguments(co, keys, args);
+    lua.lua_rawgeti(co, lua.LUA_REGISTRYINDEX, this.xpcallRef);
+    lua.lua_rawgeti(co, lua.LUA_REGISTRYINDEX, ref);
+    lua.lua_rawgeti(co, lua.LUA_REGISTRYINDEX, this.handlerRef);
+    if (!asArguments) return 2;
+    pushList(co, keys);
+    pushList(co, args);
+    return 4;
   }
+}
+
+/**
+ * The longest array V8 never turns into a dictionary for its deleted
+ * slots (its sparseness check starts past 64); a new thread's stack is 40.
+ */
+const FAST_STACK = 64;
+
+/** The length of a thread's stack (fengari's internals). */
+function stackSize(L: LuaState): number {
+  return (L as unknown as { readonly stack: readonly unknown[] }).stack.length;
+}
+
+/** Sets KEYS and ARGV (in the real globals, under the read-only view). */
+function setArguments(L: LuaState, keys: readonly Buffer[], args: readonly Buffer[]): void {
+  // Raw sets, as lua_setglobal's are (the globals have no __newindex), with names made once.
+  lua.lua_rawgeti(L, lua.LUA_REGISTRYINDEX, lua.LUA_RIDX_GLOBALS);
+  pushConstant(L, KEYS);
+  pushList(L, keys);
+  lua.lua_rawset(L, -3);
+  pushConstant(L, ARGV);
+  pushList(L, args);
+  lua.lua_rawset(L, -3);
+  lua.lua_pop(L, 1);
 }
 
 /**
@@ -307,10 +350,13 @@ export function pushRedisError(L: LuaState, message: string): void {
 function pushList(L: LuaState, list: readonly Buffer[]): void {
   lua.lua_createtable(L, list.length, 0);
   for (let i = 0; i < list.length; i++) {
-    lua.lua_pushstring(L, list[i]!);
+    pushBuffer(L, list[i]!);
     lua.lua_rawseti(L, -2, i + 1);
   }
 }
+
+const KEYS = luaConstant('KEYS');
+const ARGV = luaConstant('ARGV');
 
 /** Runs a chunk of the VM's own Lua code; throws when it fails (a bug here). */
 function run(L: LuaState, code: string): void {
@@ -325,8 +371,8 @@ function run(L: LuaState, code: string): void {
 
 /**
  * Runs in the real globals when the VM starts. Lua 5.1's names, Redis's
- * error handler, and the read-only views; returns the view of the globals
- * and the runner. Globals are read through `env` (an empty table whose
+ * error handler, and the read-only views; returns the view of the globals,
+ * xpcall and the handler (a script's coroutine runs under them). Globals are read through `env` (an empty table whose
  * __index is the real globals, themselves erroring on a missing name), so
  * a script's global reads stay table lookups.
  */
@@ -470,7 +516,7 @@ for _, k in ipairs({'log', 'LOG_DEBUG', 'LOG_VERBOSE', 'LOG_NOTICE', 'LOG_WARNIN
   rawset0(loadRedis, k, redis[k])
 end
 local loadApi = setmetatable({redis = readonly(loadRedis)}, {__index = missing})
-return env, function(f, ...) return xpcall(f, handler, ...) end, fenv, fmeta, loadRedis, loadApi
+return env, xpcall, handler, fenv, fmeta, loadRedis, loadApi
 `;
 
 function tostring51(L: LuaState): number {

@@ -35,8 +35,11 @@ export function prepareRun(
       );
     }
   }
-  return { readOnly: readOnlyCommand || (flagged && noWrites) };
+  return readOnlyCommand || (flagged && noWrites) ? READ_ONLY : READ_WRITE;
 }
+
+const READ_ONLY: ScriptMode = { readOnly: true };
+const READ_WRITE: ScriptMode = { readOnly: false };
 
 /** Redis's words for a script refused because writes fail: its AOF form, else strata's reason first. */
 function blockedWrites(writeError: string): string {

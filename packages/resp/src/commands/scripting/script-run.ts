@@ -1,11 +1,19 @@
 /// <reference path="./fengari.d.ts" />
+import type { RespVersion } from '@strata/protocol';
 import { type LuaState, lauxlib, lua } from 'fengari';
 import { CommandError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import { CommandFlag, type CommandResult, type CommandSpec } from '../../server/command-table.js';
 import type { ServerState } from '../../server/server-state.js';
 import { pushReply, writeLuaValue } from './lua-reply.js';
-import { type LuaHost, LuaVm, pushRedisError, raiseRedisError } from './lua-vm.js';
+import { asBuffer } from './lua-strings.js';
+import {
+  type LuaHost,
+  LuaVm,
+  pushRedisError,
+  raiseRedisError,
+  type ScriptThread,
+} from './lua-vm.js';
 
 /** What a script may do, from EVAL_RO or its shebang flags. */
 export interface ScriptMode {
@@ -61,6 +69,15 @@ export interface Run {
   heapAtStart: number;
   /** The count hook raised an error (SCRIPT KILL, memory). */
   hookRaised: boolean;
+  /** Its VM and coroutine (the coroutine goes back to the VM once it ends). */
+  readonly vm: LuaVm;
+  readonly thread: ScriptThread;
+  /** The client's database, protocol and CLIENT LIST `cmd` before it: restored once it ends. */
+  readonly db: number;
+  readonly protocol: RespVersion;
+  readonly lastCommand: string;
+  /** It began the MULTI .. EXEC frame of its writes (not inside an EXEC already). */
+  readonly framed: boolean;
 }
 
 function heapBytes(): number {
@@ -126,18 +143,19 @@ export class ScriptEngine implements LuaHost {
   }
 
   private start(c: Client, call: ScriptCall, holdsGate: boolean): CommandResult {
-    const { ref, name, keys, args, mode, isFunction } = call;
+    const { ref, keys, args, isFunction } = call;
     const vm = isFunction ? this.functionsVm : this.vm;
-    // A script reads KEYS and ARGV; a function gets them as its arguments.
-    if (!isFunction) vm.setArguments(keys, args);
-    const { co, threadRef, nargs: firstArgs } = vm.prepare(ref, isFunction ? { keys, args } : null);
+    const thread = vm.takeThread();
+    const co = thread.co;
+    const firstArgs = vm.pushCall(co, ref, keys, args, isFunction);
     const now = Date.now();
+    const framed = !c.inExec;
     const run: Run = {
       c,
       isFunction,
       argv: call.argv,
-      name,
-      mode,
+      name: call.name,
+      mode: call.mode,
       resp: 2,
       pending: null,
       pendingStart: 0,
@@ -149,37 +167,27 @@ export class ScriptEngine implements LuaHost {
       co,
       heapAtStart: -1,
       hookRaised: false,
+      vm,
+      thread,
+      db: c.db,
+      protocol: c.reply.protocol,
+      lastCommand: c.lastCommand,
+      framed,
     };
     this.running = run;
-    const db = c.db;
-    const protocol = c.reply.protocol;
-    const lastCommand = c.lastCommand;
-    const framed = !c.inExec;
     // Its writes reach the command log as MULTI, the writes, EXEC (effects replication).
     if (framed) c.beginExec();
     c.inScript = true;
     lua.lua_sethook(co, this.hookFn, lua.LUA_MASKCOUNT, HOOK_COUNT);
-    const finish = (status: number) => {
-      c.inScript = false;
-      c.db = db;
-      c.reply.protocol = protocol;
-      c.lastCommand = lastCommand;
-      this.running = null;
-      this.server.busy = null;
-      this.reply(c, co, status, run);
-      // A thread a hook raised an error in keeps fengari's hooks off (allowhook): not reused.
-      vm.releaseThread(co, threadRef, status === lua.LUA_OK && !run.hookRaised);
-      if (framed) c.endExec();
-    };
     let status: number;
     try {
       status = lua.lua_resume(co, null, firstArgs);
     } catch (e) {
-      finish(lua.LUA_ERRRUN);
+      this.finish(run, lua.LUA_ERRRUN);
       throw e;
     }
     if (status !== lua.LUA_YIELD) {
-      finish(status);
+      this.finish(run, status);
       return undefined;
     }
     // It goes on asynchronously: nothing of another client may run in between.
@@ -208,10 +216,25 @@ export class ScriptEngine implements LuaHost {
           status = lua.lua_resume(co, null, nargs);
         }
       } finally {
-        finish(status);
+        this.finish(run, status);
         if (acquired) server.releaseExclusive(c);
       }
     })();
+  }
+
+  /** The script ended (`status`): the client as it was, the reply, the coroutine kept or let go. */
+  private finish(run: Run, status: number): void {
+    const c = run.c;
+    c.inScript = false;
+    c.db = run.db;
+    c.reply.protocol = run.protocol;
+    c.lastCommand = run.lastCommand;
+    this.running = null;
+    this.server.busy = null;
+    this.reply(c, run.co, status, run);
+    // A thread a hook raised an error in keeps fengari's hooks off (allowhook): not reused.
+    run.vm.releaseThread(run.thread, status === lua.LUA_OK && !run.hookRaised);
+    if (run.framed) c.endExec();
   }
 
   /** Every HOOK_COUNT instructions: SCRIPT KILL, and the end of a slice. */
@@ -287,68 +310,69 @@ export class ScriptEngine implements LuaHost {
     const run = this.running;
     if (run === null) return lauxlib.luaL_error(L, 'redis.call outside a script');
     const argc = lua.lua_gettop(L);
-    const refuse = (message: string) => {
-      if (raise) return raiseRedisError(L, message);
-      pushRedisError(L, message);
-      return 1;
-    };
-    if (argc === 0) return refuse('Please specify at least one argument for this redis lib call');
+    if (argc === 0) {
+      return refuse(L, raise, 'Please specify at least one argument for this redis lib call');
+    }
     const argv: Buffer[] = new Array(argc);
     for (let i = 1; i <= argc; i++) {
       const t = lua.lua_type(L, i);
-      if (t !== lua.LUA_TSTRING && t !== lua.LUA_TNUMBER) {
-        return refuse('Lua redis lib command arguments must be strings or integers');
-      }
-      if (t === lua.LUA_TNUMBER) argv[i - 1] = Buffer.from(numberArgument(lua.lua_tonumber(L, i)));
-      else {
-        // A view, not a copy: Lua strings never change.
-        const s = lua.lua_tolstring(L, i)!;
-        argv[i - 1] = Buffer.from(s.buffer, s.byteOffset, s.byteLength);
-      }
+      if (t === lua.LUA_TSTRING) argv[i - 1] = asBuffer(lua.lua_tolstring(L, i)!);
+      else if (t === lua.LUA_TNUMBER) {
+        argv[i - 1] = Buffer.from(numberArgument(lua.lua_tonumber(L, i)), 'latin1');
+      } else return refuse(L, raise, 'Lua redis lib command arguments must be strings or integers');
     }
     const c = run.c;
-    const table = this.server.table;
-    let spec = table.lookup(argv[0]!);
+    const server = this.server;
+    let spec = server.table.lookup(argv[0]!);
     if (spec !== undefined && spec.subcommands !== null && argc >= 2) {
       spec = spec.subcommands.lookup(argv[1]!);
     }
     if (spec === undefined || spec.handler === null) {
-      return refuse('Unknown Redis command called from script');
+      return refuse(L, raise, 'Unknown Redis command called from script');
     }
-    if (!spec.arityOk(argc))
-      return refuse('Wrong number of args calling Redis command from script');
+    if (!spec.arityOk(argc)) {
+      return refuse(L, raise, 'Wrong number of args calling Redis command from script');
+    }
     if ((spec.flags & CommandFlag.noscript) !== 0) {
-      return refuse('This Redis command is not allowed from script');
+      return refuse(L, raise, 'This Redis command is not allowed from script');
     }
     const write = (spec.flags & CommandFlag.write) !== 0;
     // Redis counts may-replicate commands as writes here (so read-only scripts run under CLIENT PAUSE WRITE).
     if (run.mode.readOnly && (write || MAY_REPLICATE.has(spec.fullName))) {
-      return refuse('Write commands are not allowed from read-only scripts.');
+      return refuse(L, raise, 'Write commands are not allowed from read-only scripts.');
     }
     if (write) {
       // scriptVerifyWriteCommandAllow: while writes fail, a script's write is refused with the reason.
-      const writeError = this.server.writeError === null ? null : this.server.currentWriteError();
-      if (writeError !== null) return refuse(`-${writeError}`);
+      const writeError = server.writeError === null ? null : server.currentWriteError();
+      if (writeError !== null) return refuse(L, raise, `-${writeError}`);
       run.wrote = true;
     }
-    const start = c.reply.position;
-    const protocol = c.reply.protocol;
-    c.reply.protocol = run.resp;
+    const reply = c.reply;
+    const start = reply.position;
+    const protocol = reply.protocol;
+    reply.protocol = run.resp;
     let r: CommandResult;
     try {
       r = c.call(spec, argv);
     } finally {
-      c.reply.protocol = protocol;
+      reply.protocol = protocol;
     }
     if (r !== undefined) {
       // On the disk: the script yields until it settles; the continuation raises an error reply.
       run.pending = r;
       run.pendingStart = start;
       run.raise = raise;
-      return lua.lua_yieldk(L, 0, 0, (S) => (run.raise ? this.raiseReply(S) : 1));
+      return lua.lua_yieldk(L, 0, 0, this.continueCall);
     }
-    return this.takeReply(L, run, start, raise);
+    const isError = this.convert(L, run, start);
+    return raise && isError ? this.raiseReply(L) : 1;
   }
+
+  /** After a call that yielded: its reply is on the stack (`pushCallReply`), raised when it is to be. */
+  private readonly continueCall = (L: LuaState): number => {
+    const run = this.running;
+    return run?.raise ? this.raiseReply(L) : 1;
+  };
 
   /** The settled call's reply onto the coroutine, for the continuation (see `call`). */
   private pushCallReply(co: LuaState, run: Run): number {
@@ -356,12 +380,6 @@ export class ScriptEngine implements LuaHost {
     const isError = this.convert(co, run, run.pendingStart);
     run.raise = raise && isError;
     return 1;
-  }
-
-  /** The reply written since `start`, as a Lua value; an error raised when `raise`. */
-  private takeReply(L: LuaState, run: Run, start: number, raise: boolean): number {
-    const isError = this.convert(L, run, start);
-    return raise && isError ? this.raiseReply(L) : 1;
   }
 
   /** redis.call of a command that answered an error: raised as the redis library raises. */
@@ -375,9 +393,10 @@ export class ScriptEngine implements LuaHost {
   /** Pushes the reply written since `start` and takes it back from the writer; whether it was an error. */
   private convert(L: LuaState, run: Run, start: number): boolean {
     const reply = run.c.reply;
-    const bytes = reply.since(start);
-    const isError = bytes[0] === 0x2d || bytes[0] === 0x21;
-    pushReply(L, bytes);
+    const bytes = reply.bytes;
+    const at = reply.offsetOf(start);
+    const isError = bytes[at] === 0x2d || bytes[at] === 0x21;
+    pushReply(L, bytes, at);
     reply.rewind(start);
     return isError;
   }
@@ -423,6 +442,13 @@ function scriptMemoryError(limit: number): CommandError {
     'ERR_OOM',
     `OOM script used more memory than scripts may use (${limit} bytes of heap and buffers, scriptMemory)`,
   );
+}
+
+/** A refused redis.call: raised, or (redis.pcall) returned as an error table. */
+function refuse(L: LuaState, raise: boolean, message: string): number {
+  if (raise) return raiseRedisError(L, message);
+  pushRedisError(L, message);
+  return 1;
 }
 
 /** A number given to redis.call, as Redis 7.0 writes it (fpconv_dtoa: the shortest exact form). */
