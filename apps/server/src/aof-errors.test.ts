@@ -61,6 +61,8 @@ describe('strata-server with a failing AOF disk', () => {
         },
         notes: [],
         configFile: null,
+        parameters: [],
+        unused: [],
       },
       new Logger({ level: 'notice', write: (l) => void lines.push(l) }),
       () => undefined,

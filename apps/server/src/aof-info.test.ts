@@ -31,6 +31,8 @@ async function start(config: Partial<ServerConfig>): Promise<Redis> {
       },
       notes: [],
       configFile: null,
+      parameters: [],
+      unused: [],
     },
     new Logger({ level: 'warning', write: () => undefined }),
     () => undefined,

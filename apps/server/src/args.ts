@@ -1,25 +1,15 @@
-import { parseArgs } from 'node:util';
 import { StrataError } from '@strata/io';
-import { findSetting, SETTINGS } from './config.js';
+import { findSetting } from './config.js';
+import { isDirectiveName } from './directives.js';
 import type { ServerErrorCode } from './errors.js';
 
-type OptionSpec = { type: 'string' } | { type: 'boolean'; short: string };
-
-/** Every setting (and alias) takes a value; --help and --version do not. */
-const OPTIONS: Record<string, OptionSpec> = {
-  help: { type: 'boolean', short: 'h' },
-  version: { type: 'boolean', short: 'v' },
-};
-for (const s of SETTINGS) {
-  for (const name of [s.name, ...s.aliases]) OPTIONS[name] = { type: 'string' };
-}
-
-/** A setting given on the command line. */
+/** A directive given on the command line: `--bind 127.0.0.1 ::1`. */
 export interface Flag {
+  /** The directive, lowercase, without the dashes. */
   readonly name: string;
   /** As typed, for error messages: `--port`. */
   readonly raw: string;
-  readonly value: string;
+  readonly values: readonly string[];
 }
 
 export type Invocation =
@@ -27,9 +17,9 @@ export type Invocation =
   | { readonly kind: 'version' }
   | {
       readonly kind: 'run';
-      /** The config file, a positional argument (`strata-server ./strata.conf`). */
+      /** The config file, the first argument (`strata-server ./redis.conf --port 7000`). */
       readonly configFile: string | null;
-      /** In command-line order; they override the config file. */
+      /** In command-line order; read after the config file, so they win. */
       readonly flags: readonly Flag[];
     };
 
@@ -45,48 +35,51 @@ export class ArgumentError extends StrataError<ServerErrorCode> {
 }
 
 /**
- * Parses strata-server's arguments (without `node` and the script):
- * `[config-file] [--setting value | --setting=value ...]`, `--help`,
- * `--version`. Values are checked later, with the config file's.
+ * Parses strata-server's arguments (without `node` and the script) as
+ * redis-server does: `[config-file] [--directive value... ...]`, where a
+ * directive is any config file directive and takes every argument up to
+ * the next `--` (`--save 3600 1 300 100`, `--bind 127.0.0.1 -::1`,
+ * `--save` alone for none); `--name=value` gives one value that may start
+ * with `--`. `--help`/`-h` and `--version`/`-v` win over everything else.
+ * Values are checked later, with the config file's.
  */
 export function parseCommandLine(argv: readonly string[]): Invocation {
-  // Not strict: unknown options and missing values get this tool's messages.
-  const { tokens } = parseArgs({
-    args: [...argv],
-    options: OPTIONS,
-    strict: false,
-    allowPositionals: true,
-    tokens: true,
-  });
-  if (tokens.some((t) => t.kind === 'option' && t.name === 'help')) return { kind: 'help' };
-  if (tokens.some((t) => t.kind === 'option' && t.name === 'version')) return { kind: 'version' };
+  if (argv.some((a) => a === '--help' || a === '-h')) return { kind: 'help' };
+  if (argv.some((a) => a === '--version' || a === '-v')) return { kind: 'version' };
 
+  let i = 0;
+  let configFile: string | null = null;
+  if (argv[0] !== undefined && !argv[0].startsWith('-')) configFile = argv[i++]!;
   const flags: Flag[] = [];
-  const positionals: string[] = [];
-  for (const t of tokens) {
-    if (t.kind === 'positional') {
-      positionals.push(t.value);
-      continue;
+  while (i < argv.length) {
+    const arg = argv[i++]!;
+    if (!arg.startsWith('--')) {
+      throw new ArgumentError(
+        arg,
+        configFile === null
+          ? arg.startsWith('-')
+            ? 'unknown option (see strata-server --help)'
+            : 'the config file comes first (strata-server <config-file> [options])'
+          : `one config file at most (already given: '${configFile}')`,
+      );
     }
-    if (t.kind === 'option-terminator') continue;
-    const known = t.rawName === `--${t.name}` && OPTIONS[t.name]?.type === 'string';
-    const setting = known ? findSetting(t.name) : undefined;
-    if (setting === undefined) {
-      throw new ArgumentError(t.rawName, 'unknown option (see strata-server --help)');
+    const eq = arg.indexOf('=');
+    const raw = eq === -1 ? arg : arg.slice(0, eq);
+    const name = raw.slice(2).toLowerCase();
+    if (name === '' || !isDirectiveName(name)) {
+      throw new ArgumentError(raw, 'unknown option (see strata-server --help)');
     }
-    // parseArgs takes the next argument as the value whatever it looks like
-    // (so `--port -1` gets a range error); `--port --bind x` forgot one.
-    const value = t.value;
-    if (value === undefined || (!t.inlineValue && value.startsWith('--'))) {
-      throw new ArgumentError(t.rawName, `a value is required (--${setting.name} ${setting.arg})`);
+    const values: string[] = [];
+    if (eq !== -1) values.push(arg.slice(eq + 1));
+    else while (i < argv.length && !argv[i]!.startsWith('--')) values.push(argv[i++]!);
+    // redis-server's special case: `--save` with nothing after it is `save ""`.
+    if (name === 'save' && values.length === 0) values.push('');
+    const setting = findSetting(name);
+    if (values.length === 0 && setting !== undefined && setting.name !== 'bind') {
+      const usage = setting.arg === '' ? '' : ` (--${setting.name} ${setting.arg})`;
+      throw new ArgumentError(raw, `a value is required${usage}`);
     }
-    flags.push({ name: setting.name, raw: t.rawName, value });
+    flags.push({ name, raw, values });
   }
-  if (positionals.length > 1) {
-    throw new ArgumentError(
-      positionals[1]!,
-      `one config file at most (already given: '${positionals[0]}')`,
-    );
-  }
-  return { kind: 'run', configFile: positionals[0] ?? null, flags };
+  return { kind: 'run', configFile, flags };
 }

@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { runCli, StrataProcess, tempDir } from '../test/strata-process.js';
-import { SETTINGS } from './config.js';
+import { listedSettings } from './config.js';
 import { VERSION } from './version.js';
 
 // strata-server as a process (built from the sources by test/global-setup.ts):
@@ -26,7 +26,7 @@ test('--help lists every option with its default and exits 0', async () => {
   expect(r.stderr).toBe('');
   expect(r.stdout).toMatch(/^strata-server .* Redis-compatible server/);
   expect(r.stdout).toContain('Usage: strata-server [config-file] [options]');
-  for (const s of SETTINGS) expect(r.stdout).toContain(`--${s.name} ${s.arg}`);
+  for (const s of listedSettings()) expect(r.stdout).toContain(`--${s.name} ${s.arg}`);
   for (const d of ['[6379]', '[127.0.0.1]', '[./data]', '[64mb]', '[16]', '[10000]', '[notice]']) {
     expect(r.stdout).toContain(d);
   }
@@ -84,9 +84,9 @@ describe('refused configurations exit 1 before touching the data directory', () 
     const r = await runCli([conf]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("at line 1\n>>> 'requirepass \"oops'\nUnbalanced quotes");
-    await writeFile(conf, 'port 7000\nlua-time-limit 5000\n');
+    await writeFile(conf, 'port 7000\nlua-time-limits 5000\n');
     const r2 = await runCli([conf]);
-    expect(r2.stderr).toContain("at line 2\n>>> 'lua-time-limit 5000'\nBad directive");
+    expect(r2.stderr).toContain("at line 2\n>>> 'lua-time-limits 5000'\nBad directive");
   });
 
   test('a config file that does not exist', async () => {

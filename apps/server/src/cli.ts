@@ -1,11 +1,14 @@
 import { ArgumentError, parseCommandLine } from './args.js';
+import { daemonize, daemonReady, isDaemon } from './daemonize.js';
 import { helpText } from './help.js';
+import { ListenError } from './listeners.js';
 import {
   argumentErrorText,
   FatalConfigError,
   type LoadedConfig,
   loadConfig,
 } from './load-config.js';
+import { logWriter } from './log-file.js';
 import { Logger } from './logger.js';
 import { handleSignals } from './signals.js';
 import { StrataServer } from './strata-server.js';
@@ -37,16 +40,26 @@ async function main(argv: readonly string[]): Promise<number | null> {
     process.stderr.write(`${e.message}\n`);
     return 1;
   }
-  const logger = new Logger({ level: loaded.config.logLevel });
+  // The configuration is checked (errors on this terminal), then the copy
+  // in the background reads it again and runs.
+  if (loaded.config.daemonize && !isDaemon()) return daemonize(argv);
+  const logger = new Logger({
+    level: loaded.config.logLevel,
+    write: logWriter(loaded.config.logfile),
+  });
   const server = new StrataServer(loaded, logger);
   // Signals during start-up shut down as well, once databases may be open.
   handleSignals(server, logger);
   try {
     await server.start();
   } catch (e) {
-    logger.warning(`Fatal error during start-up: ${(e as Error).message}`);
+    // A port or address that cannot be listened on has its lines logged already.
+    if (!(e instanceof ListenError)) {
+      logger.warning(`Fatal error during start-up: ${(e as Error).message}`);
+    }
     return 1;
   }
+  if (isDaemon()) daemonReady();
   return null;
 }
 

@@ -1,16 +1,25 @@
 import { describe, expect, test } from 'vitest';
-import { DEFAULT_CONFIG, type ServerConfig } from './config.js';
-import { applyConfigText, ConfigFileError, parseConfigText } from './config-file.js';
+import { memoryFiles } from '../test/memory-files.js';
+import { DEFAULT_CONFIG } from './config.js';
+import {
+  applyConfigFile,
+  applyConfigText,
+  ConfigFileError,
+  type ConfigFiles,
+  ConfigReadError,
+  parseConfigText,
+} from './config-file.js';
+import { type DirectiveState, directiveState } from './directives.js';
 
-function load(text: string): ServerConfig {
-  const config = { ...DEFAULT_CONFIG };
-  applyConfigText(config, text);
-  return config;
+async function load(text: string, files: ConfigFiles = memoryFiles({})): Promise<DirectiveState> {
+  const state = directiveState({ ...DEFAULT_CONFIG });
+  await applyConfigText(state, text, files);
+  return state;
 }
 
-function failure(text: string): ConfigFileError {
+async function failure(text: string, files?: ConfigFiles): Promise<ConfigFileError> {
   try {
-    load(text);
+    await load(text, files);
   } catch (e) {
     if (e instanceof ConfigFileError) return e;
     throw e;
@@ -18,7 +27,7 @@ function failure(text: string): ConfigFileError {
   throw new Error('no error');
 }
 
-describe('parseConfigText', () => {
+describe('parseConfigText: sdssplitargs, as Redis splits a line', () => {
   test('skips comments and blank lines, keeps line numbers, unquotes', () => {
     const lines = parseConfigText(
       [
@@ -28,112 +37,100 @@ describe('parseConfigText', () => {
         '\t# indented comment',
         'requirepass "a secret \\"pw\\""',
         "dir '/tmp/my data'",
-        'bind 127.0.0.1\r',
+        'bind 127.0.0.1 -::1\r',
         'memory "\\x36\\x34mb"',
+        'save ""',
+        'requirepass "tab\\there\\nnewline \\\\ back"',
+        "requirepass 'it\\'s'",
+        'requirepass a"b c"',
+        'requirepass "\\xZZ"',
       ].join('\n'),
     );
-    expect(lines).toEqual([
-      { lineNumber: 3, text: 'port 7000', args: ['port', '7000'] },
-      {
-        lineNumber: 5,
-        text: 'requirepass "a secret \\"pw\\""',
-        args: ['requirepass', 'a secret "pw"'],
-      },
-      { lineNumber: 6, text: "dir '/tmp/my data'", args: ['dir', '/tmp/my data'] },
-      { lineNumber: 7, text: 'bind 127.0.0.1', args: ['bind', '127.0.0.1'] },
-      { lineNumber: 8, text: 'memory "\\x36\\x34mb"', args: ['memory', '64mb'] },
+    expect(lines.map((l) => [l.lineNumber, l.args])).toEqual([
+      [3, ['port', '7000']],
+      [5, ['requirepass', 'a secret "pw"']],
+      [6, ['dir', '/tmp/my data']],
+      [7, ['bind', '127.0.0.1', '-::1']],
+      [8, ['memory', '64mb']],
+      [9, ['save', '']],
+      [10, ['requirepass', 'tab\there\nnewline \\ back']],
+      [11, ['requirepass', "it's"]],
+      [12, ['requirepass', 'ab c']],
+      [13, ['requirepass', 'xZZ']],
     ]);
-  });
-
-  test('unbalanced quotes are an error on their line', () => {
-    const e = failure('port 7000\nrequirepass "open');
-    expect(e.lineNumber).toBe(2);
-    expect(e.line).toBe('requirepass "open');
-    expect(e.reason).toBe('Unbalanced quotes in configuration line');
-  });
-});
-
-describe('applyConfigText', () => {
-  test('sets every setting, later lines win, names are case-insensitive', () => {
-    const c = load(`
-port 7000
-PORT 7001
-bind 0.0.0.0
-dir /var/lib/strata
-memory 128mb
-page-size 64kb
-segment-size 256MB
-index-size 1mb
-mutable-fraction 0.5
-databases 4
-requirepass "s3cret"
-maxclients 50
-checkpoint-interval 60
-loglevel warning
-appendonly yes
-appendfsync always
-appendfilename strata.aof
-appenddirname aofdir
-compaction-threshold 1gb
-notify-keyspace-events KEx
-`);
-    expect(c).toEqual({
-      port: 7001,
-      bind: '0.0.0.0',
-      dir: '/var/lib/strata',
-      memory: 128 * 1024 ** 2,
-      pageSize: 64 * 1024,
-      segmentSize: 256 * 1024 ** 2,
-      indexSize: 1024 ** 2,
-      mutableFraction: 0.5,
-      databases: 4,
-      requirepass: 's3cret',
-      maxclients: 50,
-      checkpointInterval: 60,
-      logLevel: 'warning',
-      appendonly: true,
-      appendfsync: 'always',
-      appendfilename: 'strata.aof',
-      appenddirname: 'aofdir',
-      compactionThreshold: 1024 ** 3,
-      notifyKeyspaceEvents: 'xKE',
-    });
-  });
-
-  test('an empty requirepass means none; bind * means every interface', () => {
-    const c = load('requirepass x\nrequirepass ""\nbind *');
-    expect(c.requirepass).toBeNull();
-    expect(c.bind).toBe('0.0.0.0');
+    expect(lines[0]!.text).toBe('port 7000');
+    expect(lines[3]!.text).toBe('bind 127.0.0.1 -::1');
   });
 
   test.each([
-    ['port abc', "argument couldn't be parsed into an integer"],
-    ['port 70000', 'argument must be between 0 and 65535 inclusive'],
-    ['port -1', 'argument must be between 0 and 65535 inclusive'],
-    ['port 1.5', "argument couldn't be parsed into an integer"],
-    ['port', 'wrong number of arguments: port takes one'],
-    ['port 1 2', 'wrong number of arguments: port takes one'],
-    ['bind 127.0.0.1 ::1', 'strata-server listens on one address: bind takes one argument'],
-    ['memory lots', 'argument must be a memory value'],
-    ['memory 1.5gb', 'argument must be a memory value'],
-    ['memory 12', 'argument must be between 1kb and'],
-    ['page-size 3000', 'argument must be a power of two'],
-    ['page-size 256', 'argument must be between 512 and 1gb inclusive'],
-    ['mutable-fraction 1.5', 'argument must be a number between 0 and 1'],
-    ['mutable-fraction -0.1', 'argument must be a number between 0 and 1'],
-    ['mutable-fraction half', 'argument must be a number between 0 and 1'],
-    ['databases 0', 'Invalid number of databases'],
-    ['maxclients 0', 'argument must be between 1 and 1000000 inclusive'],
-    ['log-level loud', 'argument(s) must be one of the following: debug, verbose, notice, warning'],
-    ['dir ""', 'argument must not be empty'],
-    ['maxmemory 1gb', 'Bad directive or wrong number of arguments'],
-    ['appendonly maybe', "argument must be 'yes' or 'no'"],
-    ['appendfsync sometimes', 'argument(s) must be one of the following: always, everysec, no'],
-    ['appendfilename ../x.aof', "appendfilename can't be a path, just a filename"],
-  ])('%s: %s', (line, reason) => {
-    const e = failure(`# settings\n\n${line}\n`);
-    expect(e.lineNumber).toBe(3);
-    expect(e.line).toBe(line);
-    expect(e.reason).toContain(reason);
+    'requirepass "open',
+    "requirepass 'open",
+    'requirepass "closed"right-after',
+    "dir 'a'b",
+  ])('unbalanced quotes: %s', async (line) => {
+    const e = await failure(`port 7000\n${line}`);
+    expect([e.lineNumber, e.line, e.reason]).toEqual([
+      2,
+      line,
+      'Unbalanced quotes in configuration line',
+    ]);
+  });
+});
+
+describe('include', () => {
+  test('reads the file where the directive stands, relative to the working directory', async () => {
+    const files = memoryFiles({
+      'conf/base.conf': 'port 7000\nmaxclients 5\n',
+      'conf/local.conf': 'maxclients 6\n',
+    });
+    const s = await load('port 1\ninclude conf/base.conf\ninclude conf/local.conf\n', files);
+    expect(s.config).toMatchObject({ port: 7000, maxclients: 6 });
+    const later = await load('include conf/base.conf\nport 1\n', files);
+    expect(later.config.port).toBe(1);
+  });
+
+  test('wildcards read every match in order; no match is nothing, as Redis', async () => {
+    const files = memoryFiles({
+      '/etc/strata/conf.d/20-port.conf': 'port 7002\n',
+      '/etc/strata/conf.d/10-port.conf': 'port 7001\n',
+      '/etc/strata/conf.d/.hidden.conf': 'port 1\n',
+      '/etc/strata/conf.d/notes.txt': 'bogus\n',
+    });
+    const s = await load('include /etc/strata/conf.d/*.conf\n', files);
+    expect(s.config.port).toBe(7002);
+    const q = await load('include /etc/strata/conf.d/1?-port.[c]onf\n', files);
+    expect(q.config.port).toBe(7001);
+    const none = await load('include /etc/strata/empty.d/*.conf\nport 9\n', files);
+    expect(none.config.port).toBe(9);
+  });
+
+  test('an error in an included file names its line; a missing file fails as Redis', async () => {
+    const files = memoryFiles({ 'inc.conf': '# included\nport 70000\n' });
+    const e = await failure('port 1\ninclude inc.conf\n', files);
+    expect([e.lineNumber, e.line, e.reason]).toEqual([
+      2,
+      'port 70000',
+      'argument must be between 0 and 65535 inclusive',
+    ]);
+    await expect(load('include missing.conf', files)).rejects.toThrow(
+      new ConfigReadError('missing.conf', 'No such file or directory'),
+    );
+  });
+
+  test('a file that includes itself is refused at the include', async () => {
+    const files = memoryFiles({
+      'a.conf': 'port 1\ninclude b.conf\n',
+      'b.conf': 'include a.conf\n',
+    });
+    const state = directiveState({ ...DEFAULT_CONFIG });
+    await expect(applyConfigFile(state, 'a.conf', files)).rejects.toThrow(
+      new ConfigFileError(1, 'include a.conf', "include cycle: 'a.conf' is being read already"),
+    );
+  });
+
+  test('include takes one path', async () => {
+    expect((await failure('include a b')).reason).toBe(
+      'Bad directive or wrong number of arguments',
+    );
   });
 });

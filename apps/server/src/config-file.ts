@@ -1,7 +1,11 @@
+import { resolve } from 'node:path';
 import { StrataError } from '@strata/io';
 import { splitInlineArgs } from '@strata/protocol';
-import { ConfigError, findSetting, type ServerConfig } from './config.js';
+import { ConfigError } from './config.js';
+import { applyDirective, type DirectiveState, type Include } from './directives.js';
 import type { ServerErrorCode } from './errors.js';
+import { expandGlob, hasWildcard } from './include-glob.js';
+import { strerror } from './system-error.js';
 
 /** One directive of a config file. */
 export interface ConfigLine {
@@ -23,6 +27,25 @@ export class ConfigFileError extends StrataError<ServerErrorCode> {
   ) {
     super('ERR_CONFIG_FILE', `line ${lineNumber}: ${reason}`);
   }
+}
+
+/** A config file (the one given, or an include) that cannot be read. */
+export class ConfigReadError extends StrataError<ServerErrorCode> {
+  override name = 'ConfigReadError';
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+  ) {
+    super('ERR_CONFIG_READ', `Fatal error, can't open config file '${path}': ${reason}`);
+  }
+}
+
+/** The file system the config files are read from (tests give their own). */
+export interface ConfigFiles {
+  read(path: string): Promise<string>;
+  /** Names in a directory; rejects when it cannot be listed. */
+  readdir(path: string): Promise<string[]>;
+  exists(path: string): Promise<boolean>;
 }
 
 /**
@@ -48,29 +71,63 @@ export function parseConfigText(text: string): ConfigLine[] {
   return lines;
 }
 
-/** Applies a setting by name with its arguments; throws ConfigError. */
-export function applySetting(config: ServerConfig, name: string, values: readonly string[]): void {
-  const setting = findSetting(name);
-  if (setting === undefined) throw new ConfigError('Bad directive or wrong number of arguments');
-  if (values.length !== 1) {
-    throw new ConfigError(
-      setting.name === 'bind' && values.length > 1
-        ? 'strata-server listens on one address: bind takes one argument'
-        : `wrong number of arguments: ${setting.name} takes one`,
-    );
-  }
-  setting.apply(config, values[0]!);
-}
-
-/** Applies every directive of a config file in order (a later line wins). */
-export function applyConfigText(config: ServerConfig, text: string): void {
+/**
+ * Applies every directive of a config text in order (a later line wins).
+ * `include` reads its file (relative to the working directory, as Redis)
+ * into the same state where it stands; `reading` holds the files being
+ * read, so a file that includes itself is an error instead of a loop.
+ */
+export async function applyConfigText(
+  state: DirectiveState,
+  text: string,
+  files: ConfigFiles,
+  reading: readonly string[] = [],
+): Promise<void> {
+  const include = includer(state, files, reading);
   for (const line of parseConfigText(text)) {
     try {
-      applySetting(config, line.args[0]!, line.args.slice(1));
+      await applyDirective(state, line.args[0]!, line.args.slice(1), include);
     } catch (e) {
-      if (e instanceof ConfigError)
+      if (e instanceof ConfigError) {
         throw new ConfigFileError(line.lineNumber, line.text, e.message);
+      }
       throw e;
     }
   }
+}
+
+/**
+ * `include <path>`: the file, or with a wildcard every file that matches
+ * (none: nothing, as Redis), read where the directive stands.
+ */
+export function includer(
+  state: DirectiveState,
+  files: ConfigFiles,
+  reading: readonly string[] = [],
+): Include {
+  return async (path) => {
+    const paths = hasWildcard(path) ? await expandGlob(path, files) : [path];
+    for (const p of paths) {
+      if (reading.includes(resolve(p))) {
+        throw new ConfigError(`include cycle: '${p}' is being read already`);
+      }
+      await applyConfigFile(state, p, files, reading);
+    }
+  };
+}
+
+/** Reads `path` and applies it; ConfigReadError when it cannot be read. */
+export async function applyConfigFile(
+  state: DirectiveState,
+  path: string,
+  files: ConfigFiles,
+  reading: readonly string[] = [],
+): Promise<void> {
+  let text: string;
+  try {
+    text = await files.read(path);
+  } catch (e) {
+    throw new ConfigReadError(path, strerror(e));
+  }
+  await applyConfigText(state, text, files, [...reading, resolve(path)]);
 }

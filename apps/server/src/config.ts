@@ -7,11 +7,18 @@ import type { ServerErrorCode } from './errors.js';
 export const LOG_LEVELS = ['debug', 'verbose', 'notice', 'warning', 'nothing'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+/** Redis's `save <seconds> <changes>`: checkpoint once this many changes are this old. */
+export interface SaveRule {
+  readonly seconds: number;
+  readonly changes: number;
+}
+
 /** Everything strata-server can be told, after defaults, config file and flags. */
 export interface ServerConfig {
   /** TCP port; 0 takes any free port (the ready line says which). */
   port: number;
-  bind: string;
+  /** Addresses to listen on, as Redis writes them: `*`, `::*`, a `-` before an optional one. */
+  bind: readonly string[];
   /** Data directory: database n lives in `<dir>/<n>`. */
   dir: string;
   /** Log memory (page frames) of each open database, in bytes. */
@@ -24,8 +31,8 @@ export interface ServerConfig {
   databases: number;
   requirepass: string | null;
   maxclients: number;
-  /** Seconds between checkpoints of the databases that changed; 0: only on SAVE and shutdown. */
-  checkpointInterval: number;
+  /** When the databases that changed are checkpointed (empty: only on SAVE and shutdown). */
+  save: readonly SaveRule[];
   logLevel: LogLevel;
   /** Log every write command to the append-only file (Redis's `appendonly`). */
   appendonly: boolean;
@@ -37,11 +44,19 @@ export interface ServerConfig {
   compactionThreshold: number;
   /** Keyspace events to publish, in Redis's letters ('' none). */
   notifyKeyspaceEvents: string;
+  /** With no requirepass, only loopback clients are served (Redis's DENIED for the others). */
+  protectedMode: boolean;
+  /** Run in the background (a detached copy of the process), as Redis's daemonize. */
+  daemonize: boolean;
+  /** File that holds the pid while the server runs ('' none). */
+  pidfile: string;
+  /** File the log is appended to ('' standard output). */
+  logfile: string;
 }
 
 export const DEFAULT_CONFIG: Readonly<ServerConfig> = {
   port: 6379,
-  bind: '127.0.0.1',
+  bind: ['127.0.0.1'],
   dir: './data',
   memory: 64 * 1024 ** 2,
   pageSize: 1024 ** 2,
@@ -51,7 +66,7 @@ export const DEFAULT_CONFIG: Readonly<ServerConfig> = {
   databases: 16,
   requirepass: null,
   maxclients: 10_000,
-  checkpointInterval: 300,
+  save: [{ seconds: 300, changes: 1 }],
   logLevel: 'notice',
   appendonly: false,
   appendfsync: 'everysec',
@@ -59,7 +74,14 @@ export const DEFAULT_CONFIG: Readonly<ServerConfig> = {
   appenddirname: 'appendonlydir',
   compactionThreshold: 0,
   notifyKeyspaceEvents: '',
+  protectedMode: true,
+  daemonize: false,
+  pidfile: '',
+  logfile: '',
 };
+
+/** Where a daemonized server writes its pid when no pidfile is given (Redis: /var/run/redis.pid). */
+export const DEFAULT_DAEMON_PIDFILE = '/var/run/strata-server.pid';
 
 /** A value a setting refuses; the message is the reason, in Redis's words where Redis has some. */
 export class ConfigError extends StrataError<ServerErrorCode> {
@@ -70,12 +92,19 @@ export class ConfigError extends StrataError<ServerErrorCode> {
   }
 }
 
-/** One setting: `port 7000` in a config file, `--port 7000` on the command line. */
+/**
+ * One setting strata-server acts on: `port 7000` in a config file,
+ * `--port 7000` on the command line.
+ */
 export interface Setting {
   readonly name: string;
-  /** Other directive names accepted in a config file (Redis's spelling). */
-  readonly aliases: readonly string[];
-  /** Placeholder in --help. */
+  /**
+   * Redis's parameter of the same name (resp's table): a value is first
+   * checked as CONFIG SET checks it, and `apply` gets it as CONFIG GET
+   * prints it (`YES` as `yes`). Otherwise strata's own, given one value.
+   */
+  readonly redis: boolean;
+  /** Placeholder in --help; '' keeps it out of --help and the banner. */
   readonly arg: string;
   readonly help: string;
   /** Parses `value` into `config`; throws ConfigError. */
@@ -84,18 +113,23 @@ export interface Setting {
   show(config: Readonly<ServerConfig>): string;
 }
 
+interface Options<K extends keyof ServerConfig> {
+  readonly redis?: boolean;
+  readonly show?: (value: ServerConfig[K]) => string;
+}
+
 function define<K extends keyof ServerConfig>(
   name: string,
   key: K,
   arg: string,
   help: string,
   parse: (value: string) => ServerConfig[K],
-  show: (value: ServerConfig[K]) => string = String,
-  aliases: readonly string[] = [],
+  options: Options<K> = {},
 ): Setting {
+  const show = options.show ?? String;
   return {
     name,
-    aliases,
+    redis: options.redis ?? false,
     arg,
     help,
     apply(config, value) {
@@ -103,6 +137,25 @@ function define<K extends keyof ServerConfig>(
     },
     show: (config) => show(config[key]),
   };
+}
+
+/** A Redis parameter strata-server acts on: resp's table has checked the value already. */
+function redis<K extends keyof ServerConfig>(
+  name: string,
+  key: K,
+  arg: string,
+  help: string,
+  parse: (value: string) => ServerConfig[K],
+  show?: (value: ServerConfig[K]) => string,
+): Setting {
+  return define(
+    name,
+    key,
+    arg,
+    help,
+    parse,
+    show === undefined ? { redis: true } : { redis: true, show },
+  );
 }
 
 function integer(min: number, max: number): (value: string) => number {
@@ -122,26 +175,26 @@ function size(min: number, max: number, powerOfTwo = false): (value: string) => 
   return (value) => {
     const n = parseSize(value);
     if (n === null) throw new ConfigError('argument must be a memory value');
-    if (n < min || n > max) {
-      throw new ConfigError(
-        `argument must be between ${formatSize(min)} and ${formatSize(max)} inclusive`,
-      );
-    }
-    if (powerOfTwo && (n & (n - 1)) !== 0) {
-      throw new ConfigError(
-        `argument must be a power of two (${formatSize(min)}, ... 1mb, 2mb ...)`,
-      );
-    }
-    return n;
+    return sizeInRange(n, min, max, powerOfTwo);
   };
 }
 
-function yesNo(value: string): boolean {
-  const v = value.toLowerCase();
-  if (v === 'yes') return true;
-  if (v === 'no') return false;
-  throw new ConfigError("argument must be 'yes' or 'no'");
+function sizeInRange(n: number, min: number, max: number, powerOfTwo = false): number {
+  if (n < min || n > max) {
+    throw new ConfigError(
+      `argument must be between ${formatSize(min)} and ${formatSize(max)} inclusive`,
+    );
+  }
+  if (powerOfTwo && (n & (n - 1)) !== 0) {
+    throw new ConfigError(`argument must be a power of two (${formatSize(min)}, ... 1mb, 2mb ...)`);
+  }
+  return n;
 }
+
+const yes = (value: string) => value === 'yes';
+const yesNo = (value: boolean) => (value ? 'yes' : 'no');
+/** A value with spaces (or none) in the banner: quoted, as in a config file. */
+const quoted = (value: string) => (value === '' || value.includes(' ') ? `"${value}"` : value);
 
 /** Redis: the AOF names are file names inside the data directory, never paths. */
 function fileNameOnly(what: string): (value: string) => string {
@@ -164,33 +217,47 @@ function text(value: string): string {
   return value;
 }
 
+/** `3600 1 300 100` as resp's check printed it (pairs of whole numbers, or ''). */
+export function parseSaveRules(value: string): SaveRule[] {
+  const w = value === '' ? [] : value.split(' ').map(Number);
+  const rules: SaveRule[] = [];
+  for (let i = 0; i + 1 < w.length; i += 2) rules.push({ seconds: w[i]!, changes: w[i + 1]! });
+  return rules;
+}
+
+export function formatSaveRules(rules: readonly SaveRule[]): string {
+  return rules.map((r) => `${r.seconds} ${r.changes}`).join(' ');
+}
+
 /** Page frames are one ArrayBuffer: at most what Node can allocate at once. */
 const MAX_MEMORY = Math.min(bufferConstants.MAX_LENGTH, 1024 ** 4);
 const MAX_PAGE = 1024 ** 3;
 /** The index takes at most 2^29 initial buckets of 64 bytes. */
 const MAX_INDEX = 64 * 2 ** 29;
 
+const memory = size(1024, MAX_MEMORY);
+
 export const SETTINGS: readonly Setting[] = [
-  define('port', 'port', '<port>', 'TCP port (0: any free one)', integer(0, 65535)),
-  define('bind', 'bind', '<addr>', 'address to listen on (*: every interface)', (v) =>
-    v === '*' ? '0.0.0.0' : text(v),
+  redis('port', 'port', '<port>', 'TCP port (0: any free one)', Number),
+  redis(
+    'bind',
+    'bind',
+    '<addr ...>',
+    'addresses to listen on (*: all IPv4 ones; -addr: optional)',
+    (v) => (v === '' ? [] : v.split(' ')),
+    (v) => quoted(v.join(' ')),
   ),
-  define('dir', 'dir', '<path>', 'data directory; database n lives in <dir>/<n>', text),
-  define(
-    'memory',
-    'memory',
-    '<size>',
-    'log memory of each open database',
-    size(1024, MAX_MEMORY),
-    formatSize,
-  ),
+  redis('dir', 'dir', '<path>', 'data directory; database n lives in <dir>/<n>', text),
+  define('memory', 'memory', '<size>', 'log memory of each open database', memory, {
+    show: formatSize,
+  }),
   define(
     'page-size',
     'pageSize',
     '<size>',
     'log page size, a power of two',
     size(512, MAX_PAGE, true),
-    formatSize,
+    { show: formatSize },
   ),
   define(
     'segment-size',
@@ -198,7 +265,7 @@ export const SETTINGS: readonly Setting[] = [
     '<size>',
     'size of each log segment file',
     size(512, 1024 ** 4),
-    formatSize,
+    { show: formatSize },
   ),
   define(
     'index-size',
@@ -206,7 +273,7 @@ export const SETTINGS: readonly Setting[] = [
     '<size>',
     'initial hash index of each database',
     size(1024, MAX_INDEX),
-    formatSize,
+    { show: formatSize },
   ),
   define(
     'mutable-fraction',
@@ -221,14 +288,13 @@ export const SETTINGS: readonly Setting[] = [
       return n;
     },
   ),
-  define('databases', 'databases', '<n>', 'number of databases', (v) => {
-    try {
-      return integer(1, 65536)(v);
-    } catch {
-      throw new ConfigError('Invalid number of databases (1 to 65536)');
-    }
+  // Redis takes up to INT_MAX; a database is a directory here.
+  redis('databases', 'databases', '<n>', 'number of databases', (v) => {
+    const n = Number(v);
+    if (n > 65536) throw new ConfigError('Invalid number of databases (1 to 65536)');
+    return n;
   }),
-  define(
+  redis(
     'requirepass',
     'requirepass',
     '<password>',
@@ -236,60 +302,67 @@ export const SETTINGS: readonly Setting[] = [
     (v) => (v === '' ? null : v),
     (v) => (v === null ? '(none)' : '(set)'),
   ),
-  define('maxclients', 'maxclients', '<n>', 'maximum connected clients', integer(1, 1_000_000)),
-  define(
-    'checkpoint-interval',
-    'checkpointInterval',
-    '<seconds>',
-    'seconds between checkpoints (0: off)',
-    integer(0, 2_147_483),
+  redis('maxclients', 'maxclients', '<n>', 'maximum connected clients', Number),
+  redis(
+    'save',
+    'save',
+    '<seconds changes ...>',
+    'checkpoint once <changes> writes are <seconds> old ("": never)',
+    parseSaveRules,
+    (v) => quoted(formatSaveRules(v)),
   ),
-  define(
-    'log-level',
-    'logLevel',
-    '<level>',
-    'debug, verbose, notice, warning or nothing',
-    (v) => {
-      const level = v.toLowerCase() as LogLevel;
-      if (!LOG_LEVELS.includes(level)) {
-        throw new ConfigError(`argument(s) must be one of the following: ${LOG_LEVELS.join(', ')}`);
-      }
-      return level;
+  {
+    name: 'checkpoint-interval',
+    redis: false,
+    arg: '<seconds>',
+    help: 'checkpoint what changed this often (save <seconds> 1; 0: off)',
+    apply(config, value) {
+      const n = integer(0, 2_147_483)(value);
+      config.save = n === 0 ? [] : [{ seconds: n, changes: 1 }];
     },
-    String,
-    ['loglevel'],
-  ),
-  define(
+    show(config) {
+      const [rule, ...more] = config.save;
+      if (rule === undefined) return '0';
+      return more.length === 0 && rule.changes === 1 ? String(rule.seconds) : '(save)';
+    },
+  },
+  define('log-level', 'logLevel', '<level>', 'debug, verbose, notice, warning or nothing', (v) => {
+    const level = v.toLowerCase() as LogLevel;
+    if (!LOG_LEVELS.includes(level)) {
+      throw new ConfigError(`argument(s) must be one of the following: ${LOG_LEVELS.join(', ')}`);
+    }
+    return level;
+  }),
+  redis(
     'appendonly',
     'appendonly',
     '<yes|no>',
     'log every write to the append-only file',
+    yes,
     yesNo,
-    (v) => (v ? 'yes' : 'no'),
   ),
-  define(
+  redis(
     'appendfsync',
     'appendfsync',
     '<policy>',
     'always, everysec or no: when the AOF is synced',
     (v) => {
-      const p = v.toLowerCase();
-      if (!isFsyncPolicy(p)) {
+      if (!isFsyncPolicy(v)) {
         throw new ConfigError(
           `argument(s) must be one of the following: ${FSYNC_POLICIES.join(', ')}`,
         );
       }
-      return p;
+      return v;
     },
   ),
-  define(
+  redis(
     'appendfilename',
     'appendfilename',
     '<name>',
     'base name of the append-only files',
     fileNameOnly('appendfilename'),
   ),
-  define(
+  redis(
     'appenddirname',
     'appenddirname',
     '<name>',
@@ -302,33 +375,62 @@ export const SETTINGS: readonly Setting[] = [
     '<size>',
     'compact a database log larger than this on disk (0: never)',
     (v) => (v === '0' ? 0 : size(1024, 2 ** 52)(v)),
-    formatSize,
+    { show: formatSize },
   ),
-  define(
+  redis(
     'notify-keyspace-events',
     'notifyKeyspaceEvents',
     '<classes>',
     "keyspace events to publish, Redis's letters (KEA, Ex...)",
-    (v) => {
-      const flags = parseNotifyFlags(v);
-      if (flags === null) {
-        throw new ConfigError("Invalid event class character. Use 'Ag$lshzxeKEtmdn'.");
-      }
-      return formatNotifyFlags(flags);
-    },
-    (v) => (v === '' ? '""' : v),
+    (v) => formatNotifyFlags(parseNotifyFlags(v) ?? 0),
+    quoted,
   ),
+  redis(
+    'protected-mode',
+    'protectedMode',
+    '<yes|no>',
+    'with no requirepass, serve loopback clients only',
+    yes,
+    yesNo,
+  ),
+  redis(
+    'daemonize',
+    'daemonize',
+    '<yes|no>',
+    'run in the background (the pid goes to pidfile)',
+    yes,
+    yesNo,
+  ),
+  redis('pidfile', 'pidfile', '<path>', 'file holding the pid while running', String, quoted),
+  redis('logfile', 'logfile', '<path>', 'file the log is appended to ("": stdout)', String, quoted),
+  // Redis's names for what strata has its own setting for: accepted in
+  // files and on the command line, not listed in --help.
+  redis('loglevel', 'logLevel', '', '', (v) => v as LogLevel),
+  {
+    // Redis's limit on data memory: here each open database's log memory.
+    name: 'maxmemory',
+    redis: true,
+    arg: '',
+    help: '',
+    apply(config, value) {
+      const n = Number(value);
+      // 0 is Redis's "no limit": the log memory stays as it is.
+      if (n !== 0) config.memory = sizeInRange(n, 1024, MAX_MEMORY);
+    },
+    show: (config) => formatSize(config.memory),
+  },
 ];
 
-const BY_NAME = new Map<string, Setting>();
-for (const s of SETTINGS) {
-  BY_NAME.set(s.name, s);
-  for (const a of s.aliases) BY_NAME.set(a, s);
-}
+const BY_NAME = new Map<string, Setting>(SETTINGS.map((s) => [s.name, s]));
 
 /** The setting of a directive or flag name (case-insensitive, as Redis). */
 export function findSetting(name: string): Setting | undefined {
   return BY_NAME.get(name.toLowerCase());
+}
+
+/** The settings --help lists and the banner shows. */
+export function listedSettings(): Setting[] {
+  return SETTINGS.filter((s) => s.arg !== '');
 }
 
 /** What the server really runs with, and how it got there from what was asked. */
@@ -350,6 +452,8 @@ function floorPowerOfTwo(n: number): number {
 export function finalizeConfig(asked: Readonly<ServerConfig>): EffectiveConfig {
   const config: ServerConfig = { ...asked };
   const notes: string[] = [];
+  // Redis: a daemon writes its pid even when no pidfile is given.
+  if (config.daemonize && config.pidfile === '') config.pidfile = DEFAULT_DAEMON_PIDFILE;
   const page = config.pageSize;
   if (config.memory < 2 * page) {
     throw new ConfigError(
@@ -385,5 +489,8 @@ export function finalizeConfig(asked: Readonly<ServerConfig>): EffectiveConfig {
 
 /** `port=6379 bind=127.0.0.1 ...`: every setting, for the banner. */
 export function describeConfig(config: Readonly<ServerConfig>): string {
-  return SETTINGS.map((s) => `${s.name}=${s.show(config)}`).join(' ');
+  return listedSettings()
+    .filter((s) => s.name !== 'checkpoint-interval')
+    .map((s) => `${s.name}=${s.show(config)}`)
+    .join(' ');
 }

@@ -37,7 +37,12 @@ test('changes since the last checkpoint drive periodic checkpoints', async () =>
   const store = (await keyspace.ensure(1)) as Store;
   expect(lines).toContain(`DB 1 created in ${dir}/1\n`);
   expect(databases.changesSinceCheckpoint(1, store)).toBeNull();
-  const periodic = new PeriodicCheckpoints(keyspace, databases, 300, logger);
+  const periodic = new PeriodicCheckpoints(
+    keyspace,
+    databases,
+    [{ seconds: 300, changes: 1 }],
+    logger,
+  );
 
   for (let i = 0; i < 500; i++) await store.set(k(`k${i}`), k(`v${i}`));
   expect(databases.changesSinceCheckpoint(1, store)).toBe(500);

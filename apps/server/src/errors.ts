@@ -4,7 +4,9 @@
  * - ERR_ARGUMENT: a command-line mistake (ArgumentError)
  * - ERR_CONFIG_VALUE: a value a setting refuses (ConfigError)
  * - ERR_CONFIG_FILE: a config file line that cannot be used (ConfigFileError)
+ * - ERR_CONFIG_READ: a config file, or one it includes, that cannot be read (ConfigReadError)
  * - ERR_FATAL_CONFIG: a configuration the server cannot start with (FatalConfigError)
+ * - ERR_LISTEN: an address or port the server cannot listen on (ListenError)
  *
  * Another live server on the same `--dir` is io's DirLockedError (ERR_LOCKED).
  */
@@ -12,4 +14,6 @@ export type ServerErrorCode =
   | 'ERR_ARGUMENT'
   | 'ERR_CONFIG_VALUE'
   | 'ERR_CONFIG_FILE'
-  | 'ERR_FATAL_CONFIG';
+  | 'ERR_CONFIG_READ'
+  | 'ERR_FATAL_CONFIG'
+  | 'ERR_LISTEN';

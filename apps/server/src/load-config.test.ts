@@ -1,17 +1,11 @@
 import { describe, expect, test } from 'vitest';
+import { memoryFiles } from '../test/memory-files.js';
 import type { Flag } from './args.js';
 import { DEFAULT_CONFIG } from './config.js';
 import { FatalConfigError, loadConfig } from './load-config.js';
 import { VERSION } from './version.js';
 
-const flag = (name: string, value: string): Flag => ({ name, raw: `--${name}`, value });
-
-function files(map: Record<string, string>) {
-  return async (path: string) => {
-    for (const [name, text] of Object.entries(map)) if (path.endsWith(name)) return text;
-    throw Object.assign(new Error(`ENOENT: ${path}`), { code: 'ENOENT' });
-  };
-}
+const flag = (name: string, ...values: string[]): Flag => ({ name, raw: `--${name}`, values });
 
 async function fatal(p: Promise<unknown>): Promise<string> {
   try {
@@ -26,17 +20,47 @@ async function fatal(p: Promise<unknown>): Promise<string> {
 describe('loadConfig', () => {
   test('defaults alone', async () => {
     const r = await loadConfig({ configFile: null, flags: [] });
-    expect(r).toEqual({ config: DEFAULT_CONFIG, notes: [], configFile: null });
+    expect(r).toEqual({
+      config: DEFAULT_CONFIG,
+      notes: [],
+      configFile: null,
+      parameters: [],
+      unused: [],
+    });
   });
 
   test('flags override the config file, whatever their order', async () => {
-    const read = files({ 'strata.conf': 'port 7000\nmemory 128mb\nmaxclients 5\n' });
+    const files = memoryFiles({ 'strata.conf': 'port 7000\nmemory 128mb\nmaxclients 5\n' });
     const r = await loadConfig(
       { configFile: 'strata.conf', flags: [flag('port', '7001'), flag('maxclients', '9')] },
-      read,
+      files,
     );
     expect(r.config).toMatchObject({ port: 7001, memory: 128 * 1024 ** 2, maxclients: 9 });
     expect(r.configFile).toMatch(/\/strata\.conf$/);
+  });
+
+  test('flags are directives: several values, save adding up as Redis, include', async () => {
+    const files = memoryFiles({
+      'a.conf': 'save 3600 1\nhz 20\n',
+      'more.conf': 'tcp-backlog 100\n',
+    });
+    const r = await loadConfig(
+      {
+        configFile: 'a.conf',
+        flags: [
+          flag('bind', '127.0.0.1', '-::1'),
+          flag('save', '60', '10'),
+          flag('include', 'more.conf'),
+        ],
+      },
+      files,
+    );
+    expect(r.config.bind).toEqual(['127.0.0.1', '-::1']);
+    expect(r.config.save).toEqual([
+      { seconds: 3600, changes: 1 },
+      { seconds: 60, changes: 10 },
+    ]);
+    expect(r.unused).toEqual(['hz', 'tcp-backlog']);
   });
 
   test('sizes are rounded to what the log can use, with a note', async () => {
@@ -56,9 +80,14 @@ describe('loadConfig', () => {
     ]);
   });
 
+  test('daemonize with no pidfile writes the default one, as Redis', async () => {
+    const r = await loadConfig({ configFile: null, flags: [flag('daemonize', 'yes')] });
+    expect(r.config.pidfile).toBe('/var/run/strata-server.pid');
+  });
+
   test('a bad config file line: Redis-style report with line and reason', async () => {
-    const read = files({ 'bad.conf': '# strata\nport 7000\n\nmemory lots\n' });
-    expect(await fatal(loadConfig({ configFile: 'bad.conf', flags: [] }, read))).toBe(
+    const files = memoryFiles({ 'bad.conf': '# strata\nport 7000\n\nmemory lots\n' });
+    expect(await fatal(loadConfig({ configFile: 'bad.conf', flags: [] }, files))).toBe(
       [
         `*** FATAL CONFIG FILE ERROR (Strata ${VERSION}) ***`,
         'Reading the configuration file, at line 4',
@@ -68,9 +97,26 @@ describe('loadConfig', () => {
     );
   });
 
-  test('a missing config file', async () => {
-    expect(await fatal(loadConfig({ configFile: 'nope.conf', flags: [] }, files({})))).toBe(
+  test('a missing config file, or a missing include', async () => {
+    expect(await fatal(loadConfig({ configFile: 'nope.conf', flags: [] }, memoryFiles({})))).toBe(
       "Fatal error, can't open config file 'nope.conf': No such file or directory",
+    );
+    const files = memoryFiles({ 'a.conf': 'include gone.conf\n' });
+    expect(await fatal(loadConfig({ configFile: 'a.conf', flags: [] }, files))).toBe(
+      "Fatal error, can't open config file 'gone.conf': No such file or directory",
+    );
+  });
+
+  test('a log file that cannot be opened, as Redis: after every line is read', async () => {
+    expect(
+      await fatal(
+        loadConfig({ configFile: null, flags: [flag('logfile', '/nonexistent/dir/strata.log')] }),
+      ),
+    ).toBe(
+      [
+        `*** FATAL CONFIG FILE ERROR (Strata ${VERSION}) ***`,
+        "Can't open the log file: No such file or directory",
+      ].join('\n'),
     );
   });
 
@@ -82,6 +128,9 @@ describe('loadConfig', () => {
         "See 'strata-server --help' for the options.",
       ].join('\n'),
     );
+    expect(
+      await fatal(loadConfig({ configFile: null, flags: [flag('port', '1', '2')] })),
+    ).toContain("Invalid argument '--port 1 2': wrong number of arguments");
   });
 
   test('settings that contradict each other', async () => {

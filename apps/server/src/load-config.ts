@@ -1,16 +1,18 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { StrataError } from '@strata/io';
 import { ArgumentError, type Flag } from './args.js';
+import { ConfigError, DEFAULT_CONFIG, type EffectiveConfig, finalizeConfig } from './config.js';
 import {
-  ConfigError,
-  DEFAULT_CONFIG,
-  type EffectiveConfig,
-  finalizeConfig,
-  type ServerConfig,
-} from './config.js';
-import { applyConfigText, applySetting, ConfigFileError } from './config-file.js';
+  applyConfigFile,
+  ConfigFileError,
+  type ConfigFiles,
+  ConfigReadError,
+  includer,
+} from './config-file.js';
+import { applyDirective, type DirectiveState, directiveState } from './directives.js';
 import type { ServerErrorCode } from './errors.js';
+import { checkLogFile } from './log-file.js';
 import { VERSION } from './version.js';
 
 /** A configuration the server cannot start with; `message` is what to print (stderr, exit 1). */
@@ -25,12 +27,27 @@ export class FatalConfigError extends StrataError<ServerErrorCode> {
 export interface LoadedConfig extends EffectiveConfig {
   /** The config file read, resolved, or null. */
   readonly configFile: string | null;
+  /** The Redis parameters given (file, includes, flags), in order, as CONFIG GET prints them. */
+  readonly parameters: DirectiveState['parameters'];
+  /** The directives given that strata-server does not act on, for one warning. */
+  readonly unused: readonly string[];
 }
 
 export interface ConfigSources {
   readonly configFile: string | null;
   readonly flags: readonly Flag[];
 }
+
+/** The real file system. */
+export const nodeConfigFiles: ConfigFiles = {
+  read: (path) => readFile(path, 'utf8'),
+  readdir: (path) => readdir(path),
+  exists: (path) =>
+    stat(path).then(
+      () => true,
+      () => false,
+    ),
+};
 
 const header = (what: string) => `*** FATAL CONFIG ${what} (Strata ${VERSION}) ***`;
 
@@ -49,52 +66,57 @@ function flagErrorText(message: string): string {
 }
 
 /**
- * Defaults, then the config file, then the flags (a flag wins over the
- * file, as in Redis), then the checks across settings. Throws
+ * Defaults, then the config file (and what it includes), then the flags
+ * (a flag wins over the file, as in Redis, which reads them as lines after
+ * the file's), then the checks across settings and the log file. Throws
  * FatalConfigError with the text to print.
  */
 export async function loadConfig(
   sources: ConfigSources,
-  read: (path: string) => Promise<string> = (p) => readFile(p, 'utf8'),
+  files: ConfigFiles = nodeConfigFiles,
 ): Promise<LoadedConfig> {
-  const config: ServerConfig = { ...DEFAULT_CONFIG };
+  const state = directiveState({ ...DEFAULT_CONFIG });
   let configFile: string | null = null;
-  if (sources.configFile !== null) {
-    configFile = resolve(sources.configFile);
-    let text: string;
-    try {
-      text = await read(configFile);
-    } catch (e) {
-      const reason =
-        (e as NodeJS.ErrnoException).code === 'ENOENT'
-          ? 'No such file or directory'
-          : (e as Error).message;
-      throw new FatalConfigError(
-        `Fatal error, can't open config file '${sources.configFile}': ${reason}`,
-      );
+  try {
+    if (sources.configFile !== null) {
+      configFile = resolve(sources.configFile);
+      await applyConfigFile(state, sources.configFile, files);
     }
-    try {
-      applyConfigText(config, text);
-    } catch (e) {
-      if (e instanceof ConfigFileError) throw new FatalConfigError(fileErrorText(e));
-      throw e;
-    }
+  } catch (e) {
+    if (e instanceof ConfigFileError) throw new FatalConfigError(fileErrorText(e));
+    if (e instanceof ConfigReadError) throw new FatalConfigError(e.message);
+    throw e;
   }
   for (const flag of sources.flags) {
     try {
-      applySetting(config, flag.name, [flag.value]);
+      // `--include x` reads x as a config file line would.
+      await applyDirective(state, flag.name, flag.values, includer(state, files));
     } catch (e) {
+      if (e instanceof ConfigFileError) throw new FatalConfigError(fileErrorText(e));
+      if (e instanceof ConfigReadError) throw new FatalConfigError(e.message);
       if (!(e instanceof ConfigError)) throw e;
-      const arg = `${flag.raw} ${flag.value}`;
+      const arg = [flag.raw, ...flag.values].join(' ');
       throw new FatalConfigError(flagErrorText(new ArgumentError(arg, e.message).message));
     }
   }
+  let effective: EffectiveConfig;
   try {
-    return { ...finalizeConfig(config), configFile };
+    effective = finalizeConfig(state.config);
   } catch (e) {
     if (e instanceof ConfigError) throw new FatalConfigError(`${header('ERROR')}\n${e.message}`);
     throw e;
   }
+  // Redis opens the log file once while loading: it could not stop later.
+  const logError = await checkLogFile(effective.config.logfile);
+  if (logError !== null) {
+    throw new FatalConfigError(`${header('FILE ERROR')}\nCan't open the log file: ${logError}`);
+  }
+  return {
+    ...effective,
+    configFile,
+    parameters: state.parameters,
+    unused: [...state.unused],
+  };
 }
 
 /** The text for a command-line mistake found before any value was read. */

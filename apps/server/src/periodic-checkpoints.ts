@@ -1,42 +1,47 @@
 import type { Keyspace } from '@strata/resp';
+import type { SaveRule } from './config.js';
 import type { Databases } from './databases.js';
 import type { Logger } from './logger.js';
 
 /**
- * Every `intervalSeconds`, checkpoints the open databases that changed since
- * their last checkpoint (Redis's `save <seconds> <changes>`, with one change
- * enough): a write to the log, or a collection changed in the object cache
- * and not yet written back. A checkpoint bounds what recovery replays and makes the in-memory
- * tail of the log durable; a database nobody wrote to is left alone (a
- * checkpoint seals the tail page, so needless ones waste log space).
+ * Redis's `save <seconds> <changes>` rules, checked every second: once the
+ * open databases have seen at least <changes> changes and the last
+ * checkpoint round is <seconds> old, the databases that changed are
+ * checkpointed (`checkpoint-interval N` is `save N 1`). A change is a write
+ * to the log, or a collection changed in the object cache and not yet
+ * written back. A checkpoint bounds what recovery replays and makes the
+ * in-memory tail of the log durable; a database nobody wrote to is left
+ * alone (a checkpoint seals the tail page, so needless ones waste log space).
  */
 export class PeriodicCheckpoints {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private since = performance.now();
+  /** The quiet round was logged (debug) since the last change. */
+  private quietLogged = false;
 
   constructor(
     private readonly keyspace: Keyspace,
     private readonly databases: Databases,
-    private readonly intervalSeconds: number,
+    private readonly rules: readonly SaveRule[],
     private readonly logger: Logger,
   ) {}
 
   start(): void {
-    if (this.intervalSeconds <= 0 || this.timer !== null) return;
+    if (this.rules.length === 0 || this.timer !== null) return;
     this.since = performance.now();
-    this.timer = setInterval(() => this.tick(), this.intervalSeconds * 1000);
+    this.timer = setInterval(() => this.tick(), 1000);
   }
 
   private tick(): void {
     if (this.running !== null) return;
-    this.running = this.run().finally(() => {
+    this.running = this.run(false).finally(() => {
       this.running = null;
     });
   }
 
-  /** One round: checkpoints every open database that changed. */
-  async run(): Promise<void> {
+  /** One round: checkpoints every open database that changed (when a rule says so, unless `always`). */
+  async run(always = true): Promise<void> {
     const due: [number, NonNullable<ReturnType<Keyspace['get']>>][] = [];
     let changes = 0;
     for (let i = 0; i < this.keyspace.count; i++) {
@@ -50,13 +55,22 @@ export class PeriodicCheckpoints {
       const dirty = this.keyspace.collections(i)?.stats().dirty ?? 0;
       if (n === null && dirty === 0) continue;
       due.push([i, store]);
-      changes += (n ?? 0) + dirty;
+      // A change the write counter missed (an in-place update) is still one.
+      changes += Math.max(1, (n ?? 0) + dirty);
     }
+    // Whole seconds, as Redis's clock: a timer a little early still counts.
     const elapsed = Math.round((performance.now() - this.since) / 1000);
     if (due.length === 0) {
-      this.logger.debug('No changes since the last checkpoint');
+      // Once per quiet spell, when a rule's time is up (not every second).
+      const dueTime = this.rules.some((r) => elapsed >= r.seconds);
+      if (always || (dueTime && !this.quietLogged)) {
+        this.logger.debug('No changes since the last checkpoint');
+        this.quietLogged = true;
+      }
       return;
     }
+    this.quietLogged = false;
+    if (!always && !this.rules.some((r) => changes >= r.changes && elapsed >= r.seconds)) return;
     this.since = performance.now();
     this.logger.notice(`${changes} changes in ${elapsed} seconds. Checkpointing...`);
     // Each database logs its own result; a failed one is retried next round.

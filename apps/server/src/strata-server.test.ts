@@ -198,9 +198,9 @@ describe('configuration', () => {
       new RegExp(
         `\\* Config: port=0 bind=127\\.0\\.0\\.1 dir=${dir} memory=128kb page-size=16kb ` +
           'segment-size=1gb index-size=1kb mutable-fraction=0\\.9 databases=4 requirepass=\\(set\\) ' +
-          'maxclients=9 checkpoint-interval=300 log-level=verbose appendonly=no appendfsync=everysec ' +
+          'maxclients=9 save="300 1" log-level=verbose appendonly=no appendfsync=everysec ' +
           'appendfilename=appendonly\\.aof appenddirname=appendonlydir compaction-threshold=0 ' +
-          'notify-keyspace-events=""\n',
+          'notify-keyspace-events="" protected-mode=yes daemonize=no pidfile="" logfile=""\n',
       ),
     );
     expect(out).toContain(`* DB 0 created in ${join(dir, '0')}\n`);
@@ -255,7 +255,7 @@ describe('configuration', () => {
       // Not even created: the port is tried before the directory is locked.
       expect(existsSync(dir)).toBe(false);
       expect(p.stdout).toContain(
-        `# Warning: Could not create server TCP listening socket 127.0.0.1:${port}: `,
+        `# Warning: Could not create server TCP listening socket 127.0.0.1:${port}: bind: Address already in use\n`,
       );
       expect(p.stdout).toContain(`# Failed listening on port ${port} (tcp), aborting.\n`);
     } finally {

@@ -6,21 +6,28 @@ import { AofClock } from './aof-clock.js';
 import { aofCommandLog } from './aof-command-log.js';
 import { aofConfigValues, aofInfoLines } from './aof-info.js';
 import { aofRefusedCommands } from './aof-refused-commands.js';
+import { bindAddresses, hostPort, isExposed } from './bind-addresses.js';
 import { describeConfig, type ServerConfig } from './config.js';
 import { Databases } from './databases.js';
 import { lockServerDir } from './dir-lock.js';
 import { commandsInFlight, waitForCommands } from './in-flight.js';
+import {
+  type BoundAddresses,
+  ExtraListeners,
+  listenFailed,
+  primaryAddress,
+  probeAddresses,
+} from './listeners.js';
 import type { LoadedConfig } from './load-config.js';
 import { LogCompaction } from './log-compaction.js';
 import { type Logger, seconds } from './logger.js';
 import { PeriodicCheckpoints } from './periodic-checkpoints.js';
-import { probePort } from './port-probe.js';
+import { removePidFile, writePidFile } from './pid-file.js';
+import { startupConfigSets, startupConfigValues } from './redis-parameters.js';
 import { VERSION } from './version.js';
 
 /** How long shutdown lets commands waiting on the disk finish before it closes anyway. */
 const DRAIN_MS = 10_000;
-
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
 /**
  * strata-server: a RespServer over one hlog Store per database, with
@@ -35,6 +42,10 @@ export class StrataServer {
   private shutdownRun: Promise<number> | null = null;
   private lock: DirLock | null = null;
   private aof: AppendOnlyFile | null = null;
+  /** Listeners on the bind addresses after the one RespServer listens on. */
+  private readonly extraListeners: ExtraListeners;
+  /** The pidfile this process wrote, removed at exit. */
+  private pidfile: string | null = null;
   /** With the AOF on, the stores' clock: AOF records are stamped with it, replay sets it. */
   private readonly clock = new AofClock();
 
@@ -68,8 +79,9 @@ export class StrataServer {
       requirepass: config.requirepass,
       maxclients: config.maxclients,
       notifyKeyspaceEvents: config.notifyKeyspaceEvents,
+      protectedMode: config.protectedMode,
       infoSections: { persistence: () => aofInfoLines(this.aof) },
-      configValues: aofConfigValues(config),
+      configValues: { ...startupConfigValues(loaded), ...aofConfigValues(config) },
       ...(config.appendonly
         ? {
             commandLog: aofCommandLog(
@@ -90,7 +102,7 @@ export class StrataServer {
     this.checkpoints = new PeriodicCheckpoints(
       this.resp.keyspace,
       this.databases,
-      config.checkpointInterval,
+      config.save,
       logger,
     );
     this.compaction = new LogCompaction(
@@ -98,6 +110,7 @@ export class StrataServer {
       this.databases,
       config.compactionThreshold,
     );
+    this.extraListeners = new ExtraListeners((socket) => this.resp.accept(socket));
   }
 
   /** Logs the banner, opens database 0, listens, starts the checkpoint timer. */
@@ -111,17 +124,13 @@ export class StrataServer {
     else logger.notice('No config file given: defaults and command-line options only');
     for (const note of loaded.notes) logger.warning(note);
     logger.notice(`Config: ${describeConfig({ ...config, dir: resolve(config.dir) })}`);
-    if (!LOOPBACK.has(config.bind) && config.requirepass === null) {
-      logger.warning(
-        `WARNING: listening on ${config.bind} without requirepass: anyone who can reach ` +
-          'this port can read and change every key.',
-      );
-    }
-    // A port in use fails the start before anything is written to --dir.
+    this.warnAboutConfig();
+    // Every address is tried before anything is written to --dir: a port
+    // in use must not leave a fresh directory behind.
+    let addresses: BoundAddresses;
     try {
-      await probePort(config.port, config.bind);
+      addresses = await probeAddresses(bindAddresses(config.bind), config.port, logger);
     } catch (e) {
-      this.listenFailed(e);
       await this.resp.close().catch(() => undefined);
       throw e;
     }
@@ -130,42 +139,90 @@ export class StrataServer {
     const lock = lockServerDir(resolve(config.dir));
     this.lock = lock;
     process.once('exit', () => lock.release());
-    logger.notice('Server initialized');
-    if (config.appendonly) {
-      try {
-        await this.loadAof();
-      } catch (e) {
-        await this.resp.close().catch(() => undefined);
-        lock.release();
-        throw e;
-      }
+    if (config.pidfile !== '' && writePidFile(config.pidfile, logger)) {
+      const pidfile = config.pidfile;
+      this.pidfile = pidfile;
+      process.once('exit', () => this.releasePidFile());
     }
+    logger.notice('Server initialized');
     let address: { host: string; port: number };
     try {
-      address = await this.resp.listen(config.port, config.bind);
+      // The file's values of the parameters resp keeps, before any client.
+      for (const argv of startupConfigSets(loaded)) {
+        await this.resp.execute(
+          0,
+          argv.map((a) => Buffer.from(a)),
+        );
+      }
+      // Those were no client's commands: INFO's counters start from zero.
+      await this.resp.execute(0, [Buffer.from('CONFIG'), Buffer.from('RESETSTAT')]);
+      if (config.appendonly) await this.loadAof();
+      address = await this.listen(addresses);
     } catch (e) {
-      this.listenFailed(e);
+      this.extraListeners.close();
       await this.resp.close().catch(() => undefined);
+      this.releasePidFile();
       lock.release();
       throw e;
     }
     this.checkpoints.start();
     this.compaction.start();
-    const host = address.host.includes(':') ? `[${address.host}]` : address.host;
-    logger.notice(`Ready to accept connections tcp on ${host}:${address.port}`);
+    const where = [address.host, ...this.extraListeners.hosts()].map((h) =>
+      hostPort(h, address.port),
+    );
+    logger.notice(`Ready to accept connections tcp on ${where.join(', ')}`);
     return address;
   }
 
-  /** Redis's two lines for a port it cannot listen on. */
-  private listenFailed(e: unknown): void {
+  /** RespServer listens on one address, this server's own listeners on the others. */
+  private async listen(addresses: BoundAddresses): Promise<{ host: string; port: number }> {
     const { config, logger } = this;
-    const err = e as NodeJS.ErrnoException;
-    if (err.syscall === 'listen' || err.code === 'EADDRINUSE' || err.code === 'EADDRNOTAVAIL') {
-      logger.warning(
-        `Warning: Could not create server TCP listening socket ${config.bind}:${config.port}: ${err.message}`,
-      );
-      logger.warning(`Failed listening on port ${config.port} (tcp), aborting.`);
+    const primary = primaryAddress(addresses);
+    let address: { host: string; port: number };
+    try {
+      address = await this.resp.listen(config.port, primary.host);
+    } catch (e) {
+      // listen opens database 0 first: a store that cannot open is no address's fault.
+      const syscall = (e as NodeJS.ErrnoException).syscall;
+      if (syscall !== 'listen' && syscall !== 'getaddrinfo') throw e;
+      throw listenFailed(logger, primary, config.port, e);
     }
+    // Port 0 took a free port: the other addresses listen on the same one.
+    await this.extraListeners.listen(
+      addresses.filter((a) => a !== primary),
+      address.port,
+      logger,
+    );
+    return address;
+  }
+
+  /** The configuration's warnings: what is not used, and who can connect. */
+  private warnAboutConfig(): void {
+    const { config, logger, loaded } = this;
+    if (loaded.unused.length > 0) {
+      logger.warning(
+        `Not used by strata-server (accepted, CONFIG GET shows them): ${loaded.unused.join(', ')}`,
+      );
+    }
+    const syslog = loaded.parameters.filter((p) => p.name === 'syslog-enabled').at(-1);
+    if (syslog?.text === 'yes') {
+      logger.warning(
+        'syslog-enabled yes: strata-server does not write to syslog; its log goes to ' +
+          (config.logfile === '' ? 'standard output' : config.logfile),
+      );
+    }
+    const exposed = bindAddresses(config.bind).filter(isExposed);
+    if (exposed.length > 0 && config.requirepass === null && !config.protectedMode) {
+      logger.warning(
+        `WARNING: listening on ${exposed.map((a) => a.shown).join(' ')} without requirepass and ` +
+          'with protected-mode no: anyone who can reach this port can read and change every key.',
+      );
+    }
+  }
+
+  private releasePidFile(): void {
+    if (this.pidfile !== null) removePidFile(this.pidfile, this.logger);
+    this.pidfile = null;
   }
 
   /**
@@ -246,6 +303,7 @@ export class StrataServer {
       `Closing ${this.resp.clientCount} client connections; checkpointing ${open} open ` +
         `database${open === 1 ? '' : 's'} before exiting.`,
     );
+    this.extraListeners.close();
     try {
       await this.resp.close();
       if (this.aof !== null) {
@@ -257,6 +315,7 @@ export class StrataServer {
       return 1;
     } finally {
       this.lock?.release();
+      this.releasePidFile();
     }
     logger.warning('Strata is now ready to exit, bye bye...');
     return 0;

@@ -11,6 +11,8 @@ export {
   type ShutdownMode,
   shutdownCommand,
 } from './commands/index.js';
+export { PARAMETER_NAMES, type ParameterSpec } from './commands/server/config-parameters.js';
+export { checkValue } from './commands/server/config-validate.js';
 export {
   aofWriteErrorMessage,
   CommandError,

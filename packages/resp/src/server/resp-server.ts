@@ -296,7 +296,11 @@ export class RespServer {
     return this.closing;
   }
 
-  private accept(socket: Socket): void {
+  /**
+   * Serves a connection accepted on a listener of the app's own (more
+   * addresses than listen's one), with the same checks as listen's.
+   */
+  accept(socket: Socket): void {
     const state = this.state;
     state.stats.connections++;
     if (this.closing !== null || state.clients.size >= state.config.maxclients) {
