@@ -18,6 +18,11 @@ export class Client extends Dispatcher {
   libName = '';
   libVer = '';
   noEvict = false;
+  /**
+   * CLIENT NO-TOUCH: its reads leave keys' access time alone. Strata's log
+   * keeps no access time (OBJECT IDLETIME is 0), so this is only its flag `T`.
+   */
+  noTouch = false;
   /** The families' per-client state (ClientSlot), dropped at close. */
   private readonly slots = new SlotValues<Client>(this);
 

@@ -85,6 +85,21 @@ export const ACL_CATEGORIES = [
 
 export type AclCategory = (typeof ACL_CATEGORIES)[number];
 
+/**
+ * Commands Redis 7.0 flags may_replicate (they may write or propagate
+ * without the write flag: PUBLISH propagates, PFCOUNT may rewrite its
+ * cache, a script may write). COMMAND INFO hides the flag, and these
+ * definitions do not carry it; their families may add it and drop them here.
+ */
+const REDIS_MAY_REPLICATE: ReadonlySet<string> = new Set([
+  'publish',
+  'spublish',
+  'pfcount',
+  'eval',
+  'evalsha',
+  'fcall',
+]);
+
 /** A command as the command files declare it. */
 export interface CommandDefinition {
   /** Lower case, as COMMAND reports it. For a subcommand, its own name (`setname`). */
@@ -188,10 +203,23 @@ export class CommandSpec {
   readonly allowedWhileSubscribed: boolean;
   /** See CommandDefinition: read on the write path, so a field here. */
   readonly replay: PropagationRule | null;
-  /** Calls and time spent (INFO commandstats). */
+  /**
+   * Redis's is_may_replicate_command: flagged `write` or `may_replicate`,
+   * or one Redis flags so whose definition here does not (REDIS_MAY_REPLICATE).
+   * CLIENT PAUSE WRITE holds these; a monitoring client may not run them.
+   */
+  readonly mayReplicate: boolean;
+  /**
+   * INFO commandstats, as Redis counts them: calls that ran, their time
+   * (µs, with fractions: the sum is exact), calls refused before running
+   * (arity, NOAUTH, MISCONF...) and calls whose reply had an error.
+   */
   calls = 0;
   usec = 0;
+  rejectedCalls = 0;
   failedCalls = 0;
+  /** LATENCY HISTOGRAM: calls per bucket (latency-histogram.ts), made at the first call. */
+  histogram: Float64Array | null = null;
 
   constructor(def: CommandDefinition, parent: CommandSpec | null = null) {
     if (def.name !== def.name.toLowerCase()) throw new TypeError(`command ${def.name}: lower case`);
@@ -216,6 +244,9 @@ export class CommandSpec {
     this.refusedOnWriteError = def.refusedOnWriteError ?? false;
     this.allowedWhileSubscribed = def.allowedWhileSubscribed ?? false;
     this.replay = def.replay ?? null;
+    this.mayReplicate =
+      (bits & (CommandFlag.write | CommandFlag.may_replicate)) !== 0 ||
+      REDIS_MAY_REPLICATE.has(this.fullName);
     this.handler = def.handler ?? null;
     this.subcommands =
       def.subcommands === undefined

@@ -26,6 +26,22 @@ interface HeldReply {
   readonly start: number;
   readonly end: number;
   error: string | null;
+  /** Its bytes were dropped (CLIENT REPLY OFF): nothing to replace. */
+  dropped: boolean;
+}
+
+/**
+ * A client's reply writer: it counts the error replies written, so the
+ * dispatcher knows a command failed however its error was written (thrown,
+ * or a script's error reply), as Redis counts failed_calls.
+ */
+export class CommandReplyWriter extends ReplyWriter {
+  errors = 0;
+
+  override error(message: string | Uint8Array): this {
+    this.errors++;
+    return super.error(message);
+  }
 }
 
 /**
@@ -41,7 +57,7 @@ interface HeldReply {
  * meanwhile; the store keeps every key linearizable.
  */
 export abstract class Connection {
-  readonly reply: ReplyWriter;
+  readonly reply: CommandReplyWriter;
   readonly parser: RequestParser;
   lastInteraction = Date.now();
   /** Reply, then close (QUIT, a protocol error). */
@@ -76,6 +92,24 @@ export abstract class Connection {
   private aheadBytes = 0;
   /** The keys of `ahead`, for the store's prefetch. */
   private readonly aheadKeys: Buffer[] = new Array<Buffer>(AHEAD_MAX).fill(EMPTY_KEY);
+  /** CLIENT REPLY OFF: no reply is sent until CLIENT REPLY ON. */
+  private replyOff = false;
+  /** CLIENT REPLY SKIP: the next command's reply is not sent. */
+  private skipNext = false;
+  /**
+   * While replies are off or skipped: where the bytes to drop begin in
+   * `reply` (they are dropped once the command ends; pushes go around them), else -1.
+   */
+  private muteFrom = -1;
+  /** The running command's reply goes out though replies are off (`sendMutedReply`): muted again after it. */
+  private remute = false;
+  private peer: string | null = null;
+  /**
+   * When this client's last command ended (performance.now()) while its
+   * commands run back to back in one batch, else -1: the next command's
+   * time starts there, so a command costs one clock read (see Dispatcher.call).
+   */
+  protected clockMark = -1;
 
   /**
    * `replay`: a client with no connection (RespServer.execute, AOF
@@ -87,7 +121,7 @@ export abstract class Connection {
     authRequired: boolean,
     replay: boolean,
   ) {
-    this.reply = new ReplyWriter({ protocol: 2 });
+    this.reply = new CommandReplyWriter({ protocol: 2 });
     this.parser = new RequestParser({ maxBulkLength: server.config.maxBulkLength, authRequired });
     if (replay) return;
     readChunks(socket, (chunk) => this.onData(chunk));
@@ -116,6 +150,8 @@ export abstract class Connection {
   private run(): void {
     if (this.running) return;
     this.running = true;
+    // A new batch: time passed since the last command ended.
+    this.clockMark = -1;
     try {
       while (!this.closeAfterReply && !this.closed) {
         const argv = this.nextCommand();
@@ -127,8 +163,13 @@ export abstract class Connection {
           }
           break;
         }
+        if (this.skipNext) this.beginSkip();
         const pending = this.execute(argv);
-        if (pending === undefined && this.deferredPushes !== null) this.releasePushes();
+        if (this.remute) this.endSentReply();
+        if (pending === undefined) {
+          if (this.muteFrom >= 0) this.dropMuted();
+          if (this.deferredPushes !== null) this.releasePushes();
+        }
         if (this.doneArgv === argv) this.parser.recycle(argv);
         this.doneArgv = null;
         if (this.closed) return;
@@ -138,6 +179,7 @@ export abstract class Connection {
           this.flushReplies();
           // execute() never rejects: errors became replies already.
           void pending.then(() => {
+            if (this.muteFrom >= 0) this.dropMuted();
             this.commandPending = false;
             this.releasePushes();
             this.resume(PAUSE_PENDING);
@@ -150,6 +192,8 @@ export abstract class Connection {
         // pipeline's replies (a chunk of GETs of a big value).
         if (this.reply.pendingBytes >= BATCH_REPLY_BYTES) {
           this.flushReplies();
+          // The socket write is no command's time.
+          this.clockMark = -1;
           if (this.paused !== 0 || this.closed) return;
         }
       }
@@ -233,6 +277,11 @@ export abstract class Connection {
    */
   private flushReplies(): void {
     if (this.closed || this.repliesHeld) return;
+    if (this.muteFrom >= 0) {
+      // A muted command still running keeps its bytes (the command log reads its reply).
+      if (this.commandPending) return;
+      this.dropMuted();
+    }
     if (this.holding > 0) {
       this.pause(PAUSE_APPEND);
       return;
@@ -304,7 +353,8 @@ export abstract class Connection {
    * Call `pushed()` once written.
    */
   pushWriter(): ReplyWriter {
-    if (!this.replyOpen && !this.running) return this.reply;
+    // Pushes are sent while replies are off (Redis's CLIENT_PUSHING): they stay out of the muted bytes.
+    if (!this.replyOpen && !this.running && this.muteFrom < 0) return this.reply;
     this.deferredPushes ??= new ReplyWriter({
       protocol: this.reply.protocol,
       initialCapacity: 256,
@@ -328,15 +378,85 @@ export abstract class Connection {
   /** The server's end-of-tick flush of pushes (ServerState.flushSoon). */
   flushPushes(): void {
     this.flushQueued = false;
-    if (!this.running && !this.replyOpen) this.flushReplies();
+    if (this.running || this.replyOpen) return;
+    if (this.muteFrom >= 0) this.releasePushes();
+    this.flushReplies();
   }
 
   /** A reply completed: the pushes that waited for it follow it. */
   protected releasePushes(): void {
     const deferred = this.deferredPushes;
     if (deferred === null || deferred.pendingBytes === 0 || this.replyOpen) return;
+    if (this.muteFrom >= 0) this.dropMuted();
     this.reply.raw(deferred.flush()!);
+    // Replies still off: what follows the pushes is muted again.
+    if (this.muteFrom >= 0) this.muteFrom = this.reply.position;
     if (!this.running) this.pushed();
+  }
+
+  // ---- CLIENT REPLY ------------------------------------------------------------
+
+  /** Replies are not being sent (CLIENT REPLY OFF, or SKIP for this command). */
+  get repliesMuted(): boolean {
+    return this.muteFrom >= 0;
+  }
+
+  /**
+   * CLIENT REPLY: `on` sends replies again from now on (this one included),
+   * `off` stops them, `skip` drops the next command's (not while off).
+   */
+  setReplyMode(mode: 'on' | 'off' | 'skip'): void {
+    if (mode === 'on') {
+      this.replyOff = false;
+      this.skipNext = false;
+      if (this.muteFrom >= 0) this.dropMuted();
+      this.muteFrom = -1;
+    } else if (mode === 'off') {
+      this.replyOff = true;
+      if (this.muteFrom < 0) this.muteFrom = this.reply.position;
+    } else if (!this.replyOff) {
+      this.skipNext = true;
+    }
+  }
+
+  /**
+   * The command about to run answers with what Redis sends as pushes
+   * ((P|S)(UN)SUBSCRIBE confirmations): sent even while replies are off or skipped.
+   */
+  protected sendMutedReply(): void {
+    if (this.muteFrom < 0 || this.commandPending) return;
+    this.dropMuted();
+    this.muteFrom = -1;
+    this.remute = true;
+  }
+
+  private endSentReply(): void {
+    this.remute = false;
+    if (this.replyOff && this.muteFrom < 0) this.muteFrom = this.reply.position;
+  }
+
+  /** The command after CLIENT REPLY SKIP begins: its reply is dropped. */
+  private beginSkip(): void {
+    this.skipNext = false;
+    if (this.muteFrom < 0) this.muteFrom = this.reply.position;
+  }
+
+  /**
+   * Drops the muted bytes written so far (a command's reply ended); while
+   * replies are off, what comes next is muted too. Held replies among them
+   * have nothing left to replace.
+   */
+  private dropMuted(): void {
+    const from = this.muteFrom;
+    for (const h of this.held) if (h.start >= from) h.dropped = true;
+    this.reply.rewind(from);
+    this.muteFrom = this.replyOff ? from : -1;
+  }
+
+  /** The client's address as Redis's getClientPeerId gives it (`ip:port`, `[ipv6]:port`, `?:0`). */
+  get peerId(): string {
+    this.peer ??= formatAddress(this.socket.remoteAddress, this.socket.remotePort);
+    return this.peer;
   }
 
   /** The client the server state keeps (the object itself). */
@@ -355,7 +475,7 @@ export abstract class Connection {
     let at = 0;
     for (const h of held) {
       const start = h.start - base;
-      if (h.error === null || start < at) continue;
+      if (h.error === null || h.dropped || start < at) continue;
       parts.push(out.subarray(at, start), Buffer.from(`-${h.error}\r\n`));
       at = h.end - base;
     }
@@ -365,7 +485,7 @@ export abstract class Connection {
 
   /** Holds the replies from `start` on until `p` settles (appendfsync always). */
   protected hold(p: Promise<void>, start: number, end: number): void {
-    const h: HeldReply = { start, end, error: null };
+    const h: HeldReply = { start, end, error: null, dropped: false };
     this.held.push(h);
     this.holding++;
     const settled = () => {
@@ -387,6 +507,13 @@ export abstract class Connection {
 }
 
 const EMPTY_ARGV: Buffer[] = [];
+
+/** An address as Redis prints a peer: `ip:port`, `[ipv6]:port`, `?:0` with none. */
+export function formatAddress(host: string | undefined, port: number | undefined): string {
+  if (host === undefined) return '?:0';
+  const h = host.startsWith('::ffff:') ? host.slice(7) : host;
+  return h.includes(':') ? `[${h}]:${port ?? 0}` : `${h}:${port ?? 0}`;
+}
 
 /** Argument bytes of a command (what the query buffer limit counts). */
 function argvBytes(argv: readonly Buffer[]): number {

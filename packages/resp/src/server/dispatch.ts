@@ -12,9 +12,12 @@ import {
   wrongArityError,
 } from '../errors.js';
 import type { Client } from './client.js';
+import { PAUSE_NONE } from './client-pause.js';
 import { type CommandLog, EXEC_ARGV, MULTI_ARGV, propagationOf } from './command-log.js';
 import { CommandFlag, type CommandResult, type CommandSpec } from './command-table.js';
 import { Connection } from './connection.js';
+import { histogramBucket, newHistogram } from './latency-histogram.js';
+import { feedMonitors, monitorLine } from './monitor-feed.js';
 import type { ServerState } from './server-state.js';
 
 /** See `Dispatcher.commandObserver`. */
@@ -31,6 +34,11 @@ export interface MultiState {
   /** A command was rejected while queueing: EXEC answers EXECABORT. */
   error: boolean;
 }
+
+/** Commands MONITOR never shows (Redis: too dangerous), or that show themselves before they run (EVAL). */
+const MONITOR_HIDDEN = CommandFlag.skip_monitor | CommandFlag.admin;
+/** What a client in MONITOR mode may not run: Redis refuses a replica's keyspace commands. */
+const KEYSPACE = CommandFlag.write | CommandFlag.readonly;
 
 /** A transaction's writes are logged as MULTI, the writes, EXEC. */
 interface ExecLog {
@@ -76,6 +84,14 @@ export abstract class Dispatcher extends Connection {
   private execLog: ExecLog | null = null;
   /** This command's time, read once from its store's clock (-1: not read yet). */
   private commandTime = -1;
+  /** In MONITOR mode: shown every command of every client; it may not touch the keyspace. */
+  monitoring = false;
+  /** Held by CLIENT PAUSE until it ends (CLIENT LIST flag `b`). */
+  pauseHeld = false;
+  /** Arguments of the running command shown as `(redacted)` (see `redact`). */
+  private redactedArgs: number[] | null = null;
+  /** The reply's error count when the last command began or ended: one written since failed it. */
+  private errorMark = 0;
 
   /**
    * `replay`: a client with no connection (RespServer.execute, AOF
@@ -98,9 +114,12 @@ export abstract class Dispatcher extends Connection {
    */
   inScript = false;
 
-  /** An EXEC's reply is complete only once its last command ran (a script's too). */
+  /**
+   * An EXEC's reply is complete only once its last command ran (a script's
+   * too). A command held by CLIENT PAUSE has written nothing yet: pushes go out meanwhile.
+   */
   protected override get replyOpen(): boolean {
-    return super.replyOpen || this.inExec || this.inScript;
+    return (super.replyOpen && !this.pauseHeld) || this.inExec || this.inScript;
   }
 
   protected override get repliesHeld(): boolean {
@@ -133,6 +152,15 @@ export abstract class Dispatcher extends Connection {
     const s = this.server.keyspace.collections(this.db);
     if (s === undefined) throw new CommandError('ERR_STORE', 'ERR database is not open');
     return s;
+  }
+
+  /**
+   * Shows argument `index` of the running command as `(redacted)` in
+   * SLOWLOG and MONITOR (AUTH's password), as Redis's redactClientCommandArgument.
+   */
+  redact(index: number): void {
+    if (this.redactedArgs === null) this.redactedArgs = [index];
+    else if (!this.redactedArgs.includes(index)) this.redactedArgs.push(index);
   }
 
   setAuthenticated(value: boolean): void {
@@ -235,18 +263,25 @@ export abstract class Dispatcher extends Connection {
    * the command is still running.
    */
   execute(argv: Buffer[]): CommandResult {
+    this.server.stats.commands++;
+    // A replayed command comes alone (RespServer.execute): its time starts now.
+    if (this.replay) this.clockMark = -1;
+    return this.dispatch(argv);
+  }
+
+  /** `execute` once counted; again for a command that waited (the EXEC gate, CLIENT PAUSE). */
+  private dispatch(argv: Buffer[]): CommandResult {
     const server = this.server;
-    server.stats.commands++;
     let spec = server.table.lookup(argv[0]!);
-    if (spec === undefined) return this.reject(unknownCommandError(argv));
+    if (spec === undefined) return this.reject(unknownCommandError(argv), null);
     if (spec.subcommands !== null && argv.length >= 2) {
       const sub = spec.subcommands.lookup(argv[1]!);
-      if (sub === undefined) return this.reject(unknownSubcommandError(argv[1]!, spec.name));
+      if (sub === undefined) return this.reject(unknownSubcommandError(argv[1]!, spec.name), null);
       spec = sub;
     }
-    if (!spec.arityOk(argv.length)) return this.reject(wrongArityError(spec.fullName));
+    if (!spec.arityOk(argv.length)) return this.reject(wrongArityError(spec.fullName), spec);
     if (!this.authenticated && (spec.flags & CommandFlag.no_auth) === 0) {
-      return this.reject(noAuthError());
+      return this.reject(noAuthError(), spec);
     }
     if (server.writeError !== null && this.refusesWrite(spec)) {
       // Checked again: a database's failed pages may have been written since.
@@ -255,17 +290,35 @@ export abstract class Dispatcher extends Connection {
         // Redis's execCommandAbort: the transaction is discarded with the reason.
         this.multi = null;
         this.unwatchAll();
-        return this.reject(execAbortBecauseError(writeError));
+        return this.reject(execAbortBecauseError(writeError), spec);
       }
-      if (writeError !== null) return this.reject(new CommandError('ERR_MISCONF', writeError));
+      if (writeError !== null) {
+        return this.reject(new CommandError('ERR_MISCONF', writeError), spec);
+      }
     }
     if (this.multi !== null && (spec.flags & CommandFlag.no_multi) !== 0) {
       return this.reject(
         new CommandError('ERR_SYNTAX', 'ERR Command not allowed inside a transaction'),
+        spec,
       );
     }
     if (this.subscribed && this.reply.protocol === 2 && !spec.allowedWhileSubscribed) {
-      return this.reject(subscribedContextError(spec.fullName));
+      return this.reject(subscribedContextError(spec.fullName), spec);
+    }
+    if (this.monitoring && ((spec.flags & KEYSPACE) !== 0 || spec.mayReplicate)) {
+      return this.reject(
+        new CommandError('ERR_REPLICA_KEYSPACE', "ERR Replica can't interact with the keyspace"),
+        spec,
+      );
+    }
+    // CLIENT PAUSE holds the command (inside MULTI too, before it is queued); never a monitor's.
+    if (
+      server.clientPause.level !== PAUSE_NONE &&
+      !this.monitoring &&
+      server.clientPause.holds(this.client, spec, argv)
+    ) {
+      this.lastCommand = spec.fullName;
+      return this.holdPaused(argv);
     }
     if (this.multi !== null && !spec.runsInMulti) {
       this.multi.queue.push({ spec, argv });
@@ -277,10 +330,31 @@ export abstract class Dispatcher extends Connection {
       // A long script holds the gate: BUSY, or a command allowed then (SCRIPT KILL).
       const busy = server.busy === null ? 'wait' : server.busy(spec);
       if (busy === 'run') return this.call(spec, argv);
-      if (busy !== 'wait') return this.reject(busy);
-      return server.waitExclusive().then(() => this.settle(this.execute(argv)));
+      if (busy !== 'wait') return this.reject(busy, spec);
+      return server.waitExclusive().then(() => {
+        this.clockMark = -1;
+        return this.settle(this.dispatch(argv));
+      });
+    }
+    // (P|S)(UN)SUBSCRIBE answer with confirmations Redis sends as pushes, CLIENT REPLY OFF or not.
+    if (
+      this.repliesMuted &&
+      spec.allowedWhileSubscribed &&
+      (spec.flags & CommandFlag.pubsub) !== 0
+    ) {
+      this.sendMutedReply();
     }
     return this.call(spec, argv);
+  }
+
+  /** Waits for the end of CLIENT PAUSE, then the command goes through its checks again, as Redis's. */
+  private holdPaused(argv: Buffer[]): Promise<void> {
+    this.pauseHeld = true;
+    return this.server.clientPause.wait().then(() => {
+      this.pauseHeld = false;
+      this.clockMark = -1;
+      if (!this.closed) return this.settle(this.dispatch(argv));
+    });
   }
 
   /**
@@ -311,17 +385,16 @@ export abstract class Dispatcher extends Connection {
       const last = spec.lastKey < 0 ? argv.length + spec.lastKey : spec.lastKey;
       for (let i = spec.firstKey; i <= last && i < argv.length; i += spec.step) {
         const refused = keyRefused(argv[i]!, max);
-        if (refused !== null) return this.reject(refused);
+        if (refused !== null) return this.reject(refused, spec);
       }
     } else if (spec.definition.keywordKeys !== undefined) {
       // Keys after a keyword (XREAD's STREAMS): the same checks, when the database is open.
       const max = this.server.keyspace.get(this.db)?.maxKeyLength ?? Number.POSITIVE_INFINITY;
       for (const i of spec.keyIndexes(argv)) {
         const refused = keyRefused(argv[i]!, max);
-        if (refused !== null) return this.reject(refused);
+        if (refused !== null) return this.reject(refused, spec);
       }
     }
-    spec.calls++;
     if ((spec.flags & CommandFlag.write) !== 0 && this.server.watchedKeys > 0) {
       this.server.touchKeys(this.db, spec, argv);
     }
@@ -337,12 +410,22 @@ export abstract class Dispatcher extends Connection {
       this.propagated = null;
       this.after = null;
     }
+    // EVAL and FCALL are shown before they run, so their scripts' commands come after them.
+    if ((spec.flags & CommandFlag.skip_monitor) !== 0 && this.server.monitors.length > 0) {
+      this.feed(argv, performance.now());
+    }
+    this.errorMark = this.reply.errors;
+    // One clock read per command: back to back, a command starts where the one before ended
+    // (its lookup and checks counted in it, as they are no other command's). Not the commands
+    // this one calls (a script's, EXEC's): each of those starts when it starts.
+    const started = this.clockMark >= 0 ? this.clockMark : performance.now();
+    this.clockMark = -1;
     let result: CommandResult;
     try {
       result = spec.handler!(this.client, argv);
     } catch (e) {
-      spec.failedCalls++;
       this.replyError(e);
+      this.finish(spec, argv, started, performance.now(), true);
       if (this.commandObserver !== null) this.commandObserver(this.client, spec, argv);
       return undefined;
     }
@@ -350,16 +433,22 @@ export abstract class Dispatcher extends Connection {
       if (log !== null) this.logWrite(log, spec, argv, start, now);
       // A command flagged argvFree that ended here kept nothing of argv: the parser reuses it.
       else if (spec.argvFree && this.multi === null) this.doneArgv = argv;
+      this.finish(spec, argv, started, performance.now(), true);
       if (this.commandObserver !== null) this.commandObserver(this.client, spec, argv);
       return undefined;
     }
-    const settled = this.settleCall(spec, argv, result, log, start, now);
+    const settled = this.settleCall(spec, argv, result, log, start, now, started);
     return this.commandObserver === null
       ? settled
       : settled.then(() => this.commandObserver?.(this.client, spec, argv));
   }
 
-  /** A command that went on (the disk, a whole-log pass, a block): logged, or its error replied, once it settles. */
+  /**
+   * A command that went on (the disk, a whole-log pass, a block): logged,
+   * or its error replied, once it settles. Its time is until then, its disk
+   * reads included; a blocking command's is until it blocked (waiting is no
+   * work), and MONITOR shows it then, as Redis.
+   */
   private settleCall(
     spec: CommandSpec,
     argv: Buffer[],
@@ -367,7 +456,15 @@ export abstract class Dispatcher extends Connection {
     log: CommandLog | null,
     start: number,
     now: number,
+    started: number,
   ): Promise<void> {
+    const blocked = (spec.flags & CommandFlag.blocking) !== 0 ? performance.now() : -1;
+    if (blocked >= 0 && (spec.flags & MONITOR_HIDDEN) === 0) this.feed(argv, blocked);
+    const done = () => {
+      this.finish(spec, argv, started, blocked >= 0 ? blocked : performance.now(), blocked < 0);
+      // Settled in a later tick: the next command's time starts with it.
+      this.clockMark = -1;
+    };
     if (spec.wholeLog) {
       // A whole-log pass or a blocking command: it holds this connection
       // only. A blocking command logs the form it set once it settles (a
@@ -375,10 +472,11 @@ export abstract class Dispatcher extends Connection {
       return result.then(
         () => {
           if (log !== null) this.logWrite(log, spec, argv, start, now);
+          done();
         },
         (e: unknown) => {
-          spec.failedCalls++;
           this.replyError(e);
+          done();
         },
       );
     }
@@ -389,13 +487,78 @@ export abstract class Dispatcher extends Connection {
       () => {
         server.pendingEnded(this.client);
         if (log !== null) this.logWrite(log, spec, argv, start, now);
+        done();
       },
       (e: unknown) => {
         server.pendingEnded(this.client);
-        spec.failedCalls++;
         this.replyError(e);
+        done();
       },
     );
+  }
+
+  /**
+   * A command ended, its reply complete: its time and Redis's counts
+   * (commandstats, LATENCY HISTOGRAM), the slow log and the latency
+   * monitor when it was slow, MONITOR (`show`: not shown already).
+   */
+  private finish(
+    spec: CommandSpec,
+    argv: Buffer[],
+    started: number,
+    ended: number,
+    show: boolean,
+  ): void {
+    this.clockMark = ended;
+    // Counted once it ran, as Redis (CONFIG RESETSTAT counts itself, INFO does not).
+    spec.calls++;
+    const us = (ended - started) * 1000;
+    spec.usec += us;
+    const errors = this.reply.errors;
+    if (errors !== this.errorMark) {
+      spec.failedCalls++;
+      this.errorMark = errors;
+    }
+    const server = this.server;
+    // Redis's durations are whole microseconds.
+    const duration = Math.floor(us);
+    if (server.latencyTracking) {
+      if (spec.histogram === null) spec.histogram = newHistogram();
+      spec.histogram[histogramBucket(duration)]!++;
+    }
+    if (duration >= server.slowlog.slowerThan || duration >= server.latency.thresholdUs) {
+      this.slow(spec, argv, duration);
+    }
+    if (show && (spec.flags & MONITOR_HIDDEN) === 0) this.feed(argv, ended);
+    this.redactedArgs = null;
+  }
+
+  /** A command at least as slow as slowlog-log-slower-than or latency-monitor-threshold. */
+  private slow(spec: CommandSpec, argv: Buffer[], duration: number): void {
+    if (this.replay) return;
+    const server = this.server;
+    if (duration >= server.slowlog.slowerThan && (spec.flags & CommandFlag.skip_slowlog) === 0) {
+      // A script's commands are its own client's in Redis: no address, no name.
+      const script = this.inScript;
+      server.slowlog.push(
+        argv,
+        this.redactedArgs,
+        duration,
+        script ? '?:0' : this.peerId,
+        script ? null : this.client.name,
+      );
+    }
+    const event = (spec.flags & CommandFlag.fast) !== 0 ? 'fast-command' : 'command';
+    server.latency.addIfNeeded(event, Math.floor(duration / 1000));
+  }
+
+  /** Shows the command to the monitoring clients (`at`: performance.now() when it ran). */
+  private feed(argv: readonly Buffer[], at: number): void {
+    const monitors = this.server.monitors;
+    if (monitors.length === 0 || this.replay) return;
+    const source = this.inScript ? 'lua' : this.peerId;
+    const line = monitorLine(performance.timeOrigin + at, this.db, source, argv, this.redactedArgs);
+    feedMonitors(monitors, line);
   }
 
   /** Awaits a command result that may or may not be a promise. */
@@ -403,7 +566,9 @@ export abstract class Dispatcher extends Connection {
     if (r !== undefined) await r;
   }
 
-  private reject(e: CommandError): undefined {
+  /** A command refused before it ran (`spec`: counted among its rejected_calls, when known). */
+  private reject(e: CommandError, spec: CommandSpec | null): undefined {
+    if (spec !== null) spec.rejectedCalls++;
     if (this.multi !== null) this.multi.error = true;
     this.replyError(e);
     return undefined;

@@ -2,12 +2,15 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { CommandError } from '../errors.js';
 import { oneLine } from '../errors.js';
 import type { Client } from './client.js';
+import { ClientPause } from './client-pause.js';
 import type { CommandLog } from './command-log.js';
 import type { CommandSpec, CommandTable } from './command-table.js';
 import type { FamilyHooks, LoggedForm } from './family-hooks.js';
 import { InstantaneousMetrics } from './instantaneous-metrics.js';
 import type { Keyspace } from './keyspace.js';
+import { LatencyMonitor } from './latency-monitor.js';
 import { ParseAheadMatcher } from './parse-ahead.js';
+import { SlowLog } from './slowlog.js';
 import { SlotValues, type StateSlot } from './state-slot.js';
 
 /**
@@ -91,6 +94,17 @@ export class ServerState {
   readonly runId = randomBytes(20).toString('hex');
   /** INFO's instantaneous rates and memory peak, sampled while the server listens. */
   readonly metrics = new InstantaneousMetrics(this.stats);
+
+  /** SLOWLOG's entries and its two parameters (the dispatcher adds what is slow). */
+  readonly slowlog = new SlowLog();
+  /** LATENCY's events and latency-monitor-threshold. */
+  readonly latency = new LatencyMonitor();
+  /** latency-tracking: each command's calls are counted in its LATENCY HISTOGRAM buckets. */
+  latencyTracking = true;
+  /** Clients in MONITOR mode, in the order they started: each command is shown to them. */
+  readonly monitors: Client[] = [];
+  /** CLIENT PAUSE: held clients, and expiries held until it ends. */
+  readonly clientPause = new ClientPause((store, key) => this.keyExpired(store, key));
 
   /** Commands waiting on the disk, over all clients (each client counts its own). */
   inFlight = 0;
@@ -188,6 +202,11 @@ export class ServerState {
 
   /** `store` says `key` expired (KeyCount.onExpired): the families hear it in that store's database. */
   keyExpired(store: unknown, key: Buffer): void {
+    if (this.clientPause.level !== 0) {
+      // Redis expires nothing while clients are paused: announced once the pause ends.
+      this.clientPause.holdExpired(store, key);
+      return;
+    }
     this.stats.expiredKeys++;
     if (this.hooks.onKeyExpired.length === 0) return;
     for (let db = 0; db < this.keyspace.count; db++) {

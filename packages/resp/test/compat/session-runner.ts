@@ -12,6 +12,14 @@ export interface SessionCase {
   /** Connections that speak RESP3 (HELLO 3 first, its reply not compared). */
   readonly resp3?: readonly number[];
   /**
+   * Connections never sent a marker (their replies may be off: CLIENT
+   * REPLY OFF): what they get is read once nothing more arrived for a
+   * short while (`SessionPeer.quiet`), after each step.
+   */
+  readonly unmarked?: readonly number[];
+  /** Each connection's address (`127.0.0.1:port`) is printed `<peer N>` (MONITOR lines, SLOWLOG entries). */
+  readonly peerAddresses?: boolean;
+  /**
    * Each step: the connection (0, 1, ...) and the command it sends. An
    * argument `$id:N` stands for connection N's client id (CLIENT TRACKING
    * REDIRECT); a case that uses one must not print ids, which differ.
@@ -29,6 +37,11 @@ export interface SessionCase {
 export type SessionStep =
   | readonly [number, ...string[]]
   | { readonly on: number; readonly pipeline: readonly (readonly string[])[] }
+  /**
+   * A command sent with no marker (one held by CLIENT PAUSE): printed
+   * `<no reply>` if nothing came meanwhile; its connection is unmarked from then on.
+   */
+  | { readonly on: number; readonly send: readonly string[] }
   /** A pause (a key's expiry to pass), on no connection. */
   | { readonly sleepMs: number };
 
@@ -86,6 +99,18 @@ export class SessionPeer {
   /** Sends `bytes` (if any) and the marker, without waiting (a command that may block). */
   send(bytes: Buffer | null): void {
     this.socket.write(bytes === null ? MARKER : Buffer.concat([bytes, MARKER]));
+  }
+
+  /** What arrived until nothing more came for `quietMs` (a connection sent no marker). */
+  async quiet(quietMs = 60): Promise<string> {
+    let seen = -1;
+    while (seen !== this.got.length) {
+      seen = this.got.length;
+      await sleep(quietMs);
+    }
+    const text = this.got;
+    this.got = '';
+    return text;
   }
 
   /** Has a marker's reply (or the close) come? */
@@ -182,6 +207,7 @@ export async function runSession(port: number, c: SessionCase): Promise<string> 
     const resolve = (a: string) => (a.startsWith('$id:') ? String(ids[Number(a.slice(4))]) : a);
     const out: string[] = [];
     const blocked = new Set<number>();
+    const unmarked = new Set(c.unmarked ?? []);
     /** The blocked clients step `n` served, then what the others received meanwhile. */
     const afterStep = async (n: number) => {
       if (blocked.size > 0) {
@@ -199,7 +225,7 @@ export async function runSession(port: number, c: SessionCase): Promise<string> 
       }
       for (let j = 0; j < count; j++) {
         if (j === n || blocked.has(j)) continue;
-        const text = await peers[j]!.exchange(null);
+        const text = unmarked.has(j) ? await peers[j]!.quiet() : await peers[j]!.exchange(null);
         if (text !== '') out.push(`[${j}] ${text}`);
       }
     };
@@ -212,6 +238,15 @@ export async function runSession(port: number, c: SessionCase): Promise<string> 
       const n = conn(step);
       if (blocked.has(n))
         throw new Error(`connection ${n} is blocked: it cannot send\n${out.join('\n')}`);
+      if ('send' in step || (unmarked.has(n) && isCommand(step))) {
+        const argv = 'send' in step ? step.send : commandOf(step);
+        unmarked.add(n);
+        peers[n]!.socket.write(encodeCommand(argv.map(resolve)));
+        const text = await peers[n]!.quiet();
+        out.push(`[${n}] ${text === '' ? '<no reply>' : text}`);
+        await afterStep(n);
+        continue;
+      }
       if ('on' in step) {
         const bytes = step.pipeline.map((argv) => encodeCommand(argv.map(resolve)));
         out.push(`[${n}] ${await peers[n]!.exchange(Buffer.concat(bytes))}`);
@@ -248,7 +283,13 @@ export async function runSession(port: number, c: SessionCase): Promise<string> 
       out.push(`[${n}] ${await peers[n]!.exchange(encodeCommand(argv))}`);
       await afterStep(n);
     }
-    return out.join('\n');
+    let transcript = out.join('\n');
+    if (c.peerAddresses === true) {
+      peers.forEach((p, i) => {
+        transcript = transcript.replaceAll(`127.0.0.1:${p.socket.localPort}`, `<peer ${i}>`);
+      });
+    }
+    return transcript;
   } finally {
     for (const p of peers) p.socket.destroy();
     control?.socket.destroy();

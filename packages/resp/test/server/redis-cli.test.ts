@@ -38,6 +38,37 @@ describe.skipIf(!hasCli)('redis-cli', () => {
     expect(await cli('-3', '--no-raw', 'GET', 'missing')).toBe('(nil)\n');
   });
 
+  test('monitor: every command of the other clients, in Redis line format', async () => {
+    // Async: the server runs in this process, a sync spawn would block it.
+    const child = spawn('redis-cli', ['-p', String(t.port), 'monitor']);
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString('latin1');
+    });
+    const waitFor = async (pred: () => boolean) => {
+      for (let i = 0; i < 250 && !pred(); i++) await new Promise((r) => setTimeout(r, 20));
+    };
+    try {
+      await waitFor(() => out.startsWith('OK\n'));
+      await cli('SET', 'mon:k', 'a "quoted"\nvalue');
+      await cli('AUTH', 'secret');
+      await cli('EVAL', "return redis.call('get', KEYS[1])", '1', 'mon:k');
+      await waitFor(() => out.includes('"get" "mon:k"'));
+      const lines = out.split('\n').filter((l) => l !== '' && !/"(command|COMMAND)"/.test(l));
+      expect(lines[0]).toBe('OK');
+      const line = /^\d+\.\d{6} \[0 (127\.0\.0\.1:\d+|lua)\] (.*)$/;
+      expect(lines.slice(1).map((l) => line.exec(l)?.[2])).toEqual([
+        '"SET" "mon:k" "a \\"quoted\\"\\nvalue"',
+        '"AUTH" "(redacted)"',
+        '"EVAL" "return redis.call(\'get\', KEYS[1])" "1" "mon:k"',
+        '"get" "mon:k"',
+      ]);
+      expect(lines.at(-1)).toMatch(/\[0 lua\]/);
+    } finally {
+      child.kill();
+    }
+  });
+
   test('a pipe of commands (--pipe) with keys going to disk', async () => {
     const lines: string[] = [];
     for (let i = 0; i < 3000; i++) lines.push(`SET pipe:${i} value-${i}`);

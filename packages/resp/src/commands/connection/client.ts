@@ -2,24 +2,21 @@ import { eqi, integerOrNaN, isPrintableNoSpace, parseInteger } from '../../args.
 import { CommandError, noSuchClientError, syntaxError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import type { CommandDefinition, CommandFlagName } from '../../server/command-table.js';
+import { formatAddress } from '../../server/connection.js';
 import { unblockClient } from '../blocking/blocking-registry.js';
 import { subscriptionCounts } from '../pubsub/subscriptions.js';
 import { helpReply } from '../shared/help-reply.js';
 import { NO_KEYS } from '../shared/key-positions.js';
 import { trackingListFields, trackingSubcommands } from '../tracking/tracking-commands.js';
+import { clientPauseSubcommands } from './client-pause.js';
+import { clientReplySubcommand } from './client-reply.js';
 import { setClientName } from './connection.js';
 
 const CLIENT_FLAGS: CommandFlagName[] = ['noscript', 'loading', 'stale'];
 const ADMIN_FLAGS: CommandFlagName[] = ['admin', 'noscript', 'loading', 'stale'];
 
-function formatAddress(host: string | undefined, port: number | undefined): string {
-  if (host === undefined) return '?:0';
-  const h = host.startsWith('::ffff:') ? host.slice(7) : host;
-  return h.includes(':') ? `[${h}]:${port ?? 0}` : `${h}:${port ?? 0}`;
-}
-
 export function clientAddress(c: Client): string {
-  return formatAddress(c.socket.remoteAddress, c.socket.remotePort);
+  return c.peerId;
 }
 
 function localAddress(c: Client): string {
@@ -31,10 +28,13 @@ export function clientInfoLine(c: Client): string {
   const now = Date.now();
   let flags = '';
   const tracking = trackingListFields(c);
+  if (c.monitoring) flags += 'O';
   if (c.subscribed) flags += 'P';
   if (c.multi !== null) flags += 'x';
+  if (c.pauseHeld) flags += 'b';
   flags += tracking.flags;
   if (c.noEvict) flags += 'e';
+  if (c.noTouch) flags += 'T';
   if (flags === '') flags = 'N';
   const name = c.name === null ? '' : c.name.toString('latin1');
   const subs = subscriptionCounts(c);
@@ -88,6 +88,20 @@ const HELP = [
   '    Return information about client connections. Options:',
   '    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)',
   '      Return clients of specified type.',
+  'UNPAUSE',
+  '    Stop the current client pause, resuming traffic.',
+  'PAUSE <timeout> [WRITE|ALL]',
+  '    Suspend all, or just write, clients for <timeout> milliseconds.',
+  'REPLY (ON|OFF|SKIP)',
+  '    Control the replies sent to the current connection.',
+  'SETNAME <name>',
+  '    Assign the name <name> to the current connection.',
+  'SETINFO <option> <value>',
+  '    Set client meta attr. Options are:',
+  '    * LIB-NAME: the client lib name.',
+  '    * LIB-VER: the client lib version.',
+  'UNBLOCK <clientid> [TIMEOUT|ERROR]',
+  '    Unblock the specified blocked client.',
   'TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]',
   '         [OPTIN] [OPTOUT] [NOLOOP]',
   '    Control server assisted client side caching.',
@@ -95,14 +109,10 @@ const HELP = [
   '    Report tracking status for the current connection.',
   'NO-EVICT (ON|OFF)',
   '    Protect current client connection from eviction.',
-  'SETNAME <name>',
-  '    Assign the name <name> to the current connection.',
-  'SETINFO <option> <value>',
-  '    Set client meta attr. Options are:',
-  '    * LIB-NAME: the client lib name.',
-  '    * LIB-VER: the client lib version.',
+  'NO-TOUCH (ON|OFF)',
+  '    Will not touch LRU/LFU stats when this mode is on.',
   'HELP',
-  '    Print this help.',
+  '    Prints this help.',
 ];
 
 function list(c: Client, argv: Buffer[]): undefined {
@@ -368,6 +378,23 @@ export const clientCommand: CommandDefinition = {
         return undefined;
       },
     },
+    {
+      name: 'no-touch',
+      arity: 3,
+      flags: CLIENT_FLAGS,
+      ...clientSubcommand,
+      since: '7.2.0',
+      summary: 'Controls whether commands sent by the client affect the LRU/LFU of accessed keys.',
+      handler: (c, argv) => {
+        if (eqi(argv[2]!, 'on')) c.noTouch = true;
+        else if (eqi(argv[2]!, 'off')) c.noTouch = false;
+        else throw syntaxError();
+        c.reply.simple('OK');
+        return undefined;
+      },
+    },
+    clientReplySubcommand,
+    ...clientPauseSubcommands,
     ...trackingSubcommands,
     {
       name: 'help',

@@ -66,6 +66,8 @@ function hello(c: Client, argv: Buffer[]): undefined {
     const more = argv.length - 1 - i;
     const opt = argv[i]!;
     if (eqi(opt, 'auth') && more >= 2) {
+      c.redact(i + 1);
+      c.redact(i + 2);
       user = argv[i + 1]!;
       password = argv[i + 2]!;
       i += 2;
@@ -162,8 +164,13 @@ export const connectionCommands: CommandDefinition[] = [
     summary: 'Authenticates the connection.',
     handler(c, argv) {
       if (argv.length > 3) throw syntaxError();
+      // SLOWLOG and MONITOR show `(redacted)`, as Redis.
+      c.redact(1);
       if (argv.length === 2) authenticate(c, null, argv[1]!);
-      else authenticate(c, argv[1]!, argv[2]!);
+      else {
+        c.redact(2);
+        authenticate(c, argv[1]!, argv[2]!);
+      }
       c.reply.simple('OK');
       return undefined;
     },
@@ -219,6 +226,8 @@ export const connectionCommands: CommandDefinition[] = [
       c.protocol = 2;
       c.name = null;
       c.noEvict = false;
+      c.noTouch = false;
+      c.setReplyMode('on');
       c.setAuthenticated(!c.server.authRequired);
       c.reply.simple('RESET');
       return undefined;

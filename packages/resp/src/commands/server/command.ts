@@ -34,8 +34,10 @@ export function writeCommandInfo(w: ReplyWriter, spec: CommandSpec): void {
   w.array(10);
   w.bulk(spec.fullName);
   w.integer(spec.arity);
-  w.set(spec.flagNames.length);
-  for (const f of spec.flagNames) w.simple(f);
+  // Redis hides may_replicate on purpose (addReplyFlagsForCommand).
+  const flags = spec.flagNames.filter((f) => f !== 'may_replicate');
+  w.set(flags.length);
+  for (const f of flags) w.simple(f);
   w.integer(spec.firstKey);
   w.integer(spec.lastKey);
   w.integer(spec.step);
@@ -212,7 +214,7 @@ const HELP = [
   'GETKEYS <full-command>',
   '    Return the keys from a full Redis command.',
   'HELP',
-  '    Print this help.',
+  '    Prints this help.',
 ];
 
 const meta = { group: 'server', ...NO_KEYS } as const;

@@ -363,7 +363,7 @@ export const PARAMETERS: readonly ParameterSpec[] = [
   int('unixsocketperm', 0n, 0o777n, '0', { unsigned: true, octal: true, immutable: true }),
   // unsigned long (bounds checked signed in Redis)
   int('active-defrag-max-scan-fields', 1n, LONG_MAX, '1000'),
-  int('slowlog-max-len', 0n, LONG_MAX, '128'),
+  int('slowlog-max-len', 0n, LONG_MAX, '128', { strata: true, note: 'entries SLOWLOG keeps' }),
   int('acllog-max-len', 0n, LONG_MAX, '128'),
   // long long
   int('busy-reply-threshold', 0n, LONG_MAX, '5000', {
@@ -372,8 +372,14 @@ export const PARAMETERS: readonly ParameterSpec[] = [
     note: 'ms a script runs before other clients are answered BUSY (and SCRIPT KILL may stop it)',
   }),
   int('cluster-node-timeout', 0n, LONG_MAX, '15000'),
-  int('slowlog-log-slower-than', -1n, LONG_MAX, '10000'),
-  int('latency-monitor-threshold', 0n, LONG_MAX, '0'),
+  int('slowlog-log-slower-than', -1n, LONG_MAX, '10000', {
+    strata: true,
+    note: 'microseconds a command runs before SLOWLOG records it (-1 records none)',
+  }),
+  int('latency-monitor-threshold', 0n, LONG_MAX, '0', {
+    strata: true,
+    note: 'milliseconds an event lasts before LATENCY records it (0: off)',
+  }),
   // Strata has always taken any positive length here (its tests use 1000000); Redis's least is 1mb.
   mem('proto-max-bulk-len', 1n, LONG_MAX, '536870912', {
     strata: true,

@@ -85,6 +85,31 @@ const BINDINGS: Readonly<Record<string, Binding>> = {
       s.state(trackingServer).maxKeys = Number(v);
     },
   },
+  // Read by the dispatcher on every command (as numbers); CONFIG GET prints the text stored.
+  'slowlog-log-slower-than': {
+    set(s, v) {
+      store(s, 'slowlog-log-slower-than', v);
+      s.slowlog.setSlowerThan(Number(v));
+    },
+  },
+  'slowlog-max-len': {
+    set(s, v) {
+      store(s, 'slowlog-max-len', v);
+      s.slowlog.maxLen = Number(v);
+    },
+  },
+  'latency-monitor-threshold': {
+    set(s, v) {
+      store(s, 'latency-monitor-threshold', v);
+      s.latency.setThreshold(Number(v));
+    },
+  },
+  'latency-tracking': {
+    set(s, v) {
+      store(s, 'latency-tracking', v);
+      s.latencyTracking = v === 'yes';
+    },
+  },
   databases: { get: (s) => String(s.keyspace.count) },
   port: { get: (s) => String(s.port), fixed: 'Unable to listen on this port. Check server logs.' },
   bind: { get: (s) => s.host, fixed: 'Failed to bind to specified addresses.' },
@@ -99,6 +124,16 @@ const BINDINGS: Readonly<Record<string, Binding>> = {
 
 /** The values CONFIG SET stored for parameters with no effect here, by their own name. */
 const storedValues = serverSlot('config', () => new Map<string, string>());
+
+function store(s: ServerState, name: string, text: string): void {
+  s.state(storedValues).set(name, text);
+}
+
+/**
+ * Redis's SENSITIVE_CONFIG parameters: CONFIG SET shows their values as
+ * `(redacted)` in SLOWLOG and MONITOR, even when the command fails.
+ */
+const SENSITIVE = new Set(['masterauth', 'masteruser', 'requirepass']);
 
 /** An app's value (RespServerOptions.configValues, read-only), under either name. */
 function appValue(s: ServerState, p: ParameterName): (() => string) | undefined {
@@ -196,6 +231,10 @@ function unknownOption(name: string): CommandError {
  */
 function configSet(c: Client, argv: Buffer[]): undefined {
   if (argv.length % 2 !== 0) throw syntaxError();
+  for (let i = 2; i < argv.length; i += 2) {
+    const p = PARAMETER_NAMES.get(argv[i]!.toString('latin1').toLowerCase());
+    if (p !== undefined && SENSITIVE.has(p.spec.name)) c.redact(i + 1);
+  }
   const s = c.server;
   const pairs: { p: ParameterName; value: string }[] = [];
   const seen = new Set<string>();
@@ -284,7 +323,10 @@ export const configCommand: CommandDefinition = {
         for (const spec of s.table) {
           for (const x of spec.subcommands === null ? [spec] : [spec, ...spec.subcommands]) {
             x.calls = 0;
+            x.usec = 0;
+            x.rejectedCalls = 0;
             x.failedCalls = 0;
+            x.histogram = null;
           }
         }
         c.reply.simple('OK');

@@ -1,7 +1,10 @@
 import type { CommandFamily } from '../family.js';
 import { commandCommand } from './command.js';
+import { latencyCommand } from './latency.js';
+import { monitorCommand, stopMonitoring } from './monitor.js';
 import { serverCommands } from './server.js';
 import { type ShutdownHook, shutdownCommand } from './shutdown.js';
+import { slowlogCommand } from './slowlog.js';
 
 export interface ServerFamilyOptions {
   /** Whether FLUSHDB / FLUSHALL exist (the databases can be flushed). */
@@ -12,7 +15,7 @@ export interface ServerFamilyOptions {
   readonly shutdown?: ShutdownHook;
 }
 
-/** The server: COMMAND, INFO, TIME, CONFIG, SAVE, FLUSHDB, FLUSHALL, SHUTDOWN... */
+/** The server: COMMAND, INFO, TIME, CONFIG, SAVE, FLUSHDB, FLUSHALL, SHUTDOWN, SLOWLOG, LATENCY, MONITOR... */
 export function serverFamily(options: ServerFamilyOptions = {}): CommandFamily {
   return {
     name: 'server',
@@ -20,7 +23,11 @@ export function serverFamily(options: ServerFamilyOptions = {}): CommandFamily {
       commandCommand,
       ...serverCommands(options.flush ?? true, options.save ?? true),
       shutdownCommand(options.shutdown),
+      slowlogCommand,
+      latencyCommand,
+      monitorCommand,
     ],
+    hooks: { onClientReset: stopMonitoring, onClientClose: stopMonitoring },
   };
 }
 

@@ -113,11 +113,14 @@ const SECTIONS: Record<string, Section> = {
   commandstats: (s) => {
     const out: string[] = [];
     for (const spec of s.table) {
-      const all = spec.subcommands === null ? [spec] : [...spec.subcommands];
+      // A container too: a call refused before its subcommand was known counts there.
+      const all = spec.subcommands === null ? [spec] : [spec, ...spec.subcommands];
       for (const x of all) {
-        if (x.calls === 0 && x.failedCalls === 0) continue;
+        if (x.calls === 0 && x.failedCalls === 0 && x.rejectedCalls === 0) continue;
+        const usec = Math.floor(x.usec);
+        const perCall = x.calls === 0 ? 0 : usec / x.calls;
         out.push(
-          `cmdstat_${x.fullName}:calls=${x.calls},usec=0,usec_per_call=0.00,rejected_calls=0,failed_calls=${x.failedCalls}`,
+          `cmdstat_${x.fullName}:calls=${x.calls},usec=${usec},usec_per_call=${perCall.toFixed(2)},rejected_calls=${x.rejectedCalls},failed_calls=${x.failedCalls}`,
         );
       }
     }
