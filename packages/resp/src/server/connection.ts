@@ -336,6 +336,11 @@ export abstract class Connection {
     return false;
   }
 
+  /** A command of this client is still running: blocked, paused, or reading from disk. */
+  get waitingOnCommand(): boolean {
+    return this.commandPending;
+  }
+
   /** The reply of the running command is not complete yet (an EXEC adds to this). */
   protected get replyOpen(): boolean {
     return this.commandPending;

@@ -59,6 +59,10 @@ export interface RespServerOptions {
    * arriving) before it is disconnected (client-query-buffer-limit). Default 1 GB.
    */
   readonly queryBufferLimit?: number;
+  /** Seconds a client may stay idle before it is closed (Redis's `timeout`). Default 0: never. */
+  readonly timeout?: number;
+  /** Seconds before TCP keepalive probes on an idle connection (`tcp-keepalive`). Default 300, as Redis; 0: off. */
+  readonly tcpKeepAlive?: number;
   /** Extra commands, or replacements of built-in ones by name. */
   readonly commands?: readonly CommandDefinition[];
   /**
@@ -193,6 +197,8 @@ export class RespServer {
       protectedMode: options.protectedMode ?? true,
       notifyKeyspaceEvents: notifyFlags(options.notifyKeyspaceEvents ?? ''),
       scriptMemory: options.scriptMemory ?? DEFAULT_SCRIPT_MEMORY,
+      idleTimeout: options.timeout ?? 0,
+      tcpKeepAlive: options.tcpKeepAlive ?? 300,
     };
     this.state = new ServerState(this.table, this.keyspace, config, {
       hooks: families.flatMap((f) => (f.hooks === undefined ? [] : [f.hooks])),
@@ -225,6 +231,7 @@ export class RespServer {
     this.state.port = address.port;
     this.state.host = address.host;
     this.state.metrics.start();
+    this.state.idleClients.start();
     return address;
   }
 
@@ -288,6 +295,7 @@ export class RespServer {
     this.closing ??= (async () => {
       this.health.stop();
       this.state.metrics.stop();
+      this.state.idleClients.stop();
       const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
       for (const c of this.state.clients.values()) c.kill();
       await closed;
@@ -313,6 +321,7 @@ export class RespServer {
       refuse(socket, PROTECTED_MODE_REPLY);
       return;
     }
+    if (state.config.tcpKeepAlive > 0) socket.setKeepAlive(true, state.config.tcpKeepAlive * 1000);
     const client = new Client(state, socket);
     state.clients.set(client.id, client);
     socket.on('error', () => {

@@ -6,6 +6,7 @@ import { ClientPause } from './client-pause.js';
 import type { CommandLog } from './command-log.js';
 import type { CommandSpec, CommandTable } from './command-table.js';
 import type { FamilyHooks, LoggedForm } from './family-hooks.js';
+import { IdleClients } from './idle-clients.js';
 import { InstantaneousMetrics } from './instantaneous-metrics.js';
 import type { Keyspace } from './keyspace.js';
 import { LatencyMonitor } from './latency-monitor.js';
@@ -55,6 +56,10 @@ export interface ServerConfig {
   notifyKeyspaceEvents: number;
   /** Bytes of heap and buffers one script may add before it is stopped (RespServerOptions.scriptMemory). */
   scriptMemory: number;
+  /** timeout: seconds a client may stay idle before it is closed; 0: never (IdleClients). */
+  idleTimeout: number;
+  /** tcp-keepalive: seconds of silence before TCP keepalive probes start, on new connections; 0: off. */
+  tcpKeepAlive: number;
 }
 
 export interface ServerStateOptions {
@@ -94,6 +99,7 @@ export class ServerState {
   readonly runId = randomBytes(20).toString('hex');
   /** INFO's instantaneous rates and memory peak, sampled while the server listens. */
   readonly metrics = new InstantaneousMetrics(this.stats);
+  readonly idleClients = new IdleClients(this);
 
   /** SLOWLOG's entries and its two parameters (the dispatcher adds what is slow). */
   readonly slowlog = new SlowLog();

@@ -322,7 +322,10 @@ export const PARAMETERS: readonly ParameterSpec[] = [
     alias: 'cluster-slave-validity-factor',
   }),
   int('list-max-listpack-size', INT_MIN, INT_MAX, '-2', { alias: 'list-max-ziplist-size' }),
-  int('tcp-keepalive', 0n, INT_MAX, '300'),
+  int('tcp-keepalive', 0n, INT_MAX, '300', {
+    strata: true,
+    note: 'seconds before TCP keepalive probes, on new connections',
+  }),
   int('cluster-migration-barrier', 0n, INT_MAX, '1'),
   int('active-defrag-cycle-min', 1n, 99n, '1'),
   int('active-defrag-cycle-max', 1n, 99n, '25'),
@@ -334,7 +337,10 @@ export const PARAMETERS: readonly ParameterSpec[] = [
   int('repl-diskless-sync-delay', 0n, INT_MAX, '5'),
   int('maxmemory-samples', 1n, INT_MAX, '5'),
   int('maxmemory-eviction-tenacity', 0n, 100n, '10'),
-  int('timeout', 0n, INT_MAX, '0'),
+  int('timeout', 0n, INT_MAX, '0', {
+    strata: true,
+    note: 'seconds an idle client is kept (0: for ever)',
+  }),
   int('replica-announce-port', 0n, 65535n, '0', { alias: 'slave-announce-port' }),
   int('tcp-backlog', 0n, INT_MAX, '511', IMMUTABLE),
   int('cluster-port', 0n, 65535n, '0', IMMUTABLE),

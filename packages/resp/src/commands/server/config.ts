@@ -53,6 +53,19 @@ const BINDINGS: Readonly<Record<string, Binding>> = {
       for (const c of s.clients.values()) c.parser.maxBulkLength = n;
     },
   },
+  timeout: {
+    get: (s) => String(s.config.idleTimeout),
+    set(s, v) {
+      s.config = { ...s.config, idleTimeout: Number(v) };
+    },
+  },
+  // As Redis: new connections get the new value, open ones keep theirs.
+  'tcp-keepalive': {
+    get: (s) => String(s.config.tcpKeepAlive),
+    set(s, v) {
+      s.config = { ...s.config, tcpKeepAlive: Number(v) };
+    },
+  },
   'client-query-buffer-limit': {
     get: (s) => String(s.config.queryBufferLimit),
     set(s, v) {
