@@ -28,6 +28,8 @@ function state(requirepass: string | null): ServerState {
     protectedMode: true,
     notifyKeyspaceEvents: 0,
     scriptMemory: 1 << 30,
+    idleTimeout: 0,
+    tcpKeepAlive: 0,
   });
 }
 
