@@ -15,6 +15,7 @@ import { scanFamily } from './scan/index.js';
 import { type ScriptingFamilyOptions, scriptingFamily } from './scripting/index.js';
 import { type ServerFamilyOptions, serverFamily } from './server/index.js';
 import { setsFamily } from './sets/index.js';
+import { sortFamily } from './sort/index.js';
 import { streamsFamily } from './streams/index.js';
 import { stringsFamily } from './strings/index.js';
 import { trackingFamily } from './tracking/index.js';
@@ -39,6 +40,7 @@ export function commandFamilies(options: CommandSetOptions = {}): CommandFamily[
     setsFamily,
     zsetsFamily,
     listsFamily,
+    sortFamily,
     streamsFamily,
     blockingFamily,
     scanFamily,

@@ -100,6 +100,20 @@ const REDIS_MAY_REPLICATE: ReadonlySet<string> = new Set([
   'fcall',
 ]);
 
+/**
+ * One key spec as COMMAND INFO prints it: where the search for keys begins
+ * (an argument index, or unknown) and how keys are found from there (a
+ * range: last key relative to the first, step, limit; or unknown).
+ */
+export interface KeySpec {
+  readonly notes?: string;
+  readonly flags: readonly string[];
+  readonly beginIndex: number | 'unknown';
+  readonly findRange:
+    | { readonly lastKey: number; readonly keyStep: number; readonly limit: number }
+    | 'unknown';
+}
+
 /** A command as the command files declare it. */
 export interface CommandDefinition {
   /** Lower case, as COMMAND reports it. For a subcommand, its own name (`setname`). */
@@ -123,6 +137,19 @@ export interface CommandDefinition {
    * 0 0 0 and the flags carry `movablekeys`.
    */
   readonly keywordKeys?: { readonly keyword: string; readonly startFrom: number };
+  /**
+   * The key positions of a call by the command's own rule (Redis's
+   * getkeys_proc: SORT's STORE destination); the flags then carry
+   * `movablekeys`. What dispatch checks and COMMAND GETKEYS answers.
+   */
+  readonly keysOf?: (argv: readonly Uint8Array[]) => number[];
+  /**
+   * The keys a run of this write command may change, when not all of its
+   * keys (SORT: only its STORE destination): WATCH marks these.
+   */
+  readonly changedKeysOf?: (argv: readonly Uint8Array[]) => number[];
+  /** COMMAND INFO's key specs when the range and keyFlags cannot say them (SORT's unknown ones). */
+  readonly keySpecs?: readonly KeySpec[];
   /** Key-spec flags for COMMAND INFO/DOCS (`RO access`, `RW update`, `RM delete`...). */
   readonly keyFlags?: readonly string[];
   /** A note on the key spec (COMMAND INFO shows it, e.g. SET's GET option). */
@@ -268,13 +295,21 @@ export class CommandSpec {
 
   /**
    * The key positions of a call: after the definition's keyword (see
-   * `keywordKeys`), else first..last by step (Redis's legacy range; a
-   * negative last counts from the end).
+   * `keywordKeys`), by its own rule (`keysOf`), else first..last by step
+   * (Redis's legacy range; a negative last counts from the end).
    */
   keyIndexes(argv: readonly Uint8Array[]): number[] {
     const kw = this.definition.keywordKeys;
     if (kw !== undefined) return keywordKeyIndexes(argv, kw.keyword, kw.startFrom);
+    const own = this.definition.keysOf;
+    if (own !== undefined) return own(argv);
     return this.rangeKeyIndexes(argv.length);
+  }
+
+  /** The keys a write command's run may change (WATCH): `changedKeysOf`, else every key. */
+  changedKeyIndexes(argv: readonly Uint8Array[]): number[] {
+    const own = this.definition.changedKeysOf;
+    return own !== undefined ? own(argv) : this.keyIndexes(argv);
   }
 
   private rangeKeyIndexes(argc: number): number[] {

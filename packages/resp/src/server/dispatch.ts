@@ -387,6 +387,13 @@ export abstract class Dispatcher extends Connection {
         const refused = keyRefused(argv[i]!, max);
         if (refused !== null) return this.reject(refused, spec);
       }
+      // Keys by the command's own rule (SORT's STORE destination): the same checks.
+      if (spec.definition.keysOf !== undefined) {
+        for (const i of spec.keyIndexes(argv)) {
+          const refused = keyRefused(argv[i]!, max);
+          if (refused !== null) return this.reject(refused, spec);
+        }
+      }
     } else if (spec.definition.keywordKeys !== undefined) {
       // Keys after a keyword (XREAD's STREAMS): the same checks, when the database is open.
       const max = this.server.keyspace.get(this.db)?.maxKeyLength ?? Number.POSITIVE_INFINITY;

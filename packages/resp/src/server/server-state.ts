@@ -424,7 +424,7 @@ export class ServerState {
   touchKeys(db: number, spec: CommandSpec, argv: readonly Buffer[]): void {
     const keys = this.watched.get(db);
     if (keys === undefined) return;
-    for (const i of spec.keyIndexes(argv)) {
+    for (const i of spec.changedKeyIndexes(argv)) {
       const set = keys.get(argv[i]!.toString('latin1'));
       if (set !== undefined) for (const c of set) c.watchDirty = true;
     }

@@ -9,9 +9,11 @@ import {
   type CommandDefinition,
   type CommandSpec,
   type CommandTable,
+  type KeySpec,
 } from '../../server/command-table.js';
 import { helpReply } from '../shared/help-reply.js';
 import { NO_KEYS } from '../shared/key-positions.js';
+import { redisDocs, writeDocValue } from './redis-docs.js';
 
 /** All commands, subcommands after their container, as COMMAND LIST names them. */
 function* allSpecs(table: CommandTable): Generator<CommandSpec> {
@@ -69,6 +71,12 @@ function writeKeySpecs(w: ReplyWriter, spec: CommandSpec): void {
     w.bulk('limit').integer(2);
     return;
   }
+  const specs = spec.definition.keySpecs;
+  if (specs !== undefined) {
+    w.set(specs.length);
+    for (const k of specs) writeKeySpec(w, k);
+    return;
+  }
   if (spec.firstKey <= 0) {
     w.set(0);
     return;
@@ -91,15 +99,44 @@ function writeKeySpecs(w: ReplyWriter, spec: CommandSpec): void {
   w.bulk('limit').integer(0);
 }
 
+/** A key spec given as data (KeySpec), in Redis's shape; an unknown part has an empty spec. */
+function writeKeySpec(w: ReplyWriter, k: KeySpec): void {
+  w.map(k.notes === undefined ? 3 : 4);
+  if (k.notes !== undefined) w.bulk('notes').bulk(k.notes);
+  w.bulk('flags').set(k.flags.length);
+  for (const f of k.flags) w.simple(f);
+  w.bulk('begin_search');
+  if (k.beginIndex === 'unknown') w.map(2).bulk('type').bulk('unknown').bulk('spec').map(0);
+  else w.map(2).bulk('type').bulk('index').bulk('spec').map(1).bulk('index').integer(k.beginIndex);
+  w.bulk('find_keys');
+  const r = k.findRange;
+  if (r === 'unknown') w.map(2).bulk('type').bulk('unknown').bulk('spec').map(0);
+  else {
+    w.map(2).bulk('type').bulk('range').bulk('spec').map(3);
+    w.bulk('lastkey').integer(r.lastKey).bulk('keystep').integer(r.keyStep);
+    w.bulk('limit').integer(r.limit);
+  }
+}
+
 function writeCommandDocs(w: ReplyWriter, spec: CommandSpec): void {
   const d: CommandDefinition = spec.definition;
   const subs = spec.subcommands;
   const hasSubs = subs !== null && subs.size > 0;
-  w.map(hasSubs ? 5 : 4);
-  w.bulk('summary').bulk(d.summary);
-  w.bulk('since').bulk(d.since);
-  w.bulk('group').bulk(d.group);
-  w.bulk('complexity').bulk(d.complexity);
+  const recorded = redisDocs(spec.fullName);
+  if (recorded === null) {
+    // A command Redis 7.0 lacks: the definition's own text.
+    w.map(hasSubs ? 5 : 4);
+    w.bulk('summary').bulk(d.summary);
+    w.bulk('since').bulk(d.since);
+    w.bulk('group').bulk(d.group);
+    w.bulk('complexity').bulk(d.complexity);
+  } else {
+    w.map(recorded.length + (hasSubs ? 1 : 0));
+    for (const [name, value] of recorded) {
+      w.bulk(name);
+      writeDocValue(w, value);
+    }
+  }
   if (hasSubs) {
     w.bulk('subcommands').map(subs.size);
     for (const s of subs) {
