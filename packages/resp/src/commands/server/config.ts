@@ -5,6 +5,7 @@ import type { CommandDefinition } from '../../server/command-table.js';
 import type { ServerState } from '../../server/server-state.js';
 import { serverSlot } from '../family.js';
 import { formatNotifyFlags, parseNotifyFlags } from '../pubsub/keyspace-events.js';
+import { helpReply } from '../shared/help-reply.js';
 import { NO_KEYS } from '../shared/key-positions.js';
 import { trackingServer } from '../tracking/tracking-state.js';
 import { formatOutputLimits, parseOutputLimits } from './config-output-limits.js';
@@ -286,6 +287,20 @@ function configSet(c: Client, argv: Buffer[]): undefined {
 const FLAGS = ['admin', 'noscript', 'loading', 'stale'] as const;
 const meta = { ...NO_KEYS, acl: [], group: 'server' } as const;
 
+const HELP = [
+  'CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:',
+  'GET <pattern>',
+  '    Return parameters matching the glob-like <pattern> and their values.',
+  'SET <directive> <value>',
+  '    Set the configuration <directive> to <value>.',
+  'RESETSTAT',
+  '    Reset statistics reported by the INFO command.',
+  'REWRITE',
+  '    Rewrite the configuration file.',
+  'HELP',
+  '    Prints this help.',
+];
+
 export const configCommand: CommandDefinition = {
   name: 'config',
   arity: -2,
@@ -345,6 +360,16 @@ export const configCommand: CommandDefinition = {
         c.reply.simple('OK');
         return undefined;
       },
+    },
+    {
+      name: 'help',
+      arity: 2,
+      flags: ['loading', 'stale'],
+      ...meta,
+      since: '5.0.0',
+      complexity: 'O(1)',
+      summary: 'Returns helpful text about the different subcommands.',
+      handler: helpReply(HELP),
     },
   ],
 };
