@@ -8,6 +8,7 @@ import { aofConfigValues, aofInfoLines } from './aof-info.js';
 import { aofRefusedCommands } from './aof-refused-commands.js';
 import { bindAddresses, hostPort, isExposed } from './bind-addresses.js';
 import { describeConfig, type ServerConfig } from './config.js';
+import { fileConfigRewrite } from './config-rewrite-file.js';
 import { Databases } from './databases.js';
 import { lockServerDir } from './dir-lock.js';
 import { commandsInFlight, waitForCommands } from './in-flight.js';
@@ -82,6 +83,9 @@ export class StrataServer {
       protectedMode: config.protectedMode,
       infoSections: { persistence: () => aofInfoLines(this.aof) },
       configValues: { ...startupConfigValues(loaded), ...aofConfigValues(config) },
+      ...(loaded.configFile === null
+        ? {}
+        : { configRewrite: fileConfigRewrite(loaded.configFile) }),
       ...(config.appendonly
         ? {
             commandLog: aofCommandLog(

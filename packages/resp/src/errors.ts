@@ -43,6 +43,8 @@ export type CommandErrorCode =
   | 'ERR_INVALID_CURSOR'
   | 'ERR_STORE'
   | 'ERR_MISCONF'
+  /** CONFIG REWRITE with no config file, or one that could not be written. */
+  | 'ERR_CONFIG_REWRITE'
   /** A value outside what the command accepts (counts, indexes, timeouts). */
   | 'ERR_OUT_OF_RANGE'
   | 'ERR_NO_SUCH_KEY'

@@ -12,6 +12,7 @@ export {
   shutdownCommand,
 } from './commands/index.js';
 export { PARAMETER_NAMES, type ParameterSpec } from './commands/server/config-parameters.js';
+export { type ConfigRewriteHook, rewriteConfigText } from './commands/server/config-rewrite.js';
 export { checkValue } from './commands/server/config-validate.js';
 export {
   aofWriteErrorMessage,

@@ -9,6 +9,7 @@ import {
   parseNotifyFlags,
   type ShutdownHook,
 } from '../commands/index.js';
+import type { ConfigRewriteHook } from '../commands/server/config-rewrite.js';
 import { maxClientsError, PROTECTED_MODE_REPLY, ReplayError } from '../errors.js';
 import { Client } from './client.js';
 import type { CommandLog } from './command-log.js';
@@ -93,6 +94,12 @@ export interface RespServerOptions {
    * by Redis's name; a built-in one of the same name is replaced.
    */
   readonly configValues?: Readonly<Record<string, () => string>>;
+  /**
+   * CONFIG REWRITE's way to the config file the app started from (it reads
+   * the file, applies the rewrite, writes it back). Default none: CONFIG
+   * REWRITE answers that the server runs without a config file.
+   */
+  readonly configRewrite?: ConfigRewriteHook;
   /**
    * Where FUNCTION LOAD's libraries are kept between runs. Default: with
    * `databases: { dir }`, the file `<dir>/functions.rdb`; with a provider,
@@ -207,6 +214,7 @@ export class RespServer {
     this.state.commandLog = options.commandLog ?? null;
     this.state.infoSections = options.infoSections ?? {};
     this.state.configValues = options.configValues ?? {};
+    this.state.configRewrite = options.configRewrite ?? null;
     this.health = new StoreHealth(this.state);
     this.server = createServer({ noDelay: true }, (socket) => this.accept(socket));
   }

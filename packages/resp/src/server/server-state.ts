@@ -6,6 +6,7 @@ import { ClientPause } from './client-pause.js';
 import type { CommandLog } from './command-log.js';
 import type { CommandSpec, CommandTable } from './command-table.js';
 import type { FamilyHooks, LoggedForm } from './family-hooks.js';
+import type { ConfigRewriteHook } from '../commands/server/config-rewrite.js';
 import { IdleClients } from './idle-clients.js';
 import { InstantaneousMetrics } from './instantaneous-metrics.js';
 import type { Keyspace } from './keyspace.js';
@@ -138,6 +139,8 @@ export class ServerState {
   /** An app's INFO lines (RespServerOptions.infoSections) and CONFIG GET values (configValues). */
   infoSections: Readonly<Record<string, () => readonly string[]>> = {};
   configValues: Readonly<Record<string, () => string>> = {};
+  /** How CONFIG REWRITE reaches the app's config file (RespServerOptions.configRewrite); null: there is none. */
+  configRewrite: ConfigRewriteHook | null = null;
 
   /**
    * While set, write commands (and PING) are refused with this error

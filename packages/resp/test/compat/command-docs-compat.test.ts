@@ -114,7 +114,6 @@ const SUBCOMMANDS_APART = new Set([
   'client|no-touch',
   'client|setinfo',
   'command|getkeysandflags',
-  'config|rewrite',
   'memory|doctor',
   'memory|stats',
   'script|debug',

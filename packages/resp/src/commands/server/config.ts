@@ -1,7 +1,7 @@
 import { compileGlob } from '@strata/scan';
 import { CommandError, syntaxError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
-import type { CommandDefinition } from '../../server/command-table.js';
+import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
 import type { ServerState } from '../../server/server-state.js';
 import { serverSlot } from '../family.js';
 import { formatNotifyFlags, parseNotifyFlags } from '../pubsub/keyspace-events.js';
@@ -10,6 +10,7 @@ import { NO_KEYS } from '../shared/key-positions.js';
 import { trackingServer } from '../tracking/tracking-state.js';
 import { formatOutputLimits, parseOutputLimits } from './config-output-limits.js';
 import { PARAMETER_NAMES, type ParameterName } from './config-parameters.js';
+import { rewriteConfigText } from './config-rewrite.js';
 import { checkValue } from './config-validate.js';
 
 /**
@@ -219,6 +220,28 @@ function configGet(c: Client, argv: Buffer[]): undefined {
   return undefined;
 }
 
+/** Redis's CONFIG REWRITE: the app's config file, rewritten with every parameter's current value. */
+function configRewrite(c: Client): CommandResult {
+  const s = c.server;
+  const hook = s.configRewrite;
+  if (hook === null) {
+    throw new CommandError('ERR_CONFIG_REWRITE', 'ERR The server is running without a config file');
+  }
+  return hook((text) =>
+    rewriteConfigText(text, (spec) => currentValue(s, PARAMETER_NAMES.get(spec.name)!)),
+  ).then(
+    () => {
+      c.reply.simple('OK');
+    },
+    (e: unknown) => {
+      throw new CommandError(
+        'ERR_CONFIG_REWRITE',
+        `ERR Rewriting config file: ${e instanceof Error ? e.message : String(e)}`,
+      );
+    },
+  );
+}
+
 function setFailed(name: string, reason?: string): CommandError {
   return new CommandError(
     'ERR_SYNTAX',
@@ -360,6 +383,16 @@ export const configCommand: CommandDefinition = {
         c.reply.simple('OK');
         return undefined;
       },
+    },
+    {
+      name: 'rewrite',
+      arity: 2,
+      flags: ['admin', 'noscript', 'loading', 'stale'],
+      ...meta,
+      since: '2.8.0',
+      complexity: 'O(1)',
+      summary: 'Persists the effective configuration to file.',
+      handler: configRewrite,
     },
     {
       name: 'help',
