@@ -148,6 +148,12 @@ export interface CommandDefinition {
    * keys (SORT: only its STORE destination): WATCH marks these.
    */
   readonly changedKeysOf?: (argv: readonly Uint8Array[]) => number[];
+  /**
+   * Whether this call may write, when its arguments decide it (Redis's
+   * getCommandFlags: a script's declared flags, a function's); CLIENT PAUSE
+   * WRITE holds it only then. Without it, the command's flags decide.
+   */
+  readonly mayWriteWith?: (c: Client, argv: readonly Buffer[]) => boolean;
   /** COMMAND INFO's key specs when the range and keyFlags cannot say them (SORT's unknown ones). */
   readonly keySpecs?: readonly KeySpec[];
   /** Key-spec flags for COMMAND INFO/DOCS (`RO access`, `RW update`, `RM delete`...). */

@@ -122,6 +122,27 @@ export const DIAGNOSTICS_SESSION_CASES: readonly SessionCase[] = [
     ],
   },
   {
+    name: 'CLIENT PAUSE WRITE: FCALL of a no-writes function runs, of a writing one is held',
+    steps: [
+      [
+        0,
+        'function',
+        'load',
+        'replace',
+        "#!lua name=pwlib\nredis.register_function{function_name='pwread', callback=function(k) return redis.call('get', k[1]) end, flags={'no-writes'}}\nredis.register_function('pwwrite', function(k, a) return redis.call('set', k[1], a[1]) end)",
+      ],
+      [0, 'set', 'pf:k', 'before'],
+      [0, 'client', 'pause', '5000', 'write'],
+      [1, 'fcall', 'pwread', '1', 'pf:k'],
+      [1, 'fcall_ro', 'pwread', '1', 'pf:k'],
+      { on: 2, send: ['fcall', 'pwwrite', '1', 'pf:k', 'during'] },
+      [1, 'fcall', 'pwread', '1', 'pf:k'],
+      [0, 'client', 'unpause'],
+      [1, 'get', 'pf:k'],
+      [0, 'function', 'delete', 'pwlib'],
+    ],
+  },
+  {
     name: 'CLIENT PAUSE WRITE inside MULTI: a write is held before it is queued, an EXEC of writes too',
     unmarked: [1, 2],
     steps: [

@@ -3,8 +3,6 @@ import { CommandError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import { PAUSE_ALL, PAUSE_WRITE } from '../../server/client-pause.js';
 import type { CommandDefinition, CommandSpec } from '../../server/command-table.js';
-import { scriptsSlot } from '../scripting/script-cache.js';
-import { parseShebang } from '../scripting/shebang.js';
 import { subcommandSyntaxError } from '../server/subcommand-syntax-error.js';
 import { NO_KEYS } from '../shared/key-positions.js';
 
@@ -14,26 +12,16 @@ const meta = { ...NO_KEYS, acl: ['connection'], group: 'connection' } as const;
 /**
  * What CLIENT PAUSE WRITE holds: Redis 7.0's is_may_replicate_command.
  * A command flagged write or may_replicate (CommandSpec.mayReplicate:
- * PUBLISH, PFCOUNT, EVAL, EVALSHA, FCALL too); a script whose shebang
- * declared its flags only if they allow writes (`no-writes` runs, as
- * Redis's evalGetCommandFlags); an EXEC whose queue has such a command.
- * FCALL is held whatever its function's flags (the function table is the
- * scripting family's own).
+ * PUBLISH, PFCOUNT, EVAL, EVALSHA, FCALL too), unless its arguments say it
+ * will not write (`mayWriteWith`: a script or function flagged
+ * `no-writes`); an EXEC whose queue has such a command.
  */
 export function mayWrite(c: Client, spec: CommandSpec, argv: readonly Buffer[]): boolean {
   if (spec.runsTransaction) {
     return c.multi?.queue.some((q) => mayWrite(c, q.spec, q.argv)) ?? false;
   }
   if (!spec.mayReplicate) return false;
-  if (spec.fullName === 'eval' && argv.length > 1) {
-    const shebang = parseShebang(argv[1]!);
-    if (shebang.ok && shebang.flags !== null) return !shebang.flags.has('no-writes');
-  } else if (spec.fullName === 'evalsha' && argv.length > 1) {
-    const sha = argv[1]!.toString('latin1').toLowerCase();
-    const flags = c.server.peekState(scriptsSlot)?.get(sha)?.flags;
-    if (flags !== undefined && flags !== null) return !flags.has('no-writes');
-  }
-  return true;
+  return spec.definition.mayWriteWith?.(c, argv) ?? true;
 }
 
 /**

@@ -5,6 +5,7 @@ import { NO_KEYS } from '../shared/key-positions.js';
 import { splitNumkeys } from './numkeys.js';
 import { type CachedScript, scriptsSlot } from './script-cache.js';
 import { prepareRun } from './script-flags.js';
+import { parseShebang } from './shebang.js';
 
 const NOT_INTEGER = 'ERR value is not an integer or out of range';
 
@@ -54,6 +55,20 @@ function evalSha(readOnly: boolean) {
 const KEYS_NOTE =
   'We cannot tell how the keys will be used so we assume the worst, RW and UPDATE flags';
 
+/** Redis's evalGetCommandFlags: a script whose shebang declares `no-writes` will not write. */
+function evalMayWrite(_c: Client, argv: readonly Buffer[]): boolean {
+  if (argv.length < 2) return true;
+  const shebang = parseShebang(argv[1]!);
+  return !(shebang.ok && shebang.flags?.has('no-writes') === true);
+}
+
+function evalShaMayWrite(c: Client, argv: readonly Buffer[]): boolean {
+  if (argv.length < 2) return true;
+  const sha = argv[1]!.toString('latin1').toLowerCase();
+  const flags = c.server.peekState(scriptsSlot)?.get(sha)?.flags;
+  return flags?.has('no-writes') !== true;
+}
+
 const evalMeta = {
   arity: -3,
   ...NO_KEYS,
@@ -71,6 +86,7 @@ export const evalCommands: CommandDefinition[] = [
     keyNotes: KEYS_NOTE,
     since: '2.6.0',
     summary: 'Executes a server-side Lua script.',
+    mayWriteWith: evalMayWrite,
     handler: evalBody(false),
   },
   {
@@ -81,6 +97,7 @@ export const evalCommands: CommandDefinition[] = [
     keyNotes: KEYS_NOTE,
     since: '2.6.0',
     summary: 'Executes a server-side Lua script by SHA1 digest.',
+    mayWriteWith: evalShaMayWrite,
     handler: evalSha(false),
   },
   {

@@ -45,6 +45,11 @@ export function fcallCommands(libraries: ServerSlot<FunctionLibraries>): Command
       ...meta,
       keyFlags: ['RW', 'access', 'update'],
       summary: 'Invokes a function.',
+      // Redis's fcallGetCommandFlags: a function flagged no-writes will not write.
+      mayWriteWith: (c, argv) =>
+        argv.length < 2 ||
+        c.server.state(libraries).find(argv[1]!.toString('latin1'))?.flags.includes('no-writes') !==
+          true,
       handler: fcall(libraries, false),
     },
     {
