@@ -1,13 +1,14 @@
 import { RecordType } from '@strata/hlog';
 import { registerSlicedCodec } from './codecs.js';
 import type { CollectionValue } from './collection-value.js';
+import { DEFAULT_ENCODING_LIMITS, encodingLimits } from './encoding-limits.js';
 import { runWhole, SLICE_ITEMS, type Sliced } from './sliced.js';
 import { cursorSlot, SlotMap, slotCursor } from './slot-map.js';
 import { duplicateMember, putSlots, StringReader, StringWriter } from './value-format.js';
 
-/** Redis's hash-max-listpack-entries / hash-max-listpack-value. */
-export const HASH_MAX_LISTPACK_ENTRIES = 128;
-export const HASH_MAX_LISTPACK_VALUE = 64;
+/** Redis's defaults of hash-max-listpack-entries / hash-max-listpack-value (see encodingLimits). */
+export const HASH_MAX_LISTPACK_ENTRIES = DEFAULT_ENCODING_LIMITS.hashMaxListpackEntries;
+export const HASH_MAX_LISTPACK_VALUE = DEFAULT_ENCODING_LIMITS.hashMaxListpackValue;
 
 // Rough per-entry costs of the two shapes (V8 strings, array slots, Map entry).
 const COMPACT_ENTRY_BYTES = 48;
@@ -16,9 +17,11 @@ const TABLE_ENTRY_BYTES = 112;
 /**
  * A hash. Fields and values are latin1 strings (one char per byte, so any
  * bytes round-trip). Small hashes are a flat [field, value, ...] array
- * searched linearly ('listpack', as Redis's); one that grows past 128 fields
- * or gets a field or value over 64 bytes becomes a SlotMap ('hashtable')
- * and stays one. A one-field write is O(1) (O(128) while compact).
+ * searched linearly ('listpack', as Redis's); one that grows past
+ * hash-max-listpack-entries fields (512) or gets a field or value over
+ * hash-max-listpack-value bytes (64) becomes a SlotMap ('hashtable')
+ * and stays one. A one-field write is O(1) (O(entries) while compact, as
+ * Redis's listpack).
  */
 export class HashValue implements CollectionValue {
   readonly type = RecordType.HASH;
@@ -40,7 +43,7 @@ export class HashValue implements CollectionValue {
     const r = new StringReader(bytes);
     const h = new HashValue();
     const n = r.count;
-    if (n <= HASH_MAX_LISTPACK_ENTRIES) {
+    if (n <= encodingLimits.hashMaxListpackEntries) {
       for (let i = 0; i < n; i++) h.set(r.next(), r.next());
       r.end();
       return h;
@@ -93,16 +96,16 @@ export class HashValue implements CollectionValue {
         if (flat[i] === field) {
           this.chars += value.length - flat[i + 1]!.length;
           flat[i + 1] = value;
-          if (value.length > HASH_MAX_LISTPACK_VALUE) this.toTable();
+          if (value.length > encodingLimits.hashMaxListpackValue) this.toTable();
           return false;
         }
       }
       flat.push(field, value);
       this.chars += field.length + value.length;
       if (
-        flat.length > HASH_MAX_LISTPACK_ENTRIES * 2 ||
-        field.length > HASH_MAX_LISTPACK_VALUE ||
-        value.length > HASH_MAX_LISTPACK_VALUE
+        flat.length > encodingLimits.hashMaxListpackEntries * 2 ||
+        field.length > encodingLimits.hashMaxListpackValue ||
+        value.length > encodingLimits.hashMaxListpackValue
       ) {
         this.toTable();
       }
@@ -192,9 +195,13 @@ export class HashValue implements CollectionValue {
   *encodeSliced(): Sliced<Buffer> {
     const w = new StringWriter(this.chars, this.size, this.size * 2);
     const flat = this.flat;
-    // A listpack has at most 128 fields: no slice needed.
-    if (flat !== null) for (const s of flat) w.put(s);
-    else yield* putSlots(w, this.table!, this.table);
+    if (flat !== null) {
+      // Compact hashes are small by default, but hash-max-listpack-entries may be raised.
+      for (let i = 0; i < flat.length; i++) {
+        w.put(flat[i]!);
+        if (i % SLICE_ITEMS === SLICE_ITEMS - 1) yield;
+      }
+    } else yield* putSlots(w, this.table!, this.table);
     return w.finish();
   }
 

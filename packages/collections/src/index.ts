@@ -14,6 +14,12 @@ export {
   type CollectionStoreStats,
 } from './collection-store.js';
 export type { CollectionDecoder, CollectionValue } from './collection-value.js';
+export {
+  DEFAULT_ENCODING_LIMITS,
+  type EncodingLimits,
+  encodingLimits,
+  setEncodingLimits,
+} from './encoding-limits.js';
 export { HASH_MAX_LISTPACK_ENTRIES, HASH_MAX_LISTPACK_VALUE, HashValue } from './hash-value.js';
 export {
   decodeList,

@@ -2,6 +2,7 @@ import { RecordType } from '@strata/hlog';
 import { registerSlicedCodec } from './codecs.js';
 import { CollectionError } from './collection-error.js';
 import type { CollectionValue } from './collection-value.js';
+import { listFitsListpack } from './encoding-limits.js';
 import { runWhole, SLICE_ITEMS, type Sliced } from './sliced.js';
 
 /** Elements per chunk of the deque (a quicklist node). */
@@ -345,7 +346,7 @@ export class List implements CollectionValue {
     this.length++;
     this.bytes += v.length;
     this.packedBytes += listpackEntryBytes(v.length);
-    if (!this.quick && this.packedBytes > LIST_LISTPACK_BYTES) this.quick = true;
+    if (!this.quick && !listFitsListpack(this.packedBytes, this.length)) this.quick = true;
   }
 
   private removed(v: string): void {
@@ -354,7 +355,7 @@ export class List implements CollectionValue {
     this.packedBytes -= listpackEntryBytes(v.length);
     // Redis converts back only when the quicklist is one node that fits
     // half the limit (no flapping at the edge).
-    if (this.quick && this.packedBytes <= LIST_LISTPACK_BYTES >>> 1) this.quick = false;
+    if (this.quick && listFitsListpack(this.packedBytes, this.length, true)) this.quick = false;
   }
 }
 

@@ -1,14 +1,15 @@
 import { RecordType } from '@strata/hlog';
 import { registerSlicedCodec } from './codecs.js';
 import type { CollectionValue } from './collection-value.js';
+import { DEFAULT_ENCODING_LIMITS, encodingLimits } from './encoding-limits.js';
 import { runWhole, SLICE_ITEMS, type Sliced } from './sliced.js';
 import { cursorSlot, SlotMap, slotCursor } from './slot-map.js';
 import { duplicateMember, putSlots, StringReader, StringWriter } from './value-format.js';
 
-/** Redis 7.2's set-max-intset-entries, set-max-listpack-entries, set-max-listpack-value. */
-export const SET_MAX_INTSET_ENTRIES = 512;
-export const SET_MAX_LISTPACK_ENTRIES = 128;
-export const SET_MAX_LISTPACK_VALUE = 64;
+/** Redis 7.2's defaults of set-max-intset-entries, set-max-listpack-entries, set-max-listpack-value (see encodingLimits). */
+export const SET_MAX_INTSET_ENTRIES = DEFAULT_ENCODING_LIMITS.setMaxIntsetEntries;
+export const SET_MAX_LISTPACK_ENTRIES = DEFAULT_ENCODING_LIMITS.setMaxListpackEntries;
+export const SET_MAX_LISTPACK_VALUE = DEFAULT_ENCODING_LIMITS.setMaxListpackValue;
 
 const INTSET_ENTRY_BYTES = 8;
 const LISTPACK_ENTRY_BYTES = 24;
@@ -62,7 +63,7 @@ export class SetValue implements CollectionValue {
     const r = new StringReader(bytes);
     const s = new SetValue();
     const n = r.count;
-    if (n <= SET_MAX_INTSET_ENTRIES) {
+    if (n <= encodingLimits.setMaxIntsetEntries) {
       for (let i = 0; i < n; i++) s.add(r.next());
       r.end();
       return s;
@@ -117,10 +118,13 @@ export class SetValue implements CollectionValue {
         if (at >= 0) return false;
         ints.splice(-at - 1, 0, v);
         this.chars += m.length;
-        if (ints.length > SET_MAX_INTSET_ENTRIES) this.toTable();
+        if (ints.length > encodingLimits.setMaxIntsetEntries) this.toTable();
         return true;
       }
-      if (ints.length + 1 <= SET_MAX_LISTPACK_ENTRIES && m.length <= SET_MAX_LISTPACK_VALUE)
+      if (
+        ints.length + 1 <= encodingLimits.setMaxListpackEntries &&
+        m.length <= encodingLimits.setMaxListpackValue
+      )
         this.toList();
       else this.toTable();
     }
@@ -129,7 +133,10 @@ export class SetValue implements CollectionValue {
       if (list.includes(m)) return false;
       list.push(m);
       this.chars += m.length;
-      if (list.length > SET_MAX_LISTPACK_ENTRIES || m.length > SET_MAX_LISTPACK_VALUE)
+      if (
+        list.length > encodingLimits.setMaxListpackEntries ||
+        m.length > encodingLimits.setMaxListpackValue
+      )
         this.toTable();
       return true;
     }

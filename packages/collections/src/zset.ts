@@ -2,13 +2,14 @@ import { RecordType } from '@strata/hlog';
 import { registerSlicedCodec } from './codecs.js';
 import { CollectionError } from './collection-error.js';
 import type { CollectionValue } from './collection-value.js';
+import { DEFAULT_ENCODING_LIMITS, encodingLimits } from './encoding-limits.js';
 import { MemberScores } from './member-scores.js';
 import { runWhole, SLICE_ITEMS, type Sliced } from './sliced.js';
 import { Before, ScoreTree, type ZCursor } from './zset-tree.js';
 
 /** Redis's zset-max-listpack-entries and zset-max-listpack-value. */
-export const ZSET_LISTPACK_ENTRIES = 128;
-export const ZSET_LISTPACK_VALUE = 64;
+export const ZSET_LISTPACK_ENTRIES = DEFAULT_ENCODING_LIMITS.zsetMaxListpackEntries;
+export const ZSET_LISTPACK_VALUE = DEFAULT_ENCODING_LIMITS.zsetMaxListpackValue;
 
 // Estimates for the memory budget: a V8 one-byte string header, an array
 // slot and a double per pair; a Map entry more once the set has its dict.
@@ -58,10 +59,10 @@ export class SortedSet implements CollectionValue {
     let long = false;
     for (const m of members) {
       bytes += m.length;
-      if (m.length > ZSET_LISTPACK_VALUE) long = true;
+      if (m.length > encodingLimits.zsetMaxListpackValue) long = true;
     }
     let dict: MemberScores | null = null;
-    if (long || members.length > ZSET_LISTPACK_ENTRIES) {
+    if (long || members.length > encodingLimits.zsetMaxListpackEntries) {
       dict = new MemberScores(members.length);
       for (let i = 0; i < members.length; i++) {
         dict.add(members[i]!, scores[i]!);
@@ -185,7 +186,8 @@ export class SortedSet implements CollectionValue {
   private insertNew(member: string, score: number): void {
     if (
       this.dict === null &&
-      (this.tree.size >= ZSET_LISTPACK_ENTRIES || member.length > ZSET_LISTPACK_VALUE)
+      (this.tree.size >= encodingLimits.zsetMaxListpackEntries ||
+        member.length > encodingLimits.zsetMaxListpackValue)
     ) {
       this.convertToSkiplist();
     }

@@ -146,7 +146,7 @@ describe('hashes against a Map model, evicted to disk (ioredis)', () => {
     await redis.hset('enc', 'a', '1');
     expect(await redis.object('ENCODING', 'enc')).toBe('listpack');
     const pairs: string[] = [];
-    for (let i = 0; i < 200; i++) pairs.push(`f${i}`, `${i}`);
+    for (let i = 0; i < 600; i++) pairs.push(`f${i}`, `${i}`);
     await redis.hset('enc', ...pairs);
     expect(await redis.object('ENCODING', 'enc')).toBe('hashtable');
     await redis.set('plain', 'x');

@@ -82,6 +82,7 @@ export interface ParameterSpec {
 }
 
 const INT_MIN = -2147483648n;
+const ENCODING_NOTE = 'when OBJECT ENCODING turns from the compact encoding to the large one';
 const INT_MAX = 2147483647n;
 const UINT_MAX = 4294967295n;
 const LONG_MAX = 9223372036854775807n;
@@ -321,7 +322,11 @@ export const PARAMETERS: readonly ParameterSpec[] = [
   int('cluster-replica-validity-factor', 0n, INT_MAX, '10', {
     alias: 'cluster-slave-validity-factor',
   }),
-  int('list-max-listpack-size', INT_MIN, INT_MAX, '-2', { alias: 'list-max-ziplist-size' }),
+  int('list-max-listpack-size', INT_MIN, INT_MAX, '-2', {
+    alias: 'list-max-ziplist-size',
+    strata: true,
+    note: 'when OBJECT ENCODING turns from listpack to quicklist (Redis 7.2 rules)',
+  }),
   int('tcp-keepalive', 0n, INT_MAX, '300', {
     strata: true,
     note: 'seconds before TCP keepalive probes, on new connections',
@@ -401,18 +406,30 @@ export const PARAMETERS: readonly ParameterSpec[] = [
   }),
   size('cluster-link-sendbuf-limit', 0n, ULLONG_MAX, '0', { memory: true }),
   // size_t
-  size('hash-max-listpack-entries', 0n, LONG_MAX, '512', { alias: 'hash-max-ziplist-entries' }),
-  size('set-max-intset-entries', 0n, LONG_MAX, '512'),
-  size('zset-max-listpack-entries', 0n, LONG_MAX, '128', { alias: 'zset-max-ziplist-entries' }),
+  size('hash-max-listpack-entries', 0n, LONG_MAX, '512', {
+    alias: 'hash-max-ziplist-entries',
+    strata: true,
+    note: ENCODING_NOTE,
+  }),
+  size('set-max-intset-entries', 0n, LONG_MAX, '512', { strata: true, note: ENCODING_NOTE }),
+  size('zset-max-listpack-entries', 0n, LONG_MAX, '128', {
+    alias: 'zset-max-ziplist-entries',
+    strata: true,
+    note: ENCODING_NOTE,
+  }),
   size('active-defrag-ignore-bytes', 1n, LONG_MAX, '104857600', { memory: true }),
   size('hash-max-listpack-value', 0n, LONG_MAX, '64', {
     memory: true,
     alias: 'hash-max-ziplist-value',
+    strata: true,
+    note: ENCODING_NOTE,
   }),
   size('stream-node-max-bytes', 0n, LONG_MAX, '4096', { memory: true }),
   size('zset-max-listpack-value', 0n, LONG_MAX, '64', {
     memory: true,
     alias: 'zset-max-ziplist-value',
+    strata: true,
+    note: ENCODING_NOTE,
   }),
   size('hll-sparse-max-bytes', 0n, LONG_MAX, '3000', { memory: true }),
   size('tracking-table-max-keys', 0n, LONG_MAX, '1000000', {

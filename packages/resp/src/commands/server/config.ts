@@ -1,3 +1,4 @@
+import { type EncodingLimits, encodingLimits, setEncodingLimits } from '@strata/collections';
 import { compileGlob } from '@strata/scan';
 import { CommandError, syntaxError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
@@ -28,6 +29,15 @@ interface Binding {
 
 /** Redis's reason when TLS cannot be configured (no certificates); strata has no TLS. */
 const TLS_FAILURE = 'Unable to update TLS configuration. Check server logs.';
+
+function limit(name: keyof EncodingLimits): Binding {
+  return {
+    get: () => String(encodingLimits[name]),
+    set(_s, v) {
+      setEncodingLimits({ [name]: Number(v) });
+    },
+  };
+}
 
 const BINDINGS: Readonly<Record<string, Binding>> = {
   requirepass: {
@@ -68,6 +78,13 @@ const BINDINGS: Readonly<Record<string, Binding>> = {
       s.config = { ...s.config, tcpKeepAlive: Number(v) };
     },
   },
+  // Encoding thresholds: process-wide, as collections keeps them (encodingLimits).
+  'hash-max-listpack-entries': limit('hashMaxListpackEntries'),
+  'hash-max-listpack-value': limit('hashMaxListpackValue'),
+  'set-max-intset-entries': limit('setMaxIntsetEntries'),
+  'zset-max-listpack-entries': limit('zsetMaxListpackEntries'),
+  'zset-max-listpack-value': limit('zsetMaxListpackValue'),
+  'list-max-listpack-size': limit('listMaxListpackSize'),
   'client-query-buffer-limit': {
     get: (s) => String(s.config.queryBufferLimit),
     set(s, v) {
