@@ -71,7 +71,11 @@ export type CommandErrorCode =
   /** MONITOR inside a transaction (Redis: not for a client that must get a reply per command). */
   | 'ERR_DENY_BLOCKING'
   /** LATENCY GRAPH of an event with no samples. */
-  | 'ERR_NO_LATENCY_SAMPLES';
+  | 'ERR_NO_LATENCY_SAMPLES'
+  /** The client's ACL user may not run the command, or touch its keys or channels. */
+  | 'ERR_NOPERM'
+  /** An ACL command's own error (a rule that does not parse, an unknown user or category). */
+  | 'ERR_ACL';
 
 /** An error reply. `message` is the whole reply after the `-`, code word first. */
 export class CommandError extends StrataError<CommandErrorCode> {

@@ -1,5 +1,6 @@
 import type { CommandDefinition } from '../server/command-table.js';
 import { CommandTable } from '../server/command-table.js';
+import { aclFamily } from './acl/index.js';
 import { bitsFamily } from './bits/index.js';
 import { blockingFamily } from './blocking/index.js';
 import { connectionFamily } from './connection/index.js';
@@ -50,6 +51,7 @@ export function commandFamilies(options: CommandSetOptions = {}): CommandFamily[
     memoryFamily,
     replicationFamily,
     scriptingFamily(options),
+    aclFamily,
   ];
 }
 
@@ -63,7 +65,10 @@ export function createCommandTable(options: CommandSetOptions = {}): CommandTabl
   return CommandTable.from(commandDefinitions(options));
 }
 
+export type { User } from './acl/acl-user.js';
+export { AclUsers } from './acl/acl-users.js';
 export type { CommandFamily, FamilyHooks, LoggedForm } from './family.js';
 export { formatNotifyFlags, parseNotifyFlags } from './pubsub/keyspace-events.js';
 export { type FunctionStore, fileFunctionStore } from './scripting/index.js';
+export type { ConfigRewriteHook } from './server/config-rewrite.js';
 export { type ShutdownHook, type ShutdownMode, shutdownCommand } from './server/index.js';

@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import type { CollectionStore } from '@strata/collections';
 import { INTERNAL_KEY_PREFIX, isInternalKey, type StoreCore } from '@strata/hlog';
+import type { User } from '../commands/index.js';
 import {
   CommandError,
   execAbortBecauseError,
@@ -60,6 +61,11 @@ interface ExecLog {
 export abstract class Dispatcher extends Connection {
   db = 0;
   authenticated: boolean;
+  /**
+   * The ACL user (commands/acl/): the default one until AUTH. A user
+   * allowed everything costs one boolean per command (`unrestricted`).
+   */
+  user: User;
   multi: MultiState | null = null;
   /** WATCHed keys as (db, key) pairs; `watchDirty` once one of them was written. */
   readonly watching: { db: number; key: string }[] = [];
@@ -105,6 +111,8 @@ export abstract class Dispatcher extends Connection {
     const authenticated = replay || !server.authRequired;
     super(server, socket, !authenticated, replay);
     this.authenticated = authenticated;
+    // A replay runs as Redis's AOF client: no user, every command allowed.
+    this.user = replay ? server.users.superuser : server.users.defaultUser;
   }
 
   /**
@@ -282,6 +290,12 @@ export abstract class Dispatcher extends Connection {
     if (!spec.arityOk(argv.length)) return this.reject(wrongArityError(spec.fullName), spec);
     if (!this.authenticated && (spec.flags & CommandFlag.no_auth) === 0) {
       return this.reject(noAuthError(), spec);
+    }
+    // ACL (Redis's ACLCheckAllPerm), refused at queue time inside MULTI as in Redis.
+    if (!this.user.unrestricted) {
+      const context = this.multi !== null ? 'multi' : 'toplevel';
+      const denied = server.users.deny(this.client, spec, argv, context);
+      if (denied !== null) return this.reject(denied, spec);
     }
     if (server.writeError !== null && this.refusesWrite(spec)) {
       // Checked again: a database's failed pages may have been written since.

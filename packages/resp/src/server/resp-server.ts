@@ -3,13 +3,14 @@ import { join } from 'node:path';
 import type { StoreCore } from '@strata/hlog';
 import { DEFAULT_CLIENT_QUERY_BUFFER_LIMIT, DEFAULT_PROTO_MAX_BULK_LEN } from '@strata/protocol';
 import {
+  AclUsers,
+  type ConfigRewriteHook,
   commandFamilies,
   type FunctionStore,
   fileFunctionStore,
   parseNotifyFlags,
   type ShutdownHook,
 } from '../commands/index.js';
-import type { ConfigRewriteHook } from '../commands/server/config-rewrite.js';
 import { maxClientsError, PROTECTED_MODE_REPLY, ReplayError } from '../errors.js';
 import { Client } from './client.js';
 import type { CommandLog } from './command-log.js';
@@ -208,6 +209,7 @@ export class RespServer {
       tcpKeepAlive: options.tcpKeepAlive ?? 300,
     };
     this.state = new ServerState(this.table, this.keyspace, config, {
+      users: (table) => new AclUsers(table),
       hooks: families.flatMap((f) => (f.hooks === undefined ? [] : [f.hooks])),
       parseAhead,
     });

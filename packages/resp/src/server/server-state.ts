@@ -1,4 +1,5 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import type { AclUsers, ConfigRewriteHook } from '../commands/index.js';
 import type { CommandError } from '../errors.js';
 import { oneLine } from '../errors.js';
 import type { Client } from './client.js';
@@ -6,7 +7,6 @@ import { ClientPause } from './client-pause.js';
 import type { CommandLog } from './command-log.js';
 import type { CommandSpec, CommandTable } from './command-table.js';
 import type { FamilyHooks, LoggedForm } from './family-hooks.js';
-import type { ConfigRewriteHook } from '../commands/server/config-rewrite.js';
 import { IdleClients } from './idle-clients.js';
 import { InstantaneousMetrics } from './instantaneous-metrics.js';
 import type { Keyspace } from './keyspace.js';
@@ -68,6 +68,11 @@ export interface ServerStateOptions {
   readonly hooks?: readonly FamilyHooks[];
   /** False: no command is parsed ahead (an app replaced one flagged for it). Default true. */
   readonly parseAhead?: boolean;
+  /**
+   * The ACL users of this table (the acl family's AclUsers, made by the
+   * server: the dispatcher only holds them).
+   */
+  readonly users: (table: CommandTable) => AclUsers;
 }
 
 /**
@@ -79,7 +84,6 @@ export class ServerState {
   readonly clients = new Map<number, Client>();
   readonly startedAt = Date.now();
   private nextId = 1;
-  private passwordDigest: Buffer | null = null;
   private configValue: ServerConfig;
   readonly stats = {
     connections: 0,
@@ -160,10 +164,11 @@ export class ServerState {
     readonly table: CommandTable,
     readonly keyspace: Keyspace,
     config: ServerConfig,
-    options: ServerStateOptions = {},
+    options: ServerStateOptions,
   ) {
     this.configValue = config;
-    this.config = config;
+    this.users = options.users(table);
+    this.users.setRequirepass(config.requirepass);
     this.aheadMatcher = options.parseAhead === false ? null : ParseAheadMatcher.from(table);
     const hooks = options.hooks ?? [];
     this.hooks = {
@@ -271,9 +276,14 @@ export class ServerState {
   }
 
   set config(c: ServerConfig) {
+    const before = this.configValue.requirepass;
     this.configValue = c;
-    this.passwordDigest = c.requirepass === null ? null : digest(Buffer.from(c.requirepass));
+    // requirepass is the default user's password (Redis's ACLUpdateDefaultUserPassword).
+    if (c.requirepass !== before) this.users.setRequirepass(c.requirepass);
   }
+
+  /** The ACL users (the default one's password is requirepass) and the ACL log. */
+  readonly users: AclUsers;
 
   /** The command log's write error (a message after `MISCONF `, or the whole reply), or null. */
   setWriteError(message: string | null): void {
@@ -309,17 +319,18 @@ export class ServerState {
     return this.nextId++;
   }
 
+  /** A new client must AUTH first: the default user has a password, or is off (Redis's authRequired). */
   get authRequired(): boolean {
-    return this.passwordDigest !== null;
+    return !this.users.defaultUser.autoAuthenticates;
   }
 
   /**
-   * Constant time: both sides are hashed first, so the compare never depends
-   * on where the bytes differ or on the password's length.
+   * One of the default user's passwords (requirepass) is `password`. Constant
+   * time: both sides are SHA-256 digests, so the compare never depends on
+   * where the bytes differ or on the password's length.
    */
   checkPassword(password: Uint8Array): boolean {
-    if (this.passwordDigest === null) return false;
-    return timingSafeEqual(digest(password), this.passwordDigest);
+    return this.users.defaultUser.matchesPassword(password);
   }
 
   // ---- pending commands and the EXEC gate ------------------------------------
@@ -440,8 +451,4 @@ export class ServerState {
       for (const set of keys.values()) for (const c of set) c.watchDirty = true;
     }
   }
-}
-
-function digest(bytes: Uint8Array): Buffer {
-  return createHash('sha256').update(bytes).digest();
 }

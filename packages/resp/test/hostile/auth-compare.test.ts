@@ -1,5 +1,6 @@
 import * as crypto from 'node:crypto';
 import { describe, expect, test, vi } from 'vitest';
+import { AclUsers } from '../../src/commands/index.js';
 import { CommandTable } from '../../src/server/command-table.js';
 import { Keyspace } from '../../src/server/keyspace.js';
 import { DEFAULT_OUTPUT_LIMITS, ServerState } from '../../src/server/server-state.js';
@@ -19,18 +20,23 @@ function state(requirepass: string | null): ServerState {
     open: () => Promise.reject(new Error('no store in this test')),
     close: () => Promise.resolve(),
   });
-  return new ServerState(CommandTable.from([]), keyspace, {
-    requirepass,
-    maxclients: 10,
-    maxBulkLength: 1 << 20,
-    outputLimits: DEFAULT_OUTPUT_LIMITS,
-    queryBufferLimit: 1 << 30,
-    protectedMode: true,
-    notifyKeyspaceEvents: 0,
-    scriptMemory: 1 << 30,
-    idleTimeout: 0,
-    tcpKeepAlive: 0,
-  });
+  return new ServerState(
+    CommandTable.from([]),
+    keyspace,
+    {
+      requirepass,
+      maxclients: 10,
+      maxBulkLength: 1 << 20,
+      outputLimits: DEFAULT_OUTPUT_LIMITS,
+      queryBufferLimit: 1 << 30,
+      protectedMode: true,
+      notifyKeyspaceEvents: 0,
+      scriptMemory: 1 << 30,
+      idleTimeout: 0,
+      tcpKeepAlive: 0,
+    },
+    { users: (table) => new AclUsers(table) },
+  );
 }
 
 describe('requirepass compare', () => {

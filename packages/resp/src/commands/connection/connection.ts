@@ -17,17 +17,23 @@ const EMPTY = Buffer.alloc(0);
 
 const conn = { group: 'connection', since: '1.0.0', complexity: 'O(1)' } as const;
 
-/** Checks `user`/`password` against requirepass (the only user is `default`). */
-export function authenticate(c: Client, user: Buffer | null, password: Buffer): void {
-  const server = c.server;
-  if (user !== null && !eqi(user, 'default')) throw wrongPassError();
-  if (!server.authRequired) {
-    // `default` has nopass: with a user name any password is accepted, as in Redis.
-    if (user === null) throw noPasswordError();
-  } else if (!server.checkPassword(password)) {
-    throw wrongPassError();
-  }
-  c.setAuthenticated(true);
+const DEFAULT_USER = Buffer.from('default');
+
+/**
+ * AUTH's check of `user` (null: the default user) and `password` through
+ * the ACL users (requirepass is the default user's password); a failure is
+ * logged in ACL LOG with the command's name as sent (`command`).
+ */
+export function authenticate(
+  c: Client,
+  user: Buffer | null,
+  password: Buffer,
+  command: Buffer,
+): void {
+  const users = c.server.users;
+  // The one-argument form with a nopass default user: Redis's old error.
+  if (user === null && users.defaultUser.nopass) throw noPasswordError();
+  if (!users.authenticate(c, user ?? DEFAULT_USER, password, command)) throw wrongPassError();
 }
 
 function validateName(name: Buffer): void {
@@ -83,7 +89,7 @@ function hello(c: Client, argv: Buffer[]): undefined {
       );
     }
   }
-  if (user !== null && password !== null) authenticate(c, user, password);
+  if (user !== null && password !== null) authenticate(c, user, password, argv[0]!);
   if (!c.authenticated) {
     throw new CommandError(
       'ERR_NOAUTH',
@@ -166,10 +172,10 @@ export const connectionCommands: CommandDefinition[] = [
       if (argv.length > 3) throw syntaxError();
       // SLOWLOG and MONITOR show `(redacted)`, as Redis.
       c.redact(1);
-      if (argv.length === 2) authenticate(c, null, argv[1]!);
+      if (argv.length === 2) authenticate(c, null, argv[1]!, argv[0]!);
       else {
         c.redact(2);
-        authenticate(c, argv[1]!, argv[2]!);
+        authenticate(c, argv[1]!, argv[2]!, argv[0]!);
       }
       c.reply.simple('OK');
       return undefined;
@@ -228,6 +234,8 @@ export const connectionCommands: CommandDefinition[] = [
       c.noEvict = false;
       c.noTouch = false;
       c.setReplyMode('on');
+      // clientSetDefaultAuth: back to the default user.
+      c.user = c.server.users.defaultUser;
       c.setAuthenticated(!c.server.authRequired);
       c.reply.simple('RESET');
       return undefined;

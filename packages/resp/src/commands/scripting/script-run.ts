@@ -5,6 +5,8 @@ import { CommandError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import { CommandFlag, type CommandResult, type CommandSpec } from '../../server/command-table.js';
 import type { ServerState } from '../../server/server-state.js';
+import { checkCommand } from '../acl/acl-check.js';
+import { scriptDeniedMessage } from '../acl/acl-users.js';
 import { pushReply, writeLuaValue } from './lua-reply.js';
 import { asBuffer } from './lua-strings.js';
 import {
@@ -336,6 +338,11 @@ export class ScriptEngine implements LuaHost {
     if ((spec.flags & CommandFlag.noscript) !== 0) {
       return refuse(L, raise, 'This Redis command is not allowed from script');
     }
+    // scriptVerifyACL: each call is checked against the caller's ACL user.
+    if (!c.user.unrestricted) {
+      const denied = server.users.check(c, spec, argv, 'lua');
+      if (denied !== null) return refuse(L, raise, scriptDeniedMessage(denied));
+    }
     const write = (spec.flags & CommandFlag.write) !== 0;
     // Redis counts may-replicate commands as writes here (so read-only scripts run under CLIENT PAUSE WRITE).
     if (run.mode.readOnly && (write || MAY_REPLICATE.has(spec.fullName))) {
@@ -412,16 +419,27 @@ export class ScriptEngine implements LuaHost {
     return 0;
   }
 
-  /** redis.acl_check_cmd: strata has one user allowed everything; an unknown command is an error. */
+  /** redis.acl_check_cmd: whether the caller's ACL user may run the command (nothing logged). */
   aclCheck(L: LuaState): number {
-    if (lua.lua_gettop(L) < 1) {
+    const argc = lua.lua_gettop(L);
+    if (argc < 1) {
       return raiseRedisError(L, 'Please specify at least one argument for this redis lib call');
     }
     const name = lua.lua_tolstring(L, 1);
-    if (name === null || this.server.table.lookup(Buffer.from(name)) === undefined) {
+    let spec = name === null ? undefined : this.server.table.lookup(asBuffer(name));
+    const argv: Buffer[] = [];
+    for (let i = 1; i <= argc; i++) {
+      const s = lua.lua_tolstring(L, i);
+      argv.push(s === null ? Buffer.alloc(0) : asBuffer(s));
+    }
+    if (spec !== undefined && spec.subcommands !== null && argc >= 2) {
+      spec = spec.subcommands.lookup(argv[1]!);
+    }
+    if (spec === undefined) {
       return raiseRedisError(L, 'Invalid command passed to redis.acl_check_cmd()');
     }
-    lua.lua_pushboolean(L, true);
+    const user = this.running?.c.user;
+    lua.lua_pushboolean(L, user === undefined || checkCommand(user, spec, argv) === null);
     return 1;
   }
 }

@@ -213,12 +213,19 @@ export const PARAMETERS: readonly ParameterSpec[] = [
   bool('disable-thp', 'yes', IMMUTABLE),
   bool('cluster-allow-replica-migration', 'yes'),
   bool('replica-announced', 'yes'),
-  bool('latency-tracking', 'yes'),
+  bool('latency-tracking', 'yes', {
+    strata: true,
+    note: 'LATENCY HISTOGRAM records per-command times',
+  }),
   bool('aof-disable-auto-gc', 'no'),
   bool('replica-ignore-disk-write-errors', 'no'),
 
   // strings
-  str('aclfile', '', IMMUTABLE),
+  str('aclfile', '', {
+    immutable: true,
+    strata: true,
+    note: 'ACL LOAD and ACL SAVE read and write it; loaded at start',
+  }),
   str('unixsocket', '', IMMUTABLE),
   str('pidfile', '', IMMUTABLE),
   str('replica-announce-ip', '', { alias: 'slave-announce-ip' }),
@@ -375,6 +382,7 @@ export const PARAMETERS: readonly ParameterSpec[] = [
   // unsigned long (bounds checked signed in Redis)
   int('active-defrag-max-scan-fields', 1n, LONG_MAX, '1000'),
   int('slowlog-max-len', 0n, LONG_MAX, '128', { strata: true, note: 'entries SLOWLOG keeps' }),
+  // Bound in config.ts (ACL LOG's length); not marked strata: config-compat's integer cases pick it.
   int('acllog-max-len', 0n, LONG_MAX, '128'),
   // long long
   int('busy-reply-threshold', 0n, LONG_MAX, '5000', {
@@ -431,7 +439,11 @@ export const PARAMETERS: readonly ParameterSpec[] = [
     strata: true,
     note: ENCODING_NOTE,
   }),
-  size('hll-sparse-max-bytes', 0n, LONG_MAX, '3000', { memory: true }),
+  size('hll-sparse-max-bytes', 0n, LONG_MAX, '3000', {
+    memory: true,
+    strata: true,
+    note: 'when a HyperLogLog turns from sparse to dense',
+  }),
   size('tracking-table-max-keys', 0n, LONG_MAX, '1000000', {
     strata: true,
     note: 'keys remembered for client-side caching before some are invalidated',

@@ -130,6 +130,13 @@ const BINDINGS: Readonly<Record<string, Binding>> = {
       s.slowlog.maxLen = Number(v);
     },
   },
+  'acllog-max-len': {
+    set(s, v) {
+      store(s, 'acllog-max-len', v);
+      // As Redis: the log is trimmed when its next entry comes, not now.
+      s.users.log.maxLen = Number(v);
+    },
+  },
   'latency-monitor-threshold': {
     set(s, v) {
       store(s, 'latency-monitor-threshold', v);

@@ -1,4 +1,5 @@
 import {
+  CommandError,
   discardWithoutMultiError,
   execAbortError,
   execWithoutMultiError,
@@ -7,6 +8,7 @@ import {
 } from '../../errors.js';
 import type { Client, QueuedCommand } from '../../server/client.js';
 import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
+import { execDeniedMessage } from '../acl/acl-users.js';
 import { ALL_KEYS, NO_KEYS } from '../shared/key-positions.js';
 
 const FLAGS = ['noscript', 'loading', 'stale', 'fast', 'allow_busy'] as const;
@@ -70,6 +72,14 @@ function exec(c: Client): CommandResult {
 function runFrom(c: Client, queue: QueuedCommand[], from: number): CommandResult {
   for (let i = from; i < queue.length; i++) {
     const q = queue[i]!;
+    // ACL rules are checked again at EXEC, in case they changed since the command was queued.
+    if (!c.user.unrestricted) {
+      const denied = c.server.users.check(c, q.spec, q.argv, 'multi');
+      if (denied !== null) {
+        c.replyError(new CommandError('ERR_NOPERM', execDeniedMessage(denied)));
+        continue;
+      }
+    }
     const r = c.call(q.spec, q.argv);
     if (r !== undefined) return r.then(() => runFrom(c, queue, i + 1));
   }
