@@ -383,7 +383,7 @@ export const PARAMETERS: readonly ParameterSpec[] = [
   int('active-defrag-max-scan-fields', 1n, LONG_MAX, '1000'),
   int('slowlog-max-len', 0n, LONG_MAX, '128', { strata: true, note: 'entries SLOWLOG keeps' }),
   // Bound in config.ts (ACL LOG's length); not marked strata: config-compat's integer cases pick it.
-  int('acllog-max-len', 0n, LONG_MAX, '128'),
+  int('acllog-max-len', 0n, LONG_MAX, '128', { strata: true, note: 'entries ACL LOG keeps' }),
   // long long
   int('busy-reply-threshold', 0n, LONG_MAX, '5000', {
     alias: 'lua-time-limit',
