@@ -79,10 +79,6 @@ function refusal(spec: ParameterSpec, text: string): string | null {
     case 'tls-replication':
     case 'tls-cluster':
       return text === 'yes' ? TLS : null;
-    case 'aclfile':
-      return text === ''
-        ? null
-        : 'strata-server has no ACL users: requirepass sets the password clients AUTH with';
     default:
       return null;
   }
@@ -148,7 +144,7 @@ export async function applyDirective(
   }
   if (lower === 'user' && values.length >= 1) {
     throw new ConfigError(
-      'strata-server has no ACL users: requirepass sets the password clients AUTH with',
+      'user lines are not read by strata-server yet: put ACL users in an aclfile',
     );
   }
   if (lower === 'loadmodule' && values.length >= 1) {
