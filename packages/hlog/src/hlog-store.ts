@@ -57,6 +57,8 @@ export class Store extends StoreCore {
   private checkpointsTaken = 0;
   private checkpointHooks: CheckpointHook[] = [];
   private compactions = 0;
+  /** False: the expiry timer drops nothing (Redis's DEBUG SET-ACTIVE-EXPIRE 0); reads still expire keys. */
+  activeExpiry = true;
   /** The lock on `dir` (none for a store on a device alone). */
   private lock: DirLock | null = null;
 
@@ -72,6 +74,7 @@ export class Store extends StoreCore {
     const expiry = options.expiry ?? { intervalMs: 100, buckets: 1024 };
     if (expiry !== false) {
       const t = setInterval(() => {
+        if (!this.activeExpiry) return;
         this.expireSlice(expiry.buckets);
         // Keys with an expiry whose records are anywhere, the device too.
         this.count.expireSome(expiry.buckets);

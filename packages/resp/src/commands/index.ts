@@ -4,6 +4,7 @@ import { aclFamily } from './acl/index.js';
 import { bitsFamily } from './bits/index.js';
 import { blockingFamily } from './blocking/index.js';
 import { connectionFamily } from './connection/index.js';
+import { debugFamily } from './debug/index.js';
 import type { CommandFamily } from './family.js';
 import { hashesFamily } from './hashes/index.js';
 import { hyperloglogFamily } from './hyperloglog/index.js';
@@ -49,6 +50,7 @@ export function commandFamilies(options: CommandSetOptions = {}): CommandFamily[
     pubsubFamily,
     trackingFamily,
     memoryFamily,
+    debugFamily,
     replicationFamily,
     scriptingFamily(options),
     aclFamily,

@@ -396,7 +396,7 @@ function refuse(socket: Socket, reply: string): void {
 const REFUSED_LINGER_MS = 1000;
 
 /** Redis's connIsLocal: 127.0.0.0/8 and ::1 (IPv4-mapped too). */
-function isLoopback(address: string | undefined): boolean {
+export function isLoopback(address: string | undefined): boolean {
   if (address === undefined) return false;
   const a = address.startsWith('::ffff:') ? address.slice(7) : address;
   return a.startsWith('127.') || a === '::1';

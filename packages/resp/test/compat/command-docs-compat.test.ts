@@ -114,8 +114,6 @@ const SUBCOMMANDS_APART = new Set([
   'client|no-touch',
   'client|setinfo',
   'command|getkeysandflags',
-  'memory|doctor',
-  'memory|stats',
   'script|debug',
 ]);
 

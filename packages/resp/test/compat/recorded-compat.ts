@@ -22,6 +22,10 @@ export function describeRecordedCompat<C extends { readonly name: string }>(opts
    * command finds its collections evicted: read back from the log or disk.
    */
   evictedTitle?: string;
+  /** More options for the strata server (e.g. configValues). */
+  serverOptions?: Parameters<typeof startServer>[0];
+  /** More redis-server command-line options. */
+  redisArgs?: readonly string[];
 }): void {
   const record = process.env.STRATA_RECORD_COMPAT === '1';
   const expected = loadExpected(opts.expectedFile);
@@ -29,7 +33,10 @@ export function describeRecordedCompat<C extends { readonly name: string }>(opts
     describe(title, () => {
       let t: TestServer;
       beforeAll(async () => {
-        t = await startServer(collectionMemory === undefined ? {} : { collectionMemory });
+        const base = opts.serverOptions ?? {};
+        t = await startServer(
+          collectionMemory === undefined ? base : { ...base, collectionMemory },
+        );
       });
       afterAll(async () => {
         await t.stop();
@@ -57,6 +64,7 @@ export function describeRecordedRedis<C extends { readonly name: string }>(opts:
   run: (port: number, c: C) => Promise<string>;
   expectedFile: URL;
   redisTitle: string;
+  redisArgs?: readonly string[];
 }): void {
   const record = process.env.STRATA_RECORD_COMPAT === '1';
   const expected = loadExpected(opts.expectedFile);
@@ -68,7 +76,7 @@ export function describeRecordedRedis<C extends { readonly name: string }>(opts:
     let r: { port: number; stop(): void };
     const recorded: Record<string, string> = {};
     beforeAll(async () => {
-      r = await startRedis();
+      r = await startRedis(opts.redisArgs);
     });
     afterAll(() => {
       r.stop();

@@ -30,7 +30,8 @@ export function stringEncoding(bytes: Uint8Array, off: number, len: number): str
   return len <= EMBSTR_LIMIT ? 'embstr' : 'raw';
 }
 
-function refCount(bytes: Uint8Array, off: number, len: number): number {
+/** What OBJECT REFCOUNT reports for a string value (DEBUG OBJECT too). */
+export function refCount(bytes: Uint8Array, off: number, len: number): number {
   const v = intValue(bytes, off, len);
   return v >= 0 && v < SHARED_INTEGERS ? SHARED_REFCOUNT : 1;
 }

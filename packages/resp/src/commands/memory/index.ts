@@ -2,19 +2,25 @@ import type { CommandDefinition } from '../../server/command-table.js';
 import type { CommandFamily } from '../family.js';
 import { helpReply } from '../shared/help-reply.js';
 import { NO_KEYS } from '../shared/key-positions.js';
+import { memoryDoctor } from './memory-doctor.js';
+import { memoryStats } from './memory-stats.js';
 import { memoryUsage } from './memory-usage.js';
 
 /**
- * MEMORY, the subcommands that mean something here: USAGE (a key's bytes),
- * PURGE, MALLOC-STATS, HELP. Not yet: STATS and DOCTOR, whose Redis fields
- * and reports describe jemalloc's arenas; HELP lists only what runs.
+ * MEMORY: USAGE (a key's bytes), STATS and DOCTOR (from INFO memory's
+ * figures and the key counts; jemalloc's fields are 0), PURGE,
+ * MALLOC-STATS, HELP (Redis 7.0's text).
  */
 const HELP = [
   'MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:',
+  'DOCTOR',
+  '    Return memory problems reports.',
   'MALLOC-STATS',
   '    Return internal statistics report from the memory allocator.',
   'PURGE',
   '    Attempt to purge dirty pages for reclamation by the allocator.',
+  'STATS',
+  '    Return information about the memory usage of the server.',
   'USAGE <key> [SAMPLES <count>]',
   '    Return memory in bytes used by <key> and its value. Nested values are',
   '    sampled up to <count> times (default: 5, 0 means sample all).',
@@ -45,6 +51,26 @@ const memoryCommand: CommandDefinition = {
       complexity: 'O(N) where N is the number of samples.',
       summary: 'Estimates the memory usage of a key.',
       handler: memoryUsage,
+    },
+    {
+      name: 'doctor',
+      arity: 2,
+      flags: [],
+      ...noKeys,
+      tips: ['nondeterministic_output', 'request_policy:all_shards', 'response_policy:special'],
+      complexity: 'O(1)',
+      summary: 'Outputs a memory problems report.',
+      handler: memoryDoctor,
+    },
+    {
+      name: 'stats',
+      arity: 2,
+      flags: [],
+      ...noKeys,
+      tips: ['nondeterministic_output', 'request_policy:all_shards', 'response_policy:special'],
+      complexity: 'O(1)',
+      summary: 'Returns details about memory usage.',
+      handler: memoryStats,
     },
     {
       name: 'purge',

@@ -291,7 +291,11 @@ export const PARAMETERS: readonly ParameterSpec[] = [
   oneOf('acl-pubsub-default', ['allchannels', 'resetchannels'], 'resetchannels'),
   oneOf('sanitize-dump-payload', ['no', 'yes', 'clients'], 'no'),
   oneOf('enable-protected-configs', PROTECTED_ACTION, 'no', IMMUTABLE),
-  oneOf('enable-debug-command', PROTECTED_ACTION, 'no', IMMUTABLE),
+  oneOf('enable-debug-command', PROTECTED_ACTION, 'no', {
+    ...IMMUTABLE,
+    strata: true,
+    note: 'DEBUG runs with yes, or local from a loopback connection (set at start: RespServerOptions.configValues)',
+  }),
   oneOf('enable-module-command', PROTECTED_ACTION, 'no', IMMUTABLE),
   oneOf('propagation-error-behavior', ['ignore', 'panic', 'panic-on-replicas'], 'ignore'),
   ...(['shutdown-on-sigint', 'shutdown-on-sigterm'] as const).map((name) =>

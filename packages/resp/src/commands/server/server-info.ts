@@ -37,26 +37,13 @@ const SECTIONS: Record<string, Section> = {
     `watching_clients:${new Set([...s.watched.values()].flatMap((m) => [...m.values()].flatMap((x) => [...x]))).size}`,
   ],
   memory: (s) => {
-    const m = process.memoryUsage();
-    // Decoded collections cached over the stores (their budgets summed).
-    let cached = 0;
-    let budget = 0;
-    for (let db = 0; db < s.keyspace.count; db++) {
-      const c = s.keyspace.collections(db)?.stats();
-      if (c !== undefined) {
-        cached += c.bytes;
-        budget += c.budgetBytes;
-      }
-    }
-    const used = m.heapUsed + m.external;
-    s.metrics.notePeak(used);
-    const peak = s.metrics.peakMemory;
+    const { used, rss, peak, cached, budget } = memoryFacts(s);
     const system = totalmem();
     return [
       `used_memory:${used}`,
       `used_memory_human:${bytesToHuman(used)}`,
-      `used_memory_rss:${m.rss}`,
-      `used_memory_rss_human:${bytesToHuman(m.rss)}`,
+      `used_memory_rss:${rss}`,
+      `used_memory_rss_human:${bytesToHuman(rss)}`,
       `used_memory_peak:${peak}`,
       `used_memory_peak_human:${bytesToHuman(peak)}`,
       `used_memory_peak_perc:${((used * 100) / peak).toFixed(2)}%`,
@@ -66,8 +53,8 @@ const SECTIONS: Record<string, Section> = {
       'maxmemory:0',
       'maxmemory_human:0B',
       'maxmemory_policy:noeviction',
-      `mem_fragmentation_ratio:${(m.rss / used).toFixed(2)}`,
-      `mem_fragmentation_bytes:${m.rss - used}`,
+      `mem_fragmentation_ratio:${(rss / used).toFixed(2)}`,
+      `mem_fragmentation_bytes:${rss - used}`,
       `collections_cache_bytes:${cached}`,
       `collections_cache_budget:${budget}`,
     ];
@@ -139,6 +126,35 @@ const SECTIONS: Record<string, Section> = {
     return out;
   },
 };
+
+/** The process's memory as INFO memory and MEMORY STATS report it. */
+export interface MemoryFacts {
+  /** used_memory: the V8 heap in use and the Buffers outside it. */
+  readonly used: number;
+  readonly rss: number;
+  /** used_memory_peak (noted now too). */
+  readonly peak: number;
+  /** Decoded collections cached over the stores, and their budgets, summed. */
+  readonly cached: number;
+  readonly budget: number;
+}
+
+/** The memory facts, one owner for INFO memory and MEMORY STATS/DOCTOR. */
+export function memoryFacts(s: ServerState): MemoryFacts {
+  const m = process.memoryUsage();
+  let cached = 0;
+  let budget = 0;
+  for (let db = 0; db < s.keyspace.count; db++) {
+    const c = s.keyspace.collections(db)?.stats();
+    if (c !== undefined) {
+      cached += c.bytes;
+      budget += c.budgetBytes;
+    }
+  }
+  const used = m.heapUsed + m.external;
+  s.metrics.notePeak(used);
+  return { used, rss: m.rss, peak: s.metrics.peakMemory, cached, budget };
+}
 
 /** Redis's bytesToHuman: `1023B`, `1.50K`, `2.00M`... */
 export function bytesToHuman(n: number): string {
