@@ -1,40 +1,42 @@
 import { describe, expect, it } from 'vitest';
 import { formatDouble } from './format-double.js';
 
-// Expected strings worked out from Redis 7.2's d2string() and
-// deps/fpconv/fpconv_dtoa.c (emit_digits): integers within 2^62 as integers,
-// plain notation for small exponents, `e+X` / `e-X` otherwise.
+// Expected strings as redis-server 7.0.15 answers ZSCORE (C's %.17g).
 const cases: ReadonlyArray<readonly [number, string]> = [
   [0, '0'],
   [-0, '-0'],
   [1, '1'],
   [-1, '-1'],
-  [3.14, '3.14'],
+  [3.14, '3.1400000000000001'],
   [-2.5, '-2.5'],
-  [0.1, '0.1'],
+  [0.1, '0.10000000000000001'],
+  [0.30000000000000004, '0.30000000000000004'],
   [1e15, '1000000000000000'],
-  [2 ** 62, '4611686018427387904'],
-  [-(2 ** 62), '-4611686018427387904'],
-  [2 ** 63, '9223372036854776000'],
+  [4503599627370497, '4503599627370497'],
+  [2 ** 62, '4.6116860184273879e+18'],
+  [-(2 ** 62), '-4.6116860184273879e+18'],
+  [1e16, '10000000000000000'],
+  [1e17, '1e+17'],
   [1e20, '1e+20'],
-  [1.5e300, '1.5e+300'],
+  [1.5e300, '1.5000000000000001e+300'],
   [1.7976931348623157e308, '1.7976931348623157e+308'],
-  [123456789012345680000, '123456789012345680000'],
   [12345678.9, '12345678.9'],
   [0.001, '0.001'],
-  [0.000123, '0.000123'],
-  [1e-6, '0.000001'],
-  [1e-7, '1e-7'],
-  [1.23e-5, '1.23e-5'],
-  [1.5e-7, '1.5e-7'],
-  [5e-324, '5e-324'],
+  [0.000123, '0.00012300000000000001'],
+  [1e-4, '0.0001'],
+  [1e-5, '1.0000000000000001e-05'],
+  [1e-7, '9.9999999999999995e-08'],
+  [1.5e-7, '1.4999999999999999e-07'],
+  [5e-324, '4.9406564584124654e-324'],
+  [56.4412578701582, '56.441257870158204'],
+  [188.4903860223765, '188.4903860223765'],
   [Number.POSITIVE_INFINITY, 'inf'],
   [Number.NEGATIVE_INFINITY, '-inf'],
   [Number.NaN, 'nan'],
 ];
 
-describe('formatDouble (Redis d2string)', () => {
-  it('formats as Redis 7.2+ does', () => {
+describe('formatDouble (Redis 7.0 addReplyDouble, %.17g)', () => {
+  it('formats as Redis 7.0 does', () => {
     for (const [value, text] of cases) expect(formatDouble(value), String(value)).toBe(text);
   });
 

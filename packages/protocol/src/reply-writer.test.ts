@@ -96,11 +96,16 @@ const cases: ReadonlyArray<readonly [string, (w: ReplyWriter) => void, string, s
     '*3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$2\r\nhi\r\n',
     '>3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$2\r\nhi\r\n',
   ],
-  ['double', (w) => w.double(3.14), '$4\r\n3.14\r\n', ',3.14\r\n'],
+  ['double', (w) => w.double(3.14), '$18\r\n3.1400000000000001\r\n', ',3.1400000000000001\r\n'],
   ['integral double', (w) => w.double(10), '$2\r\n10\r\n', ',10\r\n'],
   ['double inf', (w) => w.double(Number.NEGATIVE_INFINITY), '$4\r\n-inf\r\n', ',-inf\r\n'],
   ['double nan', (w) => w.double(Number.NaN), '$3\r\nnan\r\n', ',nan\r\n'],
-  ['double exponent', (w) => w.double(1.5e-7), '$6\r\n1.5e-7\r\n', ',1.5e-7\r\n'],
+  [
+    'double exponent',
+    (w) => w.double(1e-7),
+    '$22\r\n9.9999999999999995e-08\r\n',
+    ',9.9999999999999995e-08\r\n',
+  ],
   ['boolean true', (w) => w.boolean(true), ':1\r\n', '#t\r\n'],
   ['boolean false', (w) => w.boolean(false), ':0\r\n', '#f\r\n'],
   [

@@ -6,6 +6,7 @@ import { blockingFamily } from './blocking/index.js';
 import { connectionFamily } from './connection/index.js';
 import { debugFamily } from './debug/index.js';
 import type { CommandFamily } from './family.js';
+import { geoFamily } from './geo/index.js';
 import { hashesFamily } from './hashes/index.js';
 import { hyperloglogFamily } from './hyperloglog/index.js';
 import { keysFamily } from './keys/index.js';
@@ -41,6 +42,7 @@ export function commandFamilies(options: CommandSetOptions = {}): CommandFamily[
     hashesFamily,
     setsFamily,
     zsetsFamily,
+    geoFamily,
     listsFamily,
     sortFamily,
     streamsFamily,

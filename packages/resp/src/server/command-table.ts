@@ -108,7 +108,11 @@ const REDIS_MAY_REPLICATE: ReadonlySet<string> = new Set([
 export interface KeySpec {
   readonly notes?: string;
   readonly flags: readonly string[];
-  readonly beginIndex: number | 'unknown';
+  /** An index, unknown, or a keyword searched for from an index (GEORADIUS's STORE). */
+  readonly beginIndex:
+    | number
+    | 'unknown'
+    | { readonly keyword: string; readonly startFrom: number };
   readonly findRange:
     | { readonly lastKey: number; readonly keyStep: number; readonly limit: number }
     | 'unknown';

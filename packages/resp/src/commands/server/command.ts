@@ -107,7 +107,10 @@ function writeKeySpec(w: ReplyWriter, k: KeySpec): void {
   for (const f of k.flags) w.simple(f);
   w.bulk('begin_search');
   if (k.beginIndex === 'unknown') w.map(2).bulk('type').bulk('unknown').bulk('spec').map(0);
-  else w.map(2).bulk('type').bulk('index').bulk('spec').map(1).bulk('index').integer(k.beginIndex);
+  else if (typeof k.beginIndex === 'object') {
+    w.map(2).bulk('type').bulk('keyword').bulk('spec').map(2);
+    w.bulk('keyword').bulk(k.beginIndex.keyword).bulk('startfrom').integer(k.beginIndex.startFrom);
+  } else w.map(2).bulk('type').bulk('index').bulk('spec').map(1).bulk('index').integer(k.beginIndex);
   w.bulk('find_keys');
   const r = k.findRange;
   if (r === 'unknown') w.map(2).bulk('type').bulk('unknown').bulk('spec').map(0);

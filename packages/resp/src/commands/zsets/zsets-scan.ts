@@ -42,7 +42,7 @@ const resumePointsSlot = serverSlot(
 );
 let cursorSeq = 0;
 
-/** ZSCAN's score text: a listpack keeps Redis's shortest form, a dict prints %.17Lf trimmed. */
+/** ZSCAN's score text: a listpack keeps d2string's %.17g, a dict prints %.17Lf trimmed. */
 function scoreText(score: number, listpack: boolean): string {
   if (listpack || !Number.isFinite(score)) return formatDouble(score);
   return formatHuman(fromNumber(score));
