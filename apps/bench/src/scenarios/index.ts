@@ -1,5 +1,6 @@
 import type { AnyScenario } from '../scenario.js';
 import { durability } from './durability.js';
+import { geo } from './geo.js';
 import { hlogLoad } from './hlog-load.js';
 import { hlogRead } from './hlog-read.js';
 import { hlogRecover } from './hlog-recover.js';
@@ -40,4 +41,5 @@ export const scenarios: readonly AnyScenario[] = [
   types,
   streams,
   scripting,
+  geo,
 ];
