@@ -4,6 +4,7 @@ import { geo } from './geo.js';
 import { hlogLoad } from './hlog-load.js';
 import { hlogRead } from './hlog-read.js';
 import { hlogRecover } from './hlog-recover.js';
+import { infoScrape } from './info-scrape.js';
 import { ioSeqRead } from './io-seq-read.js';
 import { multigetBatch } from './multiget-batch.js';
 import { pageListAppend } from './page-list-append.js';
@@ -42,4 +43,5 @@ export const scenarios: readonly AnyScenario[] = [
   streams,
   scripting,
   geo,
+  infoScrape,
 ];
