@@ -20,7 +20,7 @@ export class Client extends Dispatcher {
   noEvict = false;
   /**
    * CLIENT NO-TOUCH: its reads leave keys' access time alone. Strata's log
-   * keeps no access time (OBJECT IDLETIME is 0), so this is only its flag `T`.
+   * keeps no access time (OBJECT IDLETIME is refused), so this is only its flag `T`.
    */
   noTouch = false;
   /** The families' per-client state (ClientSlot), dropped at close. */

@@ -22,6 +22,7 @@ import {
   type StoreDatabasesOptions,
   storeDatabases,
 } from './keyspace.js';
+import { isLoopback } from './loopback.js';
 import {
   DEFAULT_OUTPUT_LIMITS,
   type OutputLimits,
@@ -394,10 +395,3 @@ function refuse(socket: Socket, reply: string): void {
 
 /** How long a refused connection may stay half open. */
 const REFUSED_LINGER_MS = 1000;
-
-/** Redis's connIsLocal: 127.0.0.0/8 and ::1 (IPv4-mapped too). */
-export function isLoopback(address: string | undefined): boolean {
-  if (address === undefined) return false;
-  const a = address.startsWith('::ffff:') ? address.slice(7) : address;
-  return a.startsWith('127.') || a === '::1';
-}

@@ -184,7 +184,10 @@ describe('LCS and OBJECT (node-redis, RESP2 and RESP3)', () => {
         expect(await c.sendCommand(['OBJECT', 'ENCODING', 'nokey'])).toBeNull();
         expect(await c.sendCommand(['OBJECT', 'REFCOUNT', 'n'])).toBe(2147483647);
         expect(await c.sendCommand(['OBJECT', 'REFCOUNT', 's'])).toBe(1);
-        expect(await c.sendCommand(['OBJECT', 'IDLETIME', 's'])).toBe(0);
+        // No per-key access clock here: refused rather than a made-up 0.
+        await expect(c.sendCommand(['OBJECT', 'IDLETIME', 's'])).rejects.toThrow(
+          'ERR idle time not tracked',
+        );
         await expect(c.sendCommand(['OBJECT', 'FREQ', 's'])).rejects.toThrow(
           'ERR An LFU maxmemory policy is not selected',
         );

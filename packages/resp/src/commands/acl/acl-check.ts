@@ -1,5 +1,5 @@
-import { eqi } from '../../args.js';
 import { CommandFlag, type CommandSpec } from '../../server/command-table.js';
+import { callKeyIndexes, commandHasKeys, keyFlagsAt } from '../shared/call-keys.js';
 import { READ, type Selector, WRITE } from './acl-selector.js';
 import type { User } from './acl-user.js';
 
@@ -39,56 +39,6 @@ function keyNeeds(flags: readonly string[]): number {
   return need;
 }
 
-const SET_PLAIN = ['OW', 'update'];
-
-/**
- * The key-spec flags of the key at `index`: a command with variable flags
- * as its getkeys proc gives them (SET reads its key only with GET), SORT's
- * own specs by position, else the command's.
- */
-function keyFlagsAt(spec: CommandSpec, index: number, argv: readonly Buffer[]): readonly string[] {
-  if (spec.fullName === 'set' && spec.keyFlags.includes('variable_flags')) {
-    for (let i = 3; i < argv.length; i++) if (eqi(argv[i]!, 'get')) return spec.keyFlags;
-    return SET_PLAIN;
-  }
-  const specs = spec.definition.keySpecs;
-  if (specs !== undefined) {
-    for (const s of specs) if (s.beginIndex === index) return s.flags;
-    const last = specs[specs.length - 1];
-    if (last !== undefined) return last.flags;
-  }
-  return spec.keyFlags;
-}
-
-/** Commands whose keys follow a numkeys argument (argument 2) and have no keysOf of their own. */
-const NUMKEYS: ReadonlySet<string> = new Set([
-  'eval',
-  'evalsha',
-  'eval_ro',
-  'evalsha_ro',
-  'fcall',
-  'fcall_ro',
-]);
-
-function hasKeys(spec: CommandSpec): boolean {
-  return (
-    spec.firstKey > 0 ||
-    spec.definition.keysOf !== undefined ||
-    spec.definition.keywordKeys !== undefined ||
-    NUMKEYS.has(spec.fullName)
-  );
-}
-
-/** The key positions ACL checks: the command's own, or those after EVAL's and FCALL's numkeys. */
-function keyIndexes(spec: CommandSpec, argv: readonly Buffer[]): number[] {
-  if (spec.definition.keysOf !== undefined || !NUMKEYS.has(spec.fullName)) {
-    return spec.keyIndexes(argv);
-  }
-  const n = argv.length > 2 ? Number(argv[2]!.toString('latin1')) : 0;
-  if (!Number.isSafeInteger(n) || n <= 0 || n > argv.length - 3) return [];
-  return Array.from({ length: n }, (_, k) => 3 + k);
-}
-
 /** ACLSelectorCheckCmd: null when this selector allows the call. */
 function checkSelector(
   s: Selector,
@@ -103,8 +53,8 @@ function checkSelector(
     const given = argv[idx]!.toString('latin1').toLowerCase();
     if (!first.some((a) => a.toLowerCase() === given)) return { reason: 'command', index: 0 };
   }
-  if (!s.allKeys && hasKeys(spec) && !spec.keyFlags.includes('not_key')) {
-    keys.list ??= keyIndexes(spec, argv);
+  if (!s.allKeys && commandHasKeys(spec) && !spec.keyFlags.includes('not_key')) {
+    keys.list ??= callKeyIndexes(spec, argv);
     for (const i of keys.list) {
       const need = keyNeeds(keyFlagsAt(spec, i, argv));
       const key = argv[i]!;

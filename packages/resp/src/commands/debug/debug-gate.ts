@@ -1,6 +1,6 @@
 import { CommandError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
-import { isLoopback } from '../../server/resp-server.js';
+import { isLoopback } from '../../server/loopback.js';
 import { readConfig } from '../server/config.js';
 
 /** Redis 7.0's refusal of a protected command (rejectCommand's text for DEBUG). */

@@ -43,8 +43,8 @@ function line(encoding: string, refcount: number, serialized: number): string {
 
 /**
  * DEBUG OBJECT key: Redis's line, with OBJECT ENCODING's and OBJECT
- * REFCOUNT's values; lru is the clock now and idle 0 (OBJECT IDLETIME's:
- * the log keeps no access time). A collection's serializedlength is its
+ * REFCOUNT's values; lru is the clock now and idle 0, the line's shape
+ * kept though the log keeps no access time (OBJECT IDLETIME refuses). A collection's serializedlength is its
  * record's size in strata's log, and Redis's quicklist fields are not given.
  */
 export function debugObject(c: Client, argv: Buffer[]): CommandResult {

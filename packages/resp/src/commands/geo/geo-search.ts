@@ -12,7 +12,10 @@ import { storeEvents } from '../zsets/zsets-notify.js';
 import { notDecodedError, parseBox, parseLonLat, parseRadius, syntaxText } from './geo-args.js';
 import { replyCoordinate, replyDistance } from './geo-basic.js';
 import { distanceIfInShape, type GeoShape, searchCells } from './geo-shape.js';
-import { align52, type GeoHashBits, pointOf } from './geohash.js';
+import { align52, type GeoHashBits, pointInto, pointOf } from './geohash.js';
+
+/** The candidate a scan is looking at: [lon, lat]. */
+const POINT: [number, number] = [0, 0];
 
 /**
  * Redis 7.0's georadiusGeneric: GEOSEARCH, GEOSEARCHSTORE, GEORADIUS,
@@ -293,9 +296,9 @@ function scanCell(
   const cur = z.at(from);
   for (let r = from; r < to; r++, cur.next()) {
     const score = cur.score;
-    const [lon, lat] = pointOf(score);
-    const dist = distanceIfInShape(shape, lon, lat);
-    if (dist >= 0) points.push({ member: cur.member, score, lon, lat, dist });
+    pointInto(score, POINT);
+    const dist = distanceIfInShape(shape, POINT[0], POINT[1]);
+    if (dist >= 0) points.push({ member: cur.member, score, lon: POINT[0], lat: POINT[1], dist });
     if (points.length > 0 && limit > 0 && points.length >= limit) break;
   }
 }

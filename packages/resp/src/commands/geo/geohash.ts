@@ -162,7 +162,41 @@ export function centreOf(a: GeoHashArea): [lon: number, lat: number] {
 
 /** decodeGeohash: the point a member's score stands for (step 26, WGS84). */
 export function pointOf(score: number): [lon: number, lat: number] {
-  return centreOf(decode(WGS84_LONG, WGS84_LAT, { bits: score, step: GEO_STEP_MAX }));
+  const out: [number, number] = [0, 0];
+  pointInto(score, out);
+  return out;
+}
+
+const CELLS_26 = 2 ** GEO_STEP_MAX;
+const LAT_SCALE = GEO_LAT_MAX - GEO_LAT_MIN;
+const LON_SCALE = GEO_LONG_MAX - GEO_LONG_MIN;
+
+/**
+ * pointOf into `out` ([lon, lat]), allocating nothing: a search decodes
+ * every candidate of its cells. The arithmetic is decode's and centreOf's,
+ * step for step, so the bits are the same.
+ */
+export function pointInto(score: number, out: [number, number]): void {
+  let ilat: number;
+  let ilon: number;
+  if (score >= 0 && score < 2 ** 53) {
+    const hi = Math.floor(score / TWO32);
+    const lo = score - hi * TWO32;
+    ilat = (squash16(lo) | (squash16(hi) << 16)) >>> 0;
+    ilon = (squash16(lo >>> 1) | (squash16(hi >>> 1) << 16)) >>> 0;
+  } else [ilat, ilon] = deinterleave(score);
+  const latMin = GEO_LAT_MIN + (ilat / CELLS_26) * LAT_SCALE;
+  const latMax = GEO_LAT_MIN + ((ilat + 1) / CELLS_26) * LAT_SCALE;
+  const lonMin = GEO_LONG_MIN + (ilon / CELLS_26) * LON_SCALE;
+  const lonMax = GEO_LONG_MIN + ((ilon + 1) / CELLS_26) * LON_SCALE;
+  let lon = (lonMin + lonMax) / 2;
+  if (lon > GEO_LONG_MAX) lon = GEO_LONG_MAX;
+  if (lon < GEO_LONG_MIN) lon = GEO_LONG_MIN;
+  let lat = (latMin + latMax) / 2;
+  if (lat > GEO_LAT_MAX) lat = GEO_LAT_MAX;
+  if (lat < GEO_LAT_MIN) lat = GEO_LAT_MIN;
+  out[0] = lon;
+  out[1] = lat;
 }
 
 /** The 8 cells around one, as Redis's geohashNeighbors (indexes wrap around). */

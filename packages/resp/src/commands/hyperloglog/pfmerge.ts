@@ -62,9 +62,16 @@ export const pfmergeCommand: CommandDefinition = {
   flags: ['write', 'denyoom'],
   ...ALL_KEYS,
   ...hyperloglogGroup,
-  // Redis has two key specs (the destination RW access insert, the sources
-  // RO access); one range here, with the destination's flags.
+  // Redis's two key specs: the destination read and added to, the sources only read.
   keyFlags: ['RW', 'access', 'insert'],
+  keySpecs: [
+    {
+      flags: ['RW', 'access', 'insert'],
+      beginIndex: 1,
+      findRange: { lastKey: 0, keyStep: 1, limit: 0 },
+    },
+    { flags: ['RO', 'access'], beginIndex: 2, findRange: { lastKey: -1, keyStep: 1, limit: 0 } },
+  ],
   since: '2.8.9',
   complexity: 'O(N) to merge N HyperLogLogs, but with high constant times.',
   summary: 'Merge N different HyperLogLogs into a single one.',

@@ -7,6 +7,7 @@ import type {
   CommandHandler,
   CommandResult,
 } from '../../server/command-table.js';
+import { readConfig } from '../server/config.js';
 import { genericGroup } from '../shared/command-groups.js';
 import { expiredOnMiss } from '../shared/expiry.js';
 import { helpReply } from '../shared/help-reply.js';
@@ -105,11 +106,43 @@ const encoding: CommandHandler = (c, argv): CommandResult => {
   return reply(p, false);
 };
 
-const noLfuError = () =>
-  new CommandError(
+/** Redis's words, after the note both share. */
+const SWITCH_NOTE =
+  'Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.';
+
+/** Whether maxmemory-policy is an LFU one (Redis's MAXMEMORY_FLAG_LFU). */
+function lfuPolicy(c: Client): boolean {
+  return readConfig(c.server, 'maxmemory-policy').endsWith('-lfu');
+}
+
+/**
+ * OBJECT FREQ and IDLETIME, after the key was found: Redis's refusal when
+ * the policy does not track that figure. When it would, strata still has
+ * no figure to give: the log's index entry is a tag and an address (8
+ * bytes, hash-index.ts) with no access clock or counter, so the reply is
+ * an error saying so rather than an invented number.
+ */
+function accessFigure(c: Client, wanted: 'freq' | 'idletime'): never {
+  const lfu = lfuPolicy(c);
+  if (wanted === 'freq' && !lfu) {
+    throw new CommandError(
+      'ERR_UNSUPPORTED',
+      `ERR An LFU maxmemory policy is not selected, access frequency not tracked. ${SWITCH_NOTE}`,
+    );
+  }
+  if (wanted === 'idletime' && lfu) {
+    throw new CommandError(
+      'ERR_UNSUPPORTED',
+      `ERR An LFU maxmemory policy is selected, idle time not tracked. ${SWITCH_NOTE}`,
+    );
+  }
+  throw new CommandError(
     'ERR_UNSUPPORTED',
-    'ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.',
+    wanted === 'freq'
+      ? 'ERR access frequency not tracked: this server keeps no per-key access counter'
+      : 'ERR idle time not tracked: this server keeps no per-key access clock',
   );
+}
 
 const HELP = [
   'OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:',
@@ -137,6 +170,9 @@ const objectSubcommand = {
   lastKey: 2,
   step: 1,
   ...genericGroup,
+  // As Redis: the key is read, not its value's contents (no `access`).
+  keyFlags: ['RO'],
+  tips: ['nondeterministic_output'],
   complexity: 'O(1)',
 } as const;
 
@@ -163,20 +199,14 @@ export const objectCommand: CommandDefinition = {
       ...objectSubcommand,
       since: '4.0.0',
       summary: 'Returns the logarithmic access frequency counter of a Redis object.',
-      handler: withValue(() => {
-        // No LFU maxmemory policy: Redis refuses the same way.
-        throw noLfuError();
-      }),
+      handler: withValue((c) => accessFigure(c, 'freq')),
     },
     {
       name: 'idletime',
       ...objectSubcommand,
       since: '2.2.3',
       summary: 'Returns the time since the last access to a Redis object.',
-      handler: withValue((c) => {
-        // The log keeps no access clock: every key reads as just used.
-        c.reply.integer(0);
-      }),
+      handler: withValue((c) => accessFigure(c, 'idletime')),
     },
     {
       name: 'refcount',

@@ -1,16 +1,18 @@
 import type { ReplyWriter } from '@strata/protocol';
 import { compileGlob } from '@strata/scan';
 import { eqi } from '../../args.js';
-import { CommandError, syntaxError, wrongArityError } from '../../errors.js';
+import { CommandError, syntaxError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import {
   ACL_CATEGORIES,
   type AclCategory,
   type CommandDefinition,
+  CommandFlag,
   type CommandSpec,
   type CommandTable,
   type KeySpec,
 } from '../../server/command-table.js';
+import { callKeyIndexes, commandHasKeys, keyFlagsAt } from '../shared/call-keys.js';
 import { helpReply } from '../shared/help-reply.js';
 import { NO_KEYS } from '../shared/key-positions.js';
 import { redisDocs, writeDocValue } from './redis-docs.js';
@@ -110,7 +112,8 @@ function writeKeySpec(w: ReplyWriter, k: KeySpec): void {
   else if (typeof k.beginIndex === 'object') {
     w.map(2).bulk('type').bulk('keyword').bulk('spec').map(2);
     w.bulk('keyword').bulk(k.beginIndex.keyword).bulk('startfrom').integer(k.beginIndex.startFrom);
-  } else w.map(2).bulk('type').bulk('index').bulk('spec').map(1).bulk('index').integer(k.beginIndex);
+  } else
+    w.map(2).bulk('type').bulk('index').bulk('spec').map(1).bulk('index').integer(k.beginIndex);
   w.bulk('find_keys');
   const r = k.findRange;
   if (r === 'unknown') w.map(2).bulk('type').bulk('unknown').bulk('spec').map(0);
@@ -212,26 +215,53 @@ function list(c: Client, argv: Buffer[]): undefined {
   return undefined;
 }
 
-function getKeys(c: Client, argv: Buffer[]): undefined {
-  const table = c.server.table;
-  let spec = table.lookup(argv[2]!);
+/**
+ * Redis's getKeysSubcommandImpl, for COMMAND GETKEYS and GETKEYSANDFLAGS:
+ * the keys of the command in `argv[2..]`, in its order of refusals; null
+ * when a no_mandatory_keys command (EVAL) names none, which Redis answers
+ * with an empty array.
+ */
+function callKeys(c: Client, argv: Buffer[]): { spec: CommandSpec; keys: number[] } {
+  const args = argv.slice(2);
+  let spec = c.server.table.lookup(args[0]!);
+  if (spec !== undefined && spec.subcommands !== null && args.length >= 2) {
+    spec = spec.subcommands.lookup(args[1]!);
+  }
   if (spec === undefined) {
     throw new CommandError('ERR_SYNTAX', 'ERR Invalid command specified');
   }
-  const args = argv.slice(2);
-  if (spec.subcommands !== null && args.length >= 2) {
-    spec = spec.subcommands.lookup(args[1]!) ?? spec;
-  }
-  if (!spec.arityOk(args.length)) {
-    // Redis 7 words it as an arity error of COMMAND GETKEYS itself.
-    throw wrongArityError('command|getkeys');
-  }
-  const keys = spec.keyIndexes(args);
-  if (keys.length === 0) {
+  if (!commandHasKeys(spec)) {
     throw new CommandError('ERR_SYNTAX', 'ERR The command has no key arguments');
   }
+  if (!spec.arityOk(args.length)) {
+    throw new CommandError('ERR_SYNTAX', 'ERR Invalid number of arguments specified for command');
+  }
+  const keys = callKeyIndexes(spec, args);
+  if (keys.length === 0 && !spec.has(CommandFlag.no_mandatory_keys)) {
+    throw new CommandError('ERR_SYNTAX', 'ERR Invalid arguments specified for command');
+  }
+  return { spec, keys };
+}
+
+function getKeys(c: Client, argv: Buffer[]): undefined {
+  const { keys } = callKeys(c, argv);
   c.reply.array(keys.length);
-  for (const k of keys) c.reply.bulk(args[k]!);
+  for (const k of keys) c.reply.bulk(argv[k + 2]!);
+  return undefined;
+}
+
+/** Each key with its key-spec flags (a set of status strings), as Redis 7's addReplyFlagsForKeyArgs. */
+function getKeysAndFlags(c: Client, argv: Buffer[]): undefined {
+  const { spec, keys } = callKeys(c, argv);
+  const args = argv.slice(2);
+  const w = c.reply;
+  w.array(keys.length);
+  for (const k of keys) {
+    w.array(2).bulk(args[k]!);
+    const flags = keyFlagsAt(spec, k, args);
+    w.set(flags.length);
+    for (const f of flags) w.simple(f);
+  }
   return undefined;
 }
 
@@ -253,6 +283,8 @@ const HELP = [
   '    commands are returned.',
   'GETKEYS <full-command>',
   '    Return the keys from a full Redis command.',
+  'GETKEYSANDFLAGS <full-command>',
+  '    Return the keys and the access flags from a full Redis command.',
   'HELP',
   '    Prints this help.',
 ];
@@ -320,7 +352,8 @@ export const commandCommand: CommandDefinition = {
     },
     {
       name: 'getkeys',
-      arity: -3,
+      // As Redis 7.0: the command and at least one argument.
+      arity: -4,
       flags: FLAGS,
       acl: ['connection'],
       ...meta,
@@ -328,6 +361,17 @@ export const commandCommand: CommandDefinition = {
       complexity: 'O(N) where N is the number of arguments to the command',
       summary: 'Extracts the key names from an arbitrary command.',
       handler: getKeys,
+    },
+    {
+      name: 'getkeysandflags',
+      arity: -4,
+      flags: FLAGS,
+      acl: ['connection'],
+      ...meta,
+      since: '7.0.0',
+      complexity: 'O(N) where N is the number of arguments to the command',
+      summary: 'Extracts the key names and access flags for an arbitrary command.',
+      handler: getKeysAndFlags,
     },
     {
       name: 'help',

@@ -514,7 +514,10 @@ export const PARAMETERS: readonly ParameterSpec[] = [
     note: 'the address the server listens on; CONFIG SET cannot move it (same value: OK)',
   }),
   special('replicaof', 'replicaof', '', { alias: 'slaveof', immutable: true }),
-  special('latency-tracking-info-percentiles', 'latency-tracking-info-percentiles', '50 99 99.9'),
+  special('latency-tracking-info-percentiles', 'latency-tracking-info-percentiles', '50 99 99.9', {
+    strata: true,
+    note: 'the percentiles INFO latencystats prints',
+  }),
 ];
 
 /** One name CONFIG knows: a parameter under its own name or its alias. */

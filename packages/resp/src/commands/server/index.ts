@@ -1,6 +1,7 @@
 import type { CommandFamily } from '../family.js';
 import { commandCommand } from './command.js';
 import { latencyCommand } from './latency.js';
+import { lolwutCommand } from './lolwut.js';
 import { monitorCommand, stopMonitoring } from './monitor.js';
 import { serverCommands } from './server.js';
 import { type ShutdownHook, shutdownCommand } from './shutdown.js';
@@ -26,6 +27,7 @@ export function serverFamily(options: ServerFamilyOptions = {}): CommandFamily {
       slowlogCommand,
       latencyCommand,
       monitorCommand,
+      lolwutCommand,
     ],
     hooks: { onClientReset: stopMonitoring, onClientClose: stopMonitoring },
   };

@@ -1,9 +1,11 @@
 import { totalmem } from 'node:os';
 import { Store } from '@strata/hlog';
+import { HISTOGRAM_BUCKETS_US } from '../../server/latency-histogram.js';
 import type { ServerState } from '../../server/server-state.js';
 import { blockedClients } from '../blocking/blocking-registry.js';
 import { pubsubCounts } from '../pubsub/subscriptions.js';
 import { trackingCounts } from '../tracking/tracking-state.js';
+import { readConfig } from './config.js';
 
 /** What HELLO and INFO report: clients pick features by the Redis version. */
 export const SERVER_NAME = 'redis';
@@ -113,6 +115,7 @@ const SECTIONS: Record<string, Section> = {
     }
     return out;
   },
+  latencystats: (s) => (s.latencyTracking ? latencyPercentileLines(s) : []),
   storage: (s) => {
     const out: string[] = [];
     for (let db = 0; db < s.keyspace.count; db++) {
@@ -126,6 +129,44 @@ const SECTIONS: Record<string, Section> = {
     return out;
   },
 };
+
+/**
+ * INFO latencystats: per command, the latency-tracking-info-percentiles of
+ * its LATENCY HISTOGRAM calls, in µs with Redis's `%.3f`. The histogram
+ * keeps power-of-two buckets (latency-histogram.ts), not Redis's HDR one
+ * (2 significant digits), so a percentile is the upper bound of the bucket
+ * it falls in: at most that, coarser than Redis's figure.
+ */
+function latencyPercentileLines(s: ServerState): string[] {
+  const text = readConfig(s, 'latency-tracking-info-percentiles');
+  // The stored text is already as Redis prints each one (`%f`, zeros trimmed).
+  const labels = text === '' ? [] : text.split(' ');
+  const wanted = labels.map(Number);
+  const out: string[] = [];
+  for (const spec of s.table) {
+    const all = spec.subcommands === null ? [spec] : [spec, ...spec.subcommands];
+    for (const x of all) {
+      const h = x.histogram;
+      if (h === null) continue;
+      const parts = labels.map((l, i) => `p${l}=${percentileOf(h, wanted[i]!).toFixed(3)}`);
+      out.push(`latency_percentiles_usec_${x.fullName}:${parts.join(',')}`);
+    }
+  }
+  return out;
+}
+
+/** hdr_value_at_percentile over the buckets: the bound of the bucket the p-th call is in. */
+function percentileOf(h: Float64Array, p: number): number {
+  let total = 0;
+  for (const n of h) total += n;
+  const rank = Math.max(1, Math.floor((Math.min(p, 100) / 100) * total + 0.5));
+  let seen = 0;
+  for (let k = 0; k < h.length; k++) {
+    seen += h[k]!;
+    if (seen >= rank) return HISTOGRAM_BUCKETS_US[k]!;
+  }
+  return 0;
+}
 
 /** The process's memory as INFO memory and MEMORY STATS report it. */
 export interface MemoryFacts {
@@ -189,7 +230,16 @@ const DEFAULT = [
   'cluster',
   'keyspace',
 ];
-const ALL = [...DEFAULT, 'commandstats', 'storage'];
+/** `all` and `everything`: Redis's order (the stats sections before cluster), then strata's own. */
+const ALL = [
+  ...DEFAULT.slice(0, DEFAULT.indexOf('errorstats')),
+  'commandstats',
+  'errorstats',
+  'latencystats',
+  'cluster',
+  'keyspace',
+  'storage',
+];
 
 /** The sections INFO shows for the names asked (`default`, `all`, `everything` or names). */
 export function infoSections(asked: readonly string[], extra: readonly string[] = []): Set<string> {
