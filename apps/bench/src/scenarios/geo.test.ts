@@ -13,7 +13,7 @@ describe('geo (tiny size)', () => {
   it('runs every geo command on strata (and redis when installed)', async () => {
     const json = await runTiny(
       geo,
-      { requests: 300, points: 2000, clients: 4, memory: 64 * 1024 * 1024 },
+      { requests: 300, searchRequests: 100, points: 2000, clients: 4, memory: 64 * 1024 * 1024 },
       tmp.path,
     );
     expect(json.scenario).toBe('geo');
