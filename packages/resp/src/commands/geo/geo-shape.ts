@@ -59,7 +59,7 @@ interface Trig {
 
 /** V8's own: fast, and within an ulp of glibc's. */
 const FAST: Trig = Math;
-/** Rounded to the nearest double, as glibc rounds nearly every value (30x slower). */
+/** Rounded to the nearest double, as glibc rounds nearly every value (slower: for stored distances). */
 const EXACT: Trig = exactTrig;
 
 /** geohashGetDistance: the haversine great-circle distance in meters. */
@@ -84,15 +84,19 @@ export function distance(
 /**
  * Whether the point (x2, y2) is in the shape: its distance from the centre
  * in meters when it is, else -1 (geohashGetDistanceIfInRadiusWGS84 /
- * geohashGetDistanceIfInRectangle, the latitude checked first).
+ * geohashGetDistanceIfInRectangle, the latitude checked first). The test
+ * uses V8's trigonometry (a point within an ulp of the edge is the only
+ * one it can judge otherwise than glibc); a shape whose distances are
+ * stored gets the kept points' distances again in glibc's rounding.
  */
 export function distanceIfInShape(s: GeoShape, x2: number, y2: number): number {
   if (s.type === 'radius') {
-    const d = distance(s.lon, s.lat, x2, y2, s.exact);
-    return d > s.radius * s.conversion ? -1 : d;
+    const d = distance(s.lon, s.lat, x2, y2);
+    if (d > s.radius * s.conversion) return -1;
+    return s.exact ? distance(s.lon, s.lat, x2, y2, true) : d;
   }
   if (latDistance(y2, s.lat) > (s.height * s.conversion) / 2) return -1;
-  if (distance(x2, y2, s.lon, y2, s.exact) > (s.width * s.conversion) / 2) return -1;
+  if (distance(x2, y2, s.lon, y2) > (s.width * s.conversion) / 2) return -1;
   return distance(s.lon, s.lat, x2, y2, s.exact);
 }
 

@@ -67,8 +67,15 @@ for (let n = 0; n < 32; n++) {
   const sign = (n >> 1) % 2 === 0 ? 1 : -1;
   (n % 2 === 1 ? SIN_COEFFS : COS_COEFFS).push({ hi: sign * f.hi, lo: sign * f.lo });
 }
-// |r| <= pi/4 after reduction: r^28 / 28! < 1e-35, far below the rounding.
-const TERMS = 14;
+/**
+ * The series' length for |r| (at most pi/4 after reduction): enough that
+ * the first term left out, r^2n / (2n+1)!, is below 1e-31 of the value.
+ * Distances between near places take sines of tiny angles: 5 terms.
+ */
+function termsFor(r: number): number {
+  const a = Math.abs(r);
+  return a <= 1e-3 ? 5 : a <= 0.05 ? 8 : a <= 0.3 ? 11 : 14;
+}
 
 /** pi/2 in three parts: reduction by up to 3 quadrants stays exact to ~1e-40. */
 const PIO2_1 = 1.5707963267948966;
@@ -96,10 +103,11 @@ function reduce(x: number): number {
 function series(coeffs: readonly DD[], odd: boolean): void {
   mulDouble(R.hi, R.hi, R2);
   R2.lo += 2 * R.hi * R.lo;
-  const last = coeffs[TERMS - 1]!;
+  const terms = termsFor(R.hi);
+  const last = coeffs[terms - 1]!;
   ACC.hi = last.hi;
   ACC.lo = last.lo;
-  for (let i = TERMS - 2; i >= 0; i--) mulAdd(ACC, R2, coeffs[i]!);
+  for (let i = terms - 2; i >= 0; i--) mulAdd(ACC, R2, coeffs[i]!);
   if (odd) mulAdd(ACC, R, ZERO);
 }
 
@@ -122,8 +130,18 @@ export function sin(x: number): number {
   return ACC.hi + ACC.lo;
 }
 
-/** cos(x), rounded to the nearest double. */
+let lastCosArg = 0;
+let lastCos = 1;
+
+/** cos(x), rounded to the nearest double (the last one kept: a search's centre repeats). */
 export function cos(x: number): number {
+  if (x === lastCosArg) return lastCos;
+  lastCos = cosOf(x);
+  lastCosArg = x;
+  return lastCos;
+}
+
+function cosOf(x: number): number {
   if (!Number.isFinite(x)) return Math.cos(x);
   const q = reduce(x);
   series(q % 2 === 0 ? COS_COEFFS : SIN_COEFFS, q % 2 === 1);
