@@ -22,11 +22,12 @@ const layers = {
   'packages/io': [],
   'packages/protocol': ['io'],
   'packages/pagebuf': ['io'],
+  'packages/rdb': ['io'],
   'packages/aof': ['io', 'protocol'],
   'packages/hlog': ['io', 'pagebuf'],
   'packages/scan': ['hlog', 'pagebuf', 'io'],
   'packages/collections': ['hlog', 'io'],
-  'packages/resp': ['collections', 'hlog', 'scan', 'protocol', 'io'],
+  'packages/resp': ['collections', 'hlog', 'scan', 'protocol', 'rdb', 'io'],
   'apps/server': ['aof', 'hlog', 'io', 'resp', 'protocol'],
   'apps/bench': ['aof', 'collections', 'hlog', 'io', 'pagebuf', 'protocol', 'resp', 'scan'],
 };

@@ -75,7 +75,11 @@ export type CommandErrorCode =
   /** The client's ACL user may not run the command, or touch its keys or channels. */
   | 'ERR_NOPERM'
   /** An ACL command's own error (a rule that does not parse, an unknown user or category). */
-  | 'ERR_ACL';
+  | 'ERR_ACL'
+  /** RESTORE onto an existing key without REPLACE (Redis's BUSYKEY). */
+  | 'ERR_BUSYKEY'
+  /** A DUMP payload that fails its version or checksum check, or does not decode. */
+  | 'ERR_DUMP_PAYLOAD';
 
 /** An error reply. `message` is the whole reply after the `-`, code word first. */
 export class CommandError extends StrataError<CommandErrorCode> {

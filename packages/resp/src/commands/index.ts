@@ -5,6 +5,7 @@ import { bitsFamily } from './bits/index.js';
 import { blockingFamily } from './blocking/index.js';
 import { connectionFamily } from './connection/index.js';
 import { debugFamily } from './debug/index.js';
+import { dumpFamily } from './dump/index.js';
 import type { CommandFamily } from './family.js';
 import { geoFamily } from './geo/index.js';
 import { hashesFamily } from './hashes/index.js';
@@ -53,6 +54,7 @@ export function commandFamilies(options: CommandSetOptions = {}): CommandFamily[
     trackingFamily,
     memoryFamily,
     debugFamily,
+    dumpFamily,
     replicationFamily,
     scriptingFamily(options),
     aclFamily,

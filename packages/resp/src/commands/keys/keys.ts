@@ -16,6 +16,7 @@ import { NotifyClass, notify, notifyKeyspaceEvent } from '../pubsub/keyspace-eve
 import { genericGroup } from '../shared/command-groups.js';
 import { expiredOnMiss, readMissed } from '../shared/expiry.js';
 import { ALL_KEYS, KEY1, NO_KEYS, SRC_DST } from '../shared/key-positions.js';
+import { readRecord } from '../shared/read-record.js';
 import { whenNonZero } from '../shared/replay-rules.js';
 import { expireReplay } from './replay.js';
 
@@ -297,18 +298,6 @@ const sameObjectError = () =>
 const noSuchKeyError = () => new CommandError('ERR_SYNTAX', 'ERR no such key');
 
 /** A read as an owned value with its expiry (copied: the store reuses its views). */
-function readValue(store: StoreCore, key: Buffer): ReadResult | Promise<ReadResult> {
-  const v = store.read(key);
-  if (v.status === 'pending') return v.pending;
-  if (v.status === 'notFound') return v;
-  return {
-    status: 'found',
-    value: Buffer.from(v.bytes.subarray(v.offset, v.offset + v.length)),
-    expiresAt: v.expiresAt,
-    type: v.type,
-  };
-}
-
 async function settled<T extends { status: string }>(
   v: T | { status: 'pending'; pending: Promise<unknown> },
 ): Promise<unknown> {
@@ -338,7 +327,7 @@ function transfer(
     // A cached collection is written back first: the record is what moves.
     await fromCollections.writeBack(src);
     const server = c.server;
-    const r = await readValue(from, src);
+    const r = await readRecord(from, src);
     if (r.status === 'notFound') {
       // Write lookups but COPY's, whose read lookup of the source misses (keymiss).
       expiredOnMiss(c, src, false, from);

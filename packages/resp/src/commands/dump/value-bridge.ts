@@ -1,0 +1,92 @@
+import { decoderFor, HashValue, List, SetValue, SortedSet } from '@strata/collections';
+import { RecordType } from '@strata/hlog';
+import type { EncodableValue, RdbValue } from '@strata/rdb';
+import { CommandError } from '../../errors.js';
+
+/**
+ * Between a record of the log and Redis's value types (`@strata/rdb`):
+ * what DUMP serializes and what RESTORE writes. Members are latin1
+ * strings in the collections, the bytes themselves in RDB.
+ */
+
+const bytes = (s: string): Buffer => Buffer.from(s, 'latin1');
+const text = (b: Buffer): string => b.toString('latin1');
+
+/** The RDB value of a record of `type`, or null for a type DUMP does not serialize yet. */
+export function toRdbValue(type: RecordType, record: Buffer): EncodableValue | null {
+  if (type === RecordType.STRING) return { type: 'string', value: record };
+  const decode = decoderFor(type);
+  if (decode === undefined) return null;
+  const v = decode(record);
+  if (v instanceof HashValue) {
+    const fields: [Buffer, Buffer][] = [];
+    v.forEach((f, x) => {
+      fields.push([bytes(f), bytes(x)]);
+    });
+    return { type: 'hash', fields };
+  }
+  if (v instanceof SetValue) {
+    const members: Buffer[] = [];
+    v.forEach((m) => {
+      members.push(bytes(m));
+    });
+    return { type: 'set', members };
+  }
+  if (v instanceof SortedSet) {
+    const entries: [Buffer, number][] = [];
+    v.forEach((score, m) => {
+      entries.push([bytes(m), score]);
+    });
+    return { type: 'zset', entries };
+  }
+  if (v instanceof List) {
+    const items: Buffer[] = [];
+    v.forRange(0, v.size - 1, (x) => {
+      items.push(bytes(x));
+    });
+    return { type: 'list', items };
+  }
+  return null;
+}
+
+/** A RESTOREd value as the record to write: its type and bytes. */
+export function fromRdbValue(v: RdbValue): { type: RecordType; record: Buffer } {
+  // Redis's rdbLoadObject refuses an empty collection.
+  const size =
+    v.type === 'hash'
+      ? v.fields.length
+      : v.type === 'set'
+        ? v.members.length
+        : v.type === 'zset'
+          ? v.entries.length
+          : v.type === 'list'
+            ? v.items.length
+            : 1;
+  if (size === 0) throw new CommandError('ERR_DUMP_PAYLOAD', 'ERR Bad data format');
+  switch (v.type) {
+    case 'string':
+      return { type: RecordType.STRING, record: v.value };
+    case 'hash': {
+      const h = HashValue.empty();
+      for (const [f, x] of v.fields) h.set(text(f), text(x));
+      return { type: RecordType.HASH, record: h.encode() };
+    }
+    case 'set': {
+      const s = SetValue.empty();
+      for (const m of v.members) s.add(text(m));
+      return { type: RecordType.SET, record: s.encode() };
+    }
+    case 'zset': {
+      const z = new SortedSet();
+      for (const [m, score] of v.entries) z.add(text(m), score);
+      return { type: RecordType.ZSET, record: z.encode() };
+    }
+    case 'list': {
+      const l = new List();
+      for (const x of v.items) l.pushBack(text(x));
+      return { type: RecordType.LIST, record: l.encode() };
+    }
+    default:
+      throw new CommandError('ERR_UNSUPPORTED', 'ERR RESTORE of streams is not supported yet');
+  }
+}
