@@ -5,7 +5,7 @@ import type { Client } from '../../server/client.js';
 import type { CommandResult } from '../../server/command-table.js';
 import { signalReady } from '../blocking/blocking-registry.js';
 import { NotifyClass, notifyKeyspaceEvent } from '../pubsub/keyspace-events.js';
-import { readRecord } from '../shared/read-record.js';
+import { settled } from '../shared/read-record.js';
 import { fromRdbValue } from './value-bridge.js';
 
 interface RestoreOptions {
@@ -53,8 +53,11 @@ export function restore(c: Client, argv: Buffer[]): CommandResult {
   const key = argv[1]!;
   const o = parseOptions(argv);
   return c.server.runExclusive(c, async () => {
-    const existing = await readRecord(c.store, key);
-    if (existing.status === 'found' && !o.replace) {
+    // Whether the key exists: a probe, not a copy of its value.
+    const probed = c.store.probe(key);
+    const exists =
+      (probed.status === 'pending' ? (await probed.pending).status : probed.status) === 'found';
+    if (exists && !o.replace) {
       throw new CommandError('ERR_BUSYKEY', 'BUSYKEY Target key name already exists.');
     }
     let ttl = parseInteger(argv[2]!);
@@ -74,20 +77,16 @@ export function restore(c: Client, argv: Buffer[]): CommandResult {
     c.collections.invalidate(key);
     if (ttl !== 0 && ttl <= Date.now()) {
       // Already expired: Redis deletes what REPLACE would have replaced, and answers OK.
-      if (existing.status === 'found') {
-        await settle(c.store.remove(key));
+      if (exists) {
+        await settled(c.store.remove(key));
         notifyKeyspaceEvent(server, NotifyClass.generic, 'del', key, c.db, c);
       }
       c.reply.simple('OK');
       return;
     }
-    await settle(c.store.upsert(key, decoded.record, ttl, 0, decoded.type));
+    await settled(c.store.upsert(key, decoded.record, ttl, 0, decoded.type));
     notifyKeyspaceEvent(server, NotifyClass.generic, 'restore', key, c.db, c);
     await signalReady(c, c.db, key);
     c.reply.simple('OK');
   });
-}
-
-async function settle(v: { status: string } | { status: 'pending'; pending: Promise<unknown> }) {
-  if ('pending' in v) await v.pending;
 }

@@ -149,17 +149,6 @@ export function decode(lonRange: CoordRange, latRange: CoordRange, h: GeoHashBit
   };
 }
 
-/** geohashDecodeAreaToLongLat: a cell's centre, clamped to the WGS84 limits. */
-export function centreOf(a: GeoHashArea): [lon: number, lat: number] {
-  let lon = (a.lonMin + a.lonMax) / 2;
-  if (lon > GEO_LONG_MAX) lon = GEO_LONG_MAX;
-  if (lon < GEO_LONG_MIN) lon = GEO_LONG_MIN;
-  let lat = (a.latMin + a.latMax) / 2;
-  if (lat > GEO_LAT_MAX) lat = GEO_LAT_MAX;
-  if (lat < GEO_LAT_MIN) lat = GEO_LAT_MIN;
-  return [lon, lat];
-}
-
 /** decodeGeohash: the point a member's score stands for (step 26, WGS84). */
 export function pointOf(score: number): [lon: number, lat: number] {
   const out: [number, number] = [0, 0];
@@ -173,7 +162,8 @@ const LON_SCALE = GEO_LONG_MAX - GEO_LONG_MIN;
 
 /**
  * pointOf into `out` ([lon, lat]), allocating nothing: a search decodes
- * every candidate of its cells. The arithmetic is decode's and centreOf's,
+ * every candidate of its cells. The arithmetic is decode's and Redis's
+ * geohashDecodeAreaToLongLat's (the centre, clamped to the WGS84 limits),
  * step for step, so the bits are the same.
  */
 export function pointInto(score: number, out: [number, number]): void {

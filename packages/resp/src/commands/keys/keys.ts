@@ -16,7 +16,7 @@ import { NotifyClass, notify, notifyKeyspaceEvent } from '../pubsub/keyspace-eve
 import { genericGroup } from '../shared/command-groups.js';
 import { expiredOnMiss, readMissed } from '../shared/expiry.js';
 import { ALL_KEYS, KEY1, NO_KEYS, SRC_DST } from '../shared/key-positions.js';
-import { readRecord } from '../shared/read-record.js';
+import { readRecord, settled } from '../shared/read-record.js';
 import { whenNonZero } from '../shared/replay-rules.js';
 import { expireReplay } from './replay.js';
 
@@ -298,11 +298,6 @@ const sameObjectError = () =>
 const noSuchKeyError = () => new CommandError('ERR_SYNTAX', 'ERR no such key');
 
 /** A read as an owned value with its expiry (copied: the store reuses its views). */
-async function settled<T extends { status: string }>(
-  v: T | { status: 'pending'; pending: Promise<unknown> },
-): Promise<unknown> {
-  return 'pending' in v ? v.pending : v;
-}
 
 /**
  * Moves or copies `src` (in `from`) to `dst` (in `to`): reads, checks, then

@@ -15,3 +15,10 @@ export function readRecord(store: StoreCore, key: Buffer): ReadResult | Promise<
     type: v.type,
   };
 }
+
+/** Waits for a store write's pending part, if it has one. */
+export async function settled<T extends { status: string }>(
+  v: T | { status: 'pending'; pending: Promise<unknown> },
+): Promise<unknown> {
+  return 'pending' in v ? v.pending : v;
+}
