@@ -18,6 +18,7 @@ export {
 } from './hlog-store.js';
 export { HybridLog, type HybridLogOptions, type HybridLogStats } from './hybrid-log.js';
 export { INTERNAL_KEY_PREFIX, internalKey, isInternalKey } from './internal-keys.js';
+export type { ExpiringTtl } from './key-count.js';
 export { hashBytes, hashKey } from './key-hash.js';
 export { LogPage, LogPages, type LogPagesOptions } from './log-pages.js';
 export {

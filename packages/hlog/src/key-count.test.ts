@@ -36,6 +36,19 @@ describe('KeyCount', () => {
     expect(heard.sort()).toEqual(['k12', 'k13', 'k14', 'k15', 'k16', 'k17', 'k18', 'k19', 'k20']);
   });
 
+  it('expiringTtl counts keys with an expiry ahead and sums their remaining time, skipping passed ones without removing them', () => {
+    const { count, clock } = counter();
+    count.changed(Buffer.from('a'), K_ABSENT, 2_000, 0);
+    count.changed(Buffer.from('b'), K_ABSENT, 5_000, 0);
+    count.changed(Buffer.from('c'), K_ABSENT, 1_500, 0);
+    count.changed(Buffer.from('p'), K_ABSENT, 0, 0); // no expiry: not counted
+    expect(count.expiringTtl()).toEqual({ count: 3, ttlSum: 1_000 + 4_000 + 500 });
+    count.changed(Buffer.from('b'), K_EXPIRING, 0, 0); // persisted
+    clock.now = 1_600; // c has passed
+    expect(count.expiringTtl()).toEqual({ count: 1, ttlSum: 400 });
+    expect(count.expiringSize).toBe(2); // c stays until a sweep or a count removes it
+  });
+
   it('tracks keys with an expiry by their bytes (binary keys, overwrites, persist, delete, passing)', async () => {
     const { count, clock } = counter();
     const a = Buffer.from([0x00, 0xff, 0x80, 0x61]);

@@ -16,6 +16,12 @@ export interface KeyCountSnapshot {
   expiring: Array<[string, number]>;
 }
 
+/** Keys with an expiry still ahead, and the sum of their remaining times in ms. */
+export interface ExpiringTtl {
+  readonly count: number;
+  readonly ttlSum: number;
+}
+
 /**
  * The number of live keys, kept as the store writes (DBSIZE without a
  * scan). Each write reports the key's state before and after it (absent,
@@ -103,6 +109,25 @@ export class KeyCount {
     if (exp > now) return true;
     this.onExpired?.(Buffer.from(key));
     return false;
+  }
+
+  /**
+   * The keys with an expiry still ahead and the sum of their remaining
+   * times (ms), from the table alone: INFO's `expires` and `avg_ttl` without
+   * reading a record. Passed ones are skipped, not removed (the sweeps and
+   * `onExpired` own that).
+   */
+  expiringTtl(): ExpiringTtl {
+    const now = this.clock();
+    let count = 0;
+    let ttlSum = 0;
+    this.expiring.forEachState((exp) => {
+      if (exp > now) {
+        count++;
+        ttlSum += exp - now;
+      }
+    });
+    return { count, ttlSum };
   }
 
   /** Keys counted with an expiry, passed ones included until the next count. */

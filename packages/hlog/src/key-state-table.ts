@@ -90,13 +90,6 @@ export class KeyStateTable {
   }
 
   /**
-   * Calls `fn` with every key (a view into the arena, valid during the
-   * call only) and its state; removes the keys for which it returns false.
-   * A removal shifts the probe run behind it back, so a key of a run that
-   * wraps past the table's end may be seen twice (never skipped): `fn`
-   * should decide the same way each time.
-   */
-  /**
    * `sweep` over at most `slots` slots from `cursor`, for work done a slice
    * at a time; returns where the next slice starts (0 once past the end).
    * Entries that removals shift behind the cursor wait for the next round.
@@ -116,6 +109,13 @@ export class KeyStateTable {
     return i > this.mask ? 0 : i;
   }
 
+  /**
+   * Calls `fn` with every key (a view into the arena, valid during the
+   * call only) and its state; removes the keys for which it returns false.
+   * A removal shifts the probe run behind it back, so a key of a run that
+   * wraps past the table's end may be seen twice (never skipped): `fn`
+   * should decide the same way each time.
+   */
   sweep(fn: (key: Buffer, state: number) => boolean): void {
     const slots = this.slots;
     let i = 0;

@@ -3,6 +3,7 @@ import { copyIfLive, relocateBlobIfLive } from './compaction-steps.js';
 import { CoreState, DELETED, EMPTY, EXPIRY_NOT_SET, EXPIRY_OK, NOT_FOUND } from './core-state.js';
 import { HlogError } from './errors.js';
 import { expireSlice, expiryStep } from './expiry-path.js';
+import type { ExpiringTtl } from './key-count.js';
 import { hashKey } from './key-hash.js';
 import { drivePending, readBlobKey } from './pending-driver.js';
 import { prefetchKeys } from './prefetch-path.js';
@@ -254,6 +255,11 @@ export class SyncCore extends CoreState {
    */
   exactCount(): Promise<number> {
     return this.count.exact();
+  }
+
+  /** Keys with an expiry still ahead and their summed remaining time (INFO keyspace). */
+  expiringTtl(): ExpiringTtl {
+    return this.count.expiringTtl();
   }
 
   /** Waits for outstanding resolutions (close). */

@@ -1,17 +1,10 @@
 import type { StoreCore } from '@strata/hlog';
-import {
-  KeyScanner,
-  type KeyspaceInfo,
-  keyspaceInfo,
-  listKeys,
-  ScanError,
-  type ScanOptions,
-} from '@strata/scan';
+import { KeyScanner, type KeyspaceInfo, listKeys, ScanError, type ScanOptions } from '@strata/scan';
 import { invalidCursorError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
 import type { ServerState } from '../../server/server-state.js';
-import { clientSlot, serverSlot } from '../family.js';
+import { clientSlot } from '../family.js';
 import { genericGroup } from '../shared/command-groups.js';
 import { NO_KEYS } from '../shared/key-positions.js';
 import { parseCursor, parseScanWords } from '../shared/scan-options.js';
@@ -121,26 +114,17 @@ export async function randomKey(scanner: KeyScanner, store: StoreCore): Promise<
 
 // ---- INFO keyspace ---------------------------------------------------------------
 
-/** Concurrent INFO calls share one pass per store. */
-const infoPassesSlot = serverSlot(
-  'scan info passes',
-  () => new Map<StoreCore, Promise<KeyspaceInfo>>(),
-);
-
-function storeInfo(s: ServerState, db: number, store: StoreCore): Promise<KeyspaceInfo> {
-  const infoPasses = s.state(infoPassesSlot);
-  let p = infoPasses.get(store);
-  if (p === undefined) {
-    const pass = keyspaceInfo(store);
-    p = pass;
-    infoPasses.set(store, pass);
-    const done = () => {
-      if (infoPasses.get(store) === pass) infoPasses.delete(store);
-    };
-    pass.then(done, done);
-    s.keyspace.track(db, pass);
-  }
-  return p;
+/**
+ * One database's `keys`, `expires` and `avg_ttl` from the store's counters:
+ * the live-key count DBSIZE answers, and the in-memory table of keys with an
+ * expiry. No record is read, so a dashboard's scrape costs the same whatever
+ * the log holds on disk. Redis's avg_ttl is an estimate sampled by its
+ * expire cycle; this one is the exact mean over the keys with an expiry.
+ */
+async function storeInfo(s: ServerState, db: number, store: StoreCore): Promise<KeyspaceInfo> {
+  const keys = await s.keyspace.track(db, store.exactCount());
+  const { count, ttlSum } = store.expiringTtl();
+  return { keys, expires: count, avgTtl: count === 0 ? 0 : Math.round(ttlSum / count) };
 }
 
 /**
