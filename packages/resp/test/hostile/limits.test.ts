@@ -127,18 +127,28 @@ describe('protocol limits, in Redis words, closing where Redis closes', () => {
     c.close();
   });
 
-  test('a configured proto-max-bulk-len', async () => {
+  test("a configured proto-max-bulk-len, and Redis's least (1mb) for it", async () => {
     const c = await RequestConnection.open(s.port);
     try {
-      expect((await c.call(['CONFIG', 'SET', 'proto-max-bulk-len', '1000000'])).toString()).toBe(
+      // Below 1mb every RESP command of any size would soon fail: Redis refuses it.
+      const refused =
+        "-ERR CONFIG SET failed (possibly related to argument 'proto-max-bulk-len') - argument must be between 1048576 and 9223372036854775807 inclusive\r\n";
+      expect((await c.call(['CONFIG', 'SET', 'proto-max-bulk-len', '1'])).toString()).toBe(refused);
+      expect((await c.call(['CONFIG', 'SET', 'proto-max-bulk-len', '1048575'])).toString()).toBe(
+        refused,
+      );
+      expect((await c.call(['CONFIG', 'GET', 'proto-max-bulk-len'])).toString()).toContain(
+        `$9\r\n${512 * MB}\r\n`,
+      );
+      expect((await c.call(['CONFIG', 'SET', 'proto-max-bulk-len', '1mb'])).toString()).toBe(
         '+OK\r\n',
       );
-      expect(await exchange(s.port, '*2\r\n$4\r\nECHO\r\n$1000001\r\n')).toEqual({
+      expect(await exchange(s.port, `*2\r\n$4\r\nECHO\r\n$${MB + 1}\r\n`)).toEqual({
         reply: '-ERR Protocol error: invalid bulk length\r\n',
         closed: true,
       });
-      const ok = await c.call(['ECHO', 'z'.repeat(1_000_000)]);
-      expect(ok.length).toBe(1_000_000 + 12);
+      const ok = await c.call(['ECHO', 'z'.repeat(MB)]);
+      expect(ok.length).toBe(MB + 12); // $1048576\r\n ... \r\n
     } finally {
       await c.call(['CONFIG', 'SET', 'proto-max-bulk-len', String(512 * MB)]);
       c.close();

@@ -403,10 +403,9 @@ export const PARAMETERS: readonly ParameterSpec[] = [
     strata: true,
     note: 'milliseconds an event lasts before LATENCY records it (0: off)',
   }),
-  // Strata has always taken any positive length here (its tests use 1000000); Redis's least is 1mb.
-  mem('proto-max-bulk-len', 1n, LONG_MAX, '536870912', {
+  mem('proto-max-bulk-len', MB, LONG_MAX, '536870912', {
     strata: true,
-    note: 'the longest bulk string a request may carry; strata takes any positive size, Redis 1mb or more',
+    note: 'the longest bulk string a request may carry',
   }),
   int('stream-node-max-entries', 0n, LONG_MAX, '100'),
   // Redis raises a smaller backlog to its least, 16kb (CONFIG_REPL_BACKLOG_MIN_SIZE).
