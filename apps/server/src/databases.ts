@@ -3,6 +3,7 @@ import type { AppendOnlyFile } from '@strata/aof';
 import { FileCheckpointStore, Store, type StoreCore, type StoreOptions } from '@strata/hlog';
 import { type Device, FileDevice } from '@strata/io';
 import { DatabaseDirectories, type DatabaseProvider, describeSize } from '@strata/resp';
+import { checkAofCheckpoints } from './aof-checkpoint-guard.js';
 import { AofCheckpointStore } from './aof-checkpoint-store.js';
 import { ClippedDevice } from './clipped-device.js';
 import { foldOverOnOwnTurn } from './fold-over-turn.js';
@@ -108,6 +109,12 @@ export class Databases implements DatabaseProvider {
     this.aof = aof;
   }
 
+  /** Before the AOF replays: no database holds a log without the checkpoint the AOF names. */
+  checkAofCheckpoints(): Promise<void> {
+    if (this.aof === null) return Promise.resolve();
+    return checkAofCheckpoints(this.aof, this.count, (i) => this.path(i));
+  }
+
   open(index: number): Promise<StoreCore> {
     return this.openStore(index, false);
   }
@@ -178,13 +185,15 @@ export class Databases implements DatabaseProvider {
     let approved: number | null = null;
     if (entry !== undefined) {
       const seqs = await inner.list();
-      // Newer ones were never recorded in the AOF (a crash in between), older ones are done with.
-      for (const s of seqs) if (s !== entry.id) await inner.remove(s);
       const present = seqs.includes(entry.id);
-      if (!present) {
+      if (present) {
+        // Newer ones were never recorded in the AOF (a crash in between), older ones are done with.
+        for (const s of seqs) if (s !== entry.id) await inner.remove(s);
+      } else {
+        // checkAofCheckpoints let it through: the directory holds no log (FLUSHDB's crash window).
         logger.warning(
-          `DB ${index}: checkpoint ${entry.id} named by the AOF is gone (FLUSHDB before a crash?); ` +
-            'the database starts empty and the AOF replays onto it',
+          `DB ${index}: checkpoint ${entry.id} named by the AOF is gone and no log is left ` +
+            '(FLUSHDB before a crash); the database starts empty and the AOF replays onto it',
         );
       }
       approved = present ? entry.id : null;

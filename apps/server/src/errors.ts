@@ -7,6 +7,7 @@
  * - ERR_CONFIG_READ: a config file, or one it includes, that cannot be read (ConfigReadError)
  * - ERR_FATAL_CONFIG: a configuration the server cannot start with (FatalConfigError)
  * - ERR_LISTEN: an address or port the server cannot listen on (ListenError)
+ * - ERR_DATA_UNACCOUNTED: a database directory with a log but without the checkpoint the AOF replays onto (UnaccountedDataError)
  *
  * Another live server on the same `--dir` is io's DirLockedError (ERR_LOCKED).
  */
@@ -16,4 +17,5 @@ export type ServerErrorCode =
   | 'ERR_CONFIG_FILE'
   | 'ERR_CONFIG_READ'
   | 'ERR_FATAL_CONFIG'
-  | 'ERR_LISTEN';
+  | 'ERR_LISTEN'
+  | 'ERR_DATA_UNACCOUNTED';

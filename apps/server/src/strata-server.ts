@@ -248,6 +248,7 @@ export class StrataServer {
     });
     this.aof = aof;
     this.databases.useAof(aof);
+    await this.databases.checkAofCheckpoints();
     let errors = 0;
     const r = await aof.replay((db, argv, time) => {
       this.clock.replayAt(time);
