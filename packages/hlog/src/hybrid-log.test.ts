@@ -52,6 +52,28 @@ describe('hybrid log', () => {
     expect(verifyRecordsPage(page, 0, 1024, header!)).toBe(false);
   });
 
+  it('becomes resident as the tail goes round the ring, not at once', async () => {
+    const MiB = 1 << 20;
+    const rss = () => process.memoryUsage().rss;
+    const device = new MemoryDevice({ segmentSize: 1 << 30 });
+    const before = rss();
+    const log = new HybridLog({
+      device,
+      memory: 512 * MiB,
+      pageSize: MiB,
+      mutableFraction: 0.9,
+      epoch: 1,
+    });
+    // A budget touched whole at start would add 512 MiB at once.
+    expect(rss() - before).toBeLessThan(128 * MiB);
+    // 16 pages of records: about that much more, far from the budget.
+    while (log.tail < 16 * MiB) {
+      const a = await allocate(log, 4096);
+      log.ring.bytes.fill(7, log.offsetOf(a), log.offsetOf(a) + 4096);
+    }
+    expect(rss() - before).toBeLessThan(192 * MiB);
+  });
+
   it('makes a writer wait for a frame still being flushed (backpressure)', async () => {
     const inner = new MemoryDevice({ segmentSize: 1 << 16 });
     const device = new FaultDevice(inner, { latency: { minMs: 20, on: 'write' } });

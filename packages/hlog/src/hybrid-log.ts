@@ -153,11 +153,11 @@ export class HybridLog {
     this.pageSize = pageSize;
     this.frameCount = memory / pageSize;
     this.ringBytes = memory;
+    // A fresh buffer is zeroed and mapped lazily by the OS: the ring becomes
+    // resident as the tail first goes round it, so memory grows with the
+    // data up to the budget (the first write into each OS page of a frame
+    // takes a page fault, once).
     this.ring = createRecordSpace(memory);
-    // Touch every page of the ring now: the OS maps a fresh buffer lazily,
-    // and a first write into each frame would otherwise take page faults on
-    // the insert that opens it. The whole budget is resident from the start.
-    this.ring.bytes.fill(0);
     this.epoch = options.epoch;
     this.framePage = new Float64Array(this.frameCount).fill(-1);
     this.mutablePages = Math.max(
