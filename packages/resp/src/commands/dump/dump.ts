@@ -1,16 +1,16 @@
 import { encodeDumpPayload } from '@strata/rdb';
-import { CommandError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import type { CommandResult } from '../../server/command-table.js';
 import { readMissed } from '../shared/expiry.js';
 import { readRecord } from '../shared/read-record.js';
-import { toRdbValue } from './value-bridge.js';
+import { rdbValueOf } from './value-bridge.js';
 
 /**
  * DUMP key: the value in Redis 7.0's serialization (its RDB object
  * encoding, RDB version 10, CRC-64), so redis-server's RESTORE takes it.
  * The record is read with other clients held, a cached collection written
- * back first (the record is what is serialized).
+ * back first (the record is what is serialized); a stream's sealed blocks
+ * are read one at a time.
  */
 export function dump(c: Client, argv: Buffer[]): CommandResult {
   const key = argv[1]!;
@@ -22,10 +22,6 @@ export function dump(c: Client, argv: Buffer[]): CommandResult {
       c.reply.null();
       return;
     }
-    const value = toRdbValue(r.type, r.value);
-    if (value === null) {
-      throw new CommandError('ERR_UNSUPPORTED', 'ERR DUMP of streams is not supported yet');
-    }
-    c.reply.bulk(encodeDumpPayload(value));
+    c.reply.bulk(encodeDumpPayload(await rdbValueOf(c.collections, r.type, r.value)));
   });
 }

@@ -1,4 +1,6 @@
-import { parseDumpPayload, RdbError } from '@strata/rdb';
+import { dropStreamBlocks, StreamValue } from '@strata/collections';
+import { RecordType } from '@strata/hlog';
+import { parseDumpPayload, RdbError, type RdbValue } from '@strata/rdb';
 import { eqi, parseInteger } from '../../args.js';
 import { CommandError, syntaxError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
@@ -6,6 +8,7 @@ import type { CommandResult } from '../../server/command-table.js';
 import { signalReady } from '../blocking/blocking-registry.js';
 import { NotifyClass, notifyKeyspaceEvent } from '../pubsub/keyspace-events.js';
 import { settled } from '../shared/read-record.js';
+import { streamFromRdb } from './stream-bridge.js';
 import { fromRdbValue } from './value-bridge.js';
 
 interface RestoreOptions {
@@ -63,19 +66,33 @@ export function restore(c: Client, argv: Buffer[]): CommandResult {
     let ttl = parseInteger(argv[2]!);
     if (ttl < 0)
       throw new CommandError('ERR_INVALID_EXPIRE', 'ERR Invalid TTL value, must be >= 0');
-    let decoded: ReturnType<typeof fromRdbValue>;
+    let value: RdbValue;
     try {
-      const { value } = parseDumpPayload(argv[3]!);
-      decoded = fromRdbValue(value);
+      value = parseDumpPayload(argv[3]!).value;
     } catch (e) {
       if (!(e instanceof RdbError)) throw e;
       if (e.code === 'ERR_DUMP_PAYLOAD') throw badPayload();
       throw new CommandError('ERR_DUMP_PAYLOAD', 'ERR Bad data format');
     }
+    // Built before the TTL is looked at, as Redis loads the object first (a bad one is an error).
+    let decoded: { type: RecordType; record: Buffer };
+    let stream: StreamValue | null = null;
+    if (value.type === 'stream') {
+      const built = await streamFromRdb(c.collections, value);
+      await built.written;
+      stream = built.head;
+      decoded = { type: RecordType.STREAM, record: stream.encode() };
+    } else decoded = fromRdbValue(value);
     if (ttl !== 0 && !o.absTtl) ttl += Date.now();
     const server = c.server;
+    // A cached stream's blocks go with the value replaced (one not cached leaves them to the block GC).
+    const old = c.collections.peek(key);
+    if (exists && old instanceof StreamValue && old.refs.length > 0) {
+      await dropStreamBlocks(old, c.collections);
+    }
     c.collections.invalidate(key);
     if (ttl !== 0 && ttl <= Date.now()) {
+      if (stream !== null) await dropStreamBlocks(stream, c.collections);
       // Already expired: Redis deletes what REPLACE would have replaced, and answers OK.
       if (exists) {
         await settled(c.store.remove(key));

@@ -1,7 +1,15 @@
-import { decoderFor, HashValue, List, SetValue, SortedSet } from '@strata/collections';
+import {
+  type CollectionStore,
+  decoderFor,
+  HashValue,
+  List,
+  SetValue,
+  SortedSet,
+} from '@strata/collections';
 import { RecordType } from '@strata/hlog';
 import type { EncodableValue, RdbValue } from '@strata/rdb';
 import { CommandError } from '../../errors.js';
+import { streamToRdb } from './stream-bridge.js';
 
 /**
  * Between a record of the log and Redis's value types (`@strata/rdb`):
@@ -12,8 +20,20 @@ import { CommandError } from '../../errors.js';
 const bytes = (s: string): Buffer => Buffer.from(s, 'latin1');
 const text = (b: Buffer): string => b.toString('latin1');
 
-/** The RDB value of a record of `type`, or null for a type DUMP does not serialize yet. */
-export function toRdbValue(type: RecordType, record: Buffer): EncodableValue | null {
+/** The RDB value of a record of `type` (a stream's blocks read from `collections`). */
+export async function rdbValueOf(
+  collections: CollectionStore,
+  type: RecordType,
+  record: Buffer,
+): Promise<EncodableValue> {
+  if (type === RecordType.STREAM) return streamToRdb(collections, record);
+  const v = toRdbValue(type, record);
+  if (v === null) throw new CommandError('ERR_UNSUPPORTED', `ERR DUMP of record type ${type}`);
+  return v;
+}
+
+/** The RDB value of a record of `type` but a stream (null for a stream or an unknown type). */
+function toRdbValue(type: RecordType, record: Buffer): EncodableValue | null {
   if (type === RecordType.STRING) return { type: 'string', value: record };
   const decode = decoderFor(type);
   if (decode === undefined) return null;
@@ -49,8 +69,11 @@ export function toRdbValue(type: RecordType, record: Buffer): EncodableValue | n
   return null;
 }
 
-/** A RESTOREd value as the record to write: its type and bytes. */
-export function fromRdbValue(v: RdbValue): { type: RecordType; record: Buffer } {
+/** A RESTOREd value but a stream (streamFromRdb) as the record to write: its type and bytes. */
+export function fromRdbValue(v: Exclude<RdbValue, { type: 'stream' }>): {
+  type: RecordType;
+  record: Buffer;
+} {
   // Redis's rdbLoadObject refuses an empty collection.
   const size =
     v.type === 'hash'
@@ -86,7 +109,5 @@ export function fromRdbValue(v: RdbValue): { type: RecordType; record: Buffer } 
       for (const x of v.items) l.pushBack(text(x));
       return { type: RecordType.LIST, record: l.encode() };
     }
-    default:
-      throw new CommandError('ERR_UNSUPPORTED', 'ERR RESTORE of streams is not supported yet');
   }
 }
