@@ -79,7 +79,11 @@ export type CommandErrorCode =
   /** RESTORE onto an existing key without REPLACE (Redis's BUSYKEY). */
   | 'ERR_BUSYKEY'
   /** A DUMP payload that fails its version or checksum check, or does not decode. */
-  | 'ERR_DUMP_PAYLOAD';
+  | 'ERR_DUMP_PAYLOAD'
+  /** MIGRATE could not connect to, write to or read from its target in time (Redis's IOERR). */
+  | 'ERR_IOERR'
+  /** MIGRATE's target answered an error (quoted in the reply). */
+  | 'ERR_TARGET';
 
 /** An error reply. `message` is the whole reply after the `-`, code word first. */
 export class CommandError extends StrataError<CommandErrorCode> {

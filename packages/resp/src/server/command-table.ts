@@ -31,7 +31,9 @@ export type CommandFlagName =
   | 'no_mandatory_keys'
   | 'no_multi'
   | 'allow_busy'
-  | 'movablekeys';
+  | 'movablekeys'
+  /** RESTORE-ASKING: a cluster's ASKING state is honoured (no cluster here: a flag only). */
+  | 'asking';
 
 /** The flags as bits, for the checks on the dispatch path. */
 export const CommandFlag = {
@@ -53,6 +55,7 @@ export const CommandFlag = {
   no_multi: 1 << 15,
   allow_busy: 1 << 16,
   movablekeys: 1 << 17,
+  asking: 1 << 18,
 } as const satisfies Record<CommandFlagName, number>;
 
 /**
