@@ -361,11 +361,17 @@ export class ScriptEngine implements LuaHost {
     let r: CommandResult;
     try {
       r = c.call(spec, argv);
-    } finally {
+    } catch (e) {
       reply.protocol = protocol;
+      throw e;
     }
-    if (r !== undefined) {
+    if (r === undefined) reply.protocol = protocol;
+    else {
       // On the disk: the script yields until it settles; the continuation raises an error reply.
+      // The reply is written when it settles, in the script's protocol too.
+      r = r.finally(() => {
+        reply.protocol = protocol;
+      });
       run.pending = r;
       run.pendingStart = start;
       run.raise = raise;
