@@ -70,16 +70,28 @@ export function parseMigrate(argv: readonly Buffer[]): MigrateArgs {
   };
 }
 
-/** MIGRATE's key positions (Redis's migrateGetKeys): `key`, or every argument after KEYS. */
+/** Arguments MIGRATE's options take, skipped when looking for KEYS (migrateGetKeys). */
+const OPTION_ARGS: Readonly<Record<string, number>> = { copy: 0, replace: 0, auth: 1, auth2: 2 };
+
+/**
+ * MIGRATE's key positions as Redis 7.0's migrateGetKeys finds them: `key`,
+ * or every argument after KEYS (option arguments skipped on the way); none
+ * when KEYS comes with a non-empty `key` (COMMAND GETKEYS: invalid).
+ */
 export function migrateKeys(argv: readonly Uint8Array[]): number[] {
   let first = 3;
   let count = 1;
-  // As migrateGetKeys: KEYS counts only with an empty key, and after the first five arguments.
-  if (argv.length > 6 && argv[3]!.length === 0) {
-    for (let i = 6; i < argv.length; i++) {
-      if (eqi(argv[i]!, 'keys')) {
-        first = i + 1;
-        count = argv.length - first;
+  for (let i = 6; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (eqi(a, 'keys')) {
+      if (argv[3]!.length > 0) return [];
+      first = i + 1;
+      count = argv.length - first;
+      break;
+    }
+    for (const [option, skip] of Object.entries(OPTION_ARGS)) {
+      if (eqi(a, option)) {
+        i += skip;
         break;
       }
     }

@@ -54,7 +54,13 @@ export class MigrateConnection {
     socket.on('close', () => gone());
   }
 
-  /** Connects to `host:port` within `timeoutMs`. */
+  /**
+   * Connects to `host:port`, as Redis's connBlockingConnect: a name that
+   * does not resolve fails here (MIGRATE's `connecting` IOERR); a refused or
+   * timed-out connect gives a connection that has failed, so that, as in
+   * Redis, the first write is what fails (`writing`, retried once unless
+   * it timed out).
+   */
   static connect(
     name: string,
     host: string,
@@ -63,15 +69,29 @@ export class MigrateConnection {
   ): Promise<MigrateConnection> {
     return new Promise((resolve, reject) => {
       const socket = new Socket();
-      const timer = setTimeout(() => {
+      const failed = (e: MigrateSocketError) => {
+        const conn = new MigrateConnection(name, socket);
+        conn.failure = e;
         socket.destroy();
-        reject(new MigrateSocketError('ERR_MIGRATE_TIMEOUT', 'connect timed out'));
-      }, timeoutMs);
-      socket.once('error', (e) => {
+        resolve(conn);
+      };
+      const timer = setTimeout(
+        () => failed(new MigrateSocketError('ERR_MIGRATE_TIMEOUT', 'connect timed out')),
+        timeoutMs,
+      );
+      socket.once('error', (e: NodeJS.ErrnoException) => {
         clearTimeout(timer);
-        socket.destroy();
-        reject(new MigrateSocketError('ERR_MIGRATE_IO', e.message));
+        if (e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN' || e.syscall === 'getaddrinfo') {
+          socket.destroy();
+          reject(new MigrateSocketError('ERR_MIGRATE_IO', e.message));
+        } else failed(new MigrateSocketError('ERR_MIGRATE_IO', e.message));
       });
+      if (port <= 0 || port > 65535) {
+        // C's connect takes the port as 16 bits; Node refuses: a failed connect either way.
+        clearTimeout(timer);
+        failed(new MigrateSocketError('ERR_MIGRATE_IO', `port ${port} is out of range`));
+        return;
+      }
       socket.connect({ host, port }, () => {
         clearTimeout(timer);
         socket.removeAllListeners('error');
