@@ -85,7 +85,7 @@ async function run(c: Client, argv: Buffer[], a: MigrateArgs): Promise<void> {
     if (f !== null) sockets.close(conn.name, conn);
     // Redis retries once on a fresh connection when nothing was processed:
     // a cached connection the target had closed.
-    if (f !== null && f.early && x.targetError === null && !f.timeout && mayRetry) {
+    if (f?.early && x.targetError === null && !f.timeout && mayRetry) {
       mayRetry = false;
       continue;
     }
