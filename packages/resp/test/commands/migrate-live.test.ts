@@ -2,6 +2,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { RequestParser } from '@strata/protocol';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { CommandLog } from '../../src/server/command-log.js';
 import { hasRedisServer, startRedis } from '../compat/compat-runner.js';
 import { startServer, type TestServer } from '../support/test-server.js';
 
@@ -71,6 +72,8 @@ class FakeTarget {
   silent = false;
   /** Close each connection after this many commands (0: never). */
   closeAfter = 0;
+  /** While set, replies wait here until `release`. */
+  held: (() => void)[] | null = null;
   private server!: Server;
   private sockets: Socket[] = [];
   port = 0;
@@ -88,7 +91,8 @@ class FakeTarget {
           if (argv === null) break;
           this.commands.push(argv.map((a) => a.toString('latin1')));
           seen++;
-          if (!this.silent) s.write('+OK\r\n');
+          if (this.held !== null) this.held.push(() => s.write('+OK\r\n'));
+          else if (!this.silent) s.write('+OK\r\n');
           if (this.closeAfter > 0 && seen >= this.closeAfter) s.destroy();
         }
       });
@@ -97,6 +101,13 @@ class FakeTarget {
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
     const a = this.server.address();
     this.port = typeof a === 'object' && a !== null ? a.port : 0;
+  }
+
+  /** Sends the replies held so far, and replies at once from now on. */
+  release(): void {
+    const held = this.held ?? [];
+    this.held = null;
+    for (const send of held) send();
   }
 
   /** Closes the connections made so far (a target that restarted, or dropped idle clients). */
@@ -111,12 +122,21 @@ class FakeTarget {
   }
 }
 
+/** The source's command log: what MIGRATE propagates. */
+const logged: string[] = [];
+const recording: CommandLog = {
+  append(db, argv) {
+    logged.push(`${db} ${argv.map((a) => a.toString('latin1')).join(' ')}`);
+    return undefined;
+  },
+};
+
 describe('MIGRATE on the wire (a target that records what it gets)', () => {
   let source: TestServer;
   let s: Redis;
   let target: FakeTarget;
   beforeAll(async () => {
-    source = await startServer();
+    source = await startServer({ commandLog: recording });
     s = new Redis({ port: source.port, host: '127.0.0.1' });
     target = new FakeTarget();
     await target.start();
@@ -191,6 +211,45 @@ describe('MIGRATE on the wire (a target that records what it gets)', () => {
     } finally {
       other.disconnect();
       target.silent = false;
+    }
+  });
+
+  test('the command log gets one DEL of the keys that went, nothing for COPY or NOKEY', async () => {
+    await s.set('l1', '1');
+    await s.set('l2', '2');
+    const port = String(target.port);
+    logged.length = 0;
+    expect(
+      await s.call('MIGRATE', '127.0.0.1', port, '', '0', '1000', 'COPY', 'KEYS', 'l1', 'l2'),
+    ).toBe('OK');
+    expect(await s.call('MIGRATE', '127.0.0.1', port, 'nokey', '0', '1000')).toBe('NOKEY');
+    expect(logged).toEqual([]);
+    expect(
+      await s.call('MIGRATE', '127.0.0.1', port, '', '0', '1000', 'KEYS', 'l1', 'nokey', 'l2'),
+    ).toBe('OK');
+    expect(logged).toEqual(['0 DEL l1 l2']);
+  });
+
+  test('a key another client writes while the target has not answered keeps its new value', async () => {
+    await s.set('c1', 'old');
+    await s.set('c2', 'old');
+    target.held = [];
+    const other = new Redis({ port: source.port, host: '127.0.0.1' });
+    try {
+      logged.length = 0;
+      const port = String(target.port);
+      const pending = s.call('MIGRATE', '127.0.0.1', port, '', '0', '5000', 'KEYS', 'c1', 'c2');
+      while (target.held.length < 2) await new Promise((r) => setTimeout(r, 5));
+      expect(await other.set('c1', 'new')).toBe('OK');
+      target.release();
+      expect(await pending).toBe('OK');
+      // c1 was written after it was read: it stays; c2 went.
+      expect(await s.get('c1')).toBe('new');
+      expect(await s.exists('c2')).toBe(0);
+      expect(logged).toEqual(['0 SET c1 new', '0 DEL c2']);
+    } finally {
+      other.disconnect();
+      target.release();
     }
   });
 
