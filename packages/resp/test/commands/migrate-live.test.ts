@@ -253,6 +253,23 @@ describe('MIGRATE on the wire (a target that records what it gets)', () => {
     }
   });
 
+  test('inside MULTI and from a script, as Redis runs it there', async () => {
+    const port = String(target.port);
+    await s.set('t1', '1');
+    await s.set('t2', '2');
+    const tx = await s
+      .multi()
+      .call('MIGRATE', '127.0.0.1', port, 't1', '0', '1000')
+      .exists('t1')
+      .exec();
+    expect(tx).toEqual([
+      [null, 'OK'],
+      [null, 0],
+    ]);
+    const script = "return {redis.call('migrate', ARGV[1], ARGV[2], KEYS[1], 0, 1000), redis.call('exists', KEYS[1])}";
+    expect(await s.eval(script, 1, 't2', '127.0.0.1', port)).toEqual(['OK', 0]);
+  });
+
   test('argument errors in Redis order, NOKEY, and a target that cannot be reached', async () => {
     const port = String(target.port);
     const err = (p: Promise<unknown>) => p.catch((e: Error) => e.message);
