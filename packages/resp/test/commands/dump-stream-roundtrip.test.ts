@@ -1,3 +1,5 @@
+import { type CollectionLookup, type StreamValue, streamBlockKey } from '@strata/collections';
+import { RecordType } from '@strata/hlog';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { hasRedisServer, startRedis } from '../compat/compat-runner.js';
@@ -62,6 +64,27 @@ async function fullInfo(c: Redis, key: string, internals: boolean): Promise<Repl
   return out;
 }
 
+/** Whether each of the stream's sealed block records is in the store (its head as the cache has it). */
+async function blocksStored(t: TestServer, key: string): Promise<{ sid: Buffer; nos: number[] }> {
+  const got = t.server.keyspace
+    .collections(0)!
+    .get<StreamValue>(Buffer.from(key), RecordType.STREAM);
+  const r: CollectionLookup<StreamValue> = got instanceof Promise ? await got : got;
+  if (r.status !== 'found' || r.value.sid === null)
+    throw new Error(`${key}: no stream with blocks`);
+  return { sid: r.value.sid, nos: r.value.refs.map((ref) => ref.no) };
+}
+
+async function stored(t: TestServer, sid: Buffer, nos: number[]): Promise<boolean[]> {
+  const store = t.server.keyspace.get(0)!;
+  const out: boolean[] = [];
+  for (const no of nos) {
+    const v = store.probe(streamBlockKey(sid, no));
+    out.push((v.status === 'pending' ? (await v.pending).status : v.status) === 'found');
+  }
+  return out;
+}
+
 beforeAll(async () => {
   if (!live) return;
   redisServer = await startRedis();
@@ -119,6 +142,25 @@ for (const evicted of [false, true]) {
         expect(ours[ours.indexOf('entries') + 1]).toEqual(ref[ref.indexOf('entries') + 1]);
       });
     }
+
+    test('RESTORE REPLACE and MIGRATE of a stream drop its blocks', async () => {
+      const key = `${p}:blocks`;
+      await fillStream(r, `${key}:src`, 3000);
+      const payload = await r.dumpBuffer(`${key}:src`);
+      expect(await s.restore(key, 0, payload)).toBe('OK');
+      const { sid, nos } = await blocksStored(strata, key);
+      expect(nos.length).toBeGreaterThan(1);
+      expect(await stored(strata, sid, nos)).toEqual(nos.map(() => true));
+      expect(await s.restore(key, 0, payload, 'REPLACE')).toBe('OK');
+      expect(await stored(strata, sid, nos)).toEqual(nos.map(() => false));
+      expect(await s.call('XLEN', key)).toBe(await r.call('XLEN', `${key}:src`));
+      // MIGRATE moves the stream out with its blocks.
+      const moved = await blocksStored(strata, key);
+      const port = String(redisServer.port);
+      expect(await s.call('MIGRATE', '127.0.0.1', port, key, '0', '5000', 'REPLACE')).toBe('OK');
+      expect(await stored(strata, moved.sid, moved.nos)).toEqual(moved.nos.map(() => false));
+      expect(await r.call('XLEN', key)).toBe(await r.call('XLEN', `${key}:src`));
+    });
 
     test('an empty stream with a group, and RESTORE REPLACE of a stream by a stream', async () => {
       const key = `${p}:empty`;

@@ -266,7 +266,8 @@ describe('MIGRATE on the wire (a target that records what it gets)', () => {
       [null, 'OK'],
       [null, 0],
     ]);
-    const script = "return {redis.call('migrate', ARGV[1], ARGV[2], KEYS[1], 0, 1000), redis.call('exists', KEYS[1])}";
+    const script =
+      "return {redis.call('migrate', ARGV[1], ARGV[2], KEYS[1], 0, 1000), redis.call('exists', KEYS[1])}";
     expect(await s.eval(script, 1, 't2', '127.0.0.1', port)).toEqual(['OK', 0]);
   });
 

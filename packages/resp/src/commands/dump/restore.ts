@@ -1,4 +1,4 @@
-import { dropStreamBlocks, StreamValue } from '@strata/collections';
+import { decoderFor, dropStreamBlocks, StreamValue } from '@strata/collections';
 import { RecordType } from '@strata/hlog';
 import { parseDumpPayload, RdbError, type RdbValue } from '@strata/rdb';
 import { eqi, parseInteger } from '../../args.js';
@@ -7,7 +7,7 @@ import type { Client } from '../../server/client.js';
 import type { CommandResult } from '../../server/command-table.js';
 import { signalReady } from '../blocking/blocking-registry.js';
 import { NotifyClass, notifyKeyspaceEvent } from '../pubsub/keyspace-events.js';
-import { settled } from '../shared/read-record.js';
+import { readRecord, settled } from '../shared/read-record.js';
 import { streamFromRdb } from './stream-bridge.js';
 import { fromRdbValue } from './value-bridge.js';
 
@@ -58,8 +58,8 @@ export function restore(c: Client, argv: Buffer[]): CommandResult {
   return c.server.runExclusive(c, async () => {
     // Whether the key exists: a probe, not a copy of its value.
     const probed = c.store.probe(key);
-    const exists =
-      (probed.status === 'pending' ? (await probed.pending).status : probed.status) === 'found';
+    const found = probed.status === 'pending' ? await probed.pending : probed;
+    const exists = found.status === 'found';
     if (exists && !o.replace) {
       throw new CommandError('ERR_BUSYKEY', 'BUSYKEY Target key name already exists.');
     }
@@ -85,10 +85,17 @@ export function restore(c: Client, argv: Buffer[]): CommandResult {
     } else decoded = fromRdbValue(value);
     if (ttl !== 0 && !o.absTtl) ttl += Date.now();
     const server = c.server;
-    // A cached stream's blocks go with the value replaced (one not cached leaves them to the block GC).
-    const old = c.collections.peek(key);
-    if (exists && old instanceof StreamValue && old.refs.length > 0) {
-      await dropStreamBlocks(old, c.collections);
+    // A stream replaced takes its blocks with it: its head as cached, else as its record holds it.
+    if (found.status === 'found' && found.type === RecordType.STREAM) {
+      const cached = c.collections.peek(key);
+      let old: StreamValue | null = cached instanceof StreamValue ? cached : null;
+      if (old === null) {
+        const r = await readRecord(c.store, key);
+        if (r.status === 'found' && r.type === RecordType.STREAM) {
+          old = decoderFor(RecordType.STREAM)!(r.value) as StreamValue;
+        }
+      }
+      if (old !== null) await dropStreamBlocks(old, c.collections);
     }
     c.collections.invalidate(key);
     if (ttl !== 0 && ttl <= Date.now()) {
