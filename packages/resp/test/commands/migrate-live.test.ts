@@ -271,6 +271,18 @@ describe('MIGRATE on the wire (a target that records what it gets)', () => {
     expect(await s.eval(script, 1, 't2', '127.0.0.1', port)).toEqual(['OK', 0]);
   });
 
+  test('AUTH and AUTH2 credentials are redacted in SLOWLOG', async () => {
+    const port = String(target.port);
+    await s.config('SET', 'slowlog-log-slower-than', '0');
+    await s.slowlog('RESET');
+    await s.call('MIGRATE', '127.0.0.1', port, 'nokey', '0', '100', 'AUTH', 'secret1');
+    await s.call('MIGRATE', '127.0.0.1', port, 'nokey', '0', '100', 'AUTH2', 'user2', 'secret2');
+    const log = JSON.stringify(await s.slowlog('GET'));
+    await s.config('SET', 'slowlog-log-slower-than', '10000');
+    expect(log).toContain('(redacted)');
+    expect(log).not.toMatch(/secret|user2/);
+  });
+
   test('argument errors in Redis order, NOKEY, and a target that cannot be reached', async () => {
     const port = String(target.port);
     const err = (p: Promise<unknown>) => p.catch((e: Error) => e.message);

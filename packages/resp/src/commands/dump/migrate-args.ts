@@ -23,8 +23,13 @@ export interface MigrateArgs {
  * [AUTH password | AUTH2 username password] [KEYS key...], checked in
  * Redis's order: the options (a syntax error, KEYS with a non-empty key),
  * then the timeout, then the database (both integers, nothing more).
+ * `redact` hears of each credential as it is read (SLOWLOG and MONITOR
+ * show it as `(redacted)`, as Redis's redactClientCommandArgument).
  */
-export function parseMigrate(argv: readonly Buffer[]): MigrateArgs {
+export function parseMigrate(
+  argv: readonly Buffer[],
+  redact: (index: number) => void,
+): MigrateArgs {
   let copy = false;
   let replace = false;
   let username: Buffer | null = null;
@@ -39,10 +44,13 @@ export function parseMigrate(argv: readonly Buffer[]): MigrateArgs {
     else if (eqi(a, 'auth')) {
       if (more === 0) throw syntaxError();
       password = argv[++j]!;
+      redact(j);
     } else if (eqi(a, 'auth2')) {
       if (more < 2) throw syntaxError();
       username = argv[++j]!;
+      redact(j);
       password = argv[++j]!;
+      redact(j);
     } else if (eqi(a, 'keys')) {
       if (argv[3]!.length !== 0) {
         throw new CommandError(

@@ -58,7 +58,7 @@ const ioError = (what: 'writing' | 'reading') =>
  * meanwhile is not deleted (its newer value wins over the copy sent).
  */
 export function migrate(c: Client, argv: Buffer[]): CommandResult {
-  const args = parseMigrate(argv);
+  const args = parseMigrate(argv, (i) => c.redact(i));
   return run(c, argv, args);
 }
 
