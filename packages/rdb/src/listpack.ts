@@ -130,52 +130,61 @@ export function strictInt64(s: Buffer): bigint | undefined {
   return v;
 }
 
-/** A listpack holding `entries` (strings that look like integers are stored as integers, as Redis does). */
-export function writeListpack(entries: readonly Buffer[]): Buffer {
-  const parts: Buffer[] = [];
-  let size = LP_HEADER + 1;
-  for (const s of entries) {
-    const v = strictInt64(s);
-    let enc: Buffer;
-    if (v !== undefined) {
-      if (v >= 0n && v <= 127n) enc = Buffer.from([Number(v)]);
-      else if (v >= -4096n && v <= 4095n) {
-        const u = Number(v) & 0x1fff;
-        enc = Buffer.from([0xc0 | (u >> 8), u & 0xff]);
-      } else if (v >= -32768n && v <= 32767n) {
-        enc = Buffer.alloc(3);
-        enc[0] = 0xf1;
-        enc.writeInt16LE(Number(v), 1);
-      } else if (v >= -8388608n && v <= 8388607n) {
-        enc = Buffer.alloc(4);
-        enc[0] = 0xf2;
-        enc.writeIntLE(Number(v), 1, 3);
-      } else if (v >= -2147483648n && v <= 2147483647n) {
-        enc = Buffer.alloc(5);
-        enc[0] = 0xf3;
-        enc.writeInt32LE(Number(v), 1);
-      } else {
-        enc = Buffer.alloc(9);
-        enc[0] = 0xf4;
-        enc.writeBigInt64LE(v, 1);
-      }
-    } else if (s.length < 64) {
-      enc = Buffer.concat([Buffer.from([0x80 | s.length]), s]);
-    } else if (s.length < 4096) {
-      enc = Buffer.concat([Buffer.from([0xe0 | (s.length >> 8), s.length & 0xff]), s]);
+/** One element as a listpack holds it: its encoding and data, then its backlen. */
+export function listpackElement(s: Buffer): Buffer {
+  const v = strictInt64(s);
+  let enc: Buffer;
+  if (v !== undefined) {
+    if (v >= 0n && v <= 127n) enc = Buffer.from([Number(v)]);
+    else if (v >= -4096n && v <= 4095n) {
+      const u = Number(v) & 0x1fff;
+      enc = Buffer.from([0xc0 | (u >> 8), u & 0xff]);
+    } else if (v >= -32768n && v <= 32767n) {
+      enc = Buffer.alloc(3);
+      enc[0] = 0xf1;
+      enc.writeInt16LE(Number(v), 1);
+    } else if (v >= -8388608n && v <= 8388607n) {
+      enc = Buffer.alloc(4);
+      enc[0] = 0xf2;
+      enc.writeIntLE(Number(v), 1, 3);
+    } else if (v >= -2147483648n && v <= 2147483647n) {
+      enc = Buffer.alloc(5);
+      enc[0] = 0xf3;
+      enc.writeInt32LE(Number(v), 1);
     } else {
-      const h = Buffer.alloc(5);
-      h[0] = 0xf0;
-      h.writeUInt32LE(s.length, 1);
-      enc = Buffer.concat([h, s]);
+      enc = Buffer.alloc(9);
+      enc[0] = 0xf4;
+      enc.writeBigInt64LE(v, 1);
     }
-    const bl: number[] = [];
-    encodeBacklen(enc.length, bl);
-    parts.push(enc, Buffer.from(bl));
-    size += enc.length + bl.length;
+  } else if (s.length < 64) {
+    enc = Buffer.concat([Buffer.from([0x80 | s.length]), s]);
+  } else if (s.length < 4096) {
+    enc = Buffer.concat([Buffer.from([0xe0 | (s.length >> 8), s.length & 0xff]), s]);
+  } else {
+    const h = Buffer.alloc(5);
+    h[0] = 0xf0;
+    h.writeUInt32LE(s.length, 1);
+    enc = Buffer.concat([h, s]);
   }
+  const bl: number[] = [];
+  encodeBacklen(enc.length, bl);
+  return Buffer.concat([enc, Buffer.from(bl)]);
+}
+
+/** Bytes of a listpack's header and end byte. */
+export const LISTPACK_OVERHEAD = LP_HEADER + 1;
+
+/** A listpack of elements already encoded (listpackElement), `count` of them. */
+export function listpackOf(elements: readonly Buffer[], count: number): Buffer {
+  let size = LISTPACK_OVERHEAD;
+  for (const e of elements) size += e.length;
   const header = Buffer.alloc(LP_HEADER);
   header.writeUInt32LE(size, 0);
-  header.writeUInt16LE(Math.min(entries.length, 0xffff), 4);
-  return Buffer.concat([header, ...parts, Buffer.from([LP_EOF])], size);
+  header.writeUInt16LE(Math.min(count, 0xffff), 4);
+  return Buffer.concat([header, ...elements, Buffer.from([LP_EOF])], size);
+}
+
+/** A listpack holding `entries` (strings that look like integers are stored as integers, as Redis does). */
+export function writeListpack(entries: readonly Buffer[]): Buffer {
+  return listpackOf(entries.map(listpackElement), entries.length);
 }

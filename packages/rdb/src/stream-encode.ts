@@ -1,5 +1,5 @@
 import type { ByteWriter } from './byte-writer.js';
-import { writeListpack } from './listpack.js';
+import { LISTPACK_OVERHEAD, listpackElement, listpackOf } from './listpack.js';
 import type { StreamEntry, StreamGroup, StreamId } from './stream-decode.js';
 
 /** A stream to encode; a decoded StreamValue is one. */
@@ -25,7 +25,8 @@ function rawId(id: StreamId): Buffer {
   return b;
 }
 
-const num = (n: number | bigint): Buffer => Buffer.from(String(n));
+const el = (n: number | bigint | Buffer): Buffer =>
+  listpackElement(typeof n === 'object' ? n : Buffer.from(String(n)));
 
 function sameFields(e: StreamEntry, master: readonly Buffer[]): boolean {
   return (
@@ -33,49 +34,94 @@ function sameFields(e: StreamEntry, master: readonly Buffer[]): boolean {
   );
 }
 
-/** One listpack node: the master entry (the first entry's fields), then each entry as t_stream.c lays it out. */
-function nodeListpack(entries: readonly StreamEntry[]): Buffer {
-  const first = entries[0] as StreamEntry;
-  const master = first.fields.map(([f]) => f);
-  const lp: Buffer[] = [num(entries.length), num(0), num(master.length), ...master, num(0)];
-  for (const e of entries) {
-    const same = sameFields(e, master);
-    lp.push(
-      num(same ? FLAG_SAMEFIELDS : 0),
-      num(e.id.ms - first.id.ms),
-      num(e.id.seq - first.id.seq),
-    );
-    if (same) for (const [, v] of e.fields) lp.push(v);
-    else {
-      lp.push(num(e.fields.length));
-      for (const [f, v] of e.fields) lp.push(f, v);
-    }
-    lp.push(num(3 + e.fields.length + (same ? 0 : e.fields.length + 1)));
+/**
+ * One listpack node as t_stream.c's streamAppendItem builds it: the master
+ * entry <count> <deleted> <n> <field>*n 0 (the first entry's fields), then
+ * per entry <flags> <ms-diff> <seq-diff> (<values> when SAMEFIELDS, else
+ * <n> <field value>*n) <lp-count>. Its elements are kept encoded, so the
+ * node's size is known as it grows.
+ */
+class StreamNode {
+  readonly key: StreamId;
+  private readonly master: readonly Buffer[];
+  private readonly head: Buffer[];
+  private readonly body: Buffer[] = [];
+  private count = 0;
+  private bodyBytes = 0;
+
+  constructor(first: StreamEntry) {
+    this.key = first.id;
+    this.master = first.fields.map(([f]) => f);
+    this.head = [el(0), el(this.master.length), ...this.master.map(el), el(0)];
   }
-  return writeListpack(lp);
+
+  /** lpBytes of the node now (the live count as it is stored then). */
+  get bytes(): number {
+    let n = LISTPACK_OVERHEAD + el(this.count).length + this.bodyBytes;
+    for (const h of this.head) n += h.length;
+    return n;
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  add(e: StreamEntry): void {
+    const same = sameFields(e, this.master);
+    const parts: Buffer[] = [
+      el(same ? FLAG_SAMEFIELDS : 0),
+      el(e.id.ms - this.key.ms),
+      el(e.id.seq - this.key.seq),
+    ];
+    if (same) for (const [, v] of e.fields) parts.push(el(v));
+    else {
+      parts.push(el(e.fields.length));
+      for (const [f, v] of e.fields) parts.push(el(f), el(v));
+    }
+    parts.push(el(3 + e.fields.length + (same ? 0 : e.fields.length + 1)));
+    for (const p of parts) this.bodyBytes += p.length;
+    this.body.push(...parts);
+    this.count++;
+  }
+
+  listpack(): Buffer {
+    const elements = [el(this.count), ...this.head, ...this.body];
+    return listpackOf(elements, elements.length);
+  }
+}
+
+/**
+ * The entries in nodes where Redis would have put them: a new node when
+ * the current one's bytes plus the entry's field and value lengths reach
+ * stream-node-max-bytes, or it has stream-node-max-entries (the defaults,
+ * 4096 and 100). A stream XADDed in ID order without deletions so DUMPs
+ * to redis-server's bytes.
+ */
+function nodesOf(entries: readonly StreamEntry[]): StreamNode[] {
+  const nodes: StreamNode[] = [];
+  let cur: StreamNode | null = null;
+  for (const e of entries) {
+    let len = 0;
+    for (const [f, v] of e.fields) len += f.length + v.length;
+    if (cur !== null && (cur.bytes + len >= NODE_MAX_BYTES || cur.size >= NODE_MAX_ENTRIES)) {
+      cur = null;
+    }
+    if (cur === null) {
+      cur = new StreamNode(e);
+      nodes.push(cur);
+    }
+    cur.add(e);
+  }
+  return nodes;
 }
 
 /** The body of an RDB_TYPE_STREAM_LISTPACKS_2 value (Redis 7.0's stream encoding). */
 export function encodeStream(s: EncodableStream, w: ByteWriter): void {
-  const nodes: StreamEntry[][] = [];
-  let cur: StreamEntry[] = [];
-  let bytes = 0;
-  for (const e of s.entries) {
-    let sz = 16;
-    for (const [f, v] of e.fields) sz += f.length + v.length + 4;
-    if (cur.length > 0 && (cur.length >= NODE_MAX_ENTRIES || bytes + sz > NODE_MAX_BYTES)) {
-      nodes.push(cur);
-      cur = [];
-      bytes = 0;
-    }
-    cur.push(e);
-    bytes += sz;
-  }
-  if (cur.length > 0) nodes.push(cur);
+  const nodes = nodesOf(s.entries);
   w.len(nodes.length);
   for (const n of nodes) {
-    w.string(rawId((n[0] as StreamEntry).id));
-    w.string(nodeListpack(n));
+    w.string(rawId(n.key));
+    w.string(n.listpack());
   }
   const zero: StreamId = { ms: 0n, seq: 0n };
   const firstId = s.firstId ?? s.entries[0]?.id ?? zero;

@@ -286,6 +286,13 @@ const CASES: readonly CompatCase[] = [
       ['xadd', 'd8:y', '5-0', 'k', 'v'],
       ['xsetid', 'd8:y', '7-0', 'entriesadded', '9', 'maxdeletedid', '6-0'],
       ['dump', 'd8:y'],
+      // 250 entries of two layouts: split into nodes where Redis splits them (100 entries, 4 KiB).
+      ...Array.from({ length: 250 }, (_, i) =>
+        i % 5 === 0
+          ? ['xadd', 'd8:n', `${i + 1}-1`, 'k', 'y'.repeat(i)]
+          : ['xadd', 'd8:n', `${i + 1}-1`, 'a', String(i)],
+      ),
+      ['dump', 'd8:n'],
     ],
   },
 ];
