@@ -13,7 +13,7 @@ export {
 } from './dump-payload.js';
 export { RdbError, type RdbErrorCode } from './errors.js';
 export { readIntset } from './intset.js';
-export { readListpack, writeListpack } from './listpack.js';
+export { listpackElement, listpackOf, readListpack, writeListpack } from './listpack.js';
 export { lzfCompress, lzfDecompress } from './lzf.js';
 export { entryBytes, type PackedEntry } from './packed-entry.js';
 export { openRdbFile, type RdbFileOptions, RdbFileReader, type RdbRecord } from './rdb-file.js';
