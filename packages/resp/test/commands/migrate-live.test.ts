@@ -1,4 +1,7 @@
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { RequestParser } from '@strata/protocol';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -489,6 +492,47 @@ describe.skipIf(!live)('MIGRATE between strata-server and redis-server', () => {
       });
     });
   }
+
+  test('a cluster-mode redis-server MIGRATEs into strata with RESTORE-ASKING', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'strata-migrate-cluster-'));
+    const cluster = await startRedis([
+      '--cluster-enabled',
+      'yes',
+      '--cluster-config-file',
+      join(dir, 'nodes.conf'),
+    ]);
+    const c = new Redis({ port: cluster.port, host: '127.0.0.1' });
+    try {
+      await c.call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383');
+      while (!String(await c.call('CLUSTER', 'INFO')).includes('cluster_state:ok')) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const keys = await fill(c, '{c}');
+      const before = await snapshot(c, keys);
+      const tport = String(strataTarget.port);
+      expect(
+        await c.call(
+          'MIGRATE',
+          '127.0.0.1',
+          tport,
+          '',
+          '0',
+          '5000',
+          'AUTH',
+          'spw',
+          'KEYS',
+          ...keys,
+        ),
+      ).toBe('OK');
+      expect(await snapshot(t, keys)).toEqual(before);
+      expect(await t.pttl('{c}:list')).toBeGreaterThan(900_000);
+      expect(await t.info('commandstats')).toMatch(/cmdstat_restore-asking:calls=6,/);
+    } finally {
+      c.disconnect();
+      cluster.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 
   test('keyspace events: del for each key moved, none for COPY', async () => {
     const source = await startServer();
