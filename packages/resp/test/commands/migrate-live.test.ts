@@ -178,6 +178,32 @@ describe('MIGRATE on the wire (a target that records what it gets)', () => {
     expect(await s.exists('w1')).toBe(0);
   });
 
+  test('MIGRATEs from several clients to one new target share one connection, in turn', async () => {
+    const fresh = new FakeTarget();
+    await fresh.start();
+    const clients = [0, 1, 2].map(() => new Redis({ port: source.port, host: '127.0.0.1' }));
+    try {
+      await s.mset('p0', 'a', 'p1', 'b', 'p2', 'c');
+      const port = String(fresh.port);
+      const replies = await Promise.all(
+        clients.map((c, i) => c.call('MIGRATE', '127.0.0.1', port, `p${i}`, '4', '1000')),
+      );
+      expect(replies).toEqual(['OK', 'OK', 'OK']);
+      expect(fresh.connections).toBe(1);
+      // One SELECT, then each RESTORE whole, one after another.
+      expect(fresh.commands.map((c) => `${c[0]} ${c[1]}`).sort()).toEqual([
+        'RESTORE p0',
+        'RESTORE p1',
+        'RESTORE p2',
+        'SELECT 4',
+      ]);
+      expect(await s.exists('p0', 'p1', 'p2')).toBe(0);
+    } finally {
+      for (const c of clients) c.disconnect();
+      await fresh.stop();
+    }
+  });
+
   test('a cached connection the target closed is retried once on a new one', async () => {
     await s.set('w3', 'v3');
     const before = target.connections;

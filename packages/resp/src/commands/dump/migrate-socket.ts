@@ -184,26 +184,38 @@ export class MigrateConnection {
 /** The cached connections of one server, by `host:port`. */
 class MigrateSockets {
   private readonly byName = new Map<string, MigrateConnection>();
+  /** Connects under way: MIGRATEs to one target at once share one. */
+  private readonly connecting = new Map<string, Promise<MigrateConnection>>();
   private sweeper: NodeJS.Timeout | null = null;
 
   /** The cached connection to `host:port`, else a new one (cached). */
-  async get(host: string, port: string, timeoutMs: number): Promise<MigrateConnection> {
+  get(host: string, port: string, timeoutMs: number): Promise<MigrateConnection> {
     const name = `${host}:${port}`;
     const cached = this.byName.get(name);
     if (cached !== undefined) {
       cached.lastUse = Date.now();
-      return cached;
+      return Promise.resolve(cached);
     }
+    const under = this.connecting.get(name);
+    if (under !== undefined) return under;
     if (this.byName.size >= CACHE_ITEMS) {
       const names = [...this.byName.keys()];
       this.close(names[Math.floor(Math.random() * names.length)]!);
     }
-    const conn = await MigrateConnection.connect(name, host, atoi(port), timeoutMs);
-    // Another MIGRATE may have connected meanwhile: the later one is kept.
-    this.byName.get(name)?.close();
-    this.byName.set(name, conn);
-    this.sweepSoon();
-    return conn;
+    const made = MigrateConnection.connect(name, host, atoi(port), timeoutMs).then(
+      (conn) => {
+        this.connecting.delete(name);
+        this.byName.set(name, conn);
+        this.sweepSoon();
+        return conn;
+      },
+      (e: unknown) => {
+        this.connecting.delete(name);
+        throw e;
+      },
+    );
+    this.connecting.set(name, made);
+    return made;
   }
 
   /** Closes and forgets the connection to `name` (`host:port`), if it is still the one cached. */
