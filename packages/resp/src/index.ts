@@ -54,4 +54,5 @@ export {
   DEFAULT_OUTPUT_LIMITS,
   type OutputLimit,
   type OutputLimits,
+  type ServerLog,
 } from './server/server-state.js';

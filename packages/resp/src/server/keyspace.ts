@@ -21,6 +21,12 @@ export interface DatabaseProvider {
   flush?(index: number, store: StoreCore): Promise<StoreCore>;
   /** Makes everything written so far durable (SAVE, BGSAVE). */
   save?(index: number, store: StoreCore): Promise<void>;
+  /**
+   * Drops `store` without writing anything more and opens database `index`
+   * again from what is on disk, as a restart after a crash would (DEBUG
+   * RELOAD, after a SAVE unless NOSAVE).
+   */
+  reopen?(index: number, store: StoreCore): Promise<StoreCore>;
   /** Closes a store this provider opened (server shutdown). */
   close(index: number, store: StoreCore): Promise<void>;
   /**
@@ -120,6 +126,10 @@ export function storeDatabases(options: StoreDatabasesOptions): DatabaseProvider
     swap: (a, b) => dirs.swap(a, b),
     async save(_index, store) {
       if (store instanceof Store) await store.checkpoint();
+    },
+    async reopen(index, store) {
+      if (store instanceof Store) await store.abandon();
+      return open(index);
     },
     async close(_index, store) {
       if (store instanceof Store) await store.close();
@@ -348,6 +358,39 @@ export class Keyspace {
       saving.push(run);
     }
     await Promise.all(saving);
+  }
+
+  get canReload(): boolean {
+    return this.provider.reopen !== undefined;
+  }
+
+  /**
+   * DEBUG RELOAD: every open database is dropped from memory (its cached
+   * collections with it, written back only by a save before) and opened
+   * again from disk. The caller holds every other client.
+   */
+  async reload(): Promise<void> {
+    const reopen = this.provider.reopen;
+    if (reopen === undefined) throw new TypeError('the database provider cannot reopen');
+    await Promise.allSettled([...this.opening.values()]);
+    await this.passesEnded(-1);
+    await Promise.allSettled([...this.saving.values()]);
+    for (let i = 0; i < this.stores.length; i++) {
+      const s = this.stores[i];
+      if (s === undefined) continue;
+      const cache = this.caches[i];
+      cache?.stopBackground();
+      cache?.dispose();
+      this.stores[i] = undefined;
+      this.caches[i] = undefined;
+      const opened = reopen.call(this.provider, i, s);
+      this.opening.set(i, opened);
+      try {
+        this.install(i, await opened);
+      } finally {
+        this.opening.delete(i);
+      }
+    }
   }
 
   async closeAll(): Promise<void> {

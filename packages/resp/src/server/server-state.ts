@@ -80,6 +80,9 @@ export interface ServerStateOptions {
  * databases, the connected clients, the config, the counters, and the state
  * of transactions (the exclusive gate of EXEC, WATCHed keys).
  */
+/** A line for the app's log, at Redis's level (serverLog's LL_NOTICE, LL_WARNING). */
+export type ServerLog = (level: 'notice' | 'warning', message: string) => void;
+
 export class ServerState {
   readonly clients = new Map<number, Client>();
   readonly startedAt = Date.now();
@@ -145,6 +148,8 @@ export class ServerState {
   configValues: Readonly<Record<string, () => string>> = {};
   /** How CONFIG REWRITE reaches the app's config file (RespServerOptions.configRewrite); null: there is none. */
   configRewrite: ConfigRewriteHook | null = null;
+  /** The app's server log (RespServerOptions.log): lines Redis writes to its log. */
+  log: ServerLog = () => undefined;
 
   /**
    * While set, write commands (and PING) are refused with this error

@@ -1,0 +1,36 @@
+import { compileGlob } from '@strata/scan';
+import type { Client } from '../../server/client.js';
+import type { CommandResult } from '../../server/command-table.js';
+
+/** stringmatchlen_fuzz_test's cycles and buffer sizes. */
+const CYCLES = 10_000_000;
+const MAX_LEN = 32;
+/** Cycles between yields: the test runs in slices, every other client held. */
+const SLICE = 50_000;
+
+const yieldNow = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * DEBUG STRINGMATCH-TEST: Redis's fuzz test of its glob matcher
+ * (stringmatchlen_fuzz_test): ten million random patterns and strings of
+ * up to 31 bytes below 128, matched, the result unused. Here scan's
+ * matcher (KEYS, SCAN MATCH...) runs on them; a crash would be its failure.
+ */
+export function stringmatchTest(c: Client): CommandResult {
+  return c.server.runExclusive(c, async () => {
+    const str = new Uint8Array(MAX_LEN);
+    const pat = new Uint8Array(MAX_LEN);
+    const rand = (n: number) => Math.floor(Math.random() * n);
+    for (let done = 0; done < CYCLES; done += SLICE) {
+      for (let k = 0; k < SLICE; k++) {
+        const strlen = rand(MAX_LEN);
+        const patlen = rand(MAX_LEN);
+        for (let j = 0; j < strlen; j++) str[j] = rand(128);
+        for (let j = 0; j < patlen; j++) pat[j] = rand(128);
+        compileGlob(pat.subarray(0, patlen)).match(str, 0, strlen);
+      }
+      await yieldNow();
+    }
+    c.reply.simple('Apparently Redis did not crash: test passed');
+  });
+}
