@@ -83,6 +83,7 @@ export class StrataServer {
       protectedMode: config.protectedMode,
       infoSections: { persistence: () => aofInfoLines(this.aof) },
       log: (level, message) => logger[level](message),
+      users: loaded.users,
       configValues: { ...startupConfigValues(loaded), ...aofConfigValues(config) },
       ...(loaded.configFile === null
         ? {}

@@ -73,6 +73,12 @@ export function createCommandTable(options: CommandSetOptions = {}): CommandTabl
 
 export type { User } from './acl/acl-user.js';
 export { AclUsers } from './acl/acl-users.js';
+export {
+  type ConfiguredUser,
+  checkUserDirective,
+  USERS_AND_ACLFILE,
+  type UserDirectiveCheck,
+} from './acl/acl-config-users.js';
 export type { CommandFamily, FamilyHooks, LoggedForm } from './family.js';
 export { formatNotifyFlags, parseNotifyFlags } from './pubsub/keyspace-events.js';
 export { type FunctionStore, fileFunctionStore } from './scripting/index.js';

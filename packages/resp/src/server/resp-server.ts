@@ -5,6 +5,7 @@ import { DEFAULT_CLIENT_QUERY_BUFFER_LIMIT, DEFAULT_PROTO_MAX_BULK_LEN } from '@
 import {
   AclUsers,
   type ConfigRewriteHook,
+  type ConfiguredUser,
   commandFamilies,
   type FunctionStore,
   fileFunctionStore,
@@ -108,6 +109,13 @@ export interface RespServerOptions {
    * LISTPACK's layout of a value...). Default: nowhere.
    */
   readonly log?: ServerLog;
+  /**
+   * The config file's `user <name> <rules...>` lines (each checked with
+   * `checkUserDirective`, which gives the words to pass), loaded before the
+   * server listens as Redis's ACLLoadConfiguredUsers; with an aclfile set
+   * too, the start fails as Redis's does. Default none.
+   */
+  readonly users?: readonly ConfiguredUser[];
   /**
    * Where FUNCTION LOAD's libraries are kept between runs. Default: with
    * `databases: { dir }`, the file `<dir>/functions.rdb`; with a provider,
@@ -225,6 +233,7 @@ export class RespServer {
     this.state.configValues = options.configValues ?? {};
     this.state.configRewrite = options.configRewrite ?? null;
     if (options.log !== undefined) this.state.log = options.log;
+    this.state.configuredUsers = options.users ?? [];
     this.health = new StoreHealth(this.state);
     this.server = createServer({ noDelay: true }, (socket) => this.accept(socket));
   }

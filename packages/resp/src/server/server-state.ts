@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { AclUsers, ConfigRewriteHook } from '../commands/index.js';
+import type { AclUsers, ConfigRewriteHook, ConfiguredUser } from '../commands/index.js';
 import type { CommandError } from '../errors.js';
 import { oneLine } from '../errors.js';
 import type { Client } from './client.js';
@@ -148,6 +148,8 @@ export class ServerState {
   configValues: Readonly<Record<string, () => string>> = {};
   /** How CONFIG REWRITE reaches the app's config file (RespServerOptions.configRewrite); null: there is none. */
   configRewrite: ConfigRewriteHook | null = null;
+  /** The config file's `user` lines (RespServerOptions.users), loaded before the server listens. */
+  configuredUsers: readonly ConfiguredUser[] = [];
   /** The app's server log (RespServerOptions.log): lines Redis writes to its log. */
   log: ServerLog = () => undefined;
 

@@ -1,3 +1,4 @@
+import { aclFileName, aclFileText } from '../acl/acl-file.js';
 import { type EncodingLimits, encodingLimits, setEncodingLimits } from '@strata/collections';
 import { compileGlob } from '@strata/scan';
 import { CommandError, syntaxError } from '../../errors.js';
@@ -251,8 +252,10 @@ function configRewrite(c: Client): CommandResult {
   if (hook === null) {
     throw new CommandError('ERR_CONFIG_REWRITE', 'ERR The server is running without a config file');
   }
+  // Without an aclfile the users are written as `user` lines, every one (default too).
+  const users = aclFileName(s) === '' ? aclFileText(s.users).split('\n').slice(0, -1) : null;
   return hook((text) =>
-    rewriteConfigText(text, (spec) => currentValue(s, PARAMETER_NAMES.get(spec.name)!)),
+    rewriteConfigText(text, (spec) => currentValue(s, PARAMETER_NAMES.get(spec.name)!), users),
   ).then(
     () => {
       c.reply.simple('OK');
