@@ -105,7 +105,11 @@ test('a user defined twice stops the start', async () => {
 });
 
 test('an unknown command in a rule passes the file and fails the load, as in Redis', async () => {
-  const file = await conf(['port 0', `dir ${join(tmp.path, 'data-3')}`, 'user alice on +nosuchcmd']);
+  const file = await conf([
+    'port 0',
+    `dir ${join(tmp.path, 'data-3')}`,
+    'user alice on +nosuchcmd',
+  ]);
   const r = await runCli([file]);
   expect(r.code).toBe(1);
   expect(r.stdout).toContain(

@@ -71,14 +71,14 @@ export function createCommandTable(options: CommandSetOptions = {}): CommandTabl
   return CommandTable.from(commandDefinitions(options));
 }
 
-export type { User } from './acl/acl-user.js';
-export { AclUsers } from './acl/acl-users.js';
 export {
   type ConfiguredUser,
   checkUserDirective,
   USERS_AND_ACLFILE,
   type UserDirectiveCheck,
 } from './acl/acl-config-users.js';
+export type { User } from './acl/acl-user.js';
+export { AclUsers } from './acl/acl-users.js';
 export type { CommandFamily, FamilyHooks, LoggedForm } from './family.js';
 export { formatNotifyFlags, parseNotifyFlags } from './pubsub/keyspace-events.js';
 export { type FunctionStore, fileFunctionStore } from './scripting/index.js';

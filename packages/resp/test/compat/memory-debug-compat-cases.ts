@@ -355,7 +355,12 @@ export const DEBUG_DATA_CASES: readonly MaskedCase[] = [
   {
     name: 'DEBUG RELOAD in RESP3',
     resp3: true,
-    commands: [['set', 'r3', 'v'], ['debug', 'reload'], ['get', 'r3'], ['del', 'r3']],
+    commands: [
+      ['set', 'r3', 'v'],
+      ['debug', 'reload'],
+      ['get', 'r3'],
+      ['del', 'r3'],
+    ],
   },
   {
     name: 'DEBUG DIGEST and DIGEST-VALUE in RESP3',

@@ -39,7 +39,9 @@ function redis70Encoding(v: CollectionValue): string {
  */
 export function debugLayout(want: DumpedEncoding) {
   const wrong =
-    want === 'listpack' ? 'ERR Not a listpack encoded object.' : 'ERR Not a quicklist encoded object.';
+    want === 'listpack'
+      ? 'ERR Not a listpack encoded object.'
+      : 'ERR Not a quicklist encoded object.';
   const status =
     want === 'listpack'
       ? 'Listpack structure printed on stdout'

@@ -1,9 +1,9 @@
 import { Store, type StoreCore } from '@strata/hlog';
 import { MemoryDevice } from '@strata/io';
 import { afterEach, describe, expect, test } from 'vitest';
+import { RawClient, startServer, type TestServer } from '../../../test/support/test-server.js';
 import type { DatabaseProvider } from '../../server/keyspace.js';
 import { RespServer } from '../../server/resp-server.js';
-import { RawClient, startServer, type TestServer } from '../../../test/support/test-server.js';
 
 const NOT_ALLOWED =
   '-ERR DEBUG command not allowed. If the enable-debug-command option is set to "local", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.\r\n';

@@ -132,11 +132,7 @@ const debugCommand: CommandDefinition = {
     checkDebugAllowed(c);
     const name = argv[1]!.toString('latin1').toLowerCase();
     const sub = Object.hasOwn(SUBCOMMANDS, name) ? SUBCOMMANDS[name] : undefined;
-    if (
-      sub === undefined ||
-      argv.length < sub.argc ||
-      argv.length > (sub.maxArgc ?? sub.argc)
-    ) {
+    if (sub === undefined || argv.length < sub.argc || argv.length > (sub.maxArgc ?? sub.argc)) {
       throw unknownSubcommand(argv);
     }
     return sub.run(c, argv);

@@ -70,7 +70,9 @@ describe('rewriteConfigText', () => {
   });
 
   test("user lines (rewriteConfigUserOption): the file's ones take the users in order, more are appended, extra ones go; with an aclfile all go", () => {
-    const text = ['port 7000', 'user bob on', '# c', 'user carol off', 'user dave on', ''].join('\n');
+    const text = ['port 7000', 'user bob on', '# c', 'user carol off', 'user dave on', ''].join(
+      '\n',
+    );
     const now = values({ port: '7000' });
     const lines = (users: readonly string[] | null) =>
       rewriteConfigText(text, now, users).split('\n');

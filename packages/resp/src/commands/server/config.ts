@@ -1,10 +1,10 @@
-import { aclFileName, aclFileText } from '../acl/acl-file.js';
 import { type EncodingLimits, encodingLimits, setEncodingLimits } from '@strata/collections';
 import { compileGlob } from '@strata/scan';
 import { CommandError, syntaxError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
 import type { ServerState } from '../../server/server-state.js';
+import { aclFileName, aclFileText } from '../acl/acl-file.js';
 import { serverSlot } from '../family.js';
 import { formatNotifyFlags, parseNotifyFlags } from '../pubsub/keyspace-events.js';
 import { helpReply } from '../shared/help-reply.js';
