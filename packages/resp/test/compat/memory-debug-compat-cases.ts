@@ -273,6 +273,19 @@ export const DEBUG_DATA_CASES: readonly MaskedCase[] = [
     ],
   },
   {
+    // 400 values of 300 bytes outgrow the test stores' 64 KiB of log memory: most are read from disk.
+    name: 'DEBUG DIGEST and DIGEST-VALUE with most keys on disk (db 5)',
+    commands: [
+      ['select', '5'],
+      ...times(400, (i) => ['set', `disk:${i}`, `${i}:${'v'.repeat(300)}`]),
+      ...times(40, (i) => ['hset', `dh:${i}`, 'f', `${i}:${'w'.repeat(300)}`]),
+      ['debug', 'digest-value', 'disk:0', 'disk:1', 'dh:0', 'disk:399'],
+      ['debug', 'digest'],
+      ['flushdb'],
+      ['select', '0'],
+    ],
+  },
+  {
     name: 'DEBUG LISTPACK and QUICKLIST: encodings, strings, missing keys, counts',
     commands: [
       ['debug', 'listpack', 'h'],
