@@ -242,6 +242,11 @@ export class Databases implements DatabaseProvider {
     return this.openStore(index, false);
   }
 
+  /** The databases with a directory on disk (DEBUG DIGEST opens them). */
+  stored(): Promise<readonly number[]> {
+    return this.dirs.stored(this.count);
+  }
+
   /** Takes a checkpoint of one database (SAVE, BGSAVE, periodic, shutdown). */
   save(index: number, store: StoreCore): Promise<void> {
     if (!(store instanceof Store)) return Promise.resolve();

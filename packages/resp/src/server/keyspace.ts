@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CollectionStore } from '@strata/collections';
 import { Store, type StoreCore, type StoreOptions } from '@strata/hlog';
@@ -27,6 +27,8 @@ export interface DatabaseProvider {
    * RELOAD, after a SAVE unless NOSAVE).
    */
   reopen?(index: number, store: StoreCore): Promise<StoreCore>;
+  /** The databases that have data on disk, opened or not (what DEBUG DIGEST reads). */
+  stored?(): Promise<readonly number[]>;
   /** Closes a store this provider opened (server shutdown). */
   close(index: number, store: StoreCore): Promise<void>;
   /**
@@ -85,6 +87,19 @@ export class DatabaseDirectories {
     return join(this.dir, (await this.load()).get(index) ?? String(index));
   }
 
+  /** The databases among the first `count` whose directory exists. */
+  async stored(count: number): Promise<number[]> {
+    const out: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const found = await stat(await this.pathOf(i)).then(
+        (st) => st.isDirectory(),
+        () => false,
+      );
+      if (found) out.push(i);
+    }
+    return out;
+  }
+
   /** Databases `a` and `b` trade directories, on disk before this resolves. */
   async swap(a: number, b: number): Promise<void> {
     const map = await this.load();
@@ -124,6 +139,7 @@ export function storeDatabases(options: StoreDatabasesOptions): DatabaseProvider
       return open(index);
     },
     swap: (a, b) => dirs.swap(a, b),
+    stored: () => dirs.stored(options.count ?? 16),
     async save(_index, store) {
       if (store instanceof Store) await store.checkpoint();
     },
@@ -358,6 +374,12 @@ export class Keyspace {
       saving.push(run);
     }
     await Promise.all(saving);
+  }
+
+  /** Opens every database the provider has data of (all that are open, without `stored`). */
+  async ensureStored(): Promise<void> {
+    const stored = (await this.provider.stored?.()) ?? [];
+    for (const i of stored) await this.ensure(i);
   }
 
   get canReload(): boolean {

@@ -391,6 +391,7 @@ function watchedStores(
     ...(p.flush && { flush: (index, store) => p.flush!(index, store).then(watched) }),
     ...(p.save && { save: (index, store) => p.save!(index, store) }),
     ...(p.reopen && { reopen: (index, store) => p.reopen!(index, store).then(watched) }),
+    ...(p.stored && { stored: () => p.stored!() }),
     ...(p.swap && { swap: (a, b) => p.swap!(a, b) }),
     ...(p.collectionBudget && {
       collectionBudget: (index, store) => p.collectionBudget!(index, store),

@@ -144,11 +144,12 @@ export const digestHex = (digest: Buffer): string => digest.toString('hex');
 export const emptyDigest = (): Buffer => Buffer.alloc(DIGEST_BYTES);
 
 /**
- * computeDatasetDigest over the open databases: each one with keys mixes
- * its number, then xors in each key's digest (the key mixed, then its
- * value). A database not opened since the start is not read.
+ * computeDatasetDigest over every database with data (those on disk are
+ * opened first, when the provider says which): each one with keys mixes
+ * its number, then xors in each key's digest (the key mixed, then its value).
  */
 export async function datasetDigest(s: ServerState): Promise<Buffer> {
+  await s.keyspace.ensureStored();
   const final = emptyDigest();
   for (let db = 0; db < s.keyspace.count; db++) {
     const store = s.keyspace.get(db);
