@@ -61,7 +61,8 @@ const SUBCOMMANDS: Readonly<Record<string, Subcommand>> = {
         c.reply.simple(digestHex(await datasetDigest(c.server)));
       }),
   },
-  // Redis reads the keys as they are, not through lookupKey: no key miss, no expiry.
+  // Redis reads the keys without lookupKey: no key miss counted or notified. A key past its
+  // TTL reads as missing here (zeros), where Redis digests it until it is deleted.
   'digest-value': {
     argc: 2,
     maxArgc: Number.POSITIVE_INFINITY,
