@@ -133,3 +133,30 @@ test('user lines beside an aclfile stop the start', async () => {
     'Configuring Redis with users defined in redis.conf and at the same setting an ACL file path is invalid.',
   );
 });
+
+test('a user default line sets what the default user needs: a password here, as requirepass would', async () => {
+  const file = await conf([
+    'port 0',
+    `dir ${join(tmp.path, 'data-5')}`,
+    'requirepass ignored',
+    'user default on >topsecret ~* &* +@all',
+  ]);
+  const s = await StrataProcess.start([file]);
+  const r = new Redis({
+    port: s.port,
+    host: '127.0.0.1',
+    lazyConnect: true,
+    enableReadyCheck: false,
+  });
+  try {
+    await r.connect();
+    await expect(r.get('k')).rejects.toThrow('NOAUTH Authentication required.');
+    // The user line comes after requirepass and resets the default user, as in Redis.
+    await expect(r.call('AUTH', 'ignored')).rejects.toThrow('WRONGPASS');
+    expect(await r.call('AUTH', 'topsecret')).toBe('OK');
+    expect(await r.get('k')).toBeNull();
+  } finally {
+    r.disconnect();
+  }
+  expect((await s.process.stop()).code).toBe(0);
+}, 30_000);
