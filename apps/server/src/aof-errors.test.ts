@@ -63,6 +63,7 @@ describe('strata-server with a failing AOF disk', () => {
         configFile: null,
         parameters: [],
         unused: [],
+        users: [],
       },
       new Logger({ level: 'notice', write: (l) => void lines.push(l) }),
       () => undefined,

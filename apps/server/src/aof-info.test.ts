@@ -33,6 +33,7 @@ async function start(config: Partial<ServerConfig>): Promise<Redis> {
       configFile: null,
       parameters: [],
       unused: [],
+      users: [],
     },
     new Logger({ level: 'warning', write: () => undefined }),
     () => undefined,

@@ -229,6 +229,24 @@ export class Databases implements DatabaseProvider {
     return this.openStore(index, true);
   }
 
+  /**
+   * DEBUG RELOAD: the store is dropped without writing anything more and
+   * the database opened again from disk, as after a crash: from its last
+   * checkpoint (with the AOF on, the one the AOF names) and the log since.
+   */
+  async reopen(index: number, store: StoreCore): Promise<StoreCore> {
+    await this.saving.get(index)?.catch(() => undefined);
+    if (store instanceof Store) await store.abandon();
+    await this.closeDevice(index);
+    this.options.logger.verbose(`DB ${index} dropped from memory by DEBUG RELOAD`);
+    return this.openStore(index, false);
+  }
+
+  /** The databases with a directory on disk (DEBUG DIGEST opens them). */
+  stored(): Promise<readonly number[]> {
+    return this.dirs.stored(this.count);
+  }
+
   /** Takes a checkpoint of one database (SAVE, BGSAVE, periodic, shutdown). */
   save(index: number, store: StoreCore): Promise<void> {
     if (!(store instanceof Store)) return Promise.resolve();

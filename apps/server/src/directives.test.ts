@@ -170,7 +170,6 @@ const REFUSED: readonly (readonly [string, string])[] = [
   ['replicaof 10.0.0.1 6379', 'strata-server does not replicate: replicaof must be "no one"'],
   ['slaveof 10.0.0.1 6379', 'strata-server does not replicate'],
   ['rename-command flushall ""', 'rename-command is not supported'],
-  ['user alice on >pw ~* +@all', 'user lines are not read by strata-server yet'],
   ['loadmodule /usr/lib/redis/rejson.so', 'strata-server cannot load Redis modules'],
   ['foo.bar 1', 'Module Configuration detected without loadmodule directive'],
   ['cluster-enabled yes', 'strata-server has no cluster mode'],

@@ -1,4 +1,13 @@
-import { checkValue, commandDefinitions, PARAMETER_NAMES, type ParameterSpec } from '@strata/resp';
+import {
+  type CommandTable,
+  type ConfiguredUser,
+  checkUserDirective,
+  checkValue,
+  commandDefinitions,
+  createCommandTable,
+  PARAMETER_NAMES,
+  type ParameterSpec,
+} from '@strata/resp';
 import { ConfigError, findSetting, type ServerConfig } from './config.js';
 
 /**
@@ -14,10 +23,12 @@ export interface DirectiveState {
   readonly unused: Set<string>;
   /** The save rules read so far: Redis's save lines add up. null: none yet (the default stands). */
   save: string | null;
+  /** The `user` lines, checked, in order (Redis's UsersToLoad). */
+  readonly users: ConfiguredUser[];
 }
 
 export function directiveState(config: ServerConfig): DirectiveState {
-  return { config, parameters: [], unused: new Set(), save: null };
+  return { config, parameters: [], unused: new Set(), save: null, users: [] };
 }
 
 /** Reads `include`'s file (or files) into the same state. */
@@ -95,6 +106,8 @@ function checkReplicaOf(values: readonly string[]): void {
 }
 
 let commandNames: Set<string> | null = null;
+/** The command table user rules are checked against (built once, on the first `user` line). */
+let aclTable: CommandTable | null = null;
 
 function isCommand(name: string): boolean {
   commandNames ??= new Set(commandDefinitions().map((d) => d.name.toLowerCase()));
@@ -106,7 +119,8 @@ function isCommand(name: string): boolean {
  * reads it, in its order: a parameter (checked with resp's table and
  * CONFIG SET's checks, then applied when strata-server acts on it, kept for
  * CONFIG GET either way), a deprecated one, then include, rename-command,
- * user, loadmodule, module configs and sentinel. Throws ConfigError with
+ * user (its rules checked as ACLAppendUserForLoading checks them, loaded
+ * at start by resp's ACL family), loadmodule, module configs and sentinel. Throws ConfigError with
  * Redis's reason.
  */
 export async function applyDirective(
@@ -143,9 +157,12 @@ export async function applyDirective(
     );
   }
   if (lower === 'user' && values.length >= 1) {
-    throw new ConfigError(
-      'user lines are not read by strata-server yet: put ACL users in an aclfile',
-    );
+    aclTable ??= createCommandTable();
+    const seen = new Set(state.users.map((u) => u[0]!));
+    const checked = checkUserDirective(aclTable, values, seen);
+    if (!checked.ok) throw new ConfigError(checked.error);
+    state.users.push(checked.user);
+    return;
   }
   if (lower === 'loadmodule' && values.length >= 1) {
     throw new ConfigError('strata-server cannot load Redis modules');

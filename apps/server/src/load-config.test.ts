@@ -26,6 +26,7 @@ describe('loadConfig', () => {
       configFile: null,
       parameters: [],
       unused: [],
+      users: [],
     });
   });
 

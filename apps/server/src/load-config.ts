@@ -31,6 +31,8 @@ export interface LoadedConfig extends EffectiveConfig {
   readonly parameters: DirectiveState['parameters'];
   /** The directives given that strata-server does not act on, for one warning. */
   readonly unused: readonly string[];
+  /** The `user` lines given, checked, in order. */
+  readonly users: DirectiveState['users'];
 }
 
 export interface ConfigSources {
@@ -116,6 +118,7 @@ export async function loadConfig(
     configFile,
     parameters: state.parameters,
     unused: [...state.unused],
+    users: state.users,
   };
 }
 

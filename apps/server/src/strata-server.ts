@@ -82,6 +82,8 @@ export class StrataServer {
       notifyKeyspaceEvents: config.notifyKeyspaceEvents,
       protectedMode: config.protectedMode,
       infoSections: { persistence: () => aofInfoLines(this.aof) },
+      log: (level, message) => logger[level](message),
+      users: loaded.users,
       configValues: { ...startupConfigValues(loaded), ...aofConfigValues(config) },
       ...(loaded.configFile === null
         ? {}

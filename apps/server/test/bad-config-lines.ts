@@ -33,4 +33,20 @@ export const BAD_LINES: readonly (readonly [string, string])[] = [
     'client-output-buffer-limit normal 0 0',
     'Wrong number of arguments in buffer limit configuration.',
   ],
+  ['user', 'Bad directive or wrong number of arguments'],
+  // Redis names the line's word at the failing rule's index among the rules (its quirk).
+  ['user alice on badrule', "Error in user declaration 'alice': Syntax error"],
+  ['user alice on >p ~x +get badone', "Error in user declaration '~x': Syntax error"],
+  [
+    'user alice on ~x (+get',
+    "Error in user declaration 'on': Unknown command or category name in ACL",
+  ],
+  [
+    'user bob on ~* ~x',
+    "Error in user declaration 'on': Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and does not have any effect. Try 'resetkeys' to start with an empty list of patterns",
+  ],
+  [
+    'user bob on <nopw',
+    "Error in user declaration 'bob': The password you are trying to remove from the user does not exist",
+  ],
 ];

@@ -48,6 +48,10 @@ export type CommandErrorCode =
   /** A value outside what the command accepts (counts, indexes, timeouts). */
   | 'ERR_OUT_OF_RANGE'
   | 'ERR_NO_SUCH_KEY'
+  /** DEBUG LISTPACK/QUICKLIST of a value in another encoding. */
+  | 'ERR_WRONG_ENCODING'
+  /** DEBUG RELOAD could not save (Redis's bare `-ERR`) or load the databases. */
+  | 'ERR_RELOAD'
   | 'ERR_CACHE_CONTENDED'
   /** A malformed stream ID, or one a stream command may not take where it was given. */
   | 'ERR_STREAM_ID'

@@ -1,6 +1,8 @@
 // Public API of @strata/resp: the command table, the command families and the server (the RESP codec is @strata/protocol).
 
 export {
+  type ConfiguredUser,
+  checkUserDirective,
   commandDefinitions,
   createCommandTable,
   type FunctionStore,
@@ -10,6 +12,8 @@ export {
   type ShutdownHook,
   type ShutdownMode,
   shutdownCommand,
+  USERS_AND_ACLFILE,
+  type UserDirectiveCheck,
 } from './commands/index.js';
 export { PARAMETER_NAMES, type ParameterSpec } from './commands/server/config-parameters.js';
 export { type ConfigRewriteHook, rewriteConfigText } from './commands/server/config-rewrite.js';
@@ -54,4 +58,5 @@ export {
   DEFAULT_OUTPUT_LIMITS,
   type OutputLimit,
   type OutputLimits,
+  type ServerLog,
 } from './server/server-state.js';

@@ -71,6 +71,12 @@ export function createCommandTable(options: CommandSetOptions = {}): CommandTabl
   return CommandTable.from(commandDefinitions(options));
 }
 
+export {
+  type ConfiguredUser,
+  checkUserDirective,
+  USERS_AND_ACLFILE,
+  type UserDirectiveCheck,
+} from './acl/acl-config-users.js';
 export type { User } from './acl/acl-user.js';
 export { AclUsers } from './acl/acl-users.js';
 export type { CommandFamily, FamilyHooks, LoggedForm } from './family.js';

@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CollectionStore } from '@strata/collections';
 import { Store, type StoreCore, type StoreOptions } from '@strata/hlog';
@@ -21,6 +21,14 @@ export interface DatabaseProvider {
   flush?(index: number, store: StoreCore): Promise<StoreCore>;
   /** Makes everything written so far durable (SAVE, BGSAVE). */
   save?(index: number, store: StoreCore): Promise<void>;
+  /**
+   * Drops `store` without writing anything more and opens database `index`
+   * again from what is on disk, as a restart after a crash would (DEBUG
+   * RELOAD, after a SAVE unless NOSAVE).
+   */
+  reopen?(index: number, store: StoreCore): Promise<StoreCore>;
+  /** The databases that have data on disk, opened or not (what DEBUG DIGEST reads). */
+  stored?(): Promise<readonly number[]>;
   /** Closes a store this provider opened (server shutdown). */
   close(index: number, store: StoreCore): Promise<void>;
   /**
@@ -79,6 +87,19 @@ export class DatabaseDirectories {
     return join(this.dir, (await this.load()).get(index) ?? String(index));
   }
 
+  /** The databases among the first `count` whose directory exists. */
+  async stored(count: number): Promise<number[]> {
+    const out: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const found = await stat(await this.pathOf(i)).then(
+        (st) => st.isDirectory(),
+        () => false,
+      );
+      if (found) out.push(i);
+    }
+    return out;
+  }
+
   /** Databases `a` and `b` trade directories, on disk before this resolves. */
   async swap(a: number, b: number): Promise<void> {
     const map = await this.load();
@@ -118,8 +139,13 @@ export function storeDatabases(options: StoreDatabasesOptions): DatabaseProvider
       return open(index);
     },
     swap: (a, b) => dirs.swap(a, b),
+    stored: () => dirs.stored(options.count ?? 16),
     async save(_index, store) {
       if (store instanceof Store) await store.checkpoint();
+    },
+    async reopen(index, store) {
+      if (store instanceof Store) await store.abandon();
+      return open(index);
     },
     async close(_index, store) {
       if (store instanceof Store) await store.close();
@@ -348,6 +374,45 @@ export class Keyspace {
       saving.push(run);
     }
     await Promise.all(saving);
+  }
+
+  /** Opens every database the provider has data of (all that are open, without `stored`). */
+  async ensureStored(): Promise<void> {
+    const stored = (await this.provider.stored?.()) ?? [];
+    for (const i of stored) await this.ensure(i);
+  }
+
+  get canReload(): boolean {
+    return this.provider.reopen !== undefined;
+  }
+
+  /**
+   * DEBUG RELOAD: every open database is dropped from memory (its cached
+   * collections with it, written back only by a save before) and opened
+   * again from disk. The caller holds every other client.
+   */
+  async reload(): Promise<void> {
+    const reopen = this.provider.reopen;
+    if (reopen === undefined) throw new TypeError('the database provider cannot reopen');
+    await Promise.allSettled([...this.opening.values()]);
+    await this.passesEnded(-1);
+    await Promise.allSettled([...this.saving.values()]);
+    for (let i = 0; i < this.stores.length; i++) {
+      const s = this.stores[i];
+      if (s === undefined) continue;
+      const cache = this.caches[i];
+      cache?.stopBackground();
+      cache?.dispose();
+      this.stores[i] = undefined;
+      this.caches[i] = undefined;
+      const opened = reopen.call(this.provider, i, s);
+      this.opening.set(i, opened);
+      try {
+        this.install(i, await opened);
+      } finally {
+        this.opening.delete(i);
+      }
+    }
   }
 
   async closeAll(): Promise<void> {

@@ -5,6 +5,7 @@ import { DEFAULT_CLIENT_QUERY_BUFFER_LIMIT, DEFAULT_PROTO_MAX_BULK_LEN } from '@
 import {
   AclUsers,
   type ConfigRewriteHook,
+  type ConfiguredUser,
   commandFamilies,
   type FunctionStore,
   fileFunctionStore,
@@ -27,6 +28,7 @@ import {
   DEFAULT_OUTPUT_LIMITS,
   type OutputLimits,
   type ServerConfig,
+  type ServerLog,
   ServerState,
 } from './server-state.js';
 import { StoreHealth } from './store-health.js';
@@ -102,6 +104,18 @@ export interface RespServerOptions {
    * REWRITE answers that the server runs without a config file.
    */
   readonly configRewrite?: ConfigRewriteHook;
+  /**
+   * Where the lines Redis writes to its log go (DEBUG RELOAD's, DEBUG
+   * LISTPACK's layout of a value...). Default: nowhere.
+   */
+  readonly log?: ServerLog;
+  /**
+   * The config file's `user <name> <rules...>` lines (each checked with
+   * `checkUserDirective`, which gives the words to pass), loaded before the
+   * server listens as Redis's ACLLoadConfiguredUsers; with an aclfile set
+   * too, the start fails as Redis's does. Default none.
+   */
+  readonly users?: readonly ConfiguredUser[];
   /**
    * Where FUNCTION LOAD's libraries are kept between runs. Default: with
    * `databases: { dir }`, the file `<dir>/functions.rdb`; with a provider,
@@ -218,6 +232,8 @@ export class RespServer {
     this.state.infoSections = options.infoSections ?? {};
     this.state.configValues = options.configValues ?? {};
     this.state.configRewrite = options.configRewrite ?? null;
+    if (options.log !== undefined) this.state.log = options.log;
+    this.state.configuredUsers = options.users ?? [];
     this.health = new StoreHealth(this.state);
     this.server = createServer({ noDelay: true }, (socket) => this.accept(socket));
   }
@@ -374,6 +390,8 @@ function watchedStores(
     close: (index, store) => p.close(index, store),
     ...(p.flush && { flush: (index, store) => p.flush!(index, store).then(watched) }),
     ...(p.save && { save: (index, store) => p.save!(index, store) }),
+    ...(p.reopen && { reopen: (index, store) => p.reopen!(index, store).then(watched) }),
+    ...(p.stored && { stored: () => p.stored!() }),
     ...(p.swap && { swap: (a, b) => p.swap!(a, b) }),
     ...(p.collectionBudget && {
       collectionBudget: (index, store) => p.collectionBudget!(index, store),

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { AclUsers, ConfigRewriteHook } from '../commands/index.js';
+import type { AclUsers, ConfigRewriteHook, ConfiguredUser } from '../commands/index.js';
 import type { CommandError } from '../errors.js';
 import { oneLine } from '../errors.js';
 import type { Client } from './client.js';
@@ -80,6 +80,9 @@ export interface ServerStateOptions {
  * databases, the connected clients, the config, the counters, and the state
  * of transactions (the exclusive gate of EXEC, WATCHed keys).
  */
+/** A line for the app's log, at Redis's level (serverLog's LL_NOTICE, LL_WARNING). */
+export type ServerLog = (level: 'notice' | 'warning', message: string) => void;
+
 export class ServerState {
   readonly clients = new Map<number, Client>();
   readonly startedAt = Date.now();
@@ -145,6 +148,10 @@ export class ServerState {
   configValues: Readonly<Record<string, () => string>> = {};
   /** How CONFIG REWRITE reaches the app's config file (RespServerOptions.configRewrite); null: there is none. */
   configRewrite: ConfigRewriteHook | null = null;
+  /** The config file's `user` lines (RespServerOptions.users), loaded before the server listens. */
+  configuredUsers: readonly ConfiguredUser[] = [];
+  /** The app's server log (RespServerOptions.log): lines Redis writes to its log. */
+  log: ServerLog = () => undefined;
 
   /**
    * While set, write commands (and PING) are refused with this error

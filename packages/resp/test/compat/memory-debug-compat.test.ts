@@ -1,6 +1,11 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll } from 'vitest';
 import { runCase } from './compat-runner.js';
 import {
   DEBUG_COMPAT_CASES,
+  DEBUG_DATA_CASES,
   type MaskedCase,
   MEMORY_COMPAT_CASES,
 } from './memory-debug-compat-cases.js';
@@ -33,4 +38,19 @@ describeRecordedCompat({
   redisTitle: 'the recorded DEBUG replies are what redis-server answers',
   serverOptions: { configValues: { 'enable-debug-command': () => 'yes' } },
   redisArgs: ['--enable-debug-command', 'yes'],
+});
+
+// DEBUG RELOAD writes redis-server's dump.rdb: in a directory of its own.
+const redisDir = mkdtempSync(join(tmpdir(), 'strata-debug-redis-'));
+afterAll(() => rmSync(redisDir, { recursive: true, force: true }));
+
+describeRecordedCompat({
+  cases: DEBUG_DATA_CASES,
+  run,
+  expectedFile: new URL('./debug-data-compat-expected.json', import.meta.url),
+  strataTitle: 'DEBUG DIGEST, DIGEST-VALUE, LISTPACK, QUICKLIST, RELOAD answer as Redis 7',
+  evictedTitle: 'DEBUG DIGEST, LISTPACK, QUICKLIST, RELOAD with collections evicted',
+  redisTitle: 'the recorded DEBUG DIGEST/RELOAD replies are what redis-server answers',
+  serverOptions: { configValues: { 'enable-debug-command': () => 'yes' } },
+  redisArgs: ['--enable-debug-command', 'yes', '--dir', redisDir],
 });

@@ -1,6 +1,7 @@
 import { clientInfoLine } from '../connection/client.js';
 import type { CommandFamily } from '../family.js';
 import { aclCommand } from './acl-command.js';
+import { loadConfiguredUsers, USERS_AND_ACLFILE } from './acl-config-users.js';
 import { aclFileName, loadAclFile } from './acl-file.js';
 
 /**
@@ -17,9 +18,21 @@ export const aclFamily: CommandFamily = {
     async beforeListen(server) {
       // ACL LOG's client-info is CLIENT LIST's line, without its newline.
       server.users.clientInfo = (c) => clientInfoLine(c).slice(0, -1);
-      // ACLLoadUsersAtStartup: an aclfile that does not load stops the start, as in Redis.
+      // ACLLoadUsersAtStartup: users from both the config file and an aclfile,
+      // or either that does not load, stop the start, as in Redis.
       const file = aclFileName(server);
-      if (file === '') return;
+      const configured = server.configuredUsers;
+      if (file !== '' && configured.length > 0) throw new Error(USERS_AND_ACLFILE);
+      if (file === '') {
+        const failed = loadConfiguredUsers(server.users, configured, (l) =>
+          server.log('notice', l),
+        );
+        if (failed !== null) {
+          server.log('warning', failed);
+          throw new Error('Critical error while loading ACLs. Exiting.');
+        }
+        return;
+      }
       const errors = loadAclFile(server, file, null);
       if (errors !== null)
         throw new Error(`Aborting Redis startup because of ACL errors: ${errors}`);

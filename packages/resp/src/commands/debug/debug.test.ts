@@ -1,5 +1,9 @@
+import { Store, type StoreCore } from '@strata/hlog';
+import { MemoryDevice } from '@strata/io';
 import { afterEach, describe, expect, test } from 'vitest';
 import { RawClient, startServer, type TestServer } from '../../../test/support/test-server.js';
+import type { DatabaseProvider } from '../../server/keyspace.js';
+import { RespServer } from '../../server/resp-server.js';
 
 const NOT_ALLOWED =
   '-ERR DEBUG command not allowed. If the enable-debug-command option is set to "local", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.\r\n';
@@ -123,4 +127,98 @@ describe('DEBUG SET-ACTIVE-EXPIRE', () => {
     await new Promise((r) => setTimeout(r, 400));
     expect(await expiredKeys(c)).toBe(1);
   });
+});
+
+/** Sends one command and returns its reply (a one-line one, or a short bulk). */
+async function ask(c: RawClient, ...argv: string[]): Promise<string> {
+  const before = (await c.readUntil(() => true)).length;
+  c.send(...argv);
+  const all = await c.readUntil(
+    (s) => s.length > before && s.endsWith('\r\n') && !/^\$\d+\r\n$/.test(s.slice(before)),
+    // STRINGMATCH-TEST runs for seconds on a busy machine.
+    60_000,
+  );
+  return all.slice(before);
+}
+
+describe('DEBUG RELOAD without durable databases', () => {
+  /** Databases in memory only: no save, no reopen (an embedding app's provider). */
+  async function memoryServer(): Promise<{ server: RespServer; port: number }> {
+    const provider: DatabaseProvider = {
+      count: 16,
+      open: () => Store.open({ device: new MemoryDevice(), expiry: false }),
+      async close(_index, store: StoreCore) {
+        if (store instanceof Store) await store.close();
+      },
+    };
+    const server = new RespServer({
+      databases: provider,
+      configValues: { 'enable-debug-command': () => 'yes' },
+    });
+    const { port } = await server.listen(0);
+    return { server, port };
+  }
+
+  test("answers Redis's replies when it cannot save (a bare ERR) or load; the data stays", async () => {
+    const { server, port } = await memoryServer();
+    const c = await RawClient.connect(port);
+    try {
+      expect(await ask(c, 'SET', 'k', 'v')).toBe('+OK\r\n');
+      expect(await ask(c, 'DEBUG', 'RELOAD')).toBe('-ERR\r\n');
+      expect(await ask(c, 'DEBUG', 'RELOAD', 'NOSAVE')).toBe(
+        '-ERR Error trying to load the RDB dump, check server logs.\r\n',
+      );
+      // NOSAVE NOFLUSH neither saves nor drops anything.
+      expect(await ask(c, 'DEBUG', 'RELOAD', 'NOSAVE', 'NOFLUSH')).toBe('+OK\r\n');
+      expect(await ask(c, 'GET', 'k')).toBe('$1\r\nv\r\n');
+    } finally {
+      c.socket.destroy();
+      await server.close();
+    }
+  });
+});
+
+describe('DEBUG LISTPACK / QUICKLIST / RELOAD / CHANGE-REPL-ID log lines', () => {
+  test("go to RespServerOptions.log: strata's layout of the value, Redis's RELOAD line", async () => {
+    const lines: string[] = [];
+    const t = await startServer({
+      configValues: { 'enable-debug-command': () => 'yes' },
+      log: (level, m) => lines.push(`${level} ${m}`),
+    });
+    servers.push(t);
+    const c = await client(t);
+    expect(await ask(c, 'HSET', 'h', 'f', 'v', 'g', 'w')).toBe(':2\r\n');
+    expect(await ask(c, 'DEBUG', 'LISTPACK', 'h')).toBe(
+      '+Listpack structure printed on stdout\r\n',
+    );
+    expect(await ask(c, 'DEBUG', 'RELOAD')).toBe('+OK\r\n');
+    expect(await ask(c, 'DEBUG', 'CHANGE-REPL-ID')).toBe('+OK\r\n');
+    expect(lines[0]).toMatch(/^notice DEBUG LISTPACK h: hash of 2 element\(s\), listpack encoding/);
+    expect(lines.slice(1)).toEqual([
+      'warning DB reloaded by DEBUG RELOAD',
+      'warning Changing replication IDs after receiving DEBUG change-repl-id',
+    ]);
+  });
+});
+
+describe('DEBUG STRINGMATCH-TEST', () => {
+  test("runs the matcher fuzz test with every other client held, then answers Redis's line", async () => {
+    const t = await serverWith('yes');
+    const a = await client(t);
+    const b = await client(t);
+    const order: string[] = [];
+    const fuzz = ask(a, 'DEBUG', 'STRINGMATCH-TEST').then((r) => {
+      order.push('fuzz');
+      return r;
+    });
+    // Sent once the test holds the server: B's PING waits for it.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const ping = ask(b, 'PING').then((r) => {
+      order.push('ping');
+      return r;
+    });
+    expect(await fuzz).toBe('+Apparently Redis did not crash: test passed\r\n');
+    expect(await ping).toBe('+PONG\r\n');
+    expect(order).toEqual(['fuzz', 'ping']);
+  }, 60_000);
 });

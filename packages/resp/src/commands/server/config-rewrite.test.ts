@@ -68,4 +68,25 @@ describe('rewriteConfigText', () => {
     expect(rewriteConfigText(once, v)).toBe(once);
     expect(once.split(REWRITE_SIGNATURE)).toHaveLength(2);
   });
+
+  test("user lines (rewriteConfigUserOption): the file's ones take the users in order, more are appended, extra ones go; with an aclfile all go", () => {
+    const text = ['port 7000', 'user bob on', '# c', 'user carol off', 'user dave on', ''].join(
+      '\n',
+    );
+    const now = values({ port: '7000' });
+    const lines = (users: readonly string[] | null) =>
+      rewriteConfigText(text, now, users).split('\n');
+    const two = ['user bob on resetchannels -@all', 'user default on nopass ~* &* +@all'];
+    // The third user line goes (blank, then merged with the next blank).
+    expect(lines(two).slice(0, 5)).toEqual(['port 7000', two[0], '# c', two[1], '']);
+    expect(lines(two).filter((l) => l.startsWith('user '))).toEqual(two);
+    const four = [...two, 'user eve on resetchannels -@all', 'user zed off resetchannels -@all'];
+    const out = lines(four);
+    expect(out.slice(0, 5)).toEqual(['port 7000', four[0], '# c', four[1], four[2]]);
+    // The fourth is appended after the parameters, below the signature.
+    expect(out.indexOf(four[3]!)).toBeGreaterThan(out.indexOf(REWRITE_SIGNATURE));
+    expect(out.at(-2)).toBe(four[3]);
+    expect(lines(null).filter((l) => l.startsWith('user '))).toEqual([]);
+    expect(lines(null).slice(0, 3)).toEqual(['port 7000', '', '# c']);
+  });
 });

@@ -4,6 +4,7 @@ import { CommandError, syntaxError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
 import type { ServerState } from '../../server/server-state.js';
+import { aclFileName, aclFileText } from '../acl/acl-file.js';
 import { serverSlot } from '../family.js';
 import { formatNotifyFlags, parseNotifyFlags } from '../pubsub/keyspace-events.js';
 import { helpReply } from '../shared/help-reply.js';
@@ -251,8 +252,10 @@ function configRewrite(c: Client): CommandResult {
   if (hook === null) {
     throw new CommandError('ERR_CONFIG_REWRITE', 'ERR The server is running without a config file');
   }
+  // Without an aclfile the users are written as `user` lines, every one (default too).
+  const users = aclFileName(s) === '' ? aclFileText(s.users).split('\n').slice(0, -1) : null;
   return hook((text) =>
-    rewriteConfigText(text, (spec) => currentValue(s, PARAMETER_NAMES.get(spec.name)!)),
+    rewriteConfigText(text, (spec) => currentValue(s, PARAMETER_NAMES.get(spec.name)!), users),
   ).then(
     () => {
       c.reply.simple('OK');
