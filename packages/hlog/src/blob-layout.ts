@@ -1,5 +1,10 @@
 import { crc32 } from 'node:zlib';
-import { BLOB_PREFIX_SIZE, blobChunkShift, blobKeyLength, PAGE_HEADER_SIZE } from './page-header.js';
+import {
+  BLOB_PREFIX_SIZE,
+  blobChunkShift,
+  blobKeyLength,
+  PAGE_HEADER_SIZE,
+} from './page-header.js';
 
 /**
  * A blob's chunk table: what lets a read of part of a large value verify

@@ -137,9 +137,9 @@ describe('ranged reads', () => {
     // Two chunks for a range across a border.
     const two = await bytesReadFor(device, async () => {
       const g = await core.getRange(k('big'), 6 * CHUNK - 1, 2);
-      expect(g.status === 'found' && g.value.equals(value.subarray(6 * CHUNK - 1, 6 * CHUNK + 1))).toBe(
-        true,
-      );
+      expect(
+        g.status === 'found' && g.value.equals(value.subarray(6 * CHUNK - 1, 6 * CHUNK + 1)),
+      ).toBe(true);
     });
     expect(two).toBe(one + CHUNK);
     // A whole read still reads (and verifies) everything.
@@ -172,9 +172,9 @@ describe('ranged reads', () => {
     });
     for (const chunk of [0, 2, 4, 7]) {
       const r = await core.getRange(k('big'), chunk * CHUNK, CHUNK);
-      expect(r.status === 'found' && r.value.equals(value.subarray(chunk * CHUNK, (chunk + 1) * CHUNK))).toBe(
-        true,
-      );
+      expect(
+        r.status === 'found' && r.value.equals(value.subarray(chunk * CHUNK, (chunk + 1) * CHUNK)),
+      ).toBe(true);
     }
     // The whole value's checksum catches it too.
     await expect(core.get(k('big'))).rejects.toMatchObject({ code: 'ERR_CORRUPT' });
@@ -218,9 +218,9 @@ describe('blobs of other formats', () => {
     expect((await readBlob(core, at, key.length, value.length)).equals(value)).toBe(true);
     // A flipped byte anywhere fails the whole checksum.
     await device.write(at + head.length + 4 * CHUNK, Buffer.from([value[4 * CHUNK]! ^ 1]));
-    await expect(
-      readBlobRange(core, at, key.length, value.length, 0, 1),
-    ).rejects.toMatchObject({ code: 'ERR_CORRUPT' });
+    await expect(readBlobRange(core, at, key.length, value.length, 0, 1)).rejects.toMatchObject({
+      code: 'ERR_CORRUPT',
+    });
 
     // A blob of 512-byte chunks read by a log that writes 1 KiB ones.
     const big = pattern(6 * CHUNK);
@@ -229,9 +229,9 @@ describe('blobs of other formats', () => {
     if (found.status !== 'found') throw new Error('not found');
     const other = new StoreCore({ device, memory: 8192, pageSize: 2048, blobChunkSize: 1024 });
     const o = await readBlobRange(other, found.blob, 3, big.length, 3 * CHUNK - 2, 3 * CHUNK + 2);
-    expect(o.bytes.subarray(o.offset, o.offset + 4).equals(big.subarray(3 * CHUNK - 2, 3 * CHUNK + 2))).toBe(
-      true,
-    );
+    expect(
+      o.bytes.subarray(o.offset, o.offset + 4).equals(big.subarray(3 * CHUNK - 2, 3 * CHUNK + 2)),
+    ).toBe(true);
     expect(o.bytes.length).toBe(2 * CHUNK);
   });
 });

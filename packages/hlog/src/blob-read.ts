@@ -9,8 +9,8 @@ import type { CoreState } from './core-state.js';
 import { HlogError } from './errors.js';
 import {
   BLOB_PREFIX_SIZE,
-  blobChunkShift,
   blobChecksum,
+  blobChunkShift,
   blobKeyLength,
   PAGE_HEADER_SIZE,
   PageFlag,

@@ -1,9 +1,9 @@
 // The async driver of pending steps and the device reads it does for them.
 
 import { isStrataError } from '@strata/io';
+import { readBlob, readBlobRange } from './blob-read.js';
 import type { CoreState } from './core-state.js';
 import { HlogError } from './errors.js';
-import { readBlob, readBlobRange } from './blob-read.js';
 import {
   align8,
   createRecordSpace,

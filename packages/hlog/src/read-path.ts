@@ -118,9 +118,7 @@ export function rangeStep(
   r.length = to - from;
   r.totalLength = total;
   r.expiresAt =
-    (c.locFlags & RecordFlag.HAS_EXPIRY) !== 0
-      ? s.f64[(off + RECORD_HEADER_SIZE) >>> 3]!
-      : 0;
+    (c.locFlags & RecordFlag.HAS_EXPIRY) !== 0 ? s.f64[(off + RECORD_HEADER_SIZE) >>> 3]! : 0;
   c.counters.hits++;
   return R_OK;
 }

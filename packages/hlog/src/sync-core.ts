@@ -1,11 +1,11 @@
 import type { AnyStrataError } from '@strata/io';
+import { readBlobKey } from './blob-read.js';
 import { copyIfLive, relocateBlobIfLive } from './compaction-steps.js';
 import { CoreState, DELETED, EMPTY, EXPIRY_NOT_SET, EXPIRY_OK, NOT_FOUND } from './core-state.js';
 import { HlogError } from './errors.js';
 import { expireSlice, expiryStep } from './expiry-path.js';
 import type { ExpiringTtl } from './key-count.js';
 import { hashKey } from './key-hash.js';
-import { readBlobKey } from './blob-read.js';
 import { drivePending } from './pending-driver.js';
 import { prefetchKeys } from './prefetch-path.js';
 import { FixedRange, getStep, rangeStep } from './read-path.js';

@@ -1,5 +1,5 @@
-import { MemoryDevice } from '@strata/io';
 import { Store, type StoreCore } from '@strata/hlog';
+import { MemoryDevice } from '@strata/io';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { DatabaseProvider } from '../../src/server/keyspace.js';
@@ -113,10 +113,7 @@ describe('a 64 MiB string on the device is read only where a command touches it'
     expect(zero).toBe(1);
     // A missing key and a value another client changes meanwhile.
     expect(await client.bitcount('missing')).toBe(0);
-    const [counted] = await Promise.all([
-      client.bitcount('big'),
-      client.setbit('big', 100, 1),
-    ]);
+    const [counted] = await Promise.all([client.bitcount('big'), client.setbit('big', 100, 1)]);
     expect([SET_BITS.length, SET_BITS.length + 1]).toContain(counted);
     expect(await client.bitcount('big')).toBe(SET_BITS.length + 1);
   });

@@ -22,7 +22,6 @@ function filler(prefix: string, n = 3000): string[] {
   return argv;
 }
 
-
 /**
  * A 2.5 MB string (a blob: whole pages of its own, its record pushed to the
  * disk by the filler) read in part: bits across the 64 KiB chunks and the

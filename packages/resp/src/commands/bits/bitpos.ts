@@ -118,7 +118,11 @@ class BitPos implements RangePicker, StringWalk {
     if (this.error !== null) throw this.error;
     const span = this.span;
     if (span === null) reply.integer(-1);
-    else if (this.found !== -1 || this.bit === 1 || (this.range !== null && this.range.end !== null)) {
+    else if (
+      this.found !== -1 ||
+      this.bit === 1 ||
+      (this.range !== null && this.range.end !== null)
+    ) {
       reply.integer(this.found);
     }
     // No clear bit in a range that runs to the end: the first of the padding.

@@ -49,9 +49,9 @@ import {
   publishes,
 } from '../pubsub/keyspace-events.js';
 import { stringGroup } from '../shared/command-groups.js';
-import { withStringPicked, withStringRange } from '../shared/string-range.js';
 import { ExpiryUnit, expiryMs, expiryOption, optionValue } from '../shared/expiry.js';
 import { ALL_KEYS, KEY1 } from '../shared/key-positions.js';
+import { withStringPicked, withStringRange } from '../shared/string-range.js';
 import {
   getdelReplay,
   getexReplay,
