@@ -2,6 +2,7 @@ import { MemoryDevice } from '@strata/io';
 import { describe, expect, it } from 'vitest';
 import { chunkTableSize } from './blob-layout.js';
 import { readBlob, readBlobRange } from './blob-read.js';
+import { Store } from './hlog-store.js';
 import {
   BLOB_PREFIX_SIZE,
   blobChecksum,
@@ -233,5 +234,36 @@ describe('blobs of other formats', () => {
       o.bytes.subarray(o.offset, o.offset + 4).equals(big.subarray(3 * CHUNK - 2, 3 * CHUNK + 2)),
     ).toBe(true);
     expect(o.bytes.length).toBe(2 * CHUNK);
+  });
+});
+
+describe('ranged reads after a restart', () => {
+  it('reads a range of a blob the recovered log holds, in its chunks', async () => {
+    const device = new MemoryDevice({ segmentSize: 1 << 20 });
+    const options = {
+      device,
+      memory: 8192,
+      pageSize: 2048,
+      indexBuckets: 64,
+      blobChunkSize: CHUNK,
+      checkpoints: null,
+      expiry: false as const,
+    };
+    const value = pattern(20 * CHUNK);
+    const first = await Store.open(options);
+    await first.set(k('big'), value);
+    await first.close();
+    const again = await Store.open(options);
+    try {
+      const read = await bytesReadFor(device, async () => {
+        const r = await again.getRange(k('big'), 7 * CHUNK + 3, 10);
+        expect(
+          r.status === 'found' && r.value.equals(value.subarray(7 * CHUNK + 3, 7 * CHUNK + 13)),
+        ).toBe(true);
+      });
+      expect(read).toBeLessThan(512 + 200 + CHUNK);
+    } finally {
+      await again.close();
+    }
   });
 });
