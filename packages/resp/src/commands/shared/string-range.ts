@@ -72,12 +72,17 @@ export interface StringWalk {
   end(total: number): void;
 }
 
-/** Bytes read per window of a walk: 16 chunks of a blob, one device read. */
-export const WALK_WINDOW = 1 << 20;
+/**
+ * Bytes read per window of a walk: the first one chunk of a blob (BITPOS
+ * often stops in it), each next one twice the last, up to 16 chunks (1 MiB,
+ * one device read).
+ */
+const FIRST_WINDOW = 1 << 16;
+const MAX_WINDOW = 1 << 20;
 
 /**
  * Windows of `picker`'s range: from the range's start (`next` -1) or from
- * `next`, at most `window` bytes.
+ * `next`, at most `window` bytes (a power of two, or unbounded).
  */
 class WindowPicker implements RangePicker {
   from = 0;
@@ -92,7 +97,8 @@ class WindowPicker implements RangePicker {
     const r = this.range;
     r.pick(total);
     this.from = this.next < 0 ? r.from : Math.min(r.to, Math.max(r.from, this.next));
-    this.to = Math.min(r.to, this.from + this.window);
+    // Windows end on a multiple of their size: whole chunks of a blob.
+    this.to = Math.min(r.to, (Math.floor(this.from / this.window) + 1) * this.window);
   }
 }
 
@@ -108,10 +114,14 @@ export function walkString(
   key: Buffer,
   picker: RangePicker,
   walk: StringWalk,
-  window = WALK_WINDOW,
 ): CommandResult {
-  const w = new WindowPicker(picker, window);
-  const v = c.store.readPicked(key, w);
+  const w = new WindowPicker(picker, FIRST_WINDOW);
+  let v = c.store.readPicked(key, w);
+  if (v.status === 'found' && v.blob === -1 && v.from + v.length < picker.to) {
+    // A value inside its record, in memory: all of it in one view.
+    w.window = Number.POSITIVE_INFINITY;
+    v = c.store.readPicked(key, w);
+  }
   if (v.status === 'pending') return runWalk(c, key, w, walk, v.pending);
   if (v.status === 'wrongType') throw wrongTypeError();
   if (v.status === 'notFound') {
@@ -156,7 +166,6 @@ async function runWalk(
   walk: StringWalk,
   first: Promise<RangeResult>,
 ): Promise<void> {
-  const window = w.window;
   // The value being walked: its blob and length; `started` false between passes.
   let started = false;
   let blob = -1;
@@ -188,11 +197,12 @@ async function runWalk(
         return;
       }
       w.next = to;
+      w.window = Math.min(MAX_WINDOW, w.window * 2);
     } else {
       // The key changed under the walk: start over on what it holds now.
       started = false;
       w.next = -1;
-      w.window = window;
+      w.window = FIRST_WINDOW;
     }
     r = await nextWindow(c, key, w);
   }
