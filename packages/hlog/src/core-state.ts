@@ -37,6 +37,7 @@ import type {
   FoundView,
   NotFoundView,
   NotSetView,
+  RangeView,
   UpdatedView,
   ValueView,
   WrittenView,
@@ -55,6 +56,11 @@ export interface StoreCoreOptions {
   mutableFraction?: number;
   /** Values longer than this go to a blob (whole pages). Default pageSize / 4. */
   largeValueThreshold?: number;
+  /**
+   * Bytes per checksummed chunk of a blob (a power of two, 512 to 16 MiB;
+   * default 64 KiB): what a ranged read of a large value loads at least.
+   */
+  blobChunkSize?: number;
   /** Clock in ms since the epoch (tests). Default Date.now. */
   clock?: () => number;
   /**
@@ -72,6 +78,17 @@ export class MutableFound implements FoundView {
   length = 0;
   expiresAt = 0;
   type: RecordType = RecordType.STRING;
+}
+
+export class MutableRange implements RangeView {
+  readonly status = 'found' as const;
+  bytes: Buffer = Buffer.alloc(0);
+  offset = 0;
+  length = 0;
+  from = 0;
+  totalLength = 0;
+  expiresAt = 0;
+  blob = -1;
 }
 
 export class MutableWrongType implements WrongTypeView {
@@ -134,12 +151,16 @@ export class CoreState {
   blobAddress = 0;
   blobLength = 0;
   blobKeyLength = 0;
+  /** The part of the blob a ranged read needs (R_NEED_BLOB_RANGE). */
+  rangeFrom = 0;
+  rangeTo = 0;
   pendingBlob: Buffer | null = null;
   pendingBlobFor: unknown = null;
   pendingBlobOld = 0;
   oldScratch = Buffer.alloc(256);
   copyScratch = Buffer.alloc(256);
   readonly found = new MutableFound();
+  readonly range = new MutableRange();
   readonly updated = new MutableUpdated();
   readonly oldView: ValueView = { bytes: this.oldScratch, offset: 0, length: 0 };
   readonly written: WrittenView = { status: 'ok', old: null };
@@ -172,6 +193,7 @@ export class CoreState {
         pageSize,
         mutableFraction: options.mutableFraction ?? 0.9,
         epoch: 1,
+        ...(options.blobChunkSize === undefined ? {} : { blobChunkSize: options.blobChunkSize }),
       });
     this.index = index ?? new HashIndex({ initialBuckets: options.indexBuckets ?? 1 << 16 });
     if (options.onWriteError !== undefined) this.log.onWriteError = options.onWriteError;

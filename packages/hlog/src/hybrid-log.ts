@@ -1,4 +1,5 @@
 import { type AnyStrataError, type Device, isStrataError } from '@strata/io';
+import { chunkTableSize, DEFAULT_BLOB_CHUNK_SHIFT, writeChunkTable } from './blob-layout.js';
 import { HlogError } from './errors.js';
 import {
   BLOB_PREFIX_SIZE,
@@ -58,6 +59,12 @@ export interface HybridLogOptions {
   tailAddress?: number;
   /** Lowest live address (page aligned), default `tailAddress`. */
   beginAddress?: number;
+  /**
+   * Bytes per checksummed chunk of a blob (a power of two, 512 to 16 MiB;
+   * default 64 KiB): a read of part of a large value loads and verifies
+   * whole chunks (blob-layout.ts).
+   */
+  blobChunkSize?: number;
 }
 
 export interface HybridLogStats {
@@ -93,6 +100,8 @@ export class HybridLog {
   readonly ringBytes: number;
   readonly ring: RecordSpace;
   readonly epoch: number;
+  /** log2 of the chunk size of the blobs this log writes. */
+  readonly blobChunkShift: number;
   begin: number;
   head: number;
   readOnly: number;
@@ -159,6 +168,14 @@ export class HybridLog {
     // takes a page fault, once).
     this.ring = createRecordSpace(memory);
     this.epoch = options.epoch;
+    const chunk = options.blobChunkSize ?? 2 ** DEFAULT_BLOB_CHUNK_SHIFT;
+    if (!Number.isInteger(chunk) || chunk < 512 || chunk > 1 << 24 || (chunk & (chunk - 1)) !== 0) {
+      throw new HlogError(
+        'ERR_INVALID_ARGUMENT',
+        'blobChunkSize must be a power of two from 512 to 16 MiB',
+      );
+    }
+    this.blobChunkShift = Math.log2(chunk);
     this.framePage = new Float64Array(this.frameCount).fill(-1);
     this.mutablePages = Math.max(
       1,
@@ -533,7 +550,8 @@ export class HybridLog {
       throw new HlogError('ERR_INVALID_ARGUMENT', 'large values need a device with alignment 1');
     }
     const P = this.pageSize;
-    const prefixLength = BLOB_PREFIX_SIZE + key.length;
+    const shift = this.blobChunkShift;
+    const prefixLength = BLOB_PREFIX_SIZE + key.length + chunkTableSize(value.length, shift);
     const total = PAGE_HEADER_SIZE + prefixLength + value.length;
     const pages = Math.ceil(total / P);
     if (!this.tailIsBlob) this.sealTailPage();
@@ -550,8 +568,9 @@ export class HybridLog {
     this.tail = this.tailPageEnd;
     const head = Buffer.alloc(PAGE_HEADER_SIZE + prefixLength);
     writePageHeader(head, 0, total, PageFlag.BLOB, start, this.epoch);
-    writeBlobPrefix(head, key.length);
+    writeBlobPrefix(head, key.length, shift);
     head.set(key, PAGE_HEADER_SIZE + BLOB_PREFIX_SIZE);
+    writeChunkTable(head, value);
     setBlobChecksum(head, blobChecksum(head, head.subarray(PAGE_HEADER_SIZE), value));
     let body = value;
     const range = this.track(start, start + pages * P, () =>

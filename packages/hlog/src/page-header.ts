@@ -112,20 +112,27 @@ export function sealPageChecksum(bytes: Buffer, off: number): void {
 
 /**
  * A blob is self-describing, so compaction can tell whether it is still
- * referenced: after the page header come `u32 keyLength, u32 0`, the key,
- * then the value. Its checksum runs over header fields, prefix, key, value.
+ * referenced: after the page header come `u32 keyLength, u32 chunkShift`,
+ * the key, the chunk table (blob-layout.ts; none when `chunkShift` is 0, a
+ * blob written before tables existed), then the value. Its checksum runs
+ * over header fields, prefix, key, table, value.
  */
 export const BLOB_PREFIX_SIZE = 8;
 
-/** Writes a blob's prefix (after its page header): the key's length, then 0. */
-export function writeBlobPrefix(head: Buffer, keyLength: number): void {
+/** Writes a blob's prefix (after its page header): the key's length, then the chunk shift. */
+export function writeBlobPrefix(head: Buffer, keyLength: number, chunkShift: number): void {
   head.writeUInt32LE(keyLength, PAGE_HEADER_SIZE);
-  head.writeUInt32LE(0, PAGE_HEADER_SIZE + 4);
+  head.writeUInt32LE(chunkShift, PAGE_HEADER_SIZE + 4);
 }
 
 /** The key length a blob's prefix holds (`head` starts at the blob's first page). */
 export function blobKeyLength(head: Buffer): number {
   return head.readUInt32LE(PAGE_HEADER_SIZE);
+}
+
+/** log2 of the blob's chunk size; 0: no chunk table (only a whole read verifies it). */
+export function blobChunkShift(head: Buffer): number {
+  return head.readUInt32LE(PAGE_HEADER_SIZE + 4);
 }
 
 /** Stores a blob's checksum in its header. */

@@ -1,16 +1,9 @@
 // The async driver of pending steps and the device reads it does for them.
 
 import { isStrataError } from '@strata/io';
+import { readBlob, readBlobRange } from './blob-read.js';
 import type { CoreState } from './core-state.js';
 import { HlogError } from './errors.js';
-import {
-  BLOB_PREFIX_SIZE,
-  blobChecksum,
-  blobKeyLength,
-  PAGE_HEADER_SIZE,
-  PageFlag,
-  readPageHeader,
-} from './page-header.js';
 import {
   align8,
   createRecordSpace,
@@ -28,6 +21,7 @@ import {
   FIRST_READ,
   Hint,
   MAX_RETRIES,
+  R_NEED_BLOB_RANGE,
   R_NEED_BLOB_READ,
   R_NEED_BLOB_WRITE,
   R_NEED_DISK,
@@ -96,6 +90,24 @@ export async function drive<T>(
         try {
           hint.oldBlob = await readBlob(c, address, c.blobKeyLength, c.blobLength);
           hint.oldBlobAddress = address;
+        } catch (e) {
+          // Compacted away meanwhile: the step finds the copy.
+          if (!isStrataError(e, 'ERR_ADDRESS_OUT_OF_RANGE')) throw e;
+          hint.walked = false;
+        }
+        break;
+      }
+      case R_NEED_BLOB_RANGE: {
+        const address = c.blobAddress;
+        const from = c.rangeFrom;
+        const to = c.rangeTo;
+        try {
+          const r = await readBlobRange(c, address, c.blobKeyLength, c.blobLength, from, to);
+          hint.rangeAddress = address;
+          hint.rangeFrom = from;
+          hint.rangeTo = to;
+          hint.rangeBytes = r.bytes;
+          hint.rangeOffset = r.offset;
         } catch (e) {
           // Compacted away meanwhile: the step finds the copy.
           if (!isStrataError(e, 'ERR_ADDRESS_OUT_OF_RANGE')) throw e;
@@ -183,42 +195,6 @@ export async function readRecord(c: CoreState, address: number): Promise<RecordS
 
 export function corrupt(_c: CoreState, address: number): HlogError {
   return new HlogError('ERR_CORRUPT', `no valid record at address ${address}`, { address });
-}
-
-/** Reads and verifies a blob's value. */
-export async function readBlob(
-  c: CoreState,
-  address: number,
-  keyLength: number,
-  length: number,
-): Promise<Buffer> {
-  const prefix = PAGE_HEADER_SIZE + BLOB_PREFIX_SIZE + keyLength;
-  const buf = Buffer.allocUnsafe(prefix + length);
-  c.counters.diskReads++;
-  const n = await c.log.device.read(address, buf);
-  const value = buf.subarray(prefix);
-  const header = n < buf.length ? null : readPageHeader(buf, 0);
-  if (
-    header === null ||
-    (header.flags & PageFlag.BLOB) === 0 ||
-    header.used !== buf.length ||
-    blobKeyLength(buf) !== keyLength ||
-    blobChecksum(buf, buf.subarray(PAGE_HEADER_SIZE, prefix), value) !== header.checksum
-  ) {
-    throw new HlogError('ERR_CORRUPT', `blob at ${address} failed its checksum`, { address });
-  }
-  return value;
-}
-
-/** The key a blob was written for (compaction), or null if it is not a blob. */
-export async function readBlobKey(c: CoreState, address: number): Promise<Buffer | null> {
-  const head = Buffer.alloc(PAGE_HEADER_SIZE + BLOB_PREFIX_SIZE);
-  if ((await c.log.device.read(address, head)) < head.length) return null;
-  const header = readPageHeader(head, 0);
-  if (header === null || (header.flags & PageFlag.BLOB) === 0) return null;
-  const key = Buffer.alloc(blobKeyLength(head));
-  if ((await c.log.device.read(address + head.length, key)) < key.length) return null;
-  return key;
 }
 
 /** The newest record of `key` on the device chain from `start`, or null (the live-key count). */

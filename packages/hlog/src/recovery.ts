@@ -214,6 +214,7 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
     epoch,
     tailAddress: end,
     beginAddress: begin,
+    ...(options.blobChunkSize === undefined ? {} : { blobChunkSize: options.blobChunkSize }),
   });
   const recovery: RecoveryInfo = {
     checkpoint: meta?.seq ?? null,

@@ -9,6 +9,7 @@ export const R_NEED_SPACE = 4;
 export const R_NEED_BLOB_READ = 5;
 export const R_NEED_BLOB_WRITE = 6;
 export const R_WRONG_TYPE = 7;
+export const R_NEED_BLOB_RANGE = 8;
 
 // Where `locate` found the key's newest record.
 export const L_NONE = 0;
@@ -44,6 +45,12 @@ export class Hint {
   newBlobOld = 0;
   newBlobAddress = 0;
   newBlobValue: Buffer | null = null;
+  /** Bytes `[rangeFrom, rangeTo)` of the blob at `rangeAddress`, from `rangeBytes[rangeOffset]`. */
+  rangeAddress = -1;
+  rangeFrom = 0;
+  rangeTo = 0;
+  rangeBytes: Buffer | null = null;
+  rangeOffset = 0;
   /** A record the caller already holds (compaction): no read needed for it. */
   knownAddress = -1;
   knownSpace: RecordSpace | null = null;

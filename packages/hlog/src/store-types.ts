@@ -42,6 +42,50 @@ export type ReadResult =
   | { status: 'found'; value: Buffer; expiresAt: number; type: RecordType }
   | { status: 'notFound' };
 
+// ---- ranged read -----------------------------------------------------------
+
+/**
+ * Part of a string value: bytes `[from, from + length)` of a value of
+ * `totalLength` bytes, at `bytes[offset]`. `blob` is the address of the
+ * blob holding the value (blobs never change once written, so two reads
+ * with the same `blob` saw the same value), or -1 for a value inside its
+ * record.
+ */
+export interface RangeView extends ValueView {
+  readonly status: 'found';
+  from: number;
+  totalLength: number;
+  /** ms since the epoch; 0 = no expiry. */
+  expiresAt: number;
+  blob: number;
+}
+
+/**
+ * Chooses the bytes a ranged read loads once the value's length is known:
+ * `pick(totalLength)` sets `from` and `to` (`0 <= from <= to <= totalLength`).
+ * It may run more than once (a pending read runs its step again).
+ */
+export interface RangePicker {
+  pick(totalLength: number): void;
+  from: number;
+  to: number;
+}
+
+export type ReadRangeView = RangeView | NotFoundView | WrongTypeView | PendingView<RangeResult>;
+
+export type RangeResult =
+  | {
+      status: 'found';
+      /** Bytes `[from, from + value.length)` of the value. */
+      value: Buffer;
+      from: number;
+      totalLength: number;
+      expiresAt: number;
+      blob: number;
+    }
+  | { status: 'notFound' }
+  | WrongTypeResult;
+
 /**
  * The key holds a record of another type than the operation works on
  * (`type`); nothing was changed. `old` is always null (SET ... GET).

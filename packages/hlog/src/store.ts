@@ -13,6 +13,7 @@ import {
   type UpdateFunction,
 } from './rmw-functions.js';
 import {
+  type RangeResult,
   type ReadResult,
   type RmwResult,
   SetFlag,
@@ -51,6 +52,29 @@ export class StoreCore extends SyncCore {
     }
     if (v.status === 'notFound') return { status: 'notFound' };
     return v.pending;
+  }
+
+  /**
+   * Bytes `[offset, offset + length)` of the string at `key` (clipped to
+   * the value; an owned buffer) and the value's whole length. A large value
+   * on the device is read only in the checksummed chunks covering the range.
+   */
+  async getRange(key: Bytes, offset: number, length: number): Promise<RangeResult> {
+    key = bytesOf(key, 'key');
+    const v = this.readRange(key, offset, length);
+    if (v.status === 'pending') return v.pending;
+    if (v.status === 'found') {
+      return {
+        status: 'found',
+        value: Buffer.from(v.bytes.subarray(v.offset, v.offset + v.length)),
+        from: v.from,
+        totalLength: v.totalLength,
+        expiresAt: v.expiresAt,
+        blob: v.blob,
+      };
+    }
+    if (v.status === 'notFound') return { status: 'notFound' };
+    return { status: 'wrongType', type: v.type, old: null };
   }
 
   /** TYPE: the type of the key's live record, or null when it has none. */

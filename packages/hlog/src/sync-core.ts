@@ -1,13 +1,14 @@
 import type { AnyStrataError } from '@strata/io';
+import { readBlobKey } from './blob-read.js';
 import { copyIfLive, relocateBlobIfLive } from './compaction-steps.js';
 import { CoreState, DELETED, EMPTY, EXPIRY_NOT_SET, EXPIRY_OK, NOT_FOUND } from './core-state.js';
 import { HlogError } from './errors.js';
 import { expireSlice, expiryStep } from './expiry-path.js';
 import type { ExpiringTtl } from './key-count.js';
 import { hashKey } from './key-hash.js';
-import { drivePending, readBlobKey } from './pending-driver.js';
+import { drivePending } from './pending-driver.js';
 import { prefetchKeys } from './prefetch-path.js';
-import { getStep } from './read-path.js';
+import { FixedRange, getStep, rangeStep } from './read-path.js';
 import { type RecordSpace, RecordType } from './record-layout.js';
 import { MAX_VALUE_LENGTH, type RmwFunctions } from './rmw-functions.js';
 import { rmwStep } from './rmw-path.js';
@@ -24,6 +25,9 @@ import type {
   DeleteView,
   ExpiryResult,
   ExpiryView,
+  RangePicker,
+  RangeResult,
+  ReadRangeView,
   ReadResult,
   ReadView,
   RmwResult,
@@ -32,6 +36,10 @@ import type {
   UpsertView,
 } from './store-types.js';
 import { deleteStep, upsertStep } from './upsert-path.js';
+
+function copyFixed(f: FixedRange): FixedRange {
+  return new FixedRange(f.offset, f.length);
+}
 
 /**
  * The synchronous core API over CoreState: each operation runs its step
@@ -75,6 +83,54 @@ export class SyncCore extends CoreState {
       code,
       (hint) => getStep(this, key, h, hint, wantValue),
       (c) => this.readResult(c, wantValue),
+    );
+  }
+
+  /** What `readRange` picks with before it goes pending (then it takes its own). */
+  private readonly fixedRange = new FixedRange();
+
+  /**
+   * Reads bytes `[offset, offset + length)` of the string at `key`, clipped
+   * to the value: a view into the log when its record is in memory, else
+   * pending. A large value (a blob) is read from the device only in the
+   * chunks covering the range, each verified; the view's `totalLength` is
+   * the whole value's. A key of another type is `wrongType` (nothing read).
+   */
+  readRange(key: Uint8Array, offset: number, length: number): ReadRangeView {
+    if (!Number.isInteger(offset) || offset < 0 || !(length >= 0)) {
+      throw new HlogError('ERR_INVALID_ARGUMENT', 'offset and length must be >= 0');
+    }
+    const fixed = this.fixedRange;
+    fixed.offset = offset;
+    fixed.length = length;
+    return this.readPicked(key, fixed, fixed);
+  }
+
+  /**
+   * `readRange` with the range chosen once the value's length is known
+   * (`picker.pick(totalLength)`), in the same step: a range from the end
+   * needs no read before it. `pendingPicker` is used if the read goes
+   * pending (default `picker`; a caller reusing `picker` passes its own).
+   */
+  readPicked(
+    key: Uint8Array,
+    picker: RangePicker,
+    pendingPicker: RangePicker = picker,
+  ): ReadRangeView {
+    this.checkKey(key);
+    const h = hashKey(key);
+    this.counters.reads++;
+    const code = rangeStep(this, key, h, null, picker);
+    if (code === R_OK) return this.range;
+    if (code === R_NOT_FOUND) return NOT_FOUND;
+    if (code === R_WRONG_TYPE) return this.wrongType;
+    const own = pendingPicker === this.fixedRange ? copyFixed(this.fixedRange) : pendingPicker;
+    return drivePending(
+      this,
+      key,
+      code,
+      (hint) => rangeStep(this, key, h, hint, own),
+      (c) => this.rangeResult(c),
     );
   }
 
@@ -177,6 +233,26 @@ export class SyncCore extends CoreState {
       value: wantValue ? Buffer.from(f.bytes.subarray(f.offset, f.offset + f.length)) : EMPTY,
       expiresAt: f.expiresAt,
       type: f.type,
+    };
+  }
+
+  private rangeResult(code: number): RangeResult {
+    if (code === R_WRONG_TYPE) return { status: 'wrongType', type: this.wrongType.type, old: null };
+    if (code !== R_OK) return { status: 'notFound' };
+    const r = this.range;
+    const end = r.offset + r.length;
+    return {
+      status: 'found',
+      // The log's ring is reused: a view into it is copied; the bytes of a
+      // record or range read from the device are this read's own.
+      value:
+        r.bytes === this.ring.bytes
+          ? Buffer.from(r.bytes.subarray(r.offset, end))
+          : r.bytes.subarray(r.offset, end),
+      from: r.from,
+      totalLength: r.totalLength,
+      expiresAt: r.expiresAt,
+      blob: r.blob,
     };
   }
 

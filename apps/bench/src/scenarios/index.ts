@@ -1,4 +1,5 @@
 import type { AnyScenario } from '../scenario.js';
+import { bitsDisk } from './bits-disk.js';
 import { durability } from './durability.js';
 import { geo } from './geo.js';
 import { hlogLoad } from './hlog-load.js';
@@ -44,4 +45,5 @@ export const scenarios: readonly AnyScenario[] = [
   scripting,
   geo,
   infoScrape,
+  bitsDisk,
 ];

@@ -22,6 +22,70 @@ function filler(prefix: string, n = 3000): string[] {
   return argv;
 }
 
+/**
+ * A 2.5 MB string (a blob: whole pages of its own, its record pushed to the
+ * disk by the filler) read in part: bits across the 64 KiB chunks and the
+ * 1 MiB windows BITCOUNT and BITPOS walk in, ranges from the end, a
+ * collection and a small string beside it, then a write that rewrites it.
+ */
+function largeOnDisk(p: string): string[][] {
+  const big = `${p}:big`;
+  return [
+    ['setrange', big, '2500000', 'xyz'],
+    ['setbit', big, '524287', '1'],
+    ['setbit', big, '524288', '1'],
+    ['setbit', big, '8388607', '1'],
+    ['setbit', big, '8388608', '1'],
+    ['setbit', big, '16777300', '1'],
+    ['set', `${p}:small`, 'abc'],
+    ['hset', `${p}:h`, 'f', 'v'],
+    filler(`${p}:fill`),
+    ['getbit', big, '524287'],
+    ['getbit', big, '524286'],
+    ['getbit', big, '8388608'],
+    ['getbit', big, '20000007'],
+    ['getbit', big, '99999999'],
+    ['strlen', big],
+    ['getrange', big, '65534', '65537'],
+    ['getrange', big, '-5', '-1'],
+    ['getrange', big, '2500001', '9999999'],
+    ['getrange', big, '10', '5'],
+    ['getrange', big, '-1', '-5'],
+    ['substr', big, '1048575', '1048576'],
+    ['bitcount', big],
+    ['bitcount', big, '65535', '65536'],
+    ['bitcount', big, '0', '-1'],
+    ['bitcount', big, '524287', '8388608', 'bit'],
+    ['bitcount', big, '-2500003', '-3'],
+    ['bitcount', big, '1', '2', 'nope'],
+    ['bitcount', big, '1'],
+    ['bitpos', big, '1'],
+    ['bitpos', big, '1', '65536'],
+    ['bitpos', big, '1', '1048576'],
+    ['bitpos', big, '1', '2097152'],
+    ['bitpos', big, '1', '2500001', '2500001'],
+    ['bitpos', big, '0'],
+    ['bitpos', big, '1', '0', '-1', 'bit'],
+    ['bitpos', big, '0', '2500000'],
+    ['bitpos', big, '1', '0', '524286', 'bit'],
+    ['bitpos', big, '1', '0', 'x'],
+    ['bitfield_ro', big, 'get', 'u16', '524280', 'get', 'i8', '8388604', 'get', 'u4', '20000000'],
+    ['bitfield', big, 'get', 'u32', '524272'],
+    ['getbit', `${p}:h`, '0'],
+    ['bitcount', `${p}:h`],
+    ['strlen', `${p}:h`],
+    ['getrange', `${p}:h`, '0', '1'],
+    ['getbit', `${p}:small`, '1'],
+    ['getrange', `${p}:small`, '-2', '-1'],
+    ['strlen', `${p}:small`],
+    ['append', big, '!'],
+    ['strlen', big],
+    ['getrange', big, '-4', '-1'],
+    ['bitcount', big],
+    ['bitpos', big, '0', '2500000', '-1'],
+  ];
+}
+
 export const BITS_COMPAT_CASES: readonly CompatCase[] = [
   {
     name: 'bitpos on bytes, no range',
@@ -859,6 +923,12 @@ export const BITS_COMPAT_CASES: readonly CompatCase[] = [
       ['command', 'getkeys', 'bitfield_ro', 'k', 'get', 'u8', '0'],
       ['command', 'getkeys', 'bitpos', 'k', '1'],
     ],
+  },
+  { name: 'a large string on the disk read in part', commands: largeOnDisk('b18') },
+  {
+    name: 'a large string on the disk read in part, resp3',
+    resp3: true,
+    commands: largeOnDisk('b19'),
   },
 ];
 

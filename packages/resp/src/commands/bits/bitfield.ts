@@ -6,7 +6,8 @@ import { NotifyClass, notify } from '../pubsub/keyspace-events.js';
 import { bitmapGroup } from '../shared/command-groups.js';
 import { KEY1 } from '../shared/key-positions.js';
 import { NONE } from '../shared/replay-rules.js';
-import { offsetByteLimit, withString } from './bit-strings.js';
+import { withStringRange } from '../shared/string-range.js';
+import { offsetByteLimit } from './bit-strings.js';
 import {
   type BitField,
   type BitfieldOp,
@@ -136,11 +137,22 @@ function replyOps(c: Client, replies: readonly OpReply[]): void {
   }
 }
 
-/** Only GETs: a read (a missing key reads as zeros, after its `keymiss`). */
+/**
+ * Only GETs: a read (a missing key reads as zeros, after its `keymiss`) of
+ * the bytes the fields span, so a large value on the device loads only
+ * the chunks under them.
+ */
 function readFields(c: Client, key: Buffer, plan: BitfieldPlan): CommandResult {
-  return withString(c, key, (b, off, len) => {
+  let first = Number.POSITIVE_INFINITY;
+  let last = -1;
+  for (const op of plan.ops) {
+    first = Math.min(first, Math.floor(op.offset / 8));
+    last = Math.max(last, Math.floor((op.offset + op.bits - 1) / 8));
+  }
+  const from = last < 0 ? 0 : first;
+  return withStringRange(c, key, from, last + 1 - from, (b, base, total) => {
     c.reply.array(plan.ops.length);
-    for (const op of plan.ops) c.reply.integer(b === null ? 0n : getField(b, off, len, op));
+    for (const op of plan.ops) c.reply.integer(b === null ? 0n : getField(b, base, total, op));
   });
 }
 

@@ -1,4 +1,4 @@
-import type { RmwFunctions } from '@strata/hlog';
+import type { RangePicker, RmwFunctions } from '@strata/hlog';
 import { parseLongLong } from '@strata/protocol';
 import { parseInteger } from '../../args.js';
 import { CommandError, syntaxError, wrongTypeError } from '../../errors.js';
@@ -7,8 +7,9 @@ import type { CommandDefinition, CommandResult } from '../../server/command-tabl
 import { NotifyClass, notify } from '../pubsub/keyspace-events.js';
 import { bitmapGroup } from '../shared/command-groups.js';
 import { KEY1 } from '../shared/key-positions.js';
-import { isBitUnit, resolveBitSpan } from './bit-range.js';
-import { offsetByteLimit, parseBitOffset, withString } from './bit-strings.js';
+import { type StringWalk, walkString, withStringRange } from '../shared/string-range.js';
+import { type BitSpan, isBitUnit, resolveBitSpan } from './bit-range.js';
+import { offsetByteLimit, parseBitOffset } from './bit-strings.js';
 
 // ---- helpers ------------------------------------------------------------------
 
@@ -95,8 +96,9 @@ function getBit(c: Client, argv: Buffer[]): CommandResult {
   const offset = parseBitOffset(argv[2]!, offsetByteLimit(c));
   const byte = Math.floor(offset / 8);
   const mask = 1 << (7 - (offset % 8));
-  return withString(c, argv[1]!, (b, off, len) => {
-    c.reply.integer(b !== null && byte < len && (b[off + byte]! & mask) !== 0 ? 1 : 0);
+  // One byte of the value: a large one on the device loads one chunk.
+  return withStringRange(c, argv[1]!, byte, 1, (b, base, total) => {
+    c.reply.integer(b !== null && byte < total && (b[base + byte]! & mask) !== 0 ? 1 : 0);
   });
 }
 
@@ -111,31 +113,88 @@ function popcount(b: Uint8Array, from: number, to: number): number {
   return n;
 }
 
-/** BITCOUNT over `b[off, off + len)`, Redis 7.0's range rules (argument errors after the lookup). */
-function bitCount(argv: Buffer[], b: Uint8Array, off: number, len: number): number {
-  if (argv.length === 2) return popcount(b, off, off + len);
+/** BITCOUNT's range arguments; null for the whole value. */
+interface CountRange {
+  readonly start: number;
+  readonly end: number;
+  readonly isBit: boolean;
+}
+
+function parseCountRange(argv: Buffer[]): CountRange | null {
+  if (argv.length === 2) return null;
   if (argv.length !== 4 && argv.length !== 5) throw syntaxError();
   const start = parseInteger(argv[2]!);
   const end = parseInteger(argv[3]!);
   const isBit = argv.length === 5 && isBitUnit(argv[4]!);
-  if (start < 0 && end < 0 && start > end) return 0;
-  const span = resolveBitSpan(start, end, isBit, len);
-  if (span === null) return 0;
-  // The bits of the edge bytes outside the range (none for a BYTE range).
-  const firstNeg = ~((1 << (8 - (span.firstBit & 7))) - 1) & 0xff;
-  const lastNeg = (1 << (7 - (span.lastBit & 7))) - 1;
-  const s = Math.floor(span.firstBit / 8);
-  const e = Math.floor(span.lastBit / 8);
-  let n = popcount(b, off + s, off + e + 1);
-  n -= POPCOUNT[b[off + s]! & firstNeg]!;
-  n -= POPCOUNT[b[off + e]! & lastNeg]!;
-  return n;
+  return { start, end, isBit };
+}
+
+/**
+ * BITCOUNT key [start end [BYTE|BIT]] as Redis 7.0: the key is looked up
+ * before the range is parsed (a missing key answers 0 whatever follows), so
+ * an argument error is kept and thrown once the key is found. It reads only
+ * the bytes of the range, window by window (a value on the device is never
+ * held whole), and counts the bits `[firstBit, lastBit]`.
+ */
+class BitCount implements RangePicker, StringWalk {
+  from = 0;
+  to = 0;
+  private firstBit = 0;
+  private lastBit = -1;
+  private count = 0;
+  private readonly range: CountRange | null = null;
+  private readonly error: unknown = null;
+
+  constructor(
+    private readonly c: Client,
+    argv: Buffer[],
+  ) {
+    try {
+      this.range = parseCountRange(argv);
+    } catch (e) {
+      this.error = e;
+    }
+  }
+
+  pick(total: number): void {
+    const r = this.range;
+    let span: BitSpan | null;
+    if (this.error !== null) span = null;
+    else if (r === null) span = total === 0 ? null : { firstBit: 0, lastBit: total * 8 - 1 };
+    else if (r.start < 0 && r.end < 0 && r.start > r.end) span = null;
+    else span = resolveBitSpan(r.start, r.end, r.isBit, total);
+    this.firstBit = span === null ? 0 : span.firstBit;
+    this.lastBit = span === null ? -1 : span.lastBit;
+    this.from = span === null ? 0 : Math.floor(span.firstBit / 8);
+    this.to = span === null ? 0 : Math.floor(span.lastBit / 8) + 1;
+  }
+
+  start(): void {
+    this.count = 0;
+  }
+
+  visit(b: Uint8Array, base: number, from: number, to: number): boolean {
+    let n = popcount(b, base + from, base + to);
+    // The bits of the edge bytes outside the range (none for a BYTE range).
+    const s = Math.floor(this.firstBit / 8);
+    const e = Math.floor(this.lastBit / 8);
+    if (s >= from && s < to) {
+      n -= POPCOUNT[b[base + s]! & (~((1 << (8 - (this.firstBit & 7))) - 1) & 0xff)]!;
+    }
+    if (e >= from && e < to) n -= POPCOUNT[b[base + e]! & ((1 << (7 - (this.lastBit & 7))) - 1)]!;
+    this.count += n;
+    return false;
+  }
+
+  end(total: number): void {
+    if (total >= 0 && this.error !== null) throw this.error;
+    this.c.reply.integer(total < 0 ? 0 : this.count);
+  }
 }
 
 function bitCountCommand(c: Client, argv: Buffer[]): CommandResult {
-  return withString(c, argv[1]!, (b, off, len) => {
-    c.reply.integer(b === null ? 0 : bitCount(argv, b, off, len));
-  });
+  const count = new BitCount(c, argv);
+  return walkString(c, argv[1]!, count, count);
 }
 
 // ---- the table -------------------------------------------------------------------

@@ -3,6 +3,7 @@ import {
   appendFunctions,
   incrFunctions,
   MAX_VALUE_LENGTH,
+  type RangePicker,
   type ReadResult,
   RecordType,
   type RmwFunctions,
@@ -50,6 +51,7 @@ import {
 import { stringGroup } from '../shared/command-groups.js';
 import { ExpiryUnit, expiryMs, expiryOption, optionValue } from '../shared/expiry.js';
 import { ALL_KEYS, KEY1 } from '../shared/key-positions.js';
+import { withStringPicked, withStringRange } from '../shared/string-range.js';
 import {
   getdelReplay,
   getexReplay,
@@ -733,59 +735,47 @@ function incrByFloat(c: Client, argv: Buffer[]): CommandResult {
 
 // ---- reads ---------------------------------------------------------------------
 
+/** STRLEN: the length from the record (a large value on the device is not read). */
 function strlen(c: Client, argv: Buffer[]): CommandResult {
-  const v = c.store.read(argv[1]!);
-  mustBeString(v);
-  if (v.status === 'found') c.reply.integer(v.length);
-  else if (v.status === 'notFound') {
-    keyMiss(c, argv[1]!);
-    c.reply.integer(0);
-  } else {
-    return v.pending.then((r) => {
-      mustBeString(r);
-      if (r.status !== 'found') keyMiss(c, argv[1]!);
-      c.reply.integer(r.status === 'found' ? r.value.length : 0);
-    });
-  }
-  return undefined;
+  return withStringRange(c, argv[1]!, 0, 0, (_b, _base, total) => c.reply.integer(total));
 }
 
-/** GETRANGE's index rules (Redis 7): negative from the end, clamped, empty when crossed. */
-function getRange(c: Client, argv: Buffer[]): CommandResult {
-  const start0 = parseInteger(argv[2]!);
-  const end0 = parseInteger(argv[3]!);
-  const write = (bytes: Uint8Array, offset: number, length: number): void => {
-    let start = start0;
-    let end = end0;
-    if (start < 0 && end < 0 && start > end) {
-      c.reply.bulk('');
-      return;
-    }
+/**
+ * GETRANGE's index rules (Redis 7): negative from the end, clamped, empty
+ * when crossed; picked once the value's length is known, so a large value
+ * on the device is read only in the chunks under the range.
+ */
+class GetRange implements RangePicker {
+  from = 0;
+  to = 0;
+  constructor(
+    private readonly start: number,
+    private readonly end: number,
+  ) {}
+
+  pick(length: number): void {
+    let start = this.start;
+    let end = this.end;
+    this.from = 0;
+    this.to = 0;
+    if (start < 0 && end < 0 && start > end) return;
     if (start < 0) start = length + start;
     if (end < 0) end = length + end;
     if (start < 0) start = 0;
     if (end < 0) end = 0;
     if (end >= length) end = length - 1;
-    if (start > end || length === 0) c.reply.bulk('');
-    else c.reply.bulkRange(bytes, offset + start, end - start + 1);
-  };
-  const v = c.store.read(argv[1]!);
-  mustBeString(v);
-  if (v.status === 'found') write(v.bytes, v.offset, v.length);
-  else if (v.status === 'notFound') {
-    keyMiss(c, argv[1]!);
-    c.reply.bulk('');
-  } else {
-    return v.pending.then((r) => {
-      mustBeString(r);
-      if (r.status === 'found') write(r.value, 0, r.value.length);
-      else {
-        keyMiss(c, argv[1]!);
-        c.reply.bulk('');
-      }
-    });
+    if (start > end || length === 0) return;
+    this.from = start;
+    this.to = end + 1;
   }
-  return undefined;
+}
+
+function getRange(c: Client, argv: Buffer[]): CommandResult {
+  const range = new GetRange(parseInteger(argv[2]!), parseInteger(argv[3]!));
+  return withStringPicked(c, argv[1]!, range, (b, base) => {
+    if (b === null || range.to === range.from) c.reply.bulk('');
+    else c.reply.bulkRange(b, base + range.from, range.to - range.from);
+  });
 }
 
 // ---- the table -----------------------------------------------------------------
