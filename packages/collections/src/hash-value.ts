@@ -4,7 +4,13 @@ import type { CollectionValue } from './collection-value.js';
 import { DEFAULT_ENCODING_LIMITS, encodingLimits } from './encoding-limits.js';
 import { runWhole, SLICE_ITEMS, type Sliced } from './sliced.js';
 import { cursorSlot, SlotMap, slotCursor } from './slot-map.js';
-import { duplicateMember, putSlots, StringReader, StringWriter } from './value-format.js';
+import {
+  duplicateMember,
+  FORMAT_HASH_TTL,
+  putSlots,
+  StringReader,
+  StringWriter,
+} from './value-format.js';
 
 /** Redis's defaults of hash-max-listpack-entries / hash-max-listpack-value (see encodingLimits). */
 export const HASH_MAX_LISTPACK_ENTRIES = DEFAULT_ENCODING_LIMITS.hashMaxListpackEntries;
@@ -13,6 +19,8 @@ export const HASH_MAX_LISTPACK_VALUE = DEFAULT_ENCODING_LIMITS.hashMaxListpackVa
 // Rough per-entry costs of the two shapes (V8 strings, array slots, Map entry).
 const COMPACT_ENTRY_BYTES = 48;
 const TABLE_ENTRY_BYTES = 112;
+/** A field's expiry time: its Map entry. */
+const TTL_ENTRY_BYTES = 40;
 
 /**
  * A hash. Fields and values are latin1 strings (one char per byte, so any
@@ -22,6 +30,16 @@ const TABLE_ENTRY_BYTES = 112;
  * hash-max-listpack-value bytes (64) becomes a SlotMap ('hashtable')
  * and stays one. A one-field write is O(1) (O(entries) while compact, as
  * Redis's listpack).
+ *
+ * Field expiry (Redis 7.4/8's HEXPIRE family): `ttls` maps a field to its
+ * expiry time (unix ms). Once a hash has had one (or a field-expiry command
+ * ran on it) `ttls` stays non-null, as Redis's listpack stays `listpackex`:
+ * the flat array is then kept in Redis's listpackex order (fields with an
+ * expiry first, soonest first, a field inserted before the first one
+ * expiring at or after it; fields without one after them, in insertion
+ * order), so HGETALL lists fields as Redis does. The expiry times are part
+ * of the record (FORMAT_HASH_TTL), so they survive eviction, checkpoints
+ * and restarts with the value.
  */
 export class HashValue implements CollectionValue {
   readonly type = RecordType.HASH;
@@ -29,6 +47,10 @@ export class HashValue implements CollectionValue {
   private table: SlotMap<string> | null = null;
   /** Sum of field and value lengths. */
   private chars = 0;
+  /** Field -> expiry time (unix ms); null while no field-expiry command touched the hash. */
+  private ttls: Map<string, number> | null = null;
+  /** The smallest expiry time in `ttls` (0: none), NaN when it must be recomputed. */
+  private minTtl = 0;
 
   static empty(): HashValue {
     return new HashValue();
@@ -40,26 +62,43 @@ export class HashValue implements CollectionValue {
 
   /** The decoder, yielding every SLICE_ITEMS fields (a large hash loads without stalling). */
   static *decodeSliced(bytes: Uint8Array): Sliced<HashValue> {
-    const r = new StringReader(bytes);
+    const r = new StringReader(bytes, true);
     const h = new HashValue();
     const n = r.count;
     if (n <= encodingLimits.hashMaxListpackEntries) {
-      for (let i = 0; i < n; i++) h.set(r.next(), r.next());
-      r.end();
-      return h;
+      // The flat order is stored as it was (listpackex order included).
+      for (let i = 0; i < n; i++) {
+        const f = r.next();
+        const v = r.next();
+        if (!h.set(f, v)) throw duplicateMember();
+      }
+    } else {
+      h.toTable();
+      const table = h.table!;
+      let chars = 0;
+      for (let i = 0; i < n; i++) {
+        const f = r.next();
+        const v = r.next();
+        if (!table.appendNew(f, v)) throw duplicateMember();
+        chars += f.length + v.length;
+        if (i % SLICE_ITEMS === SLICE_ITEMS - 1) yield;
+      }
+      h.chars = chars;
     }
-    h.toTable();
-    const table = h.table!;
-    let chars = 0;
-    for (let i = 0; i < n; i++) {
-      const f = r.next();
-      const v = r.next();
-      if (!table.appendNew(f, v)) throw duplicateMember();
-      chars += f.length + v.length;
-      if (i % SLICE_ITEMS === SLICE_ITEMS - 1) yield;
+    if (r.format === FORMAT_HASH_TTL) {
+      const ttls = new Map<string, number>();
+      const m = r.u32();
+      for (let i = 0; i < m; i++) {
+        const f = r.next();
+        const at = r.f64();
+        if (!h.has(f) || !(at > 0)) throw duplicateMember();
+        ttls.set(f, at);
+        if (i % SLICE_ITEMS === SLICE_ITEMS - 1) yield;
+      }
+      h.ttls = ttls;
+      h.minTtl = Number.NaN;
     }
     r.end();
-    h.chars = chars;
     return h;
   }
 
@@ -68,13 +107,139 @@ export class HashValue implements CollectionValue {
   }
 
   encoding(): string {
-    return this.flat !== null ? 'listpack' : 'hashtable';
+    if (this.flat === null) return 'hashtable';
+    return this.ttls === null ? 'listpack' : 'listpackex';
   }
 
   memoryBytes(): number {
     return (
-      64 + this.chars + this.size * (this.flat !== null ? COMPACT_ENTRY_BYTES : TABLE_ENTRY_BYTES)
+      64 +
+      this.chars +
+      this.size * (this.flat !== null ? COMPACT_ENTRY_BYTES : TABLE_ENTRY_BYTES) +
+      (this.ttls === null ? 0 : this.ttls.size * TTL_ENTRY_BYTES)
     );
+  }
+
+  // ---- field expiry ------------------------------------------------------------
+
+  /** Whether any field has an expiry time. */
+  get hasFieldTtls(): boolean {
+    return this.ttls !== null && this.ttls.size > 0;
+  }
+
+  /**
+   * Makes the hash one that keeps field expiry times (Redis converts a
+   * listpack to listpackex as soon as a field-expiry command runs on it,
+   * whether or not it sets one).
+   */
+  withTtls(): void {
+    this.ttls ??= new Map();
+  }
+
+  /** The field's expiry time (unix ms), 0 when it has none (or is missing). */
+  ttlOf(field: string): number {
+    return this.ttls?.get(field) ?? 0;
+  }
+
+  /** Whether `field` is there but its expiry time is before `now` (Redis's hashTypeIsExpired). */
+  isExpired(field: string, now: number): boolean {
+    const at = this.ttls?.get(field);
+    return at !== undefined && at < now;
+  }
+
+  /**
+   * Sets the expiry time of an existing `field` (0: none, HPERSIST). In the
+   * flat shape the field moves where Redis's listpackex puts it.
+   */
+  setTtl(field: string, at: number): void {
+    const ttls = this.ttls ?? new Map<string, number>();
+    this.ttls = ttls;
+    const old = ttls.get(field);
+    if (at > 0) {
+      ttls.set(field, at);
+      if (!Number.isNaN(this.minTtl)) {
+        if (old !== undefined && old === this.minTtl) this.minTtl = Number.NaN;
+        else if (this.minTtl === 0 || at < this.minTtl) this.minTtl = at;
+      }
+    } else {
+      if (old === undefined) return;
+      ttls.delete(field);
+      if (old === this.minTtl) this.minTtl = Number.NaN;
+    }
+    const flat = this.flat;
+    if (flat !== null) this.placeFlat(flat, field, at);
+  }
+
+  /** The soonest field expiry time, 0 when no field has one. */
+  minFieldTtl(): number {
+    if (Number.isNaN(this.minTtl)) {
+      let min = 0;
+      this.ttls?.forEach((at) => {
+        if (min === 0 || at < min) min = at;
+      });
+      this.minTtl = min;
+    }
+    return this.minTtl;
+  }
+
+  /**
+   * Deletes up to `max` fields whose expiry time is at or before `now` (the
+   * active cycle's test, Redis's listpackExExpire), pushing their names on
+   * `out`; returns how many went.
+   */
+  expireFields(now: number, max: number, out: string[]): number {
+    const ttls = this.ttls;
+    if (ttls === null || ttls.size === 0 || this.minFieldTtl() > now) return 0;
+    const due: string[] = [];
+    if (this.flat !== null) {
+      // listpackex order: the expiring fields lead, soonest first.
+      const flat = this.flat;
+      for (let i = 0; i < flat.length && due.length < max; i += 2) {
+        const at = ttls.get(flat[i]!);
+        if (at === undefined || at > now) break;
+        due.push(flat[i]!);
+      }
+    } else {
+      for (const [f, at] of ttls) {
+        if (due.length >= max) break;
+        if (at <= now) due.push(f);
+      }
+    }
+    for (const f of due) {
+      this.delete(f);
+      out.push(f);
+    }
+    return due.length;
+  }
+
+  /** The fields not expired at `now` (Redis's hashTypeLength with subtractExpiredFields). */
+  liveSize(now: number): number {
+    const ttls = this.ttls;
+    if (ttls === null || ttls.size === 0 || this.minFieldTtl() >= now) return this.size;
+    let expired = 0;
+    ttls.forEach((at) => {
+      if (at < now) expired++;
+    });
+    return this.size - expired;
+  }
+
+  /** Moves `field` of the flat shape to where listpackex keeps a field expiring at `at` (0: none). */
+  private placeFlat(flat: string[], field: string, at: number): void {
+    let i = 0;
+    while (i < flat.length && flat[i] !== field) i += 2;
+    if (i >= flat.length) return;
+    const value = flat[i + 1]!;
+    flat.splice(i, 2);
+    const ttls = this.ttls!;
+    let j = flat.length;
+    if (at > 0) {
+      // Before the first field without an expiry or expiring at or after `at`.
+      for (j = 0; j < flat.length; j += 2) {
+        const t = ttls.get(flat[j]!);
+        if (t === undefined || t >= at) break;
+      }
+    }
+    flat.splice(j, 0, field, value);
   }
 
   get(field: string): string | undefined {
@@ -88,14 +253,18 @@ export class HashValue implements CollectionValue {
     return this.get(field) !== undefined;
   }
 
-  /** Sets `field`; true when it is a new field. */
-  set(field: string, value: string): boolean {
+  /**
+   * Sets `field`; true when it is a new field. An expiry time the field had
+   * is dropped (HSET persists it) unless `keepTtl` (HSETEX KEEPTTL, HINCRBY).
+   */
+  set(field: string, value: string, keepTtl = false): boolean {
     const flat = this.flat;
     if (flat !== null) {
       for (let i = 0; i < flat.length; i += 2) {
         if (flat[i] === field) {
           this.chars += value.length - flat[i + 1]!.length;
           flat[i + 1] = value;
+          if (!keepTtl && this.ttls?.has(field) === true) this.setTtl(field, 0);
           if (value.length > encodingLimits.hashMaxListpackValue) this.toTable();
           return false;
         }
@@ -118,11 +287,20 @@ export class HashValue implements CollectionValue {
       return true;
     }
     this.chars += value.length - old.length;
+    if (!keepTtl && this.ttls?.has(field) === true) this.setTtl(field, 0);
     return false;
   }
 
-  /** Removes `field`; true when it was there. */
+  /** Removes `field` (and its expiry time); true when it was there. */
   delete(field: string): boolean {
+    const ttls = this.ttls;
+    if (ttls !== null) {
+      const at = ttls.get(field);
+      if (at !== undefined) {
+        ttls.delete(field);
+        if (at === this.minTtl) this.minTtl = Number.NaN;
+      }
+    }
     const flat = this.flat;
     if (flat === null) {
       const old = this.table!.get(field);
@@ -202,7 +380,26 @@ export class HashValue implements CollectionValue {
         if (i % SLICE_ITEMS === SLICE_ITEMS - 1) yield;
       }
     } else yield* putSlots(w, this.table!, this.table);
-    return w.finish();
+    const body = w.finish();
+    const ttls = this.ttls;
+    if (ttls === null) return body;
+    // FORMAT_HASH_TTL: the body, then (field, expiry) pairs.
+    let bytes = 4;
+    for (const f of ttls.keys()) bytes += 12 + f.length;
+    const tail = Buffer.allocUnsafe(bytes);
+    tail.writeUInt32LE(ttls.size, 0);
+    let pos = 4;
+    let i = 0;
+    for (const [f, at] of ttls) {
+      const n = tail.write(f, pos + 4, 'latin1');
+      tail.writeUInt32LE(n, pos);
+      tail.writeDoubleLE(at, pos + 4 + n);
+      pos += 12 + n;
+      if (++i % SLICE_ITEMS === 0) yield;
+    }
+    const out = Buffer.concat([body, tail]);
+    out[0] = FORMAT_HASH_TTL;
+    return out;
   }
 
   private toTable(): void {

@@ -9,6 +9,11 @@ import type { SlotMap } from './slot-map.js';
  * a byte string round-trips exactly.
  */
 export const FORMAT_V1 = 1;
+/**
+ * A hash with field expiry times: FORMAT_V1's body, then a u32 count and
+ * that many (u32-length-prefixed field, f64 LE unix ms) pairs.
+ */
+export const FORMAT_HASH_TTL = 2;
 
 /** Bytes of the serialized form of `strings` (each with its u32 length). */
 export function encodedSize(totalChars: number, strings: number): number {
@@ -65,12 +70,38 @@ export class StringReader {
   private pos = 5;
   readonly count: number;
 
-  constructor(bytes: Uint8Array) {
+  /** The format byte: FORMAT_V1, or FORMAT_HASH_TTL when `withTtls` allowed it. */
+  readonly format: number;
+
+  constructor(bytes: Uint8Array, withTtls = false) {
     this.buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    if (this.buf.length < 5 || this.buf[0] !== FORMAT_V1) {
+    const format = this.buf[0];
+    if (
+      this.buf.length < 5 ||
+      (format !== FORMAT_V1 && !(withTtls && format === FORMAT_HASH_TTL))
+    ) {
       throw new CollectionError('ERR_CORRUPT', 'not a serialized collection (bad format byte)');
     }
+    this.format = format!;
     this.count = this.buf.readUInt32LE(1);
+  }
+
+  /** A u32 (the count of a trailing section). */
+  u32(): number {
+    if (this.pos + 4 > this.buf.length)
+      throw new CollectionError('ERR_CORRUPT', 'serialized collection cut short');
+    const n = this.buf.readUInt32LE(this.pos);
+    this.pos += 4;
+    return n;
+  }
+
+  /** An f64 LE (a field's expiry time). */
+  f64(): number {
+    if (this.pos + 8 > this.buf.length)
+      throw new CollectionError('ERR_CORRUPT', 'serialized collection cut short');
+    const v = this.buf.readDoubleLE(this.pos);
+    this.pos += 8;
+    return v;
   }
 
   next(): string {

@@ -87,7 +87,9 @@ export type CommandErrorCode =
   /** MIGRATE could not connect to, write to or read from its target in time (Redis's IOERR). */
   | 'ERR_IOERR'
   /** MIGRATE's target answered an error (quoted in the reply). */
-  | 'ERR_TARGET';
+  | 'ERR_TARGET'
+  /** A hash field-expiry command's FIELDS block: missing, misplaced, or a count that does not fit. */
+  | 'ERR_FIELDS';
 
 /** An error reply. `message` is the whole reply after the `-`, code word first. */
 export class CommandError extends StrataError<CommandErrorCode> {

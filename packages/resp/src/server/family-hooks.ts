@@ -42,4 +42,6 @@ export interface FamilyHooks {
    * libraries). A rejection fails `listen`.
    */
   readonly beforeListen?: (server: ServerState) => Promise<void>;
+  /** The server is closing: the family stops what it runs on its own (timers). */
+  readonly onServerClose?: (server: ServerState) => void;
 }

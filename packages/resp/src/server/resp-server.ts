@@ -323,6 +323,7 @@ export class RespServer {
       this.health.stop();
       this.state.metrics.stop();
       this.state.idleClients.stop();
+      for (const onServerClose of this.state.hooks.onServerClose) onServerClose(this.state);
       const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
       for (const c of this.state.clients.values()) c.kill();
       await closed;

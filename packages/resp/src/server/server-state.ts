@@ -185,6 +185,7 @@ export class ServerState {
       onKeyGone: hooks.flatMap((h) => (h.onKeyGone === undefined ? [] : [h.onKeyGone])),
       onClientClose: hooks.flatMap((h) => (h.onClientClose === undefined ? [] : [h.onClientClose])),
       beforeListen: hooks.flatMap((h) => (h.beforeListen === undefined ? [] : [h.beforeListen])),
+      onServerClose: hooks.flatMap((h) => (h.onServerClose === undefined ? [] : [h.onServerClose])),
     };
   }
 
@@ -211,6 +212,7 @@ export class ServerState {
     ) => void)[];
     readonly onClientClose: readonly ((client: Client) => void)[];
     readonly beforeListen: readonly ((server: ServerState) => Promise<void>)[];
+    readonly onServerClose: readonly ((server: ServerState) => void)[];
   };
 
   /** An error reply was sent: counted, and by its prefix (Redis's afterErrorReply). */

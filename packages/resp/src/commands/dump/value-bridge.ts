@@ -39,6 +39,13 @@ function toRdbValue(type: RecordType, record: Buffer): EncodableValue | null {
   if (decode === undefined) return null;
   const v = decode(record);
   if (v instanceof HashValue) {
+    // Redis 7.4 serializes them as RDB_TYPE_HASH_LISTPACK_EX / _METADATA, which
+    // the RDB 7.0 codec (@strata/rdb, version 10) has no encoding for.
+    if (v.encoding() === 'listpackex' || v.hasFieldTtls)
+      throw new CommandError(
+        'ERR_UNSUPPORTED',
+        'ERR DUMP of a hash with field expiry times is not supported (RDB 7.0 has no encoding for them)',
+      );
     const fields: [Buffer, Buffer][] = [];
     v.forEach((f, x) => {
       fields.push([bytes(f), bytes(x)]);

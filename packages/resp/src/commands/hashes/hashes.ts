@@ -14,8 +14,14 @@ import {
 import { add, formatHuman, isFiniteLongDouble, parseLongDouble } from '../../long-double.js';
 import type { Client } from '../../server/client.js';
 import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
-import { keyMiss, NotifyClass } from '../pubsub/keyspace-events.js';
-import { afterWriteNew, whenWrittenNotify, withCollection } from '../shared/collection-access.js';
+import { keyMiss, NotifyClass, notify } from '../pubsub/keyspace-events.js';
+import {
+  afterChange,
+  afterWriteNew,
+  whenWritten,
+  whenWrittenNotify,
+  withCollection,
+} from '../shared/collection-access.js';
 import { removeMembers } from '../shared/collection-remove.js';
 import { matches, parseCollectionScan } from '../shared/collection-scan-options.js';
 import { hashGroup } from '../shared/command-groups.js';
@@ -23,6 +29,7 @@ import { KEY1 } from '../shared/key-positions.js';
 import { parseRandomCount } from '../shared/random-count.js';
 import { whenNonZero } from '../shared/replay-rules.js';
 import { parseCursor } from '../shared/scan-options.js';
+import { getLive } from './field-get-set.js';
 import { hincrbyfloatReplay } from './replay.js';
 
 /**
@@ -55,22 +62,58 @@ function update(
   c: Client,
   key: Buffer,
   event: string,
-  change: (h: HashValue) => () => void,
+  change: (h: HashValue, live: (field: string) => string | undefined) => () => void,
 ): CommandResult {
   return withCollection<HashValue>(c, key, HASH, (found) => {
     const h = found ?? HashValue.empty();
-    const reply = change(h);
+    const gone: string[] = [];
+    const now = c.now();
+    // The field read, expired: gone first (Redis's HFE_LAZY_EXPIRE), `hexpired` published.
+    const reply = change(h, (f) => getLive(h, f, now, gone));
+    if (gone.length > 0) notify(c, NotifyClass.hash, 'hexpired', key);
     const written = afterWriteNew(c, key, h, found === null);
     return whenWrittenNotify(c, written, reply, NotifyClass.hash, event, key);
   });
 }
 
+/**
+ * A read of `fields` (HGET, HMGET, HEXISTS, HSTRLEN): their values, a field
+ * found expired deleted on the way (Redis 8's lazy field expiry): one
+ * `hexpired` event, `del` when the hash is left empty (deleted).
+ */
+function readFields(
+  c: Client,
+  key: Buffer,
+  fields: readonly Buffer[],
+  f: (values: (string | undefined)[]) => void,
+): CommandResult {
+  return withCollection<HashValue>(c, key, HASH, (h) => {
+    if (h === null) keyMiss(c, key);
+    const now = c.now();
+    const gone: string[] = [];
+    const values = fields.map((x) => (h === null ? undefined : getLive(h, latin1(x), now, gone)));
+    if (h === null || gone.length === 0) {
+      f(values);
+      return undefined;
+    }
+    const written = afterChange(c, key, h);
+    notify(c, NotifyClass.hash, 'hexpired', key);
+    if (h.size === 0) notify(c, NotifyClass.generic, 'del', key);
+    return whenWritten(written, () => f(values));
+  });
+}
+
 /** HKEYS, HVALS, HGETALL: every field, every value, or both (a map in RESP3). */
 function replyAll(c: Client, h: HashValue | null, what: 'fields' | 'values' | 'both'): void {
-  const n = h?.size ?? 0;
+  // Expired fields not deleted yet are skipped, not deleted (Redis 8's hashTypeNext).
+  const now = c.now();
+  const n = h?.liveSize(now) ?? 0;
   if (what === 'both') c.reply.map(n);
   else c.reply.array(n);
-  h?.forEach((f, v) => {
+  if (n === 0) return;
+  const skip = h!.hasFieldTtls;
+  h!.forEach((f, v) => {
+    if (skip && h!.isExpired(f, now)) return;
     if (what !== 'values') c.reply.bulkLatin1(f);
     if (what !== 'fields') c.reply.bulkLatin1(v);
   });
@@ -106,12 +149,14 @@ function hsetnx(c: Client, argv: Buffer[]): CommandResult {
   const key = argv[1]!;
   return withCollection<HashValue>(c, key, HASH, (found) => {
     const f = latin1(argv[2]!);
+    const gone: string[] = [];
     // The field is there: nothing changes, nothing is published.
-    if (found?.has(f)) {
+    if (found !== null && getLive(found, f, c.now(), gone) !== undefined) {
       c.reply.integer(0);
       return undefined;
     }
     const h = found ?? HashValue.empty();
+    if (gone.length > 0) notify(c, NotifyClass.hash, 'hexpired', key);
     h.set(f, latin1(argv[3]!));
     const written = afterWriteNew(c, key, h, found === null);
     return whenWrittenNotify(c, written, () => c.reply.integer(1), NotifyClass.hash, 'hset', key);
@@ -132,9 +177,9 @@ function strictInt64(s: string): bigint | null {
 function hincrby(c: Client, argv: Buffer[]): CommandResult {
   const incrArg = parseInteger(argv[3]!); // checks the range first, as Redis
   const incr = strictInt64(latin1(argv[3]!)) ?? BigInt(incrArg);
-  return update(c, argv[1]!, 'hincrby', (h) => {
+  return update(c, argv[1]!, 'hincrby', (h, live) => {
     const f = latin1(argv[2]!);
-    const old = h.get(f);
+    const old = live(f);
     let v = 0n;
     if (old !== undefined) {
       const parsed = strictInt64(old);
@@ -143,7 +188,8 @@ function hincrby(c: Client, argv: Buffer[]): CommandResult {
     }
     const r = v + incr;
     if (r < INT64_MIN || r > INT64_MAX) throw overflowError();
-    h.set(f, r.toString());
+    // The field keeps its expiry (HASH_SET_KEEP_TTL).
+    h.set(f, r.toString(), true);
     return () => c.reply.integer(r);
   });
 }
@@ -153,9 +199,9 @@ function hincrbyfloat(c: Client, argv: Buffer[]): CommandResult {
   if (incr === null) throw notFloatError();
   if (!isFiniteLongDouble(incr))
     throw new CommandError('ERR_NAN_OR_INFINITY', 'ERR value is NaN or Infinity');
-  return update(c, argv[1]!, 'hincrbyfloat', (h) => {
+  return update(c, argv[1]!, 'hincrbyfloat', (h, live) => {
     const f = latin1(argv[2]!);
-    const old = h.get(f);
+    const old = live(f);
     let v = ZERO;
     if (old !== undefined) {
       const parsed = parseLongDouble(old);
@@ -165,16 +211,39 @@ function hincrbyfloat(c: Client, argv: Buffer[]): CommandResult {
     const r = add(v, incr);
     if (!isFiniteLongDouble(r)) throw nanOrInfinityError();
     const text = formatHuman(r);
-    h.set(f, text);
+    h.set(f, text, true);
     return () => c.reply.bulk(text);
   });
 }
 
 const ZERO = parseLongDouble('0')!;
 
+/**
+ * HRANDFIELD first deletes every expired field of the hash (Redis's
+ * hashTypeExpireIfNeeded): `hexpired`, then `del` when that empties it.
+ */
+function readPurged(c: Client, key: Buffer, f: (h: HashValue | null) => void): CommandResult {
+  return withCollection<HashValue>(c, key, HASH, (h) => {
+    if (h === null) keyMiss(c, key);
+    if (h === null || !h.hasFieldTtls) {
+      f(h);
+      return undefined;
+    }
+    const n = h.expireFields(c.now(), Number.POSITIVE_INFINITY, []);
+    if (n === 0) {
+      f(h);
+      return undefined;
+    }
+    const written = afterChange(c, key, h);
+    notify(c, NotifyClass.hash, 'hexpired', key);
+    if (h.size === 0) notify(c, NotifyClass.generic, 'del', key);
+    return whenWritten(written, () => f(h.size === 0 ? null : h));
+  });
+}
+
 function hrandfield(c: Client, argv: Buffer[]): CommandResult {
   if (argv.length === 2) {
-    return read(c, argv[1]!, (h) => {
+    return readPurged(c, argv[1]!, (h) => {
       if (h === null) c.reply.null();
       else c.reply.bulkLatin1(h.random(Math.random, PAIR)[0]);
     });
@@ -187,7 +256,7 @@ function hrandfield(c: Client, argv: Buffer[]): CommandResult {
     if (l < -Number.MAX_SAFE_INTEGER / 2 || l > Number.MAX_SAFE_INTEGER / 2)
       throw outOfRangeError();
   }
-  return read(c, argv[1]!, (h) => {
+  return readPurged(c, argv[1]!, (h) => {
     const w = c.reply;
     if (h === null || l === 0) {
       w.array(0);
@@ -255,8 +324,10 @@ function hscan(c: Client, argv: Buffer[]): CommandResult {
     }
     const opts = parseCollectionScan(argv, 3, 'novalues');
     const out: string[] = [];
+    const now = c.now();
     const next = h.scan(cursor, opts.count, (f, v) => {
-      if (!matches(opts.match, f)) return;
+      // An expired field not deleted yet is skipped (Redis 8's scanCallback).
+      if (!matches(opts.match, f) || h.isExpired(f, now)) return;
       out.push(f);
       if (!opts.flag) out.push(v);
     });
@@ -317,7 +388,7 @@ export const hashCommands: CommandDefinition[] = [
     since: '2.0.0',
     complexity: 'O(1)',
     summary: 'Returns the value of a field in a hash.',
-    handler: (c, a) => read(c, a[1]!, (h) => bulkOrNull(c.reply, h?.get(latin1(a[2]!)))),
+    handler: (c, a) => readFields(c, a[1]!, [a[2]!], (v) => bulkOrNull(c.reply, v[0])),
   },
   {
     name: 'hmget',
@@ -330,9 +401,9 @@ export const hashCommands: CommandDefinition[] = [
     complexity: 'O(N) where N is the number of fields being requested.',
     summary: 'Returns the values of all fields in a hash.',
     handler: (c, a) =>
-      read(c, a[1]!, (h) => {
-        c.reply.array(a.length - 2);
-        for (let i = 2; i < a.length; i++) bulkOrNull(c.reply, h?.get(latin1(a[i]!)));
+      readFields(c, a[1]!, a.slice(2), (values) => {
+        c.reply.array(values.length);
+        for (const v of values) bulkOrNull(c.reply, v);
       }),
   },
   {
@@ -359,6 +430,7 @@ export const hashCommands: CommandDefinition[] = [
     since: '2.0.0',
     complexity: 'O(1)',
     summary: 'Returns the number of fields in a hash.',
+    // Expired fields not deleted yet count, as Redis 8's HLEN (hashTypeLength(o, 0)) counts them.
     handler: (c, a) => read(c, a[1]!, (h) => c.reply.integer(h?.size ?? 0)),
   },
   {
@@ -371,7 +443,7 @@ export const hashCommands: CommandDefinition[] = [
     since: '3.2.0',
     complexity: 'O(1)',
     summary: 'Returns the length of the value of a field.',
-    handler: (c, a) => read(c, a[1]!, (h) => c.reply.integer(h?.get(latin1(a[2]!))?.length ?? 0)),
+    handler: (c, a) => readFields(c, a[1]!, [a[2]!], (v) => c.reply.integer(v[0]?.length ?? 0)),
   },
   {
     name: 'hexists',
@@ -383,7 +455,8 @@ export const hashCommands: CommandDefinition[] = [
     since: '2.0.0',
     complexity: 'O(1)',
     summary: 'Determines whether a field exists in a hash.',
-    handler: (c, a) => read(c, a[1]!, (h) => c.reply.integer(h?.has(latin1(a[2]!)) ? 1 : 0)),
+    handler: (c, a) =>
+      readFields(c, a[1]!, [a[2]!], (v) => c.reply.integer(v[0] === undefined ? 0 : 1)),
   },
   {
     name: 'hkeys',

@@ -1,0 +1,136 @@
+import type { HashValue } from '@strata/collections';
+import { RecordType, Store } from '@strata/hlog';
+import type { ServerState } from '../../server/server-state.js';
+import { serverSlot } from '../family.js';
+import { NotifyClass, notifyKeyspaceEvent } from '../pubsub/keyspace-events.js';
+import { REGISTRY_KEY } from './field-registry.js';
+
+/**
+ * The active expiry of hash fields (Redis's hashTypeDbActiveExpire): every
+ * TICK_MS, in each open database, a bounded slice of the registry
+ * (field-registry.ts) is read from where the last slice stopped; the hashes
+ * found due lose their expired fields, at most FIELDS_PER_TICK of them in
+ * all, with one `hexpired` event per hash (and `del` when the hash is left
+ * empty, deleted). A hash on disk is read in the background and handled at
+ * a later tick. Nothing runs while clients are paused, a transaction or
+ * script holds the server, or DEBUG SET-ACTIVE-EXPIRE 0 turned the store's
+ * active expiry off (reads still hide and drop expired fields).
+ */
+
+const TICK_MS = 100;
+/** Registry slots looked at per database per tick. */
+const SLOTS_PER_TICK = 1000;
+/** Due hashes handled per database per tick. */
+const HASHES_PER_TICK = 20;
+/** Fields deleted per database per tick. */
+const FIELDS_PER_TICK = 200;
+
+const HASH = RecordType.HASH;
+
+export class FieldExpiryCycle {
+  private timer: NodeJS.Timeout | null = null;
+  /** Per database: where the next slice of the registry starts. */
+  private readonly cursors = new Map<number, number>();
+  /** Databases with a disk read of the cycle in flight. */
+  private readonly waiting = new Set<number>();
+  /** Fields the cycle deleted (tests and INFO-like counters). */
+  expiredFields = 0;
+
+  constructor(private readonly server: ServerState) {}
+
+  start(): void {
+    if (this.timer !== null) return;
+    this.timer = setInterval(() => this.tick(), TICK_MS);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** One slice in every open database. */
+  tick(): void {
+    const s = this.server;
+    if (s.clientPause.level !== 0 || s.exclusive !== null) return;
+    for (let db = 0; db < s.keyspace.count; db++) {
+      const store = s.keyspace.get(db);
+      if (store === undefined || this.waiting.has(db)) continue;
+      if (store instanceof Store && !store.activeExpiry) continue;
+      this.slice(db, store.clock());
+    }
+  }
+
+  private slice(db: number, now: number): void {
+    const s = this.server;
+    const cs = s.keyspace.collections(db);
+    if (cs === undefined) return;
+    const r = cs.get<HashValue>(REGISTRY_KEY, HASH);
+    if (r instanceof Promise) {
+      this.wait(db, r);
+      return;
+    }
+    if (r.status !== 'found') return;
+    const registry = r.value;
+    const due: string[] = [];
+    let cursor = this.cursors.get(db) ?? 0;
+    let slots = 0;
+    do {
+      cursor = registry.scan(cursor, 100, (k, at) => {
+        if (due.length < HASHES_PER_TICK && Number(at) <= now) due.push(k);
+      });
+      slots += 100;
+    } while (cursor !== 0 && due.length < HASHES_PER_TICK && slots < SLOTS_PER_TICK);
+    this.cursors.set(db, cursor);
+    if (due.length === 0) return;
+
+    let quota = FIELDS_PER_TICK;
+    const reads: Promise<unknown>[] = [];
+    const gone: string[] = [];
+    for (const k of due) {
+      if (quota <= 0) break;
+      const key = Buffer.from(k, 'latin1');
+      const hr = cs.get<HashValue>(key, HASH);
+      if (hr instanceof Promise) {
+        // Loaded into the cache meanwhile: handled at a later tick.
+        reads.push(hr);
+        continue;
+      }
+      if (hr.status !== 'found' || !hr.value.hasFieldTtls) {
+        registry.delete(k);
+        continue;
+      }
+      const h = hr.value;
+      gone.length = 0;
+      const n = h.expireFields(now, quota, gone);
+      quota -= n;
+      this.expiredFields += n;
+      if (n > 0) {
+        if (h.size === 0) settle(cs.delete(key));
+        else cs.changed(key, h);
+        notifyKeyspaceEvent(s, NotifyClass.hash, 'hexpired', key, db);
+        if (h.size === 0) notifyKeyspaceEvent(s, NotifyClass.generic, 'del', key, db);
+      }
+      const min = h.size === 0 ? 0 : h.minFieldTtl();
+      if (min === 0) registry.delete(k);
+      else registry.set(k, String(min));
+    }
+    if (registry.size === 0) settle(cs.delete(REGISTRY_KEY));
+    else cs.changed(REGISTRY_KEY, registry);
+    if (reads.length > 0) this.wait(db, Promise.all(reads));
+  }
+
+  private wait(db: number, p: Promise<unknown>): void {
+    this.waiting.add(db);
+    const done = () => this.waiting.delete(db);
+    p.then(done, done);
+  }
+}
+
+/** A delete's write: its failure is the store's write error (StoreHealth), not the cycle's. */
+function settle(p: Promise<void> | undefined): void {
+  p?.catch(() => undefined);
+}
+
+/** The server's cycle, created on first use. */
+export const fieldExpiryCycle = serverSlot('field-expiry-cycle', (s) => new FieldExpiryCycle(s));

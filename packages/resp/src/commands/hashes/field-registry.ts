@@ -1,0 +1,63 @@
+import { HashValue, latin1 } from '@strata/collections';
+import { internalKey, RecordType } from '@strata/hlog';
+import type { Client } from '../../server/client.js';
+import type { CommandResult } from '../../server/command-table.js';
+import { type Found, lookupTogether, lookupValue } from '../shared/collection-access.js';
+
+/**
+ * The hashes with field expiry times of one database, and when each has one
+ * due: Redis keeps them in `db->hexpires` (ebuckets keyed by each hash's
+ * soonest field expiry). Here it is a collection of strata's own, a hash at
+ * the internal key `\xff\x00strata:hfe` (field: the user's key, value: the
+ * soonest expiry, unix ms, as text), so it is data of the store like any
+ * other: written back, checkpointed, recovered and evicted by the
+ * collection cache within its budget, one entry per hash (not per field).
+ *
+ * An entry may be early, never late: a write that can only push a hash's
+ * soonest expiry later (HPERSIST, HDEL, HSET over a field) leaves it, and
+ * the active cycle (field-expiry-cycle.ts) moves it on or drops it when it
+ * finds the hash has nothing due (or is gone, or is no hash any more).
+ */
+export const REGISTRY_KEY: Buffer = internalKey(Buffer.from('hfe', 'latin1'));
+
+const HASH = RecordType.HASH;
+
+/**
+ * Runs `f` with the hash at `key` (null when missing; WRONGTYPE thrown) and
+ * the registry (null when there is none), both looked up in one synchronous
+ * step: what `f` changes in either is made in the same step.
+ */
+export function withHashAndRegistry(
+  c: Client,
+  key: Buffer,
+  f: (h: Found<HashValue>, registry: Found<HashValue>) => CommandResult,
+): CommandResult {
+  return lookupTogether<HashValue>(c, [key, REGISTRY_KEY], HASH, true, (found) =>
+    f(lookupValue(found[0]!), lookupValue(found[1]!)),
+  );
+}
+
+/**
+ * Registers `key` for the active cycle if its soonest field expiry is
+ * earlier than the registry's entry (or it has none). `registry` is the
+ * value withHashAndRegistry found.
+ */
+export function registerHash(
+  c: Client,
+  key: Buffer,
+  h: HashValue,
+  registry: Found<HashValue>,
+): Promise<void> | undefined {
+  const min = h.minFieldTtl();
+  if (min === 0 || h.size === 0) return undefined;
+  const k = latin1(key);
+  const at = registry?.get(k);
+  if (at !== undefined && Number(at) <= min) return undefined;
+  const reg = registry ?? HashValue.empty();
+  reg.set(k, String(min));
+  if (registry !== null) {
+    c.collections.changed(REGISTRY_KEY, reg);
+    return undefined;
+  }
+  return c.collections.create(REGISTRY_KEY, reg);
+}
