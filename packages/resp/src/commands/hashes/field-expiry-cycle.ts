@@ -87,6 +87,8 @@ export class FieldExpiryCycle {
     let quota = FIELDS_PER_TICK;
     const reads: Promise<unknown>[] = [];
     const gone: string[] = [];
+    /** The registry's new entries (0: drop), applied once the hashes are done. */
+    const moves = new Map<string, number>();
     for (const k of due) {
       if (quota <= 0) break;
       const key = Buffer.from(k, 'latin1');
@@ -97,7 +99,7 @@ export class FieldExpiryCycle {
         continue;
       }
       if (hr.status !== 'found' || !hr.value.hasFieldTtls) {
-        registry.delete(k);
+        moves.set(k, 0);
         continue;
       }
       const h = hr.value;
@@ -111,13 +113,20 @@ export class FieldExpiryCycle {
         notifyKeyspaceEvent(s, NotifyClass.hash, 'hexpired', key, db);
         if (h.size === 0) notifyKeyspaceEvent(s, NotifyClass.generic, 'del', key, db);
       }
-      const min = h.size === 0 ? 0 : h.minFieldTtl();
-      if (min === 0) registry.delete(k);
-      else registry.set(k, String(min));
+      moves.set(k, h.size === 0 ? 0 : h.minFieldTtl());
     }
-    if (registry.size === 0) settle(cs.delete(REGISTRY_KEY));
-    else cs.changed(REGISTRY_KEY, registry);
     if (reads.length > 0) this.wait(db, Promise.all(reads));
+    if (moves.size === 0) return;
+    // Looked up again: reading the hashes may have made the cache let the registry go.
+    const again = cs.get<HashValue>(REGISTRY_KEY, HASH);
+    if (again instanceof Promise || again.status !== 'found') return; // done at a later tick
+    const reg = again.value;
+    for (const [k, at] of moves) {
+      if (at === 0) reg.delete(k);
+      else reg.set(k, String(at));
+    }
+    if (reg.size === 0) settle(cs.delete(REGISTRY_KEY));
+    else cs.changed(REGISTRY_KEY, reg);
   }
 
   private wait(db: number, p: Promise<unknown>): void {

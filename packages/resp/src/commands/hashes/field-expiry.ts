@@ -18,7 +18,7 @@ import {
   parseFieldsBlock,
   type TimeUnit,
 } from './field-expiry-args.js';
-import { registerHash, withHashAndRegistry } from './field-registry.js';
+import { registerHash } from './field-registry.js';
 
 /**
  * HEXPIRE, HPEXPIRE, HEXPIREAT, HPEXPIREAT; HTTL, HPTTL, HEXPIRETIME,
@@ -73,7 +73,7 @@ export function setFieldExpiry(
 
 function hexpire(c: Client, argv: Buffer[], unit: TimeUnit, relative: boolean, name: string) {
   const key = argv[1]!;
-  return withHashAndRegistry(c, key, (h, registry) => {
+  return withCollection<HashValue>(c, key, HASH, (h) => {
     const now = c.now();
     const at = parseExpireTime(argv[2]!, unit, relative ? now : 0, name);
     let cond: ExpireCondition = null;
@@ -117,7 +117,7 @@ function hexpire(c: Client, argv: Buffer[], unit: TimeUnit, relative: boolean, n
     const written = afterChange(c, key, h);
     notify(c, NotifyClass.hash, deleted.length > 0 ? 'hdel' : 'hexpire', key);
     if (h.size === 0) notify(c, NotifyClass.generic, 'del', key);
-    const registered = h.size === 0 ? undefined : registerHash(c, key, h, registry);
+    const registered = h.size === 0 ? undefined : registerHash(c, key, h);
     return whenWritten(bothWritten(written, registered), reply);
   });
 }

@@ -21,7 +21,7 @@ import {
   type TimeUnit,
 } from './field-expiry-args.js';
 import { DELETED, HDEL, HPEXPIREAT, SET, setFieldExpiry } from './field-expiry.js';
-import { registerHash, withHashAndRegistry } from './field-registry.js';
+import { registerHash } from './field-registry.js';
 
 /**
  * HGETEX, HSETEX, HGETDEL (Redis 8.0). A field found expired on the way is
@@ -62,7 +62,7 @@ type GetExOption = 'ex' | 'px' | 'exat' | 'pxat' | 'persist' | null;
 
 function hgetex(c: Client, argv: Buffer[]): CommandResult {
   const key = argv[1]!;
-  return withHashAndRegistry(c, key, (h, registry) => {
+  return withCollection<HashValue>(c, key, HASH, (h) => {
     const now = c.now();
     let opt: GetExOption = null;
     for (const w of ['ex', 'px', 'exat', 'pxat', 'persist'] as const) if (eqi(argv[2]!, w)) opt = w;
@@ -120,7 +120,7 @@ function hgetex(c: Client, argv: Buffer[]): CommandResult {
     if (h.size === 0) notify(c, NotifyClass.generic, 'del', key);
     const registered =
       updated > 0 && opt !== 'persist' && h.size > 0
-        ? registerHash(c, key, h, registry)
+        ? registerHash(c, key, h)
         : undefined;
     return whenWritten(bothWritten(written, registered), reply);
   });
@@ -191,9 +191,10 @@ function cString(a: Buffer): string {
 
 function hsetex(c: Client, argv: Buffer[]): CommandResult {
   const key = argv[1]!;
-  return withHashAndRegistry(c, key, (found, registry) => {
-    const now = c.now();
-    const o = parseSetEx(argv, now);
+  // The arguments are checked before the key's type (Redis's order).
+  const now = c.now();
+  const o = parseSetEx(argv, now);
+  return withCollection<HashValue>(c, key, HASH, (found) => {
     if (found === null && o.condition === 'fxx') {
       c.reply.integer(0);
       return undefined;
@@ -252,7 +253,7 @@ function hsetex(c: Client, argv: Buffer[]): CommandResult {
     notify(c, NotifyClass.hash, 'hset', key);
     if (deleted > 0 || updated > 0) notify(c, NotifyClass.hash, deleted > 0 ? 'hdel' : 'hexpire', key);
     if (h.size === 0 && !fresh) notify(c, NotifyClass.generic, 'del', key);
-    const registered = updated > 0 && h.size > 0 ? registerHash(c, key, h, registry) : undefined;
+    const registered = updated > 0 && h.size > 0 ? registerHash(c, key, h) : undefined;
     return whenWritten(bothWritten(written, registered), () => c.reply.integer(1));
   });
 }

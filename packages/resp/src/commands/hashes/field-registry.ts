@@ -2,7 +2,7 @@ import { HashValue, latin1 } from '@strata/collections';
 import { internalKey, RecordType } from '@strata/hlog';
 import type { Client } from '../../server/client.js';
 import type { CommandResult } from '../../server/command-table.js';
-import { type Found, lookupTogether, lookupValue } from '../shared/collection-access.js';
+import { withCollection } from '../shared/collection-access.js';
 
 /**
  * The hashes with field expiry times of one database, and when each has one
@@ -23,41 +23,25 @@ export const REGISTRY_KEY: Buffer = internalKey(Buffer.from('hfe', 'latin1'));
 const HASH = RecordType.HASH;
 
 /**
- * Runs `f` with the hash at `key` (null when missing; WRONGTYPE thrown) and
- * the registry (null when there is none), both looked up in one synchronous
- * step: what `f` changes in either is made in the same step.
- */
-export function withHashAndRegistry(
-  c: Client,
-  key: Buffer,
-  f: (h: Found<HashValue>, registry: Found<HashValue>) => CommandResult,
-): CommandResult {
-  return lookupTogether<HashValue>(c, [key, REGISTRY_KEY], HASH, true, (found) =>
-    f(lookupValue(found[0]!), lookupValue(found[1]!)),
-  );
-}
-
-/**
  * Registers `key` for the active cycle if its soonest field expiry is
- * earlier than the registry's entry (or it has none). `registry` is the
- * value withHashAndRegistry found.
+ * earlier than the registry's entry (or it has none). Called in the step
+ * that changed the hash; when the registry is not in the cache it is
+ * loaded and changed once it is (its own lookup: a second key looked up in
+ * the same step could make the cache let go of the hash just changed).
  */
-export function registerHash(
-  c: Client,
-  key: Buffer,
-  h: HashValue,
-  registry: Found<HashValue>,
-): Promise<void> | undefined {
+export function registerHash(c: Client, key: Buffer, h: HashValue): CommandResult {
   const min = h.minFieldTtl();
   if (min === 0 || h.size === 0) return undefined;
   const k = latin1(key);
-  const at = registry?.get(k);
-  if (at !== undefined && Number(at) <= min) return undefined;
-  const reg = registry ?? HashValue.empty();
-  reg.set(k, String(min));
-  if (registry !== null) {
-    c.collections.changed(REGISTRY_KEY, reg);
-    return undefined;
-  }
-  return c.collections.create(REGISTRY_KEY, reg);
+  return withCollection<HashValue>(c, REGISTRY_KEY, HASH, (registry) => {
+    const at = registry?.get(k);
+    if (at !== undefined && Number(at) <= min) return undefined;
+    const reg = registry ?? HashValue.empty();
+    reg.set(k, String(min));
+    if (registry !== null) {
+      c.collections.changed(REGISTRY_KEY, reg);
+      return undefined;
+    }
+    return c.collections.create(REGISTRY_KEY, reg);
+  });
 }
