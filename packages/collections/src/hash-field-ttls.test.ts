@@ -98,3 +98,20 @@ describe('HashValue field expiry', () => {
     expect(() => HashValue.decode(bytes)).toThrow();
   });
 });
+
+describe('HashValue field expiry, a table record read back flat', () => {
+  it('comes back in listpackex order, so the due fields lead', () => {
+    const h = HashValue.empty();
+    h.set('keep', 'v');
+    for (let i = 0; i < 600; i++) h.set(`f${i}`, 'v');
+    for (let i = 0; i < 600; i++) h.setTtl(`f${i}`, 1000 - i);
+    for (let i = 0; i < 300; i++) h.delete(`f${i}`);
+    expect(h.encoding()).toBe('hashtable');
+    const d = HashValue.decode(h.encode());
+    expect(d.encoding()).toBe('listpackex');
+    const out: string[] = [];
+    expect(d.expireFields(1000, 1000, out)).toBe(300);
+    expect(out[0]).toBe('f599');
+    expect(d.size).toBe(1);
+  });
+});

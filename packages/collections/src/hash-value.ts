@@ -97,6 +97,8 @@ export class HashValue implements CollectionValue {
       }
       h.ttls = ttls;
       h.minTtl = Number.NaN;
+      // A record written from the table shape may come back flat: put it in listpackex order.
+      if (h.flat !== null) h.sortFlat();
     }
     r.end();
     return h;
@@ -221,6 +223,22 @@ export class HashValue implements CollectionValue {
       if (at < now) expired++;
     });
     return this.size - expired;
+  }
+
+  /** Orders the flat shape as listpackex does: expiring fields first, soonest first (stable). */
+  private sortFlat(): void {
+    const flat = this.flat!;
+    const ttls = this.ttls!;
+    const pairs: [string, string, number][] = [];
+    for (let i = 0; i < flat.length; i += 2) {
+      pairs.push([flat[i]!, flat[i + 1]!, ttls.get(flat[i]!) ?? Number.POSITIVE_INFINITY]);
+    }
+    pairs.sort((a, b) => a[2] - b[2]);
+    let j = 0;
+    for (const [f, v] of pairs) {
+      flat[j++] = f;
+      flat[j++] = v;
+    }
   }
 
   /** Moves `field` of the flat shape to where listpackex keeps a field expiring at `at` (0: none). */

@@ -1,4 +1,4 @@
-import type { HashValue } from '@strata/collections';
+import type { CollectionStore, HashValue } from '@strata/collections';
 import { RecordType, Store } from '@strata/hlog';
 import type { ServerState } from '../../server/server-state.js';
 import { serverSlot } from '../family.js';
@@ -33,6 +33,8 @@ export class FieldExpiryCycle {
   private readonly cursors = new Map<number, number>();
   /** Databases with a disk read of the cycle in flight. */
   private readonly waiting = new Set<number>();
+  /** Per database: registry entries to write (0: drop), kept while the registry is on disk. */
+  private readonly moves = new Map<number, Map<string, number>>();
   /** Fields the cycle deleted (tests and INFO-like counters). */
   expiredFields = 0;
 
@@ -62,15 +64,17 @@ export class FieldExpiryCycle {
   }
 
   private slice(db: number, now: number): void {
-    const s = this.server;
-    const cs = s.keyspace.collections(db);
+    const cs = this.server.keyspace.collections(db);
     if (cs === undefined) return;
     const r = cs.get<HashValue>(REGISTRY_KEY, HASH);
     if (r instanceof Promise) {
       this.wait(db, r);
       return;
     }
-    if (r.status !== 'found') return;
+    if (r.status !== 'found') {
+      this.moves.delete(db);
+      return;
+    }
     const registry = r.value;
     const due: string[] = [];
     let cursor = this.cursors.get(db) ?? 0;
@@ -82,45 +86,81 @@ export class FieldExpiryCycle {
       slots += 100;
     } while (cursor !== 0 && due.length < HASHES_PER_TICK && slots < SLOTS_PER_TICK);
     this.cursors.set(db, cursor);
-    if (due.length === 0) return;
 
     let quota = FIELDS_PER_TICK;
     const reads: Promise<unknown>[] = [];
-    const gone: string[] = [];
-    /** The registry's new entries (0: drop), applied once the hashes are done. */
-    const moves = new Map<string, number>();
     for (const k of due) {
       if (quota <= 0) break;
-      const key = Buffer.from(k, 'latin1');
-      const hr = cs.get<HashValue>(key, HASH);
-      if (hr instanceof Promise) {
-        // Loaded into the cache meanwhile: handled at a later tick.
-        reads.push(hr);
+      const n = this.expireHash(db, cs, k, now, quota);
+      if (n instanceof Promise) {
+        // Handled as soon as it is loaded (looked up again at a later tick,
+        // its load and the registry's could evict each other for ever).
+        reads.push(n.then(() => this.expireHash(db, cs, k, this.clockOf(db), FIELDS_PER_TICK)));
         continue;
       }
-      if (hr.status !== 'found' || !hr.value.hasFieldTtls) {
-        moves.set(k, 0);
-        continue;
-      }
-      const h = hr.value;
-      gone.length = 0;
-      const n = h.expireFields(now, quota, gone);
       quota -= n;
-      this.expiredFields += n;
-      if (n > 0) {
-        if (h.size === 0) settle(cs.delete(key));
-        else cs.changed(key, h);
-        notifyKeyspaceEvent(s, NotifyClass.hash, 'hexpired', key, db);
-        if (h.size === 0) notifyKeyspaceEvent(s, NotifyClass.generic, 'del', key, db);
-      }
-      moves.set(k, h.size === 0 ? 0 : h.minFieldTtl());
     }
     if (reads.length > 0) this.wait(db, Promise.all(reads));
-    if (moves.size === 0) return;
-    // Looked up again: reading the hashes may have made the cache let the registry go.
-    const again = cs.get<HashValue>(REGISTRY_KEY, HASH);
-    if (again instanceof Promise || again.status !== 'found') return; // done at a later tick
-    const reg = again.value;
+    this.applyMoves(db, cs);
+  }
+
+  private clockOf(db: number): number {
+    return this.server.keyspace.get(db)?.clock() ?? Date.now();
+  }
+
+  /**
+   * Deletes the due fields of the hash at `k` (up to `quota`), publishes
+   * its events and notes its new registry entry; the number deleted, or the
+   * hash's load when it is not in memory.
+   */
+  private expireHash(
+    db: number,
+    cs: CollectionStore,
+    k: string,
+    now: number,
+    quota: number,
+  ): number | Promise<unknown> {
+    const key = Buffer.from(k, 'latin1');
+    const hr = cs.get<HashValue>(key, HASH);
+    if (hr instanceof Promise) return hr;
+    const moves = this.movesOf(db);
+    if (hr.status !== 'found' || !hr.value.hasFieldTtls) {
+      moves.set(k, 0);
+      return 0;
+    }
+    const h = hr.value;
+    const gone: string[] = [];
+    const n = h.expireFields(now, quota, gone);
+    this.expiredFields += n;
+    if (n > 0) {
+      const s = this.server;
+      if (h.size === 0) settle(cs.delete(key));
+      else cs.changed(key, h);
+      notifyKeyspaceEvent(s, NotifyClass.hash, 'hexpired', key, db);
+      if (h.size === 0) notifyKeyspaceEvent(s, NotifyClass.generic, 'del', key, db);
+    }
+    moves.set(k, h.size === 0 ? 0 : h.minFieldTtl());
+    return n;
+  }
+
+  private movesOf(db: number): Map<string, number> {
+    let m = this.moves.get(db);
+    if (m === undefined) {
+      m = new Map();
+      this.moves.set(db, m);
+    }
+    return m;
+  }
+
+  /** The registry entries noted so far, written once the registry is in memory (else kept for later). */
+  private applyMoves(db: number, cs: CollectionStore): void {
+    const moves = this.moves.get(db);
+    if (moves === undefined || moves.size === 0) return;
+    const r = cs.get<HashValue>(REGISTRY_KEY, HASH);
+    if (r instanceof Promise) return;
+    this.moves.delete(db);
+    if (r.status !== 'found') return;
+    const reg = r.value;
     for (const [k, at] of moves) {
       if (at === 0) reg.delete(k);
       else reg.set(k, String(at));
