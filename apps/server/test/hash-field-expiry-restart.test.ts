@@ -40,7 +40,9 @@ async function write(r: Redis, soon: number): Promise<void> {
   await r.hset('h', 'a', '1', 'b', '2', 'c', '3');
   expect(await r.call('hpexpireat', 'h', String(FAR), 'FIELDS', '1', 'a')).toEqual([1]);
   expect(await r.call('hpexpire', 'h', String(soon), 'FIELDS', '1', 'b')).toEqual([1]);
-  expect(await r.call('hsetex', 'hx', 'PX', String(soon), 'FIELDS', '2', 'x', '1', 'y', '2')).toBe(1);
+  expect(await r.call('hsetex', 'hx', 'PX', String(soon), 'FIELDS', '2', 'x', '1', 'y', '2')).toBe(
+    1,
+  );
   for (let i = 0; i < MANY; i++) {
     await r.hset(`m:${i}`, 'keep', 'v'.repeat(100), 'go', String(i));
     await r.call('hpexpire', `m:${i}`, String(soon), 'FIELDS', '1', 'go');

@@ -25,9 +25,10 @@ async function until(check: () => Promise<boolean>, timeoutMs = 10_000): Promise
 
 /** The keyevent pushes so far, as [event, key]. */
 function events(text: string): [string, string][] {
-  return [...text.matchAll(/\$\d+\r\n__keyevent@0__:(\w+)\r\n\$\d+\r\n([^\r]*)\r\n/g)].map(
-    (m) => [m[1]!, m[2]!],
-  );
+  return [...text.matchAll(/\$\d+\r\n__keyevent@0__:(\w+)\r\n\$\d+\r\n([^\r]*)\r\n/g)].map((m) => [
+    m[1]!,
+    m[2]!,
+  ]);
 }
 
 for (const [title, collectionMemory] of [

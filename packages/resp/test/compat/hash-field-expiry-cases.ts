@@ -35,7 +35,8 @@ export function render(r: Reply, protocol: 2 | 3): string {
   if (r === null) return protocol === 3 ? '_\r\n' : '$-1\r\n';
   if (typeof r === 'number') return `:${r}\r\n`;
   if (typeof r === 'string') return `$${Buffer.byteLength(r, 'latin1')}\r\n${r}\r\n`;
-  if (Array.isArray(r)) return `*${r.length}\r\n${r.map((x: Reply) => render(x, protocol)).join('')}`;
+  if (Array.isArray(r))
+    return `*${r.length}\r\n${r.map((x: Reply) => render(x, protocol)).join('')}`;
   if ('err' in r) return `-${r.err}\r\n`;
   if ('simple' in r) return `+${r.simple}\r\n`;
   const m = (r as { readonly map: readonly (readonly [string, string])[] }).map;
@@ -100,17 +101,38 @@ const CASES: readonly FieldExpiryCase[] = [
     steps: [
       [['hset', 'hf2:h', 'a', '1', 'b', '2', 'c', '3'], 3],
       [['object', 'encoding', 'hf2:h'], 'listpack'],
-      [['hexpireat', 'hf2:h', t(T1), 'FIELDS', '2', 'a', 'nosuch'], [1, -2]],
+      [
+        ['hexpireat', 'hf2:h', t(T1), 'FIELDS', '2', 'a', 'nosuch'],
+        [1, -2],
+      ],
       [['object', 'encoding', 'hf2:h'], 'listpackex'],
-      [['hexpireat', 'hf2:h', t(T2), 'NX', 'FIELDS', '2', 'a', 'b'], [0, 1]],
-      [['hexpireat', 'hf2:h', t(T2), 'xx', 'FIELDS', '2', 'a', 'c'], [1, 0]],
-      [['hexpireat', 'hf2:h', t(T1), 'GT', 'FIELDS', '2', 'a', 'c'], [0, 0]],
-      [['hexpireat', 'hf2:h', t(T1), 'LT', 'fields', '2', 'a', 'c'], [1, 1]],
-      [['hexpiretime', 'hf2:h', 'FIELDS', '4', 'a', 'b', 'c', 'nosuch'], [T1, T2, T1, -2]],
+      [
+        ['hexpireat', 'hf2:h', t(T2), 'NX', 'FIELDS', '2', 'a', 'b'],
+        [0, 1],
+      ],
+      [
+        ['hexpireat', 'hf2:h', t(T2), 'xx', 'FIELDS', '2', 'a', 'c'],
+        [1, 0],
+      ],
+      [
+        ['hexpireat', 'hf2:h', t(T1), 'GT', 'FIELDS', '2', 'a', 'c'],
+        [0, 0],
+      ],
+      [
+        ['hexpireat', 'hf2:h', t(T1), 'LT', 'fields', '2', 'a', 'c'],
+        [1, 1],
+      ],
+      [
+        ['hexpiretime', 'hf2:h', 'FIELDS', '4', 'a', 'b', 'c', 'nosuch'],
+        [T1, T2, T1, -2],
+      ],
       [['hpexpiretime', 'hf2:h', 'FIELDS', '1', 'b'], [T2 * 1000]],
       // Soonest first; c (set last to T1) goes before a (T1 already).
       [['hgetall', 'hf2:h'], map('c', '3', 'a', '1', 'b', '2')],
-      [['hpersist', 'hf2:h', 'FIELDS', '2', 'c', 'nosuch'], [1, -2]],
+      [
+        ['hpersist', 'hf2:h', 'FIELDS', '2', 'c', 'nosuch'],
+        [1, -2],
+      ],
       [['hpersist', 'hf2:h', 'FIELDS', '1', 'c'], [-1]],
       // A field without expiry goes after those with one.
       [['hgetall', 'hf2:h'], map('a', '1', 'b', '2', 'c', '3')],
@@ -119,12 +141,21 @@ const CASES: readonly FieldExpiryCase[] = [
       [['hset', 'hf2:h', 'a', '10'], 0],
       [['hexpiretime', 'hf2:h', 'FIELDS', '1', 'a'], [-1]],
       [['hgetall', 'hf2:h'], map('b', '2', 'c', '3', 'a', '10')],
-      [['hkeys', 'hf2:h'], ['b', 'c', 'a']],
+      [
+        ['hkeys', 'hf2:h'],
+        ['b', 'c', 'a'],
+      ],
       [['hlen', 'hf2:h'], 3],
-      [['hexpireat', 'hf2:h', '1', 'FIELDS', '2', 'b', 'nosuch'], [2, -2]],
+      [
+        ['hexpireat', 'hf2:h', '1', 'FIELDS', '2', 'b', 'nosuch'],
+        [2, -2],
+      ],
       [['hgetall', 'hf2:h'], map('c', '3', 'a', '10')],
       [['object', 'encoding', 'hf2:h'], 'listpackex'],
-      [['hexpire', 'hf2:h', '0', 'FIELDS', '2', 'c', 'a'], [2, 2]],
+      [
+        ['hexpire', 'hf2:h', '0', 'FIELDS', '2', 'c', 'a'],
+        [2, 2],
+      ],
       [['exists', 'hf2:h'], 0],
       [['hpersist', 'hf2:h', 'FIELDS', '1', 'a'], [-2]],
     ],
@@ -134,10 +165,19 @@ const CASES: readonly FieldExpiryCase[] = [
     steps: [
       [['hset', 'hf3:h', 'a', '1', 'b', '2'], 2],
       [['hexpire', 'hf3:h', '1000', 'FIELDS', '1', 'a'], [1]],
-      [['httl', 'hf3:h', 'FIELDS', '3', 'a', 'b', 'x'], [1000, -1, -2]],
+      [
+        ['httl', 'hf3:h', 'FIELDS', '3', 'a', 'b', 'x'],
+        [1000, -1, -2],
+      ],
       [['hpexpire', 'hf3:h', '5000000', 'FIELDS', '1', 'b'], [1]],
-      [['httl', 'hf3:h', 'FIELDS', '2', 'a', 'b'], [1000, 5000]],
-      [['httl', 'hf3:nokey', 'FIELDS', '2', 'a', 'b'], [-2, -2]],
+      [
+        ['httl', 'hf3:h', 'FIELDS', '2', 'a', 'b'],
+        [1000, 5000],
+      ],
+      [
+        ['httl', 'hf3:nokey', 'FIELDS', '2', 'a', 'b'],
+        [-2, -2],
+      ],
       [['hpttl', 'hf3:nokey', 'FIELDS', '1', 'a'], [-2]],
       [['hexpiretime', 'hf3:nokey', 'FIELDS', '1', 'a'], [-2]],
       [['httl', 'hf3:h', 'FIELDS', '0', 'a'], NUMFIELDS],
@@ -147,22 +187,46 @@ const CASES: readonly FieldExpiryCase[] = [
       [['hpersist', 'hf3:h', 'FIELDS', '0', 'a'], NUMFIELDS],
       [['hpersist', 'hf3:h', 'FIELDS', '1', 'a', 'b'], MISMATCH],
       [['hpersist', 'hf3:h', 'FIELD', '1', 'a'], NO_FIELDS],
-      [['hpersist', 'hf3:nokey', 'FIELDS', '2', 'a', 'b'], [-2, -2]],
-      [['hpersist', 'hf3:h', 'FIELDS', '2', 'a', 'b'], [1, 1]],
-      [['httl', 'hf3:h', 'FIELDS', '2', 'a', 'b'], [-1, -1]],
+      [
+        ['hpersist', 'hf3:nokey', 'FIELDS', '2', 'a', 'b'],
+        [-2, -2],
+      ],
+      [
+        ['hpersist', 'hf3:h', 'FIELDS', '2', 'a', 'b'],
+        [1, 1],
+      ],
+      [
+        ['httl', 'hf3:h', 'FIELDS', '2', 'a', 'b'],
+        [-1, -1],
+      ],
     ],
   },
   {
     name: 'hgetex: values, EXAT, PERSIST, a past time, errors',
     steps: [
       [['hset', 'hf4:h', 'a', '1', 'b', '2', 'c', '3'], 3],
-      [['hgetex', 'hf4:h', 'FIELDS', '2', 'a', 'x'], ['1', null]],
+      [
+        ['hgetex', 'hf4:h', 'FIELDS', '2', 'a', 'x'],
+        ['1', null],
+      ],
       [['object', 'encoding', 'hf4:h'], 'listpack'],
-      [['hgetex', 'hf4:h', 'EXAT', t(T1), 'FIELDS', '2', 'a', 'x'], ['1', null]],
-      [['hexpiretime', 'hf4:h', 'FIELDS', '2', 'a', 'b'], [T1, -1]],
+      [
+        ['hgetex', 'hf4:h', 'EXAT', t(T1), 'FIELDS', '2', 'a', 'x'],
+        ['1', null],
+      ],
+      [
+        ['hexpiretime', 'hf4:h', 'FIELDS', '2', 'a', 'b'],
+        [T1, -1],
+      ],
       [['object', 'encoding', 'hf4:h'], 'listpackex'],
-      [['hgetex', 'hf4:h', 'persist', 'FIELDS', '2', 'a', 'b'], ['1', '2']],
-      [['hexpiretime', 'hf4:h', 'FIELDS', '2', 'a', 'b'], [-1, -1]],
+      [
+        ['hgetex', 'hf4:h', 'persist', 'FIELDS', '2', 'a', 'b'],
+        ['1', '2'],
+      ],
+      [
+        ['hexpiretime', 'hf4:h', 'FIELDS', '2', 'a', 'b'],
+        [-1, -1],
+      ],
       [['hgetex', 'hf4:h', 'PX', '0', 'FIELDS', '1', 'c'], ['3']],
       [['hgetall', 'hf4:h'], map('b', '2', 'a', '1')],
       [['hgetex', 'hf4:h', 'EX', '-1', 'FIELDS', '1', 'a'], NEGATIVE],
@@ -172,7 +236,10 @@ const CASES: readonly FieldExpiryCase[] = [
       [['hgetex', 'hf4:h', 'FOO', 'FIELDS', '1', 'a'], NO_FIELDS],
       [['hgetex', 'hf4:h', 'EX', '10', 'FOO', '1', 'a'], NO_FIELDS],
       [['hgetex', 'hf4:h', 'FIELDS', '0', 'a'], NUMFIELDS],
-      [['hgetex', 'hf4:nokey', 'EX', '10', 'FIELDS', '2', 'a', 'b'], [null, null]],
+      [
+        ['hgetex', 'hf4:nokey', 'EX', '10', 'FIELDS', '2', 'a', 'b'],
+        [null, null],
+      ],
       [['hgetex', 'hf4:h', 'FIELDS', '1'], arity('hgetex')],
     ],
   },
@@ -185,15 +252,25 @@ const CASES: readonly FieldExpiryCase[] = [
       [['hsetex', 'hf5:h', 'FNX', 'FIELDS', '1', 'a', '9'], 0],
       [['hsetex', 'hf5:h', 'FXX', 'FIELDS', '2', 'a', '9', 'c', '9'], 0],
       [['hsetex', 'hf5:h', 'FXX', 'EXAT', t(T1), 'FIELDS', '2', 'a', '10', 'b', '20'], 1],
-      [['hexpiretime', 'hf5:h', 'FIELDS', '2', 'a', 'b'], [T1, T1]],
+      [
+        ['hexpiretime', 'hf5:h', 'FIELDS', '2', 'a', 'b'],
+        [T1, T1],
+      ],
       [['hsetex', 'hf5:h', 'KEEPTTL', 'FIELDS', '1', 'a', '11'], 1],
       [['hsetex', 'hf5:h', 'FIELDS', '1', 'b', '21'], 1],
-      [['hexpiretime', 'hf5:h', 'FIELDS', '2', 'a', 'b'], [T1, -1]],
+      [
+        ['hexpiretime', 'hf5:h', 'FIELDS', '2', 'a', 'b'],
+        [T1, -1],
+      ],
       [['hgetall', 'hf5:h'], map('a', '11', 'b', '21')],
-      [['hsetex', 'hf5:h', 'EX', '10', 'KEEPTTL', 'FIELDS', '1', 'a', '1'],
-        err('ERR Only one of EX, PX, EXAT, PXAT or KEEPTTL arguments can be specified')],
-      [['hsetex', 'hf5:h', 'FNX', 'FXX', 'FIELDS', '1', 'a', '1'],
-        err('ERR Only one of FXX or FNX arguments can be specified')],
+      [
+        ['hsetex', 'hf5:h', 'EX', '10', 'KEEPTTL', 'FIELDS', '1', 'a', '1'],
+        err('ERR Only one of EX, PX, EXAT, PXAT or KEEPTTL arguments can be specified'),
+      ],
+      [
+        ['hsetex', 'hf5:h', 'FNX', 'FXX', 'FIELDS', '1', 'a', '1'],
+        err('ERR Only one of FXX or FNX arguments can be specified'),
+      ],
       [['hsetex', 'hf5:h', 'FIELDS', '2', 'a', '1'], arity('hsetex')],
       [['hsetex', 'hf5:h', 'FIELDS', '0', 'a', '1'], err('ERR invalid number of fields')],
       [['hsetex', 'hf5:h', 'BLAH', 'FIELDS', '1', 'a', '1'], err('ERR unknown argument: BLAH')],
@@ -214,9 +291,15 @@ const CASES: readonly FieldExpiryCase[] = [
     name: 'hgetdel: values, the hash emptied and deleted, errors',
     steps: [
       [['hset', 'hf6:h', 'a', '1', 'b', '2', 'c', '3'], 3],
-      [['hgetdel', 'hf6:h', 'FIELDS', '2', 'a', 'x'], ['1', null]],
+      [
+        ['hgetdel', 'hf6:h', 'FIELDS', '2', 'a', 'x'],
+        ['1', null],
+      ],
       [['hgetall', 'hf6:h'], map('b', '2', 'c', '3')],
-      [['hgetdel', 'hf6:h', 'FIELDS', '2', 'b', 'c'], ['2', '3']],
+      [
+        ['hgetdel', 'hf6:h', 'FIELDS', '2', 'b', 'c'],
+        ['2', '3'],
+      ],
       [['exists', 'hf6:h'], 0],
       [['hgetdel', 'hf6:h', 'FIELDS', '1', 'a'], [null]],
       [['hgetdel', 'hf6:h', 'FIELDS', '0', 'a'], NUMFIELDS],
@@ -239,10 +322,19 @@ const CASES: readonly FieldExpiryCase[] = [
       [['object', 'encoding', 'hf7:h'], 'listpackex'],
       [['hset', 'hf7:h', 'f', V65], 1],
       [['object', 'encoding', 'hf7:h'], 'hashtable'],
-      [['hexpireat', 'hf7:h', t(T1), 'FIELDS', '2', 'f', 'n'], [1, 1]],
-      [['hexpiretime', 'hf7:h', 'FIELDS', '2', 'f', 'n'], [T1, T1]],
+      [
+        ['hexpireat', 'hf7:h', t(T1), 'FIELDS', '2', 'f', 'n'],
+        [1, 1],
+      ],
+      [
+        ['hexpiretime', 'hf7:h', 'FIELDS', '2', 'f', 'n'],
+        [T1, T1],
+      ],
       [['hpersist', 'hf7:h', 'FIELDS', '1', 'f'], [1]],
-      [['hexpiretime', 'hf7:h', 'FIELDS', '2', 'f', 'n'], [-1, T1]],
+      [
+        ['hexpiretime', 'hf7:h', 'FIELDS', '2', 'f', 'n'],
+        [-1, T1],
+      ],
       [['hlen', 'hf7:h'], 2],
       [['hstrlen', 'hf7:h', 'f'], 65],
     ],

@@ -17,7 +17,12 @@ export type TimeUnit = 'seconds' | 'ms';
  * parseExpireTime): `base` is the command's time for relative forms, 0 for
  * the *AT forms. `command` names the command in the range error.
  */
-export function parseExpireTime(arg: Buffer, unit: TimeUnit, base: number, command: string): number {
+export function parseExpireTime(
+  arg: Buffer,
+  unit: TimeUnit,
+  base: number,
+  command: string,
+): number {
   let v = parseInteger(arg);
   if (v < 0) throw new CommandError('ERR_INVALID_EXPIRE', 'ERR invalid expire time, must be >= 0');
   if (unit === 'seconds') {
@@ -34,7 +39,10 @@ export const fieldsMissingError = () =>
     'ERR Mandatory argument FIELDS is missing or not at the right position',
   );
 export const numFieldsMismatchError = () =>
-  new CommandError('ERR_FIELDS', 'ERR The `numfields` parameter must match the number of arguments');
+  new CommandError(
+    'ERR_FIELDS',
+    'ERR The `numfields` parameter must match the number of arguments',
+  );
 
 /** The message when numfields is no integer >= 1 (HEXPIRE's own, the others'). */
 export const NUMFIELDS_EXPIRE = 'ERR Parameter `numFields` should be greater than 0';
@@ -45,7 +53,11 @@ export const NUMFIELDS_POSITIVE = 'ERR Number of fields must be a positive integ
  * end of argv: the index of its first field. `numfieldsMessage` is the
  * refusal of a count that is not an integer from 1 up.
  */
-export function parseFieldsBlock(argv: readonly Buffer[], at: number, numfieldsMessage: string): number {
+export function parseFieldsBlock(
+  argv: readonly Buffer[],
+  at: number,
+  numfieldsMessage: string,
+): number {
   if (at >= argv.length || !eqi(argv[at]!, 'fields')) throw fieldsMissingError();
   const n = at + 1 < argv.length ? integerOrNaN(argv[at + 1]!) : Number.NaN;
   if (!(n >= 1)) throw new CommandError('ERR_FIELDS', numfieldsMessage);

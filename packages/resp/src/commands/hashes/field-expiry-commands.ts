@@ -46,14 +46,38 @@ const readExpiry = (
 });
 
 export const fieldExpiryCommands: CommandDefinition[] = [
-  setExpiry('hexpire', x.hexpire, 'Set expiry for hash field using relative time to expire (seconds)'),
-  setExpiry('hpexpire', x.hpexpire, 'Set expiry for hash field using relative time to expire (milliseconds)'),
-  setExpiry('hexpireat', x.hexpireat, 'Set expiry for hash field using an absolute Unix timestamp (seconds)'),
-  setExpiry('hpexpireat', x.hpexpireat, 'Set expiry for hash field using an absolute Unix timestamp (milliseconds)'),
+  setExpiry(
+    'hexpire',
+    x.hexpire,
+    'Set expiry for hash field using relative time to expire (seconds)',
+  ),
+  setExpiry(
+    'hpexpire',
+    x.hpexpire,
+    'Set expiry for hash field using relative time to expire (milliseconds)',
+  ),
+  setExpiry(
+    'hexpireat',
+    x.hexpireat,
+    'Set expiry for hash field using an absolute Unix timestamp (seconds)',
+  ),
+  setExpiry(
+    'hpexpireat',
+    x.hpexpireat,
+    'Set expiry for hash field using an absolute Unix timestamp (milliseconds)',
+  ),
   readExpiry('httl', x.httl, 'Returns the TTL in seconds of a hash field.'),
   readExpiry('hpttl', x.hpttl, 'Returns the TTL in milliseconds of a hash field.'),
-  readExpiry('hexpiretime', x.hexpiretime, 'Returns the expiration time of a hash field as a Unix timestamp, in seconds.'),
-  readExpiry('hpexpiretime', x.hpexpiretime, 'Returns the expiration time of a hash field as a Unix timestamp, in msec.'),
+  readExpiry(
+    'hexpiretime',
+    x.hexpiretime,
+    'Returns the expiration time of a hash field as a Unix timestamp, in seconds.',
+  ),
+  readExpiry(
+    'hpexpiretime',
+    x.hpexpiretime,
+    'Returns the expiration time of a hash field as a Unix timestamp, in msec.',
+  ),
   {
     name: 'hpersist',
     arity: -5,
@@ -75,7 +99,8 @@ export const fieldExpiryCommands: CommandDefinition[] = [
     keyFlags: ['RW', 'access', 'update'],
     since: '8.0.0',
     complexity: 'O(N) where N is the number of specified fields',
-    summary: 'Get the value of one or more fields of a given hash key, and optionally set their expiration.',
+    summary:
+      'Get the value of one or more fields of a given hash key, and optionally set their expiration.',
     handler: g.hgetex,
   },
   {
@@ -87,7 +112,8 @@ export const fieldExpiryCommands: CommandDefinition[] = [
     keyFlags: ['RW', 'update'],
     since: '8.0.0',
     complexity: 'O(N) where N is the number of fields being set.',
-    summary: 'Set the value of one or more fields of a given hash key, and optionally set their expiration.',
+    summary:
+      'Set the value of one or more fields of a given hash key, and optionally set their expiration.',
     handler: g.hsetex,
   },
   {

@@ -14,13 +14,13 @@ import {
   withCollection,
 } from '../shared/collection-access.js';
 import { msBuffer } from '../shared/replay-rules.js';
+import { DELETED, HDEL, HPEXPIREAT, SET, setFieldExpiry } from './field-expiry.js';
 import {
   NUMFIELDS_POSITIVE,
   parseExpireTime,
   parseFieldsBlock,
   type TimeUnit,
 } from './field-expiry-args.js';
-import { DELETED, HDEL, HPEXPIREAT, SET, setFieldExpiry } from './field-expiry.js';
 import { registerHash } from './field-registry.js';
 
 /**
@@ -31,14 +31,18 @@ import { registerHash } from './field-registry.js';
 
 const HASH = RecordType.HASH;
 const HPERSIST = Buffer.from('HPERSIST');
-const FIELDS = Buffer.from('FIELDS');
 const PXAT = Buffer.from('PXAT');
 
 /**
  * The value of `field`, or undefined when missing; a field whose expiry is
  * before `now` is deleted on the way and pushed on `gone`.
  */
-export function getLive(h: HashValue, field: string, now: number, gone: string[]): string | undefined {
+export function getLive(
+  h: HashValue,
+  field: string,
+  now: number,
+  gone: string[],
+): string | undefined {
   const v = h.get(field);
   if (v === undefined || !h.isExpired(field, now)) return v;
   h.delete(field);
@@ -119,9 +123,7 @@ function hgetex(c: Client, argv: Buffer[]): CommandResult {
     else if (deleted.length > 0) notify(c, NotifyClass.hash, 'hdel', key);
     if (h.size === 0) notify(c, NotifyClass.generic, 'del', key);
     const registered =
-      updated > 0 && opt !== 'persist' && h.size > 0
-        ? registerHash(c, key, h)
-        : undefined;
+      updated > 0 && opt !== 'persist' && h.size > 0 ? registerHash(c, key, h) : undefined;
     return whenWritten(bothWritten(written, registered), reply);
   });
 }
@@ -173,7 +175,10 @@ function parseSetEx(argv: Buffer[], now: number): SetExArgs {
     }
     if (eqi(a, 'fnx') || eqi(a, 'fxx')) {
       if (condition !== null)
-        throw new CommandError('ERR_SYNTAX', 'ERR Only one of FXX or FNX arguments can be specified');
+        throw new CommandError(
+          'ERR_SYNTAX',
+          'ERR Only one of FXX or FNX arguments can be specified',
+        );
       condition = eqi(a, 'fnx') ? 'fnx' : 'fxx';
       continue;
     }
@@ -251,7 +256,8 @@ function hsetex(c: Client, argv: Buffer[]): CommandResult {
     const written = afterWriteNew(c, key, h, fresh);
     if (gone.length > 0) notify(c, NotifyClass.hash, 'hexpired', key);
     notify(c, NotifyClass.hash, 'hset', key);
-    if (deleted > 0 || updated > 0) notify(c, NotifyClass.hash, deleted > 0 ? 'hdel' : 'hexpire', key);
+    if (deleted > 0 || updated > 0)
+      notify(c, NotifyClass.hash, deleted > 0 ? 'hdel' : 'hexpire', key);
     if (h.size === 0 && !fresh) notify(c, NotifyClass.generic, 'del', key);
     const registered = updated > 0 && h.size > 0 ? registerHash(c, key, h) : undefined;
     return whenWritten(bothWritten(written, registered), () => c.reply.integer(1));
