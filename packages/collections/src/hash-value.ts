@@ -51,6 +51,12 @@ export class HashValue implements CollectionValue {
   private ttls: Map<string, number> | null = null;
   /** The smallest expiry time in `ttls` (0: none), NaN when it must be recomputed. */
   private minTtl = 0;
+  /**
+   * The key (latin1) this structure is known to be registered under for
+   * active field expiry (resp's registry), null when not known: in memory
+   * only, so a hash read back, renamed or copied is registered again.
+   */
+  registeredAs: string | null = null;
 
   static empty(): HashValue {
     return new HashValue();

@@ -120,6 +120,17 @@ for (const [title, collectionMemory] of [
       ]);
     }, 20_000);
 
+    test('a renamed hash keeps its field times and is registered again at its first read', async () => {
+      await r.hset('rn', 'a', '1', 'b', '2');
+      expect(await r.call('hpexpire', 'rn', '300', 'FIELDS', '1', 'a')).toEqual([1]);
+      expect(await r.rename('rn', 'rn2')).toBe('OK');
+      const ttl = (await r.call('hpttl', 'rn2', 'FIELDS', '1', 'a')) as number[];
+      expect(ttl[0]).toBeGreaterThan(0);
+      // HLEN deletes nothing: `a` goes only if the cycle finds rn2.
+      await until(async () => (await r.hlen('rn2')) === 1);
+      expect(await r.hgetall('rn2')).toEqual({ b: '2' });
+    });
+
     test('HGETEX, HSETEX and HGETDEL skip and drop expired fields with one hexpired', async () => {
       activeExpiry(false);
       try {

@@ -35,6 +35,7 @@ export function registerHash(c: Client, key: Buffer, h: HashValue): CommandResul
   const k = latin1(key);
   return withCollection<HashValue>(c, REGISTRY_KEY, HASH, (registry) => {
     const at = registry?.get(k);
+    h.registeredAs = k;
     if (at !== undefined && Number(at) <= min) return undefined;
     const reg = registry ?? HashValue.empty();
     reg.set(k, String(min));
@@ -44,4 +45,14 @@ export function registerHash(c: Client, key: Buffer, h: HashValue): CommandResul
     }
     return c.collections.create(REGISTRY_KEY, reg);
   });
+}
+
+/**
+ * Registers a hash with field expiry times that is not known to be
+ * registered under `key` (read back from the log, renamed, moved, copied,
+ * replayed): in the background, the command does not wait for it.
+ */
+export function ensureRegistered(c: Client, key: Buffer, h: HashValue | null): void {
+  if (h === null || !h.hasFieldTtls || h.registeredAs === latin1(key)) return;
+  registerHash(c, key, h)?.catch(() => undefined);
 }

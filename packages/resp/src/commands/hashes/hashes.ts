@@ -30,6 +30,7 @@ import { parseRandomCount } from '../shared/random-count.js';
 import { whenNonZero } from '../shared/replay-rules.js';
 import { parseCursor } from '../shared/scan-options.js';
 import { getLive } from './field-get-set.js';
+import { ensureRegistered } from './field-registry.js';
 import { hincrbyfloatReplay } from './replay.js';
 
 /**
@@ -72,6 +73,7 @@ function update(
     const reply = change(h, (f) => getLive(h, f, now, gone));
     if (gone.length > 0) notify(c, NotifyClass.hash, 'hexpired', key);
     const written = afterWriteNew(c, key, h, found === null);
+    ensureRegistered(c, key, h);
     return whenWrittenNotify(c, written, reply, NotifyClass.hash, event, key);
   });
 }
@@ -94,6 +96,7 @@ function readFields(
     const values = fields.map((x) => (h === null ? undefined : getLive(h, latin1(x), now, gone)));
     if (h === null || gone.length === 0) {
       f(values);
+      ensureRegistered(c, key, h);
       return undefined;
     }
     const written = afterChange(c, key, h);
@@ -129,6 +132,7 @@ function read(c: Client, key: Buffer, f: (h: HashValue | null) => void): Command
   return withCollection<HashValue>(c, key, HASH, (h) => {
     if (h === null) keyMiss(c, key);
     f(h);
+    ensureRegistered(c, key, h);
     return undefined;
   });
 }
