@@ -29,7 +29,6 @@ import { KEY1 } from '../shared/key-positions.js';
 import { parseRandomCount } from '../shared/random-count.js';
 import { whenNonZero } from '../shared/replay-rules.js';
 import { parseCursor } from '../shared/scan-options.js';
-import { getLive } from './field-get-set.js';
 import { ensureRegistered } from './field-registry.js';
 import { hincrbyfloatReplay } from './replay.js';
 
@@ -63,15 +62,20 @@ function update(
   c: Client,
   key: Buffer,
   event: string,
-  change: (h: HashValue, live: (field: string) => string | undefined) => () => void,
+  change: (h: HashValue) => () => void,
+  field?: Buffer,
 ): CommandResult {
   return withCollection<HashValue>(c, key, HASH, (found) => {
     const h = found ?? HashValue.empty();
-    const gone: string[] = [];
-    const now = c.now();
-    // The field read, expired: gone first (Redis's HFE_LAZY_EXPIRE), `hexpired` published.
-    const reply = change(h, (f) => getLive(h, f, now, gone));
-    if (gone.length > 0) notify(c, NotifyClass.hash, 'hexpired', key);
+    // The field it reads, expired: gone first (Redis's HFE_LAZY_EXPIRE), `hexpired` published.
+    if (field !== undefined && h.hasFieldTtls) {
+      const f = latin1(field);
+      if (h.isExpired(f, c.now())) {
+        h.delete(f);
+        notify(c, NotifyClass.hash, 'hexpired', key);
+      }
+    }
+    const reply = change(h);
     const written = afterWriteNew(c, key, h, found === null);
     ensureRegistered(c, key, h);
     return whenWrittenNotify(c, written, reply, NotifyClass.hash, event, key);
@@ -79,30 +83,45 @@ function update(
 }
 
 /**
- * A read of `fields` (HGET, HMGET, HEXISTS, HSTRLEN): their values, a field
- * found expired deleted on the way (Redis 8's lazy field expiry): one
- * `hexpired` event, `del` when the hash is left empty (deleted).
+ * A read of the fields argv[from, to) (HGET, HMGET, HEXISTS, HSTRLEN): a
+ * field found expired is deleted first (Redis 8's lazy field expiry): one
+ * `hexpired` event, `del` when the hash is left empty (then deleted), and
+ * `f` reads what is left. Nothing is allocated for a hash without field
+ * expiry times.
  */
 function readFields(
   c: Client,
-  key: Buffer,
-  fields: readonly Buffer[],
-  f: (values: (string | undefined)[]) => void,
+  argv: Buffer[],
+  from: number,
+  to: number,
+  f: (h: HashValue | null) => void,
 ): CommandResult {
+  const key = argv[1]!;
   return withCollection<HashValue>(c, key, HASH, (h) => {
     if (h === null) keyMiss(c, key);
+    if (h === null || !h.hasFieldTtls) {
+      f(h);
+      return undefined;
+    }
     const now = c.now();
-    const gone: string[] = [];
-    const values = fields.map((x) => (h === null ? undefined : getLive(h, latin1(x), now, gone)));
-    if (h === null || gone.length === 0) {
-      f(values);
+    let gone = 0;
+    for (let i = from; i < to; i++) {
+      const field = latin1(argv[i]!);
+      if (h.isExpired(field, now)) {
+        h.delete(field);
+        gone++;
+      }
+    }
+    if (gone === 0) {
+      f(h);
       ensureRegistered(c, key, h);
       return undefined;
     }
     const written = afterChange(c, key, h);
     notify(c, NotifyClass.hash, 'hexpired', key);
-    if (h.size === 0) notify(c, NotifyClass.generic, 'del', key);
-    return whenWritten(written, () => f(values));
+    const emptied = h.size === 0;
+    if (emptied) notify(c, NotifyClass.generic, 'del', key);
+    return whenWritten(written, () => f(emptied ? null : h));
   });
 }
 
@@ -153,14 +172,16 @@ function hsetnx(c: Client, argv: Buffer[]): CommandResult {
   const key = argv[1]!;
   return withCollection<HashValue>(c, key, HASH, (found) => {
     const f = latin1(argv[2]!);
-    const gone: string[] = [];
+    // Found expired: deleted first (Redis's lazy expiry), then set.
+    const expired = found?.isExpired(f, c.now()) === true;
+    if (expired) found!.delete(f);
     // The field is there: nothing changes, nothing is published.
-    if (found !== null && getLive(found, f, c.now(), gone) !== undefined) {
+    if (found?.has(f)) {
       c.reply.integer(0);
       return undefined;
     }
     const h = found ?? HashValue.empty();
-    if (gone.length > 0) notify(c, NotifyClass.hash, 'hexpired', key);
+    if (expired) notify(c, NotifyClass.hash, 'hexpired', key);
     h.set(f, latin1(argv[3]!));
     const written = afterWriteNew(c, key, h, found === null);
     return whenWrittenNotify(c, written, () => c.reply.integer(1), NotifyClass.hash, 'hset', key);
@@ -181,21 +202,27 @@ function strictInt64(s: string): bigint | null {
 function hincrby(c: Client, argv: Buffer[]): CommandResult {
   const incrArg = parseInteger(argv[3]!); // checks the range first, as Redis
   const incr = strictInt64(latin1(argv[3]!)) ?? BigInt(incrArg);
-  return update(c, argv[1]!, 'hincrby', (h, live) => {
-    const f = latin1(argv[2]!);
-    const old = live(f);
-    let v = 0n;
-    if (old !== undefined) {
-      const parsed = strictInt64(old);
-      if (parsed === null) throw hashValueNotIntegerError();
-      v = parsed;
-    }
-    const r = v + incr;
-    if (r < INT64_MIN || r > INT64_MAX) throw overflowError();
-    // The field keeps its expiry (HASH_SET_KEEP_TTL).
-    h.set(f, r.toString(), true);
-    return () => c.reply.integer(r);
-  });
+  return update(
+    c,
+    argv[1]!,
+    'hincrby',
+    (h) => {
+      const f = latin1(argv[2]!);
+      const old = h.get(f);
+      let v = 0n;
+      if (old !== undefined) {
+        const parsed = strictInt64(old);
+        if (parsed === null) throw hashValueNotIntegerError();
+        v = parsed;
+      }
+      const r = v + incr;
+      if (r < INT64_MIN || r > INT64_MAX) throw overflowError();
+      // The field keeps its expiry (HASH_SET_KEEP_TTL).
+      h.set(f, r.toString(), true);
+      return () => c.reply.integer(r);
+    },
+    argv[2],
+  );
 }
 
 function hincrbyfloat(c: Client, argv: Buffer[]): CommandResult {
@@ -203,21 +230,27 @@ function hincrbyfloat(c: Client, argv: Buffer[]): CommandResult {
   if (incr === null) throw notFloatError();
   if (!isFiniteLongDouble(incr))
     throw new CommandError('ERR_NAN_OR_INFINITY', 'ERR value is NaN or Infinity');
-  return update(c, argv[1]!, 'hincrbyfloat', (h, live) => {
-    const f = latin1(argv[2]!);
-    const old = live(f);
-    let v = ZERO;
-    if (old !== undefined) {
-      const parsed = parseLongDouble(old);
-      if (parsed === null) throw hashValueNotFloatError();
-      v = parsed;
-    }
-    const r = add(v, incr);
-    if (!isFiniteLongDouble(r)) throw nanOrInfinityError();
-    const text = formatHuman(r);
-    h.set(f, text, true);
-    return () => c.reply.bulk(text);
-  });
+  return update(
+    c,
+    argv[1]!,
+    'hincrbyfloat',
+    (h) => {
+      const f = latin1(argv[2]!);
+      const old = h.get(f);
+      let v = ZERO;
+      if (old !== undefined) {
+        const parsed = parseLongDouble(old);
+        if (parsed === null) throw hashValueNotFloatError();
+        v = parsed;
+      }
+      const r = add(v, incr);
+      if (!isFiniteLongDouble(r)) throw nanOrInfinityError();
+      const text = formatHuman(r);
+      h.set(f, text, true);
+      return () => c.reply.bulk(text);
+    },
+    argv[2],
+  );
 }
 
 const ZERO = parseLongDouble('0')!;
@@ -392,7 +425,7 @@ export const hashCommands: CommandDefinition[] = [
     since: '2.0.0',
     complexity: 'O(1)',
     summary: 'Returns the value of a field in a hash.',
-    handler: (c, a) => readFields(c, a[1]!, [a[2]!], (v) => bulkOrNull(c.reply, v[0])),
+    handler: (c, a) => readFields(c, a, 2, 3, (h) => bulkOrNull(c.reply, h?.get(latin1(a[2]!)))),
   },
   {
     name: 'hmget',
@@ -405,9 +438,9 @@ export const hashCommands: CommandDefinition[] = [
     complexity: 'O(N) where N is the number of fields being requested.',
     summary: 'Returns the values of all fields in a hash.',
     handler: (c, a) =>
-      readFields(c, a[1]!, a.slice(2), (values) => {
-        c.reply.array(values.length);
-        for (const v of values) bulkOrNull(c.reply, v);
+      readFields(c, a, 2, a.length, (h) => {
+        c.reply.array(a.length - 2);
+        for (let i = 2; i < a.length; i++) bulkOrNull(c.reply, h?.get(latin1(a[i]!)));
       }),
   },
   {
@@ -447,7 +480,8 @@ export const hashCommands: CommandDefinition[] = [
     since: '3.2.0',
     complexity: 'O(1)',
     summary: 'Returns the length of the value of a field.',
-    handler: (c, a) => readFields(c, a[1]!, [a[2]!], (v) => c.reply.integer(v[0]?.length ?? 0)),
+    handler: (c, a) =>
+      readFields(c, a, 2, 3, (h) => c.reply.integer(h?.get(latin1(a[2]!))?.length ?? 0)),
   },
   {
     name: 'hexists',
@@ -460,7 +494,7 @@ export const hashCommands: CommandDefinition[] = [
     complexity: 'O(1)',
     summary: 'Determines whether a field exists in a hash.',
     handler: (c, a) =>
-      readFields(c, a[1]!, [a[2]!], (v) => c.reply.integer(v[0] === undefined ? 0 : 1)),
+      readFields(c, a, 2, 3, (h) => c.reply.integer(h?.has(latin1(a[2]!)) ? 1 : 0)),
   },
   {
     name: 'hkeys',
