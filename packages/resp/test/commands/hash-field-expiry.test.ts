@@ -131,6 +131,43 @@ for (const [title, collectionMemory] of [
       expect(await r.hgetall('rn2')).toEqual({ b: '2' });
     });
 
+    test('HRANDFIELD deletes the expired fields first', async () => {
+      activeExpiry(false);
+      try {
+        await r.hset('rf', 'a', '1', 'b', '2', 'c', '3');
+        expect(await r.call('hpexpire', 'rf', '30', 'FIELDS', '2', 'a', 'b')).toEqual([1, 1]);
+        await sleep(80);
+        expect(await r.hlen('rf')).toBe(3);
+        expect(await r.call('hrandfield', 'rf', '5', 'WITHVALUES')).toEqual(['c', '3']);
+        expect(await r.hlen('rf')).toBe(1);
+        expect(await r.call('hrandfield', 'rf')).toBe('c');
+      } finally {
+        activeExpiry(true);
+      }
+    });
+
+    test("COMMAND INFO gives the new commands Redis 8's arity, flags, keys and categories", async () => {
+      const info = (await r.call(
+        'command',
+        'info',
+        'hexpire',
+        'httl',
+        'hgetex',
+        'hsetex',
+        'hgetdel',
+        'hpersist',
+      )) as unknown[][];
+      const brief = info.map((e) => [e[0], e[1], e[2], e[3], e[4], e[5], e[6]]);
+      expect(brief).toEqual([
+        ['hexpire', -6, ['write', 'denyoom', 'fast'], 1, 1, 1, ['@write', '@hash', '@fast']],
+        ['httl', -5, ['readonly', 'fast'], 1, 1, 1, ['@read', '@hash', '@fast']],
+        ['hgetex', -5, ['write', 'fast'], 1, 1, 1, ['@write', '@hash', '@fast']],
+        ['hsetex', -6, ['write', 'denyoom', 'fast'], 1, 1, 1, ['@write', '@hash', '@fast']],
+        ['hgetdel', -5, ['write', 'fast'], 1, 1, 1, ['@write', '@hash', '@fast']],
+        ['hpersist', -5, ['write', 'fast'], 1, 1, 1, ['@write', '@hash', '@fast']],
+      ]);
+    });
+
     test('HGETEX, HSETEX and HGETDEL skip and drop expired fields with one hexpired', async () => {
       activeExpiry(false);
       try {
