@@ -131,7 +131,7 @@ for (const [title, collectionMemory] of [
       expect(await r.hgetall('rn2')).toEqual({ b: '2' });
     });
 
-    test('HRANDFIELD deletes the expired fields first', async () => {
+    test('HRANDFIELD deletes the expired fields first; SORT does not see them', async () => {
       activeExpiry(false);
       try {
         await r.hset('rf', 'a', '1', 'b', '2', 'c', '3');
@@ -141,6 +141,13 @@ for (const [title, collectionMemory] of [
         expect(await r.call('hrandfield', 'rf', '5', 'WITHVALUES')).toEqual(['c', '3']);
         expect(await r.hlen('rf')).toBe(1);
         expect(await r.call('hrandfield', 'rf')).toBe('c');
+        // SORT's GET hash->field sees no expired field either.
+        await r.rpush('sl', '1', '2');
+        await r.hset('sh1', 'f', 'a');
+        await r.hset('sh2', 'f', 'b');
+        expect(await r.call('hpexpire', 'sh2', '30', 'FIELDS', '1', 'f')).toEqual([1]);
+        await sleep(80);
+        expect(await r.sort('sl', 'GET', 'sh*->f')).toEqual(['a', null]);
       } finally {
         activeExpiry(true);
       }

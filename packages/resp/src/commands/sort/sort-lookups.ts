@@ -126,8 +126,9 @@ export class SortLookups {
       return this.wait(id, v.pending, (r: ReadResult) => this.carried.set(id, stringOf(r)));
     }
     const r = this.c.collections.get<HashValue>(key, RecordType.HASH);
-    if (!(r instanceof Promise)) return this.took(key, fieldOf(r, field), false);
-    return this.wait(id, r, (x) => this.carried.set(id, fieldOf(x, field)));
+    const now = this.c.now();
+    if (!(r instanceof Promise)) return this.took(key, fieldOf(r, field, now), false);
+    return this.wait(id, r, (x) => this.carried.set(id, fieldOf(x, field, now)));
   }
 
   private took(key: Buffer, l: Looked, waited: boolean): string | null {
@@ -154,8 +155,10 @@ function stringOf(r: ReadResult): Looked {
   return { value: r.type === RecordType.STRING ? r.value.toString('latin1') : null, missed: false };
 }
 
-function fieldOf(r: CollectionLookup<HashValue>, field: string): Looked {
+function fieldOf(r: CollectionLookup<HashValue>, field: string, now: number): Looked {
   if (r.status === 'missing') return MISSING;
   if (r.status === 'wrongType') return { value: null, missed: false };
+  // A field past its expiry is not there (hidden, not deleted: SORT only reads).
+  if (r.value.isExpired(field, now)) return { value: null, missed: false };
   return { value: r.value.get(field) ?? null, missed: false };
 }
