@@ -39,11 +39,13 @@ export function aofInfoLines(aof: AppendOnlyFile | null): string[] {
   return lines;
 }
 
-/** CONFIG GET's values for the AOF settings (read only here: set at start). */
+/**
+ * CONFIG GET's values for the AOF settings set at start (appendfsync
+ * changes live: live-parameters.ts).
+ */
 export function aofConfigValues(config: ServerConfig): RespServerOptions['configValues'] {
   return {
     appendonly: () => (config.appendonly ? 'yes' : 'no'),
-    appendfsync: () => config.appendfsync,
     appendfilename: () => config.appendfilename,
     appenddirname: () => config.appenddirname,
   };

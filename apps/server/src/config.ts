@@ -23,6 +23,10 @@ export interface ServerConfig {
   dir: string;
   /** Log memory (page frames) of each open database, in bytes. */
   memory: number;
+  /** The log memory `memory` asked for (or its default): what `maxmemory 0` means. */
+  defaultMemory: number;
+  /** Redis's maxmemory as given (0: none); a value other than 0 is the log memory. */
+  maxmemory: number;
   pageSize: number;
   segmentSize: number;
   /** Initial hash index size of each database, in bytes (64-byte buckets; it grows online). */
@@ -59,6 +63,8 @@ export const DEFAULT_CONFIG: Readonly<ServerConfig> = {
   bind: ['127.0.0.1'],
   dir: './data',
   memory: 64 * 1024 ** 2,
+  defaultMemory: 64 * 1024 ** 2,
+  maxmemory: 0,
   pageSize: 1024 ** 2,
   segmentSize: 1024 ** 3,
   indexSize: 4 * 1024 ** 2,
@@ -248,9 +254,17 @@ export const SETTINGS: readonly Setting[] = [
     (v) => quoted(v.join(' ')),
   ),
   redis('dir', 'dir', '<path>', 'data directory; database n lives in <dir>/<n>', text),
-  define('memory', 'memory', '<size>', 'log memory of each open database', memory, {
-    show: formatSize,
-  }),
+  {
+    name: 'memory',
+    redis: false,
+    arg: '<size>',
+    help: 'log memory of each open database',
+    apply(config, value) {
+      config.memory = memory(value);
+      config.defaultMemory = config.memory;
+    },
+    show: (config) => formatSize(config.memory),
+  },
   define(
     'page-size',
     'pageSize',
@@ -414,8 +428,9 @@ export const SETTINGS: readonly Setting[] = [
     help: '',
     apply(config, value) {
       const n = Number(value);
-      // 0 is Redis's "no limit": the log memory stays as it is.
-      if (n !== 0) config.memory = sizeInRange(n, 1024, MAX_MEMORY);
+      // 0 is Redis's "no limit": the log memory `memory` says.
+      config.memory = n === 0 ? config.defaultMemory : sizeInRange(n, 1024, MAX_MEMORY);
+      config.maxmemory = n;
     },
     show: (config) => formatSize(config.memory),
   },
@@ -485,6 +500,19 @@ export function finalizeConfig(asked: Readonly<ServerConfig>): EffectiveConfig {
     );
   }
   return { config, notes };
+}
+
+/**
+ * The log memory a database opens with after CONFIG SET maxmemory: the
+ * value (0: `memory`'s), within what the log takes (at least 2 pages, at
+ * most one ArrayBuffer) and rounded down to whole pages. Redis takes any
+ * maxmemory, so a value out of range is brought into it, not refused.
+ */
+export function logMemoryFor(maxmemory: number, config: Readonly<ServerConfig>): number {
+  const page = config.pageSize;
+  const asked = maxmemory === 0 ? config.defaultMemory : maxmemory;
+  const bytes = Math.min(MAX_MEMORY, Math.max(2 * page, asked));
+  return bytes - (bytes % page);
 }
 
 /** `port=6379 bind=127.0.0.1 ...`: every setting, for the banner. */

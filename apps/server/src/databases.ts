@@ -67,10 +67,13 @@ export class Databases implements DatabaseProvider {
   private readonly devices = new Map<number, Device>();
   private aof: AppendOnlyFile | null = null;
   private readonly dirs: DatabaseDirectories;
+  /** Log memory of a database opened from now on (CONFIG SET maxmemory changes it). */
+  private memory: number | undefined;
 
   constructor(private readonly options: DatabasesOptions) {
     this.count = options.count;
     this.dirs = new DatabaseDirectories(options.dir);
+    this.memory = options.store.memory;
     const memory = options.collectionMemory;
     if (memory !== undefined) this.collectionBudget = () => memory;
   }
@@ -80,6 +83,16 @@ export class Databases implements DatabaseProvider {
 
   private path(index: number): Promise<string> {
     return this.dirs.pathOf(index);
+  }
+
+  /**
+   * The log memory of the databases opened from now on: on first use, and
+   * a FLUSHDB's or FLUSHALL's new store. An open store keeps its own: its
+   * ring of page frames is fixed at open (an address finds its frame by
+   * `page % frames`), so it cannot grow or shrink under the records in it.
+   */
+  setMemory(bytes: number): void {
+    this.memory = bytes;
   }
 
   /**
@@ -131,6 +144,7 @@ export class Databases implements DatabaseProvider {
       const parts = this.aof === null ? null : await this.aofParts(index, dir, fresh);
       store = await Store.open({
         ...this.options.store,
+        ...(this.memory === undefined ? {} : { memory: this.memory }),
         dir,
         ...(parts ?? {}),
         // Shutdown checkpoints explicitly, to log it and to know the result.
@@ -353,13 +367,19 @@ export class Databases implements DatabaseProvider {
     return now.writes - (before?.writes ?? 0);
   }
 
-  /** Shutdown: checkpoints (unless the log failed), then closes. */
+  /**
+   * Whether close checkpoints (shutdown's `nosave` turns it off: the log is
+   * still flushed and synced, and the next start replays its tail).
+   */
+  checkpointOnClose = true;
+
+  /** Shutdown: checkpoints (unless the log failed, or `checkpointOnClose` is off), then closes. */
   async close(index: number, store: StoreCore): Promise<void> {
     await this.saving.get(index)?.catch(() => undefined);
     if (store instanceof Store) {
       let error: unknown = null;
       try {
-        await this.save(index, store);
+        if (this.checkpointOnClose) await this.save(index, store);
       } catch (e) {
         error = e;
       }

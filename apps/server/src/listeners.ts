@@ -98,13 +98,18 @@ export class ExtraListeners {
   constructor(private readonly accept: (socket: Socket) => void) {}
 
   /** Listens on each; on a failure, logs Redis's lines, closes them all and throws ListenError. */
-  async listen(addresses: readonly BindAddress[], port: number, logger: Logger): Promise<void> {
+  async listen(
+    addresses: readonly BindAddress[],
+    port: number,
+    backlog: number,
+    logger: Logger,
+  ): Promise<void> {
     for (const address of addresses) {
       const server = createServer({ noDelay: true }, this.accept);
       try {
         await new Promise<void>((resolve, reject) => {
           server.once('error', reject);
-          server.listen({ port, host: address.host, ipv6Only: address.ipv6 }, () => {
+          server.listen({ port, host: address.host, ipv6Only: address.ipv6, backlog }, () => {
             server.off('error', reject);
             resolve();
           });

@@ -15,6 +15,8 @@ import type { Logger } from './logger.js';
  */
 export class PeriodicCheckpoints {
   private timer: NodeJS.Timeout | null = null;
+  /** start() ran and stop() did not: setRules turns the timer on and off. */
+  private started = false;
   private running: Promise<void> | null = null;
   private since = performance.now();
   /** The quiet round was logged (debug) since the last change. */
@@ -23,12 +25,33 @@ export class PeriodicCheckpoints {
   constructor(
     private readonly keyspace: Keyspace,
     private readonly databases: Databases,
-    private readonly rules: readonly SaveRule[],
+    private saveRules: readonly SaveRule[],
     private readonly logger: Logger,
   ) {}
 
+  get rules(): readonly SaveRule[] {
+    return this.saveRules;
+  }
+
+  /**
+   * CONFIG SET save: the rules are replaced at once; the time since the
+   * last checkpoint round keeps counting (Redis keeps lastsave), so a rule
+   * whose seconds have passed already fires at the next tick.
+   */
+  setRules(rules: readonly SaveRule[]): void {
+    this.saveRules = rules;
+    if (!this.started) return;
+    if (rules.length === 0 && this.timer !== null) {
+      clearInterval(this.timer);
+      this.timer = null;
+    } else if (rules.length > 0 && this.timer === null) {
+      this.timer = setInterval(() => this.tick(), 1000);
+    }
+  }
+
   start(): void {
-    if (this.rules.length === 0 || this.timer !== null) return;
+    this.started = true;
+    if (this.saveRules.length === 0 || this.timer !== null) return;
     this.since = performance.now();
     this.timer = setInterval(() => this.tick(), 1000);
   }
@@ -62,7 +85,7 @@ export class PeriodicCheckpoints {
     const elapsed = Math.round((performance.now() - this.since) / 1000);
     if (due.length === 0) {
       // Once per quiet spell, when a rule's time is up (not every second).
-      const dueTime = this.rules.some((r) => elapsed >= r.seconds);
+      const dueTime = this.saveRules.some((r) => elapsed >= r.seconds);
       if (always || (dueTime && !this.quietLogged)) {
         this.logger.debug('No changes since the last checkpoint');
         this.quietLogged = true;
@@ -70,7 +93,7 @@ export class PeriodicCheckpoints {
       return;
     }
     this.quietLogged = false;
-    if (!always && !this.rules.some((r) => changes >= r.changes && elapsed >= r.seconds)) return;
+    if (!always && !this.saveRules.some((r) => changes >= r.changes && elapsed >= r.seconds)) return;
     this.since = performance.now();
     this.logger.notice(`${changes} changes in ${elapsed} seconds. Checkpointing...`);
     // Each database logs its own result; a failed one is retried next round.
@@ -80,6 +103,7 @@ export class PeriodicCheckpoints {
 
   /** Stops the timer and waits for a round in progress. */
   async stop(): Promise<void> {
+    this.started = false;
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;
     await this.running;

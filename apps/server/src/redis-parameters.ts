@@ -1,13 +1,14 @@
 import { resolve } from 'node:path';
 import { PARAMETER_NAMES, type RespServerOptions } from '@strata/resp';
-import { formatSaveRules } from './config.js';
 import type { LoadedConfig } from './load-config.js';
 
 /**
  * Parameters whose CONFIG GET value strata-server gives RespServer itself:
  * its options (requirepass, maxclients, notify-keyspace-events,
  * protected-mode), what resp reads from the running server (port,
- * databases), the AOF's (aof-info.ts), and the ones below.
+ * databases), the AOF's (aof-info.ts), the live ones its configuration
+ * holds (appendfsync, loglevel, save, maxmemory: live-parameters.ts), and
+ * the ones below.
  */
 const OWN = new Set([
   'requirepass',
@@ -27,6 +28,7 @@ const OWN = new Set([
   'logfile',
   'loglevel',
   'save',
+  'maxmemory',
 ]);
 
 /** CONFIG SET refuses to change these (immutable, or protected): their values are read-only. */
@@ -60,18 +62,21 @@ export function startupConfigValues(
 }
 
 /**
- * The CONFIG SET commands that give RespServer the file's values of the
- * parameters CONFIG SET may change, in the order given (a repeated
- * client-output-buffer-limit adds its classes, as in Redis), then the
- * effective loglevel and save rules. Run before any client connects.
+ * The CONFIG SET commands that give RespServer (and strata-server's live
+ * parameters) the file's values of the parameters CONFIG SET may change,
+ * in the order given (a repeated client-output-buffer-limit adds its
+ * classes, as in Redis). Run before any client connects.
  */
 export function startupConfigSets(loaded: LoadedConfig): string[][] {
-  const { config } = loaded;
   const sets: string[][] = [];
   for (const { name, text } of loaded.parameters) {
     if (!OWN.has(name) && !readOnly(name)) sets.push(['CONFIG', 'SET', name, text]);
   }
-  if (config.logLevel !== 'nothing') sets.push(['CONFIG', 'SET', 'loglevel', config.logLevel]);
-  sets.push(['CONFIG', 'SET', 'save', formatSaveRules(config.save)]);
   return sets;
+}
+
+/** A start-up parameter's value: the last one given (file, then flags), else Redis's default. */
+export function givenValue(loaded: LoadedConfig, name: string): string {
+  const given = loaded.parameters.filter((p) => p.name === name).at(-1);
+  return given?.text ?? PARAMETER_NAMES.get(name)?.spec.default ?? '';
 }

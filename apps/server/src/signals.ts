@@ -1,7 +1,8 @@
 import type { Logger } from './logger.js';
 
 export interface Shutdown {
-  shutdown(): Promise<number>;
+  /** The signal picks the options (shutdown-on-sigint, shutdown-on-sigterm). */
+  shutdown(signal: NodeJS.Signals): Promise<number>;
 }
 
 /**
@@ -23,7 +24,7 @@ export function handleSignals(
     }
     shuttingDown = true;
     logger.signal(`Received ${signal} scheduling shutdown...`);
-    server.shutdown().then(exit, (e: unknown) => {
+    server.shutdown(signal).then(exit, (e: unknown) => {
       logger.warning(`Shutdown failed: ${String(e)}`);
       exit(1);
     });

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import type { Server } from 'node:net';
 import { join, resolve } from 'node:path';
 import { type AofError, type AofFileSystem, AppendOnlyFile } from '@strata/aof';
 import type { DirLock } from '@strata/io';
@@ -7,7 +9,7 @@ import { aofCommandLog } from './aof-command-log.js';
 import { aofConfigValues, aofInfoLines } from './aof-info.js';
 import { aofRefusedCommands } from './aof-refused-commands.js';
 import { bindAddresses, hostPort, isExposed } from './bind-addresses.js';
-import { describeConfig, type ServerConfig } from './config.js';
+import { describeConfig, logMemoryFor, type ServerConfig } from './config.js';
 import { fileConfigRewrite } from './config-rewrite-file.js';
 import { Databases } from './databases.js';
 import { lockServerDir } from './dir-lock.js';
@@ -20,15 +22,17 @@ import {
   probeAddresses,
 } from './listeners.js';
 import type { LoadedConfig } from './load-config.js';
+import { LiveSettings, liveParameters } from './live-parameters.js';
 import { LogCompaction } from './log-compaction.js';
 import { type Logger, seconds } from './logger.js';
+import { OomScore } from './oom-score.js';
 import { PeriodicCheckpoints } from './periodic-checkpoints.js';
 import { removePidFile, writePidFile } from './pid-file.js';
-import { startupConfigSets, startupConfigValues } from './redis-parameters.js';
+import { ProcTitle } from './proc-title.js';
+import { givenValue, startupConfigSets, startupConfigValues } from './redis-parameters.js';
+import type { ShutdownOptions } from './shutdown-options.js';
+import { listenUnix, removeUnixSocket } from './unix-socket.js';
 import { VERSION } from './version.js';
-
-/** How long shutdown lets commands waiting on the disk finish before it closes anyway. */
-const DRAIN_MS = 10_000;
 
 /**
  * strata-server: a RespServer over one hlog Store per database, with
@@ -49,6 +53,12 @@ export class StrataServer {
   private pidfile: string | null = null;
   /** With the AOF on, the stores' clock: AOF records are stamped with it, replay sets it. */
   private readonly clock = new AofClock();
+  /** What CONFIG SET changes here (live-parameters.ts). */
+  private readonly settings: LiveSettings;
+  private readonly oom: OomScore;
+  private readonly procTitle = new ProcTitle();
+  /** The `unixsocket` listener, if any. */
+  private unixServer: Server | null = null;
 
   constructor(
     private readonly loaded: LoadedConfig,
@@ -60,6 +70,8 @@ export class StrataServer {
   ) {
     const config = loaded.config;
     this.config = config;
+    this.settings = new LiveSettings(config);
+    this.oom = new OomScore(logger);
     this.databases = new Databases({
       dir: resolve(config.dir),
       count: config.databases,
@@ -85,6 +97,7 @@ export class StrataServer {
       log: (level, message) => logger[level](message),
       users: loaded.users,
       configValues: { ...startupConfigValues(loaded), ...aofConfigValues(config) },
+      appParameters: this.liveParameters(),
       ...(loaded.configFile === null
         ? {}
         : { configRewrite: fileConfigRewrite(loaded.configFile) }),
@@ -97,9 +110,11 @@ export class StrataServer {
             commands: aofRefusedCommands(),
           }
         : {}),
-      // SHUTDOWN from a client: the same clean stop as SIGTERM, then exit.
-      onShutdown: () => {
-        this.shutdown().then(this.exit, (e: unknown) => {
+      // SHUTDOWN from a client: the same clean stop as SIGTERM, then exit
+      // (NOSAVE: without the checkpoints).
+      onShutdown: (mode) => {
+        const options = { save: false, nosave: mode === 'nosave', now: false, force: false };
+        this.shutdown(options).then(this.exit, (e: unknown) => {
           logger.warning(`Shutdown failed: ${String(e)}`);
           this.exit(1);
         });
@@ -117,6 +132,23 @@ export class StrataServer {
       config.compactionThreshold,
     );
     this.extraListeners = new ExtraListeners((socket) => this.resp.accept(socket));
+  }
+
+  /** CONFIG SET's way to what strata-server acts on (RespServerOptions.appParameters). */
+  private liveParameters(): ReturnType<typeof liveParameters> {
+    const server = this;
+    return liveParameters({
+      settings: this.settings,
+      logger: this.logger,
+      get checkpoints() {
+        return server.checkpoints;
+      },
+      databases: this.databases,
+      aof: () => this.aof,
+      logMemory: (maxmemory) => logMemoryFor(maxmemory, this.config),
+      oom: this.oom,
+      procTitle: this.procTitle,
+    });
   }
 
   /** Logs the banner, opens database 0, listens, starts the checkpoint timer. */
@@ -164,8 +196,20 @@ export class StrataServer {
       await this.resp.execute(0, [Buffer.from('CONFIG'), Buffer.from('RESETSTAT')]);
       if (config.appendonly) await this.loadAof();
       address = await this.listen(addresses);
+      const unixsocket = givenValue(loaded, 'unixsocket');
+      if (unixsocket !== '') {
+        const perm = Number.parseInt(givenValue(loaded, 'unixsocketperm'), 8);
+        this.unixServer = await listenUnix(
+          unixsocket,
+          perm,
+          this.backlog(),
+          (socket) => this.resp.accept(socket, true),
+          logger,
+        );
+      }
     } catch (e) {
       this.extraListeners.close();
+      this.unixServer?.close();
       await this.resp.close().catch(() => undefined);
       this.releasePidFile();
       lock.release();
@@ -173,12 +217,53 @@ export class StrataServer {
     }
     this.checkpoints.start();
     this.compaction.start();
+    this.oom.start();
+    const unixsocket = givenValue(loaded, 'unixsocket');
+    this.procTitle.start(
+      {
+        title: process.argv[1] ?? process.argv0,
+        bind: config.bind[0] ?? '*',
+        port: address.port,
+        unixsocket,
+        configFile: loaded.configFile,
+      },
+      givenValue(loaded, 'set-proc-title') === 'yes',
+    );
     const where = [address.host, ...this.extraListeners.hosts()].map((h) =>
       hostPort(h, address.port),
     );
     logger.notice(`Ready to accept connections tcp on ${where.join(', ')}`);
+    if (this.unixServer !== null) {
+      logger.notice(`The server is now ready to accept connections at ${unixsocket}`);
+    }
     return address;
   }
+
+  /**
+   * Redis's tcp-backlog, for every listener. Redis warns when the kernel
+   * caps it lower (checkTcpBacklogSettings); so does this, once.
+   */
+  private backlog(): number {
+    const backlog = Number(givenValue(this.loaded, 'tcp-backlog'));
+    if (!this.backlogChecked) {
+      this.backlogChecked = true;
+      let somaxconn: number | null = null;
+      try {
+        somaxconn = Number.parseInt(readFileSync('/proc/sys/net/core/somaxconn', 'latin1'), 10);
+      } catch {
+        // Not Linux: nothing to compare with, as Redis.
+      }
+      if (somaxconn !== null && somaxconn < backlog) {
+        this.logger.warning(
+          `WARNING: The TCP backlog setting of ${backlog} cannot be enforced because ` +
+            `/proc/sys/net/core/somaxconn is set to the lower value of ${somaxconn}.`,
+        );
+      }
+    }
+    return backlog;
+  }
+
+  private backlogChecked = false;
 
   /** RespServer listens on one address, this server's own listeners on the others. */
   private async listen(addresses: BoundAddresses): Promise<{ host: string; port: number }> {
@@ -186,7 +271,7 @@ export class StrataServer {
     const primary = primaryAddress(addresses);
     let address: { host: string; port: number };
     try {
-      address = await this.resp.listen(config.port, primary.host);
+      address = await this.resp.listen(config.port, primary.host, this.backlog());
     } catch (e) {
       // listen opens database 0 first: a store that cannot open is no address's fault.
       const syscall = (e as NodeJS.ErrnoException).syscall;
@@ -197,6 +282,7 @@ export class StrataServer {
     await this.extraListeners.listen(
       addresses.filter((a) => a !== primary),
       address.port,
+      this.backlog(),
       logger,
     );
     return address;
@@ -287,30 +373,50 @@ export class StrataServer {
    * the disk finish, then close: no more connections, clients dropped, every
    * open database checkpointed and closed. Resolves with the exit code.
    */
-  shutdown(): Promise<number> {
-    this.shutdownRun ??= this.runShutdown();
+  shutdown(options: ShutdownOptions | NodeJS.Signals = 'SIGTERM'): Promise<number> {
+    const chosen =
+      options === 'SIGINT'
+        ? this.settings.shutdownOnSigint
+        : typeof options === 'string'
+          ? this.settings.shutdownOnSigterm
+          : options;
+    this.shutdownRun ??= this.runShutdown(chosen);
     return this.shutdownRun;
   }
 
-  private async runShutdown(): Promise<number> {
+  /**
+   * `options`: shutdown-on-sigint/sigterm's flags (SHUTDOWN's NOSAVE):
+   * `nosave` closes the databases without checkpoints, `now` does not wait
+   * for commands in flight (else up to shutdown-timeout seconds, Redis's
+   * wait for replicas), `force` exits 0 even when a database failed to
+   * save. `save` and `default` checkpoint, with or without save rules:
+   * a checkpoint only shortens the next start, the log is durable anyway.
+   */
+  private async runShutdown(options: ShutdownOptions): Promise<number> {
     const { logger } = this;
     logger.notice('User requested shutdown...');
     await this.checkpoints.stop();
     await this.compaction.stop();
     const inFlight = commandsInFlight(this.resp);
-    if (inFlight > 0) {
+    if (inFlight > 0 && !options.now) {
+      const wait = this.settings.shutdownTimeout;
       logger.verbose(`Waiting for ${inFlight} commands in flight`);
-      const left = await waitForCommands(this.resp, DRAIN_MS);
-      if (left > 0)
-        logger.warning(`${left} commands still in flight after ${DRAIN_MS / 1000} seconds`);
+      const left = await waitForCommands(this.resp, wait * 1000);
+      if (left > 0) logger.warning(`${left} commands still in flight after ${wait} seconds`);
     }
+    this.databases.checkpointOnClose = !options.nosave;
     let open = 0;
     for (let i = 0; i < this.resp.keyspace.count; i++) if (this.resp.keyspace.get(i)) open++;
     logger.notice(
-      `Closing ${this.resp.clientCount} client connections; checkpointing ${open} open ` +
+      `Closing ${this.resp.clientCount} client connections; ${options.nosave ? 'closing' : 'checkpointing'} ${open} open ` +
         `database${open === 1 ? '' : 's'} before exiting.`,
     );
     this.extraListeners.close();
+    if (this.unixServer !== null) {
+      removeUnixSocket(givenValue(this.loaded, 'unixsocket'), logger);
+      this.unixServer.close();
+      this.unixServer = null;
+    }
     try {
       await this.resp.close();
       if (this.aof !== null) {
@@ -319,7 +425,8 @@ export class StrataServer {
       }
     } catch (e) {
       logger.warning(`Error trying to save the databases: ${(e as Error).message}`);
-      return 1;
+      if (options.force) logger.warning('Errors trying to shut down the server ignored (force).');
+      return options.force ? 0 : 1;
     } finally {
       this.lock?.release();
       this.releasePidFile();

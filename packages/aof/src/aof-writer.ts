@@ -153,6 +153,31 @@ export class AofWriter {
     return this.options.policy;
   }
 
+  /**
+   * Switches the fsync policy live (CONFIG SET appendfsync). To `always`:
+   * what `everysec` or `no` left unsynced is synced now, and from the next
+   * batch on each one is synced before its commands are answered. Away
+   * from `always`: a batch waiting is answered once written, as the new
+   * policy says. `everysec` runs its timer, the others none.
+   */
+  setPolicy(policy: FsyncPolicy): void {
+    if (this.closed || policy === this.options.policy) return;
+    this.options.policy = policy;
+    if (policy === 'everysec' && this.syncTimer === null) {
+      this.syncTimer = setInterval(
+        () => this.syncInBackground(),
+        this.options.syncIntervalMs ?? 1000,
+      );
+      this.syncTimer.unref();
+    } else if (policy !== 'everysec' && this.syncTimer !== null) {
+      clearInterval(this.syncTimer);
+      this.syncTimer = null;
+    }
+    if (policy === 'always') this.syncInBackground();
+    // A batch held for its sync is answered by the next run, once written.
+    else if (this.batch !== null) this.schedule();
+  }
+
   /** The error writes are failing with, or null. */
   get error(): AofError | null {
     return this.writeError ?? this.syncError;

@@ -166,6 +166,12 @@ export class AppendOnlyFile {
     return this.options.policy;
   }
 
+  /** Switches the fsync policy live (Redis's CONFIG SET appendfsync; see AofWriter.setPolicy). */
+  setPolicy(policy: FsyncPolicy): void {
+    this.options.policy = policy;
+    this.writer?.setPolicy(policy);
+  }
+
   /** Database `db`'s checkpoint entry, if it has one. */
   checkpointOf(db: number): CheckpointEntry | undefined {
     return this.manifest.databases[String(db)];

@@ -9,6 +9,8 @@ import { StoreCore } from './store.js';
 import {
   type CompactionResult,
   consoleLogger,
+  DEFAULT_EXPIRY,
+  type ExpiryRate,
   type Logger,
   type RecoveryInfo,
   type StoreOptions,
@@ -17,6 +19,7 @@ import {
 
 export type {
   CompactionResult,
+  ExpiryRate,
   Logger,
   RecoveryInfo,
   StoreOptions,
@@ -54,6 +57,8 @@ export class Store extends StoreCore {
   private checkpointRun: Promise<number> | null = null;
   private compactionRun: Promise<CompactionResult> | null = null;
   private readonly timers: NodeJS.Timeout[] = [];
+  private expiryTimer: NodeJS.Timeout | null = null;
+  private expiry: ExpiryRate | null = null;
   private checkpointsTaken = 0;
   private checkpointHooks: CheckpointHook[] = [];
   private compactions = 0;
@@ -71,17 +76,8 @@ export class Store extends StoreCore {
     this.lastSeq = r.lastSeq;
     this.logger = options.logger ?? consoleLogger;
     this.checkpointOnClose = options.checkpointOnClose ?? true;
-    const expiry = options.expiry ?? { intervalMs: 100, buckets: 1024 };
-    if (expiry !== false) {
-      const t = setInterval(() => {
-        if (!this.activeExpiry) return;
-        this.expireSlice(expiry.buckets);
-        // Keys with an expiry whose records are anywhere, the device too.
-        this.count.expireSome(expiry.buckets);
-      }, expiry.intervalMs);
-      t.unref();
-      this.timers.push(t);
-    }
+    const expiry = options.expiry ?? DEFAULT_EXPIRY;
+    if (expiry !== false) this.setExpiryRate(expiry);
     const compaction = options.compaction;
     if (compaction) {
       const t = setInterval(() => {
@@ -92,6 +88,37 @@ export class Store extends StoreCore {
       t.unref();
       this.timers.push(t);
     }
+  }
+
+  /** The active expiry cycle's rate, or null when it is off (`expiry: false`, or closed). */
+  get expiryRate(): ExpiryRate | null {
+    return this.expiry;
+  }
+
+  /**
+   * Replaces the active expiry cycle's rate (Redis's `hz` and
+   * `active-expire-effort` change it live): from now on a slice of
+   * `buckets` every `intervalMs`, continuing where the cycle was.
+   */
+  setExpiryRate(rate: ExpiryRate): void {
+    if (this.closed) return;
+    if (this.expiryTimer !== null) clearInterval(this.expiryTimer);
+    const { intervalMs, buckets } = rate;
+    const t = setInterval(() => {
+      if (!this.activeExpiry) return;
+      this.expireSlice(buckets);
+      // Keys with an expiry whose records are anywhere, the device too.
+      this.count.expireSome(buckets);
+    }, intervalMs);
+    t.unref();
+    this.expiryTimer = t;
+    this.expiry = { intervalMs, buckets };
+  }
+
+  private stopExpiry(): void {
+    if (this.expiryTimer !== null) clearInterval(this.expiryTimer);
+    this.expiryTimer = null;
+    this.expiry = null;
   }
 
   /** Opens (creating or recovering) a store. */
@@ -346,6 +373,7 @@ export class Store extends StoreCore {
   async close(): Promise<void> {
     if (this.closed) return;
     for (const t of this.timers) clearInterval(t);
+    this.stopExpiry();
     await this.settleCount();
     if (this.compactionRun !== null) await this.compactionRun.catch(() => undefined);
     if (this.log.failure === undefined) {
@@ -367,6 +395,7 @@ export class Store extends StoreCore {
    */
   async abandon(): Promise<void> {
     for (const t of this.timers) clearInterval(t);
+    this.stopExpiry();
     this.log.halt();
     await this.settleCount();
     this.closed = true;

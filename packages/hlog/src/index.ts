@@ -10,6 +10,7 @@ export { HlogError, type HlogErrorCode } from './errors.js';
 export { HashIndex, type HashIndexOptions, type HashIndexStats } from './hash-index.js';
 export {
   type CompactionResult,
+  type ExpiryRate,
   type Logger,
   type RecoveryInfo,
   Store,

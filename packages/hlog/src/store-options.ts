@@ -9,6 +9,15 @@ export interface Logger {
   warn(message: string): void;
 }
 
+/** The active expiry cycle: a slice of `buckets` index buckets every `intervalMs`. */
+export interface ExpiryRate {
+  readonly intervalMs: number;
+  readonly buckets: number;
+}
+
+/** 100 ms (Redis's default hz 10), 1024 buckets a slice. */
+export const DEFAULT_EXPIRY: ExpiryRate = { intervalMs: 100, buckets: 1024 };
+
 export interface StoreOptions extends Omit<StoreCoreOptions, 'device'> {
   /** Directory for log segments (`log.<n>`) and checkpoints. */
   dir?: string;
@@ -23,7 +32,7 @@ export interface StoreOptions extends Omit<StoreCoreOptions, 'device'> {
   /** Ignore checkpoints and rebuild the index from the whole log. */
   rebuildIndex?: boolean;
   /** Active expiry: a slice of `buckets` index buckets every `intervalMs`. Default 100 ms, 1024. */
-  expiry?: { intervalMs: number; buckets: number } | false;
+  expiry?: ExpiryRate | false;
   /** Background compaction once the log exceeds `maxLogBytes`. Default off. */
   compaction?: { maxLogBytes: number; intervalMs?: number } | false;
   /** Checkpoint on close (when there is a checkpoint store). Default true. */

@@ -16,6 +16,7 @@ export {
   type UserDirectiveCheck,
 } from './commands/index.js';
 export { PARAMETER_NAMES, type ParameterSpec } from './commands/server/config-parameters.js';
+export type { AppParameter } from './commands/server/app-parameter.js';
 export { type ConfigRewriteHook, rewriteConfigText } from './commands/server/config-rewrite.js';
 export { checkValue } from './commands/server/config-validate.js';
 export {

@@ -82,5 +82,6 @@ export { AclUsers } from './acl/acl-users.js';
 export type { CommandFamily, FamilyHooks, LoggedForm } from './family.js';
 export { formatNotifyFlags, parseNotifyFlags } from './pubsub/keyspace-events.js';
 export { type FunctionStore, fileFunctionStore } from './scripting/index.js';
+export type { AppParameter } from './server/app-parameter.js';
 export type { ConfigRewriteHook } from './server/config-rewrite.js';
 export { type ShutdownHook, type ShutdownMode, shutdownCommand } from './server/index.js';

@@ -1,7 +1,7 @@
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CollectionStore } from '@strata/collections';
-import { Store, type StoreCore, type StoreOptions } from '@strata/hlog';
+import { type ExpiryRate, Store, type StoreCore, type StoreOptions } from '@strata/hlog';
 
 /**
  * Where the server's databases live. One store per database: SELECT picks a
@@ -194,6 +194,7 @@ export class Keyspace {
   /** Saves (write-back, then checkpoint) running per database: a flush waits for them. */
   private readonly saving = new Map<number, Promise<void>>();
   private readonly opening = new Map<number, Promise<StoreCore>>();
+  private rate: ExpiryRate | null = null;
   /** Whole-log passes running per database (flush and close wait for them). */
   private readonly passes = new Map<number, Set<Promise<unknown>>>();
 
@@ -222,8 +223,24 @@ export class Keyspace {
     return this.caches[index];
   }
 
+  /**
+   * The active expiry cycle's rate for every store (CONFIG SET hz,
+   * active-expire-effort): given to the open ones, and to each one opened
+   * later. Null: the stores keep the rate they opened with.
+   */
+  get expiryRate(): ExpiryRate | null {
+    return this.rate;
+  }
+
+  set expiryRate(rate: ExpiryRate | null) {
+    this.rate = rate;
+    if (rate === null) return;
+    for (const store of this.stores) if (store instanceof Store) store.setExpiryRate(rate);
+  }
+
   private install(index: number, store: StoreCore): void {
     this.stores[index] = store;
+    if (this.rate !== null && store instanceof Store) store.setExpiryRate(this.rate);
     const cache = new CollectionStore(store, {
       budgetBytes: this.provider.collectionBudget?.(index, store) ?? this.collectionBudget(store),
       writeBackIntervalMs: this.collectionWriteBackMs,

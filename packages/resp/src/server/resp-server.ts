@@ -4,6 +4,7 @@ import type { StoreCore } from '@strata/hlog';
 import { DEFAULT_CLIENT_QUERY_BUFFER_LIMIT, DEFAULT_PROTO_MAX_BULK_LEN } from '@strata/protocol';
 import {
   AclUsers,
+  type AppParameter,
   type ConfigRewriteHook,
   type ConfiguredUser,
   commandFamilies,
@@ -98,6 +99,12 @@ export interface RespServerOptions {
    * by Redis's name; a built-in one of the same name is replaced.
    */
   readonly configValues?: Readonly<Record<string, () => string>>;
+  /**
+   * Parameters the app acts on itself, changed live by CONFIG SET (see
+   * AppParameter), by Redis's name; a built-in one of the same name is
+   * replaced. A name also in `configValues` is read-only there.
+   */
+  readonly appParameters?: Readonly<Record<string, AppParameter>>;
   /**
    * CONFIG REWRITE's way to the config file the app started from (it reads
    * the file, applies the rewrite, writes it back). Default none: CONFIG
@@ -231,6 +238,7 @@ export class RespServer {
     this.state.commandLog = options.commandLog ?? null;
     this.state.infoSections = options.infoSections ?? {};
     this.state.configValues = options.configValues ?? {};
+    this.state.appParameters = options.appParameters ?? {};
     this.state.configRewrite = options.configRewrite ?? null;
     if (options.log !== undefined) this.state.log = options.log;
     this.state.configuredUsers = options.users ?? [];
@@ -240,16 +248,18 @@ export class RespServer {
 
   /**
    * Listens on `host` (loopback by default: exposing a server is a choice)
-   * and `port` (0 picks a free one). Database 0 is opened first, so a store
-   * that cannot open fails here rather than on the first command.
+   * and `port` (0 picks a free one), with `backlog` connections waiting to
+   * be accepted (Redis's tcp-backlog; the kernel caps it at somaxconn).
+   * Database 0 is opened first, so a store that cannot open fails here
+   * rather than on the first command.
    */
-  async listen(port = 6379, host = '127.0.0.1'): Promise<RespServerAddress> {
+  async listen(port = 6379, host = '127.0.0.1', backlog = 511): Promise<RespServerAddress> {
     await this.keyspace.ensure(0);
     for (const beforeListen of this.state.hooks.beforeListen) await beforeListen(this.state);
     await new Promise<void>((resolve, reject) => {
       const onError = (e: Error) => reject(e);
       this.server.once('error', onError);
-      this.server.listen(port, host, () => {
+      this.server.listen({ port, host, backlog }, () => {
         this.server.off('error', onError);
         resolve();
       });
@@ -335,8 +345,10 @@ export class RespServer {
   /**
    * Serves a connection accepted on a listener of the app's own (more
    * addresses than listen's one), with the same checks as listen's.
+   * `local`: a Unix socket's connection, local to protected mode whatever
+   * its address (Redis's connIsLocal).
    */
-  accept(socket: Socket): void {
+  accept(socket: Socket, local = false): void {
     const state = this.state;
     state.stats.connections++;
     if (this.closing !== null || state.clients.size >= state.config.maxclients) {
@@ -345,7 +357,12 @@ export class RespServer {
       refuse(socket, `-${maxClientsError().message}\r\n`);
       return;
     }
-    if (state.config.protectedMode && !state.authRequired && !isLoopback(socket.remoteAddress)) {
+    if (
+      state.config.protectedMode &&
+      !state.authRequired &&
+      !local &&
+      !isLoopback(socket.remoteAddress)
+    ) {
       refuse(socket, PROTECTED_MODE_REPLY);
       return;
     }

@@ -1,5 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { AclUsers, ConfigRewriteHook, ConfiguredUser } from '../commands/index.js';
+import type {
+  AclUsers,
+  AppParameter,
+  ConfigRewriteHook,
+  ConfiguredUser,
+} from '../commands/index.js';
 import type { CommandError } from '../errors.js';
 import { oneLine } from '../errors.js';
 import type { Client } from './client.js';
@@ -146,6 +151,8 @@ export class ServerState {
   /** An app's INFO lines (RespServerOptions.infoSections) and CONFIG GET values (configValues). */
   infoSections: Readonly<Record<string, () => readonly string[]>> = {};
   configValues: Readonly<Record<string, () => string>> = {};
+  /** Parameters the app acts on, which CONFIG SET changes (RespServerOptions.appParameters). */
+  appParameters: Readonly<Record<string, AppParameter>> = {};
   /** How CONFIG REWRITE reaches the app's config file (RespServerOptions.configRewrite); null: there is none. */
   configRewrite: ConfigRewriteHook | null = null;
   /** The config file's `user` lines (RespServerOptions.users), loaded before the server listens. */

@@ -109,7 +109,14 @@ function parameterCase(kind: string, ps: readonly ParameterSpec[]): CompatCase {
 }
 
 const asked = PARAMETERS.filter((p) => !OWN_VALUES.has(p.name));
-const settable = asked.filter((p) => p.mutable && p.protected !== true && p.effect === 'none');
+/**
+ * Parameters a test server can take any value of: those with no effect
+ * here, the app's (a bare RespServer stores them), and hz and
+ * active-expire-effort, which only pace the expiry cycle.
+ */
+const harmless = (p: ParameterSpec) =>
+  p.effect !== 'strata' || p.name === 'hz' || p.name === 'active-expire-effort';
+const settable = asked.filter((p) => p.mutable && p.protected !== true && harmless(p));
 const kindOf = (p: ParameterSpec) =>
   p.type.kind === 'integer' && p.type.memory === true ? 'memory' : p.type.kind;
 

@@ -5,9 +5,13 @@
  * (config.ts) read this table; validation is config-validate.ts.
  *
  * `effect: 'strata'` parameters change what strata does (their bindings are
- * in config.ts). `effect: 'none'` ones mean nothing here: they are accepted,
- * validated, stored and returned as Redis does, so harnesses that set them
- * run, and a README table can list them from this file.
+ * in config.ts). `effect: 'app'` ones change what strata-server does: it
+ * reads them at start, and CONFIG SET reaches the live ones through
+ * RespServerOptions.appParameters (apps/server's live-parameters.ts); a
+ * bare RespServer stores them. `effect: 'none'` ones mean nothing here:
+ * they are accepted, validated, stored and returned as Redis does, so
+ * harnesses that set them run, and a README table can list them from this
+ * file.
  */
 
 /** Redis's numeric kinds as CONFIG SET parses them. */
@@ -76,7 +80,7 @@ export interface ParameterSpec {
   readonly protected?: boolean;
   /** Answered by exact name only, never by a pattern (Redis's HIDDEN_CONFIG). */
   readonly hidden?: boolean;
-  readonly effect: 'strata' | 'none';
+  readonly effect: 'strata' | 'app' | 'none';
   /** Where strata differs from Redis, or what the parameter does here. */
   readonly note?: string;
 }
@@ -95,6 +99,8 @@ interface Flags {
   readonly protected?: boolean;
   readonly hidden?: boolean;
   readonly strata?: boolean;
+  /** strata-server acts on it (effect `app`). */
+  readonly app?: boolean;
   readonly note?: string;
 }
 
@@ -104,7 +110,7 @@ function spec(name: string, type: ParameterType, def: string, f: Flags = {}): Pa
     type,
     default: def,
     mutable: f.immutable !== true,
-    effect: f.strata === true ? 'strata' : 'none',
+    effect: f.strata === true ? 'strata' : f.app === true ? 'app' : 'none',
     ...(f.alias === undefined ? {} : { alias: f.alias }),
     ...(f.protected === true ? { protected: true } : {}),
     ...(f.hidden === true ? { hidden: true } : {}),
@@ -156,7 +162,11 @@ const TLS_NOTE = 'strata has no TLS: turning TLS on fails as Redis does without 
 export const PARAMETERS: readonly ParameterSpec[] = [
   // yes/no
   bool('rdbchecksum', 'yes', IMMUTABLE),
-  bool('daemonize', 'no', IMMUTABLE),
+  bool('daemonize', 'no', {
+    ...IMMUTABLE,
+    app: true,
+    note: 'strata-server runs in the background, as Redis',
+  }),
   bool('io-threads-do-reads', 'no', IMMUTABLE),
   bool('always-show-logo', 'no', IMMUTABLE),
   bool('protected-mode', 'yes', {
@@ -167,7 +177,11 @@ export const PARAMETERS: readonly ParameterSpec[] = [
   bool('rdb-del-sync-files', 'no'),
   bool('activerehashing', 'yes'),
   bool('stop-writes-on-bgsave-error', 'yes'),
-  bool('set-proc-title', 'yes', IMMUTABLE),
+  bool('set-proc-title', 'yes', {
+    ...IMMUTABLE,
+    app: true,
+    note: 'strata-server sets process.title from proc-title-template once it listens',
+  }),
   bool('dynamic-hz', 'yes'),
   bool('lazyfree-lazy-eviction', 'no'),
   bool('lazyfree-lazy-expire', 'no'),
@@ -226,8 +240,12 @@ export const PARAMETERS: readonly ParameterSpec[] = [
     strata: true,
     note: 'ACL LOAD and ACL SAVE read and write it; loaded at start',
   }),
-  str('unixsocket', '', IMMUTABLE),
-  str('pidfile', '', IMMUTABLE),
+  str('unixsocket', '', {
+    ...IMMUTABLE,
+    app: true,
+    note: 'strata-server listens on this Unix socket too (the file replaced, removed at shutdown)',
+  }),
+  str('pidfile', '', { ...IMMUTABLE, app: true, note: 'strata-server writes its pid there' }),
   str('replica-announce-ip', '', { alias: 'slave-announce-ip' }),
   str('masteruser', ''),
   str('cluster-announce-ip', ''),
@@ -235,8 +253,16 @@ export const PARAMETERS: readonly ParameterSpec[] = [
   spec('cluster-announce-hostname', { kind: 'string', check: 'hostname' }, ''),
   str('syslog-ident', 'redis', IMMUTABLE),
   str('dbfilename', 'dump.rdb', { protected: true }),
-  str('appendfilename', 'appendonly.aof', IMMUTABLE),
-  str('appenddirname', 'appendonlydir', IMMUTABLE),
+  str('appendfilename', 'appendonly.aof', {
+    ...IMMUTABLE,
+    app: true,
+    note: "strata-server's AOF file names",
+  }),
+  str('appenddirname', 'appendonlydir', {
+    ...IMMUTABLE,
+    app: true,
+    note: "strata-server's AOF directory, in dir",
+  }),
   str('server_cpulist', '', IMMUTABLE),
   str('bio_cpulist', '', IMMUTABLE),
   str('aof_rewrite_cpulist', '', IMMUTABLE),
@@ -246,9 +272,13 @@ export const PARAMETERS: readonly ParameterSpec[] = [
     'proc-title-template',
     { kind: 'string', check: 'proc-title-template' },
     '{title} {listen-addr} {server-mode}',
+    {
+      app: true,
+      note: 'strata-server sets process.title from it ({title}: its script as run; {server-mode} empty); CONFIG SET sets it again',
+    },
   ),
   str('bind-source-addr', ''),
-  str('logfile', '', IMMUTABLE),
+  str('logfile', '', { ...IMMUTABLE, app: true, note: "strata-server's log goes there" }),
   str('masterauth', ''),
   str('requirepass', '', { strata: true, note: "the default user's password (AUTH)" }),
 
@@ -261,7 +291,10 @@ export const PARAMETERS: readonly ParameterSpec[] = [
     IMMUTABLE,
   ),
   oneOf('repl-diskless-load', ['disabled', 'on-empty-db', 'swapdb'], 'disabled'),
-  oneOf('loglevel', ['debug', 'verbose', 'notice', 'warning'], 'notice'),
+  oneOf('loglevel', ['debug', 'verbose', 'notice', 'warning'], 'notice', {
+    app: true,
+    note: "strata-server's log level, live",
+  }),
   oneOf(
     'maxmemory-policy',
     [
@@ -277,7 +310,8 @@ export const PARAMETERS: readonly ParameterSpec[] = [
     'noeviction',
   ),
   oneOf('appendfsync', ['everysec', 'always', 'no'], 'everysec', {
-    note: "an app's AOF reports its own (RespServerOptions.configValues)",
+    app: true,
+    note: "strata-server's AOF fsync policy, switched live (to always: what was written is synced at once)",
   }),
   spec(
     'oom-score-adj',
@@ -287,6 +321,10 @@ export const PARAMETERS: readonly ParameterSpec[] = [
       sameAs: { relative: 'yes' },
     },
     'no',
+    {
+      app: true,
+      note: "strata-server writes /proc/self/oom_score_adj as Redis's master does (a failure at start is logged)",
+    },
   ),
   oneOf('acl-pubsub-default', ['allchannels', 'resetchannels'], 'resetchannels'),
   oneOf('sanitize-dump-payload', ['no', 'yes', 'clients'], 'no'),
@@ -313,7 +351,10 @@ export const PARAMETERS: readonly ParameterSpec[] = [
         },
       },
       'default',
-      { note: 'strata-server shuts down cleanly on either signal, whatever this says' },
+      {
+        app: true,
+        note: 'how strata-server shuts down on the signal: nosave skips the checkpoints (the log is still flushed), now the wait, force exits 0 after a failed save; default and save checkpoint',
+      },
     ),
   ),
   oneOf('cluster-preferred-endpoint-type', ['ip', 'hostname', 'unknown-endpoint'], 'ip'),
@@ -358,7 +399,11 @@ export const PARAMETERS: readonly ParameterSpec[] = [
     note: 'seconds an idle client is kept (0: for ever)',
   }),
   int('replica-announce-port', 0n, 65535n, '0', { alias: 'slave-announce-port' }),
-  int('tcp-backlog', 0n, INT_MAX, '511', IMMUTABLE),
+  int('tcp-backlog', 0n, INT_MAX, '511', {
+    ...IMMUTABLE,
+    app: true,
+    note: "strata-server's listen backlog (capped by somaxconn, with Redis's warning)",
+  }),
   int('cluster-port', 0n, 65535n, '0', IMMUTABLE),
   int('cluster-announce-bus-port', 0n, 65535n, '0'),
   int('cluster-announce-port', 0n, 65535n, '0'),
@@ -368,12 +413,22 @@ export const PARAMETERS: readonly ParameterSpec[] = [
   int('list-compress-depth', 0n, INT_MAX, '0'),
   int('rdb-key-save-delay', INT_MIN, INT_MAX, '0', { hidden: true }),
   int('key-load-delay', INT_MIN, INT_MAX, '0', { hidden: true }),
-  int('active-expire-effort', 1n, 10n, '1'),
-  int('hz', 0n, INT_MAX, '10', { clamp: [1n, 500n] }),
+  int('active-expire-effort', 1n, 10n, '1', {
+    strata: true,
+    note: 'buckets each expiry slice visits: +25% a step, as Redis samples keys (expire-cycle.ts)',
+  }),
+  int('hz', 0n, INT_MAX, '10', {
+    clamp: [1n, 500n],
+    strata: true,
+    note: 'expiry slices a second, every open store (expire-cycle.ts); other timers keep their rates',
+  }),
   int('min-replicas-to-write', 0n, INT_MAX, '0', { alias: 'min-slaves-to-write' }),
   int('min-replicas-max-lag', 0n, INT_MAX, '10', { alias: 'min-slaves-max-lag' }),
   int('watchdog-period', 0n, INT_MAX, '0', { hidden: true }),
-  int('shutdown-timeout', 0n, INT_MAX, '10'),
+  int('shutdown-timeout', 0n, INT_MAX, '10', {
+    app: true,
+    note: 'seconds strata-server waits for commands in flight at shutdown (Redis: for replicas)',
+  }),
   int('repl-diskless-sync-max-replicas', 0n, INT_MAX, '0'),
   // unsigned int
   int('maxclients', 1n, UINT_MAX, '10000', {
@@ -382,7 +437,13 @@ export const PARAMETERS: readonly ParameterSpec[] = [
     note: 'connections over it are refused',
   }),
   int('socket-mark-id', 0n, UINT_MAX, '0', { unsigned: true, immutable: true }),
-  int('unixsocketperm', 0n, 0o777n, '0', { unsigned: true, octal: true, immutable: true }),
+  int('unixsocketperm', 0n, 0o777n, '0', {
+    unsigned: true,
+    octal: true,
+    immutable: true,
+    app: true,
+    note: "the Unix socket's mode (0: the umask's)",
+  }),
   // unsigned long (bounds checked signed in Redis)
   int('active-defrag-max-scan-fields', 1n, LONG_MAX, '1000'),
   int('slowlog-max-len', 0n, LONG_MAX, '128', { strata: true, note: 'entries SLOWLOG keeps' }),
@@ -413,7 +474,8 @@ export const PARAMETERS: readonly ParameterSpec[] = [
   // unsigned long long
   size('maxmemory', 0n, ULLONG_MAX, '0', {
     memory: true,
-    note: "strata's memory is each store's budget (its options), not this",
+    app: true,
+    note: "strata-server's log memory per database (0: its memory setting), for databases opened after a change: a store's ring of pages is fixed at open; never evicts keys",
   }),
   size('cluster-link-sendbuf-limit', 0n, ULLONG_MAX, '0', { memory: true }),
   // size_t
@@ -492,7 +554,8 @@ export const PARAMETERS: readonly ParameterSpec[] = [
     note: "the process's working directory, as Redis prints it; strata's files are where its databases option says",
   }),
   special('save', 'save', '', {
-    note: 'strata persists by checkpoints of its log, never by RDB snapshots',
+    app: true,
+    note: "strata-server's checkpoint rules, replaced live (a checkpoint, not an RDB snapshot)",
   }),
   special(
     'client-output-buffer-limit',
@@ -503,7 +566,10 @@ export const PARAMETERS: readonly ParameterSpec[] = [
       note: 'reply bytes a client may have waiting, by class',
     },
   ),
-  special('oom-score-adj-values', 'oom-score-adj-values', '0 200 800'),
+  special('oom-score-adj-values', 'oom-score-adj-values', '0 200 800', {
+    app: true,
+    note: 'the first (master) value is the one strata-server uses',
+  }),
   special('notify-keyspace-events', 'notify-keyspace-events', '', {
     strata: true,
     note: 'keyspace notifications',

@@ -10,10 +10,12 @@ import { formatNotifyFlags, parseNotifyFlags } from '../pubsub/keyspace-events.j
 import { helpReply } from '../shared/help-reply.js';
 import { NO_KEYS } from '../shared/key-positions.js';
 import { trackingServer } from '../tracking/tracking-state.js';
+import type { AppParameter } from './app-parameter.js';
 import { formatOutputLimits, parseOutputLimits } from './config-output-limits.js';
 import { PARAMETER_NAMES, type ParameterName } from './config-parameters.js';
 import { rewriteConfigText } from './config-rewrite.js';
 import { checkValue } from './config-validate.js';
+import { expiryRate } from './expire-cycle.js';
 
 /**
  * What a parameter with an effect here (`effect: 'strata'` in
@@ -150,6 +152,19 @@ const BINDINGS: Readonly<Record<string, Binding>> = {
       s.latencyTracking = v === 'yes';
     },
   },
+  // The active expiry cycle's rate: every store's, open or opened later (expire-cycle.ts).
+  hz: {
+    set(s, v) {
+      store(s, 'hz', v);
+      updateExpiryRate(s);
+    },
+  },
+  'active-expire-effort': {
+    set(s, v) {
+      store(s, 'active-expire-effort', v);
+      updateExpiryRate(s);
+    },
+  },
   databases: { get: (s) => String(s.keyspace.count) },
   port: { get: (s) => String(s.port), fixed: 'Unable to listen on this port. Check server logs.' },
   bind: { get: (s) => s.host, fixed: 'Failed to bind to specified addresses.' },
@@ -162,11 +177,18 @@ const BINDINGS: Readonly<Record<string, Binding>> = {
   'tls-replication': { fixed: TLS_FAILURE },
 };
 
-/** The values CONFIG SET stored for parameters with no effect here, by their own name. */
+/** The values CONFIG SET stored for parameters read back from here (no `get`), by their own name. */
 const storedValues = serverSlot('config', () => new Map<string, string>());
 
 function store(s: ServerState, name: string, text: string): void {
   s.state(storedValues).set(name, text);
+}
+
+function updateExpiryRate(s: ServerState): void {
+  s.keyspace.expiryRate = expiryRate(
+    Number(readConfig(s, 'hz')),
+    Number(readConfig(s, 'active-expire-effort')),
+  );
 }
 
 /**
@@ -194,9 +216,17 @@ export function readConfig(s: ServerState, name: string): string {
   return currentValue(s, p);
 }
 
+/** The app's live parameter (RespServerOptions.appParameters), by its own name. */
+function appParameter(s: ServerState, p: ParameterName): AppParameter | undefined {
+  const apps = s.appParameters;
+  return Object.hasOwn(apps, p.spec.name) ? apps[p.spec.name] : undefined;
+}
+
 function currentValue(s: ServerState, p: ParameterName): string {
   const app = appValue(s, p);
   if (app !== undefined) return app();
+  const live = appParameter(s, p);
+  if (live !== undefined) return live.get();
   const get = BINDINGS[p.spec.name]?.get;
   if (get !== undefined) return get(s);
   return s.peekState(storedValues)?.get(p.spec.name) ?? p.spec.default;
@@ -325,12 +355,30 @@ function configSet(c: Client, argv: Buffer[]): undefined {
     const fixed = BINDINGS[p.spec.name]?.fixed;
     if (fixed !== undefined) throw setFailed(p.name, fixed);
   }
+  // Applied in order; an app that cannot apply its value makes the ones
+  // before it go back to what they were (Redis's restoreBackupConfig).
+  const applied: { p: ParameterName; old: string }[] = [];
   for (const { p, text } of changes) {
-    const set = BINDINGS[p.spec.name]?.set;
-    if (set !== undefined) set(s, text);
-    else if (BINDINGS[p.spec.name]?.get === undefined) s.state(storedValues).set(p.spec.name, text);
+    const old = currentValue(s, p);
+    if (text === old) continue;
+    const failed = applyValue(s, p, text);
+    if (failed !== undefined) {
+      for (const back of applied.reverse()) applyValue(s, back.p, back.old);
+      throw setFailed(p.name, failed);
+    }
+    applied.push({ p, old });
   }
   c.reply.simple('OK');
+  return undefined;
+}
+
+/** Sets one parameter; an app's reason when it could not (nothing changed then). */
+function applyValue(s: ServerState, p: ParameterName, text: string): string | undefined {
+  const live = appParameter(s, p);
+  if (live !== undefined) return live.set(text);
+  const set = BINDINGS[p.spec.name]?.set;
+  if (set !== undefined) set(s, text);
+  else if (BINDINGS[p.spec.name]?.get === undefined) s.state(storedValues).set(p.spec.name, text);
   return undefined;
 }
 

@@ -1,0 +1,145 @@
+import { type AppendOnlyFile, type FsyncPolicy, isFsyncPolicy } from '@strata/aof';
+import type { AppParameter } from '@strata/resp';
+import { formatSaveRules, type LogLevel, parseSaveRules } from './config.js';
+import type { Databases } from './databases.js';
+import type { Logger } from './logger.js';
+import type { OomScore, OomScoreMode } from './oom-score.js';
+import type { PeriodicCheckpoints } from './periodic-checkpoints.js';
+import type { ProcTitle } from './proc-title.js';
+import {
+  DEFAULT_SHUTDOWN,
+  formatShutdownOptions,
+  parseShutdownOptions,
+  type ShutdownOptions,
+} from './shutdown-options.js';
+
+/** Redis's reason when oom_score_adj cannot be written (config.c's updateOOMScoreAdj). */
+const OOM_FAILED = 'Failed to set current oom_score_adj. Check server logs.';
+
+/** The settings CONFIG SET changes in strata-server, besides the parts they drive. */
+export class LiveSettings {
+  appendfsync: FsyncPolicy;
+  /** Redis's maxmemory as given (0: the log memory `memory` says). */
+  maxmemory: number;
+  shutdownOnSigint: ShutdownOptions = DEFAULT_SHUTDOWN;
+  shutdownOnSigterm: ShutdownOptions = DEFAULT_SHUTDOWN;
+  /** Seconds shutdown waits for commands in flight (Redis: for replicas to catch up). */
+  shutdownTimeout = 10;
+
+  constructor(config: { appendfsync: FsyncPolicy; maxmemory: number }) {
+    this.appendfsync = config.appendfsync;
+    this.maxmemory = config.maxmemory;
+  }
+}
+
+/** What the live parameters act on. */
+export interface LiveTargets {
+  readonly settings: LiveSettings;
+  readonly logger: Logger;
+  readonly checkpoints: PeriodicCheckpoints;
+  readonly databases: Databases;
+  /** The open AOF (null with appendonly no). */
+  aof(): AppendOnlyFile | null;
+  /** The log memory a database opens with for a maxmemory (0: the default). */
+  logMemory(maxmemory: number): number;
+  readonly oom: OomScore;
+  readonly procTitle: ProcTitle;
+}
+
+/**
+ * The parameters strata-server acts on that CONFIG SET changes live
+ * (RespServerOptions.appParameters). Each applies at once, as in Redis,
+ * except where the note on resp's parameter row says otherwise.
+ */
+export function liveParameters(t: LiveTargets): Record<string, AppParameter> {
+  const { settings, logger } = t;
+  return {
+    appendfsync: {
+      get: () => settings.appendfsync,
+      set(text) {
+        if (!isFsyncPolicy(text)) return 'argument must be one of everysec, always, no';
+        settings.appendfsync = text;
+        t.aof()?.setPolicy(text);
+        return undefined;
+      },
+    },
+    save: {
+      get: () => formatSaveRules(t.checkpoints.rules),
+      set(text) {
+        t.checkpoints.setRules(parseSaveRules(text));
+        return undefined;
+      },
+    },
+    loglevel: {
+      // strata's own `nothing` is no Redis level: CONFIG GET shows Redis's default.
+      get: () => (logger.level === 'nothing' ? 'notice' : logger.level),
+      set(text) {
+        logger.level = text as LogLevel;
+        return undefined;
+      },
+    },
+    maxmemory: {
+      get: () => String(settings.maxmemory),
+      set(text) {
+        const n = Number(text);
+        settings.maxmemory = n;
+        const memory = t.logMemory(n);
+        t.databases.setMemory(memory);
+        logger.notice(
+          `maxmemory ${text}: databases opened from now on get ${memory} bytes of log memory`,
+        );
+        return undefined;
+      },
+    },
+    'oom-score-adj': {
+      get: () => (t.oom.mode === 'relative' ? 'yes' : t.oom.mode),
+      set(text) {
+        const old = t.oom.mode;
+        t.oom.mode = text as OomScoreMode;
+        if (t.oom.apply()) return undefined;
+        t.oom.mode = old;
+        return OOM_FAILED;
+      },
+    },
+    'oom-score-adj-values': {
+      get: () => t.oom.values.join(' '),
+      set(text) {
+        const old = t.oom.values;
+        const [a = 0, b = 0, c = 0] = text.split(' ').map(Number);
+        t.oom.values = [a, b, c];
+        if (t.oom.mode === 'no' || t.oom.apply()) return undefined;
+        t.oom.values = old;
+        return OOM_FAILED;
+      },
+    },
+    'proc-title-template': {
+      get: () => t.procTitle.template,
+      set(text) {
+        t.procTitle.template = text;
+        t.procTitle.apply();
+        return undefined;
+      },
+    },
+    'shutdown-on-sigint': {
+      get: () => formatShutdownOptions(settings.shutdownOnSigint),
+      set(text) {
+        settings.shutdownOnSigint = parseShutdownOptions(text);
+        return undefined;
+      },
+    },
+    'shutdown-on-sigterm': {
+      get: () => formatShutdownOptions(settings.shutdownOnSigterm),
+      set(text) {
+        settings.shutdownOnSigterm = parseShutdownOptions(text);
+        return undefined;
+      },
+    },
+    'shutdown-timeout': {
+      get: () => String(settings.shutdownTimeout),
+      set(text) {
+        settings.shutdownTimeout = Number(text);
+        return undefined;
+      },
+    },
+  };
+}
