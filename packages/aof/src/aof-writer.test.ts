@@ -176,6 +176,32 @@ describe('AofWriter', () => {
     }
   });
 
+  it('setPolicy switches live: no -> always syncs what was written and holds each batch for its sync; -> no answers once written', async () => {
+    const { w, path } = await writer('no');
+    expect(w.append(0, args('SET', 'a', '1'))).toBeUndefined();
+    await until(() => w.pendingBytes === 0);
+    expect(fs.syncs).toBe(0);
+    w.setPolicy('always');
+    expect(w.policy).toBe('always');
+    // What `no` left unsynced is synced at once.
+    await until(() => fs.syncs === 1);
+    const p = w.append(0, args('SET', 'b', '2'));
+    expect(p).toBeInstanceOf(Promise);
+    await p;
+    expect(fs.syncs).toBe(2);
+    w.setPolicy('no');
+    expect(w.append(0, args('SET', 'c', '3'))).toBeUndefined();
+    await until(() => w.pendingBytes === 0);
+    // No timer: a `no` file is never synced before close, whatever came before.
+    await new Promise((r) => setTimeout(r, 100));
+    expect(fs.syncs).toBe(2);
+    w.setPolicy('everysec');
+    expect(w.append(0, args('SET', 'd', '4'))).toBeUndefined();
+    await until(() => fs.syncs === 3);
+    await w.close();
+    expect(await commandsIn(path)).toEqual(['0:SET a 1', '0:SET b 2', '0:SET c 3', '0:SET d 4']);
+  });
+
   it('a failing write rejects the batch, reports the error, keeps the bytes and succeeds once the disk recovers', async () => {
     const statuses: (AofError | null)[] = [];
     const { w, path } = await writer('always', statuses);

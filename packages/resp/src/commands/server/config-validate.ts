@@ -101,6 +101,7 @@ function checkNumber(t: NumericType, value: string): Checked {
     const p = string2ll(value.slice(0, -1));
     if (p !== null && p >= 0n) n = -p;
   }
+  if (t.octal) n = strtollOctal(value);
   if (n === null && !t.memory && !t.percent && !t.octal) n = string2ll(value);
   if (n === null) {
     if (t.memory && t.percent) return fail('argument must be a memory or percent value');
@@ -165,6 +166,15 @@ function checkProcTitle(value: string): Checked {
     i = end;
   }
   return expanded.trim() === '' ? bad : ok(value);
+}
+
+/** strtoll(value, &end, 8) as Redis's OCTAL_CONFIG checks it (no ERANGE, `*end == '\0'`). */
+function strtollOctal(text: string): bigint | null {
+  if (text === '') return 0n;
+  const m = /^[ \t\n\v\f\r]*([+-]?)([0-7]+)$/.exec(text);
+  if (m === null) return null;
+  const n = BigInt(`0o${m[2]}`) * (m[1] === '-' ? -1n : 1n);
+  return n >= -TWO_63 && n < TWO_63 ? n : null;
 }
 
 /** C's strtoll as Redis checks it (`*eptr == '\0'`): leading spaces and a sign, or nothing at all (0). */
