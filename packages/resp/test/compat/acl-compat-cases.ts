@@ -260,6 +260,28 @@ const BASE: readonly AclCase[] = [
     ],
   },
   {
+    name: 'acl-pubsub-default: the channels of new users, selectors and reset',
+    steps: [
+      [0, 'acl', 'log', 'reset'],
+      [0, 'config', 'set', 'acl-pubsub-default', 'allchannels'],
+      [0, 'acl', 'setuser', 'p1', 'on', 'nopass', '+@all', '~*'],
+      [0, 'acl', 'getuser', 'p1'],
+      [0, 'acl', 'setuser', 'p1', '(+get ~x)'],
+      [0, 'acl', 'list'],
+      [1, 'auth', 'p1', 'x'],
+      [1, 'subscribe', 'anything'],
+      [1, 'reset'],
+      [0, 'config', 'set', 'acl-pubsub-default', 'resetchannels'],
+      [0, 'acl', 'setuser', 'p2', 'on', 'nopass', '+@all', '~*'],
+      [0, 'acl', 'setuser', 'p1', 'reset'],
+      [0, 'acl', 'list'],
+      [1, 'auth', 'p2', 'x'],
+      [1, 'subscribe', 'anything'],
+      [1, 'reset'],
+      [0, 'acl', 'deluser', 'p1', 'p2'],
+    ],
+  },
+  {
     name: 'CAT, WHOAMI, HELP, GENPASS, SAVE and LOAD without an aclfile',
     mask: (t) => t.replace(/\$(\d+)\r\n([0-9a-f]+)\r\n/g, (_m, n: string) => `$${n}\r\n<hex>\r\n`),
     steps: [

@@ -111,11 +111,12 @@ function parameterCase(kind: string, ps: readonly ParameterSpec[]): CompatCase {
 const asked = PARAMETERS.filter((p) => !OWN_VALUES.has(p.name));
 /**
  * Parameters a test server can take any value of: those with no effect
- * here, the app's (a bare RespServer stores them), and hz and
- * active-expire-effort, which only pace the expiry cycle.
+ * here, the app's (a bare RespServer stores them), hz and
+ * active-expire-effort (they only pace the expiry cycle) and
+ * acl-pubsub-default (it only changes users made later).
  */
-const harmless = (p: ParameterSpec) =>
-  p.effect !== 'strata' || p.name === 'hz' || p.name === 'active-expire-effort';
+const HARMLESS = new Set(['hz', 'active-expire-effort', 'acl-pubsub-default']);
+const harmless = (p: ParameterSpec) => p.effect !== 'strata' || HARMLESS.has(p.name);
 const settable = asked.filter((p) => p.mutable && p.protected !== true && harmless(p));
 const kindOf = (p: ParameterSpec) =>
   p.type.kind === 'integer' && p.type.memory === true ? 'memory' : p.type.kind;

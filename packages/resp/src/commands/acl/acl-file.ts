@@ -1,7 +1,7 @@
 import { readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import type { Client } from '../../server/client.js';
 import type { ServerState } from '../../server/server-state.js';
-import { mergeSelectorArgs, ruleErrorText, User } from './acl-user.js';
+import { mergeSelectorArgs, ruleErrorText, type User } from './acl-user.js';
 import type { AclUsers } from './acl-users.js';
 
 /** The aclfile parameter (redis.conf, immutable), or '' when none is set. */
@@ -62,7 +62,7 @@ export function loadAclFile(
       errors += `WARNING: Duplicate user '${name}' found on line ${linenum}. `;
       continue;
     }
-    const u = new User(name, users.table);
+    const u = users.create(name);
     loaded.set(name, u);
     const merged = mergeSelectorArgs(argv.slice(2));
     if (!Array.isArray(merged)) {

@@ -18,6 +18,16 @@ function validHash(s: string): boolean {
 }
 
 /**
+ * What a new selector starts with, per server (Redis's acl-pubsub-default:
+ * SELECTOR_FLAG_ALLCHANNELS or not), read when one is made.
+ */
+export interface SelectorDefaults {
+  allChannels: boolean;
+}
+
+const RESET_CHANNELS: SelectorDefaults = { allChannels: false };
+
+/**
  * An ACL user (Redis's `user`): on/off, nopass, its passwords (SHA-256),
  * its root selector and any others. Clients hold the same object, so a
  * change applies to them at once, as in Redis. `unrestricted` is kept
@@ -37,8 +47,16 @@ export class User {
   constructor(
     readonly name: string,
     readonly table: CommandTable,
+    private readonly defaults: SelectorDefaults = RESET_CHANNELS,
   ) {
-    this.selectors = [new Selector(table, true)];
+    this.selectors = [this.newSelector(true)];
+  }
+
+  /** ACLCreateSelector: a selector's flags start with acl-pubsub-default's. */
+  private newSelector(root: boolean): Selector {
+    const s = new Selector(this.table, root);
+    s.allChannels = this.defaults.allChannels;
+    return s;
   }
 
   get root(): Selector {
@@ -52,7 +70,7 @@ export class User {
 
   /** A copy to stage changes on (ACL SETUSER applies all its rules, or none). */
   copy(name = this.name): User {
-    const u = new User(name, this.table);
+    const u = new User(name, this.table, this.defaults);
     u.copyFrom(this);
     return u;
   }
@@ -107,6 +125,7 @@ export class User {
         this.applyRule('resetpass');
         this.root.apply('resetkeys');
         this.root.apply('resetchannels');
+        if (this.defaults.allChannels) this.root.apply('allchannels');
         this.enabled = false;
         this.sanitize = 'sanitize-payload';
         this.selectors = [this.root];
@@ -134,7 +153,7 @@ export class User {
       return null;
     }
     if (first === '(' && op[op.length - 1] === ')') {
-      const s = new Selector(this.table, false);
+      const s = this.newSelector(false);
       for (const part of splitSelectorOps(op.slice(1, -1))) {
         const e = s.apply(part);
         if (e !== null) return e;

@@ -3,7 +3,7 @@ import type { Client } from '../../server/client.js';
 import type { CommandSpec, CommandTable } from '../../server/command-table.js';
 import { checkCommand, type Denied } from './acl-check.js';
 import { AclLog, type LogContext } from './acl-log.js';
-import { User } from './acl-user.js';
+import { type SelectorDefaults, User } from './acl-user.js';
 
 /**
  * The ACL users of a server (Redis's Users rax and DefaultUser), its ACL
@@ -17,18 +17,20 @@ export class AclUsers {
   /** What a client with no user runs as (an AOF replay: Redis's user NULL), allowed everything. */
   readonly superuser: User;
   readonly log = new AclLog();
+  /** acl-pubsub-default: whether new users and selectors start with allchannels. */
+  readonly selectorDefaults: SelectorDefaults = { allChannels: false };
   /** Writes client info for the log (the connection family's CLIENT LIST line). */
   clientInfo: (c: Client) => string = () => '';
 
   constructor(readonly table: CommandTable) {
-    this.defaultUser = createDefaultUser(table);
+    this.defaultUser = createDefaultUser(table, this.selectorDefaults);
     this.users.set('default', this.defaultUser);
-    this.superuser = createDefaultUser(table, '');
+    this.superuser = createDefaultUser(table, this.selectorDefaults, '');
   }
 
-  /** A new user (Redis's ACLCreateUser): off, no password, no commands, keys or channels. */
+  /** A new user (Redis's ACLCreateUser): off, no password, no commands or keys; channels as acl-pubsub-default says. */
   create(name: string): User {
-    return new User(name, this.table);
+    return new User(name, this.table, this.selectorDefaults);
   }
 
   get(name: Buffer | string): User | undefined {
@@ -44,7 +46,7 @@ export class AclUsers {
 
   /** ACL LOAD of a file with no default user: it is created anew (nopass, all allowed). */
   resetDefault(): void {
-    this.defaultUser.copyFrom(createDefaultUser(this.table));
+    this.defaultUser.copyFrom(createDefaultUser(this.table, this.selectorDefaults));
   }
 
   /** requirepass changed (null: none): the default user's passwords become it, or nopass. */
@@ -106,8 +108,8 @@ export class AclUsers {
   }
 }
 
-function createDefaultUser(table: CommandTable, name = 'default'): User {
-  const u = new User(name, table);
+function createDefaultUser(table: CommandTable, defaults: SelectorDefaults, name = 'default'): User {
+  const u = new User(name, table, defaults);
   for (const op of ['+@all', '~*', '&*', 'on', 'nopass']) u.apply(op);
   return u;
 }

@@ -326,7 +326,10 @@ export const PARAMETERS: readonly ParameterSpec[] = [
       note: "strata-server writes /proc/self/oom_score_adj as Redis's master does (a failure at start is logged)",
     },
   ),
-  oneOf('acl-pubsub-default', ['allchannels', 'resetchannels'], 'resetchannels'),
+  oneOf('acl-pubsub-default', ['allchannels', 'resetchannels'], 'resetchannels', {
+    strata: true,
+    note: 'the channels new ACL users and selectors start with',
+  }),
   oneOf('sanitize-dump-payload', ['no', 'yes', 'clients'], 'no'),
   oneOf('enable-protected-configs', PROTECTED_ACTION, 'no', IMMUTABLE),
   oneOf('enable-debug-command', PROTECTED_ACTION, 'no', {
