@@ -171,7 +171,7 @@ describe("Debian's /etc/redis/redis.conf", () => {
     const out = await readFile(log, 'utf8');
     expect(out).toContain(`* Configuration loaded from ${DEBIAN}\n`);
     expect(out).toMatch(
-      /# Not used by strata-server \(accepted, CONFIG GET shows them\): tcp-backlog, always-show-logo, .*, jemalloc-bg-thread\n/,
+      /# Not used by strata-server \(accepted, CONFIG GET shows them\): always-show-logo, stop-writes-on-bgsave-error, .*, jemalloc-bg-thread\n/,
     );
     expect(out.match(/Not used by strata-server/g)).toHaveLength(1);
     expect(out).toContain(

@@ -51,9 +51,10 @@ const SECTIONS: Record<string, Section> = {
       `used_memory_peak_perc:${((used * 100) / peak).toFixed(2)}%`,
       `total_system_memory:${system}`,
       `total_system_memory_human:${bytesToHuman(system)}`,
-      // Keys are never evicted: past its memory the log goes to disk.
-      'maxmemory:0',
-      'maxmemory_human:0B',
+      // strata-server's log memory per database (CONFIG GET's value); keys
+      // are never evicted whatever the policy: past its memory the log goes to disk.
+      `maxmemory:${readConfig(s, 'maxmemory')}`,
+      `maxmemory_human:${bytesToHuman(Number(readConfig(s, 'maxmemory')))}`,
       'maxmemory_policy:noeviction',
       `mem_fragmentation_ratio:${(rss / used).toFixed(2)}`,
       `mem_fragmentation_bytes:${rss - used}`,
