@@ -26,7 +26,7 @@ async function client(port: number): Promise<Redis> {
   return c;
 }
 
-/** An INFO field of `section`, as a number. */
+/** An INFO field of `section`. */
 async function infoField(c: Redis, section: string, field: string): Promise<string> {
   const text = await c.info(section);
   const m = new RegExp(`^${field}:(.*)\\r?$`, 'm').exec(text);
@@ -112,6 +112,7 @@ describe('CONFIG SET on a running strata-server', () => {
     expect(await memoryOf(0)).toBe(64 * 1024 ** 2);
     expect(await c.config('SET', 'maxmemory', '4mb')).toBe('OK');
     expect(await c.config('GET', 'maxmemory')).toEqual(['maxmemory', '4194304']);
+    expect(await infoField(c, 'memory', 'maxmemory')).toBe('4194304');
     await c.select(2);
     await c.set('k', 'v');
     await c.select(0);
