@@ -133,11 +133,7 @@ describe('directives strata-server does not act on', () => {
       'hz 20\ntcp-backlog 1024\nhz 30\nlist-max-ziplist-entries 512\nslave-read-only no\ndbfilename x.rdb',
     );
     // hz and tcp-backlog are acted on (resp's expiry cycle, the listen backlog).
-    expect([...s.unused]).toEqual([
-      'list-max-ziplist-entries',
-      'replica-read-only',
-      'dbfilename',
-    ]);
+    expect([...s.unused]).toEqual(['list-max-ziplist-entries', 'replica-read-only', 'dbfilename']);
     expect(value(s, 'hz')).toBe('30');
     expect(value(s, 'replica-read-only')).toBe('no');
   });

@@ -93,7 +93,8 @@ export class PeriodicCheckpoints {
       return;
     }
     this.quietLogged = false;
-    if (!always && !this.saveRules.some((r) => changes >= r.changes && elapsed >= r.seconds)) return;
+    if (!always && !this.saveRules.some((r) => changes >= r.changes && elapsed >= r.seconds))
+      return;
     this.since = performance.now();
     this.logger.notice(`${changes} changes in ${elapsed} seconds. Checkpointing...`);
     // Each database logs its own result; a failed one is retried next round.

@@ -36,7 +36,9 @@ export function expandProcTitle(template: string, v: ProcTitleVariables): string
         return '';
     }
   };
-  return template.replace(/\{([^}]*)\}/g, (_m, name: string) => value(name)).replace(/^ +| +$/g, '');
+  return template
+    .replace(/\{([^}]*)\}/g, (_m, name: string) => value(name))
+    .replace(/^ +| +$/g, '');
 }
 
 /**

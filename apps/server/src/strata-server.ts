@@ -21,8 +21,8 @@ import {
   primaryAddress,
   probeAddresses,
 } from './listeners.js';
-import type { LoadedConfig } from './load-config.js';
 import { LiveSettings, liveParameters } from './live-parameters.js';
+import type { LoadedConfig } from './load-config.js';
 import { LogCompaction } from './log-compaction.js';
 import { type Logger, seconds } from './logger.js';
 import { OomScore } from './oom-score.js';

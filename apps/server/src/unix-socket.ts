@@ -1,7 +1,7 @@
 import { chmodSync, unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
-import type { Logger } from './logger.js';
 import { ListenError } from './listeners.js';
+import type { Logger } from './logger.js';
 import { strerror } from './system-error.js';
 
 /** sockaddr_un's sun_path: 108 bytes with its terminating zero. */

@@ -194,7 +194,9 @@ describe('start-up parameters and shutdown-on-sigterm', () => {
     expect(ss.trim().split(/\s+/)[2]).toBe(String(Math.min(37, somaxconn())));
     expect(statSync(socket).mode & 0o777).toBe(0o700);
     // redis-cli -s reaches it, and protected mode counts it as local.
-    const cli = spawnSync('redis-cli', ['-s', socket, 'SET', 'unix:k', 'v'], { encoding: 'latin1' });
+    const cli = spawnSync('redis-cli', ['-s', socket, 'SET', 'unix:k', 'v'], {
+      encoding: 'latin1',
+    });
     expect(cli.stdout.trim()).toBe('OK');
     const c = await client(port);
     expect(await c.get('unix:k')).toBe('v');

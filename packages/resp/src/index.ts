@@ -15,8 +15,8 @@ export {
   USERS_AND_ACLFILE,
   type UserDirectiveCheck,
 } from './commands/index.js';
-export { PARAMETER_NAMES, type ParameterSpec } from './commands/server/config-parameters.js';
 export type { AppParameter } from './commands/server/app-parameter.js';
+export { PARAMETER_NAMES, type ParameterSpec } from './commands/server/config-parameters.js';
 export { type ConfigRewriteHook, rewriteConfigText } from './commands/server/config-rewrite.js';
 export { checkValue } from './commands/server/config-validate.js';
 export {

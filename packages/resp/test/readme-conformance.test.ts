@@ -26,7 +26,8 @@ const covers = (name: string) =>
   );
 
 /** The parts strata does not have yet, by Redis's names for them. */
-const REPLICATION_CLUSTER_TLS = /^(repl-|replica-|min-replicas-|masterauth$|masteruser$|replicaof$|cluster-|tls-)/;
+const REPLICATION_CLUSTER_TLS =
+  /^(repl-|replica-|min-replicas-|masterauth$|masteruser$|replicaof$|cluster-|tls-)/;
 
 describe('the README conformance table', () => {
   test('says how many parameters are acted on and ignored, as the table has it', () => {

@@ -108,7 +108,11 @@ export class AclUsers {
   }
 }
 
-function createDefaultUser(table: CommandTable, defaults: SelectorDefaults, name = 'default'): User {
+function createDefaultUser(
+  table: CommandTable,
+  defaults: SelectorDefaults,
+  name = 'default',
+): User {
   const u = new User(name, table, defaults);
   for (const op of ['+@all', '~*', '&*', 'on', 'nopass']) u.apply(op);
   return u;

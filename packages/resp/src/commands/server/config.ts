@@ -172,13 +172,6 @@ const BINDINGS: Readonly<Record<string, Binding>> = {
       s.users.selectorDefaults.allChannels = v === 'allchannels';
     },
   },
-  // New users and selectors (ACL SETUSER, ACL LOAD, `reset`) start with it.
-  'acl-pubsub-default': {
-    get: (s) => (s.users.selectorDefaults.allChannels ? 'allchannels' : 'resetchannels'),
-    set(s, v) {
-      s.users.selectorDefaults.allChannels = v === 'allchannels';
-    },
-  },
   databases: { get: (s) => String(s.keyspace.count) },
   port: { get: (s) => String(s.port), fixed: 'Unable to listen on this port. Check server logs.' },
   bind: { get: (s) => s.host, fixed: 'Failed to bind to specified addresses.' },
