@@ -49,6 +49,19 @@ const CASES: readonly CompatCase[] = [
     ],
   },
   {
+    name: 'dump: rdbcompression no writes strings whole, yes compresses them again',
+    commands: [
+      ['set', 'd5:s', 'a'.repeat(100)],
+      ['hset', 'd5:h', 'f', 'b'.repeat(80)],
+      ['config', 'set', 'rdbcompression', 'no'],
+      ['dump', 'd5:s'],
+      ['dump', 'd5:h'],
+      ['config', 'set', 'rdbcompression', 'yes'],
+      ['dump', 'd5:s'],
+      ['config', 'get', 'rdbcompression'],
+    ],
+  },
+  {
     name: 'restore: payloads redis-server DUMPed, every type read back',
     commands: [
       ['restore', 'd2:lzf', '0', payload('s:lzf')],

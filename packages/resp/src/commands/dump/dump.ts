@@ -1,13 +1,14 @@
-import { encodeDumpPayload } from '@strata/rdb';
 import type { Client } from '../../server/client.js';
 import type { CommandResult } from '../../server/command-table.js';
 import { readMissed } from '../shared/expiry.js';
 import { readRecord } from '../shared/read-record.js';
+import { dumpPayload } from './dump-payload.js';
 import { rdbValueOf } from './value-bridge.js';
 
 /**
  * DUMP key: the value in Redis 7.0's serialization (its RDB object
- * encoding, RDB version 10, CRC-64), so redis-server's RESTORE takes it.
+ * encoding, RDB version 10, CRC-64; strings compressed as `rdbcompression`
+ * says), so redis-server's RESTORE takes it.
  * The record is read with other clients held, a cached collection written
  * back first (the record is what is serialized); a stream's sealed blocks
  * are read one at a time.
@@ -22,6 +23,6 @@ export function dump(c: Client, argv: Buffer[]): CommandResult {
       c.reply.null();
       return;
     }
-    c.reply.bulk(encodeDumpPayload(await rdbValueOf(c.collections, r.type, r.value)));
+    c.reply.bulk(dumpPayload(c.server, await rdbValueOf(c.collections, r.type, r.value)));
   });
 }

@@ -1,13 +1,13 @@
 import { decoderFor, dropStreamBlocks, type StreamValue } from '@strata/collections';
 import { RecordType } from '@strata/hlog';
 import { CommandEncoder } from '@strata/protocol';
-import { encodeDumpPayload } from '@strata/rdb';
 import { CommandError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import type { CommandResult } from '../../server/command-table.js';
 import { NotifyClass, notify } from '../pubsub/keyspace-events.js';
 import { readMissed } from '../shared/expiry.js';
 import { readRecord, settled } from '../shared/read-record.js';
+import { dumpPayload } from './dump-payload.js';
 import { type MigrateArgs, parseMigrate } from './migrate-args.js';
 import { type MigrateConnection, MigrateSocketError, migrateSockets } from './migrate-socket.js';
 import { rdbValueOf } from './value-bridge.js';
@@ -118,7 +118,7 @@ async function readKeys(c: Client, argv: Buffer[], a: MigrateArgs): Promise<Outg
       type: r.type,
       record: r.value,
       expiresAt: r.expiresAt,
-      payload: encodeDumpPayload(value),
+      payload: dumpPayload(c.server, value),
     });
   }
   return out;

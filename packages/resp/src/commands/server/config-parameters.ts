@@ -173,7 +173,10 @@ export const PARAMETERS: readonly ParameterSpec[] = [
     strata: true,
     note: 'with no requirepass, only loopback clients are accepted',
   }),
-  bool('rdbcompression', 'yes'),
+  bool('rdbcompression', 'yes', {
+    strata: true,
+    note: "DUMP's strings over 20 bytes are LZF-compressed with yes, as Redis's",
+  }),
   bool('rdb-del-sync-files', 'no'),
   bool('activerehashing', 'yes'),
   bool('stop-writes-on-bgsave-error', 'yes'),
