@@ -369,11 +369,13 @@ export class RespServer {
     if (state.config.tcpKeepAlive > 0) socket.setKeepAlive(true, state.config.tcpKeepAlive * 1000);
     const client = new Client(state, socket);
     state.clients.set(client.id, client);
+    state.expiryPace.clientsChanged(state.clients.size);
     socket.on('error', () => {
       // A reset connection is a normal end of a client; 'close' follows.
     });
     socket.on('close', () => {
       state.clients.delete(client.id);
+      state.expiryPace.clientsChanged(state.clients.size);
       client.onClose();
     });
   }

@@ -11,6 +11,7 @@ import type { Client } from './client.js';
 import { ClientPause } from './client-pause.js';
 import type { CommandLog } from './command-log.js';
 import type { CommandSpec, CommandTable } from './command-table.js';
+import { ExpiryPace } from './expiry-pace.js';
 import type { FamilyHooks, LoggedForm } from './family-hooks.js';
 import { IdleClients } from './idle-clients.js';
 import { InstantaneousMetrics } from './instantaneous-metrics.js';
@@ -145,6 +146,9 @@ export class ServerState {
   /** Unix time of the last SAVE/BGSAVE that completed (LASTSAVE); start time at first. */
   lastSave = Math.floor(Date.now() / 1000);
 
+  /** The expiry cycle's pace (hz, active-expire-effort, dynamic-hz). */
+  readonly expiryPace: ExpiryPace;
+
   /** Where write commands are logged (an AOF), or null. */
   commandLog: CommandLog | null = null;
 
@@ -181,6 +185,7 @@ export class ServerState {
     options: ServerStateOptions,
   ) {
     this.configValue = config;
+    this.expiryPace = new ExpiryPace(keyspace);
     this.users = options.users(table);
     this.users.setRequirepass(config.requirepass);
     this.aheadMatcher = options.parseAhead === false ? null : ParseAheadMatcher.from(table);

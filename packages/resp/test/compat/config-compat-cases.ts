@@ -111,12 +111,18 @@ function parameterCase(kind: string, ps: readonly ParameterSpec[]): CompatCase {
 const asked = PARAMETERS.filter((p) => !OWN_VALUES.has(p.name));
 /**
  * Parameters a test server can take any value of: those with no effect
- * here, the app's (a bare RespServer stores them), hz and
- * active-expire-effort (they only pace the expiry cycle),
+ * here, the app's (a bare RespServer stores them), hz,
+ * active-expire-effort and dynamic-hz (they only pace the expiry cycle),
  * acl-pubsub-default (it only changes users made later) and
  * rdbcompression (DUMP's form only).
  */
-const HARMLESS = new Set(['hz', 'active-expire-effort', 'acl-pubsub-default', 'rdbcompression']);
+const HARMLESS = new Set([
+  'hz',
+  'active-expire-effort',
+  'dynamic-hz',
+  'acl-pubsub-default',
+  'rdbcompression',
+]);
 const harmless = (p: ParameterSpec) => p.effect !== 'strata' || HARMLESS.has(p.name);
 const settable = asked.filter((p) => p.mutable && p.protected !== true && harmless(p));
 const kindOf = (p: ParameterSpec) =>

@@ -2,7 +2,7 @@ import { Store } from '@strata/hlog';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, test } from 'vitest';
 import type { AppParameter } from '../../src/commands/server/app-parameter.js';
-import { expiryRate } from '../../src/commands/server/expire-cycle.js';
+import { dynamicHz, expiryRate } from '../../src/server/expiry-pace.js';
 import { startServer, type TestServer } from '../support/test-server.js';
 
 let t: TestServer | null = null;
@@ -56,6 +56,47 @@ describe('hz and active-expire-effort pace the expiry cycle', () => {
       await new Promise((r) => setTimeout(r, 20));
     }
     expect(await c.dbsize()).toBe(1);
+  });
+});
+
+describe('dynamic-hz', () => {
+  test("Redis's rule: hz doubles while more than 200 clients share a tick, at most 500", () => {
+    expect(dynamicHz(10, 2000)).toBe(10);
+    expect(dynamicHz(10, 2001)).toBe(20);
+    expect(dynamicHz(1, 201)).toBe(2);
+    expect(dynamicHz(1, 1000)).toBe(8);
+    expect(dynamicHz(300, 1_000_000)).toBe(500);
+  });
+
+  test('many clients raise the expiry pace while dynamic-hz is yes; INFO server says so', async () => {
+    const c = await connect();
+    await c.set('k', 'v');
+    expect(await c.config('SET', 'hz', '1')).toBe('OK');
+    expect(storeOf(0).expiryRate).toEqual({ intervalMs: 1000, buckets: 1024 });
+    const more: Redis[] = [];
+    try {
+      // 201 and more clients on hz 1: two ticks a second.
+      for (let i = 0; i < 210; i++) {
+        const x = new Redis({ port: t!.port, host: '127.0.0.1', lazyConnect: true });
+        await x.connect();
+        more.push(x);
+      }
+      expect(await c.info('server')).toMatch(/\r\nhz:2\r\nconfigured_hz:1\r\n/);
+      expect(storeOf(0).expiryRate).toEqual({ intervalMs: 500, buckets: 1024 });
+      expect(await c.config('SET', 'dynamic-hz', 'no')).toBe('OK');
+      expect(await c.info('server')).toMatch(/\r\nhz:1\r\nconfigured_hz:1\r\n/);
+      expect(storeOf(0).expiryRate).toEqual({ intervalMs: 1000, buckets: 1024 });
+      expect(await c.config('SET', 'dynamic-hz', 'yes')).toBe('OK');
+      expect(storeOf(0).expiryRate).toEqual({ intervalMs: 500, buckets: 1024 });
+    } finally {
+      for (const x of more) x.disconnect();
+    }
+    // The clients gone, the pace goes back.
+    const deadline = Date.now() + 10_000;
+    while (storeOf(0).expiryRate?.intervalMs !== 1000 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(storeOf(0).expiryRate).toEqual({ intervalMs: 1000, buckets: 1024 });
   });
 });
 

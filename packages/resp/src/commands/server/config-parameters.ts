@@ -185,7 +185,10 @@ export const PARAMETERS: readonly ParameterSpec[] = [
     app: true,
     note: 'strata-server sets process.title from proc-title-template once it listens',
   }),
-  bool('dynamic-hz', 'yes'),
+  bool('dynamic-hz', 'yes', {
+    strata: true,
+    note: "hz doubles while more than 200 clients share a tick (at most 500), as Redis's serverCron",
+  }),
   bool('lazyfree-lazy-eviction', 'no'),
   bool('lazyfree-lazy-expire', 'no'),
   bool('lazyfree-lazy-server-del', 'no'),
@@ -421,12 +424,12 @@ export const PARAMETERS: readonly ParameterSpec[] = [
   int('key-load-delay', INT_MIN, INT_MAX, '0', { hidden: true }),
   int('active-expire-effort', 1n, 10n, '1', {
     strata: true,
-    note: 'buckets each expiry slice visits: +25% a step, as Redis samples keys (expire-cycle.ts)',
+    note: 'buckets each expiry slice visits: +25% a step, as Redis samples keys (server/expiry-pace.ts)',
   }),
   int('hz', 0n, INT_MAX, '10', {
     clamp: [1n, 500n],
     strata: true,
-    note: 'expiry slices a second, every open store (expire-cycle.ts); other timers keep their rates',
+    note: 'expiry slices a second, every store (server/expiry-pace.ts); other timers keep their rates',
   }),
   int('min-replicas-to-write', 0n, INT_MAX, '0', { alias: 'min-slaves-to-write' }),
   int('min-replicas-max-lag', 0n, INT_MAX, '10', { alias: 'min-slaves-max-lag' }),

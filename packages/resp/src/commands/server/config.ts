@@ -15,7 +15,6 @@ import { formatOutputLimits, parseOutputLimits } from './config-output-limits.js
 import { PARAMETER_NAMES, type ParameterName } from './config-parameters.js';
 import { rewriteConfigText } from './config-rewrite.js';
 import { checkValue } from './config-validate.js';
-import { expiryRate } from './expire-cycle.js';
 
 /**
  * What a parameter with an effect here (`effect: 'strata'` in
@@ -152,17 +151,26 @@ const BINDINGS: Readonly<Record<string, Binding>> = {
       s.latencyTracking = v === 'yes';
     },
   },
-  // The active expiry cycle's rate: every store's, open or opened later (expire-cycle.ts).
+  // The active expiry cycle's pace: every store's, open or opened later (server/expiry-pace.ts).
   hz: {
+    get: (s) => String(s.expiryPace.configuredHz),
     set(s, v) {
-      store(s, 'hz', v);
-      updateExpiryRate(s);
+      s.expiryPace.configuredHz = Number(v);
+      s.expiryPace.update();
     },
   },
   'active-expire-effort': {
+    get: (s) => String(s.expiryPace.effort),
     set(s, v) {
-      store(s, 'active-expire-effort', v);
-      updateExpiryRate(s);
+      s.expiryPace.effort = Number(v);
+      s.expiryPace.update();
+    },
+  },
+  'dynamic-hz': {
+    get: (s) => (s.expiryPace.dynamic ? 'yes' : 'no'),
+    set(s, v) {
+      s.expiryPace.dynamic = v === 'yes';
+      s.expiryPace.update();
     },
   },
   // New users and selectors (ACL SETUSER, ACL LOAD, `reset`) start with it.
@@ -189,13 +197,6 @@ const storedValues = serverSlot('config', () => new Map<string, string>());
 
 function store(s: ServerState, name: string, text: string): void {
   s.state(storedValues).set(name, text);
-}
-
-function updateExpiryRate(s: ServerState): void {
-  s.keyspace.expiryRate = expiryRate(
-    Number(readConfig(s, 'hz')),
-    Number(readConfig(s, 'active-expire-effort')),
-  );
 }
 
 /**

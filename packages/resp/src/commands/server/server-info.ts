@@ -28,6 +28,8 @@ const SECTIONS: Record<string, Section> = {
     `server_time_usec:${Date.now() * 1000}`,
     `uptime_in_seconds:${Math.floor((Date.now() - s.startedAt) / 1000)}`,
     `uptime_in_days:${Math.floor((Date.now() - s.startedAt) / 86_400_000)}`,
+    `hz:${s.expiryPace.hz}`,
+    `configured_hz:${s.expiryPace.configuredHz}`,
     `executable:${process.argv[1] ?? ''}`,
   ],
   clients: (s) => [
