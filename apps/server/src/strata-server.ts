@@ -59,6 +59,8 @@ export class StrataServer {
   private readonly procTitle = new ProcTitle();
   /** The `unixsocket` listener, if any. */
   private unixServer: Server | null = null;
+  /** tcp-backlog was compared with somaxconn (Redis warns once). */
+  private backlogChecked = false;
 
   constructor(
     private readonly loaded: LoadedConfig,
@@ -262,8 +264,6 @@ export class StrataServer {
     }
     return backlog;
   }
-
-  private backlogChecked = false;
 
   /** RespServer listens on one address, this server's own listeners on the others. */
   private async listen(addresses: BoundAddresses): Promise<{ host: string; port: number }> {
