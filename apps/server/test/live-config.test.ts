@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 
 async function client(port: number): Promise<Redis> {
-  const c = new Redis({ port, host: '127.0.0.1', lazyConnect: true });
+  const c = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null });
   await c.connect();
   return c;
 }
@@ -222,6 +222,20 @@ describe('start-up parameters and shutdown-on-sigterm', () => {
     // SIGINT's setting is its own: default, so a checkpoint.
     expect((await again.process.stop('SIGINT')).code).toBe(0);
     expect(again.process.stdout.slice(from2)).toMatch(/DB 0 saved on disk/);
+    // SHUTDOWN NOSAVE from a client: no checkpoint either, nothing lost.
+    const third = await StrataProcess.start(args);
+    const c3 = await client(third.port);
+    await c3.set('nosave:k', 'v');
+    const from3 = third.process.stdout.length;
+    // No reply: the connection closes (as Redis's).
+    await c3.call('SHUTDOWN', 'NOSAVE').catch(() => undefined);
+    expect((await third.process.exited).code).toBe(0);
+    expect(third.process.stdout.slice(from3)).not.toMatch(/saved on disk/);
+    const fourth = await StrataProcess.start(args);
+    const c4 = await client(fourth.port);
+    expect(await c4.get('nosave:k')).toBe('v');
+    c4.disconnect();
+    await fourth.process.stop();
   });
 });
 
