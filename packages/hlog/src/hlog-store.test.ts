@@ -339,3 +339,32 @@ describe('one open store per directory', () => {
     await (await Store.open({ dir, ...small })).close();
   });
 });
+
+describe('the active expiry cycle', () => {
+  it('runs at the rate it opened with, setExpiryRate replaces it live, close stops it', async () => {
+    const store = await Store.open({ dir: await tempDir(), ...small, expiry: undefined });
+    expect(store.expiryRate).toEqual({ intervalMs: 100, buckets: 1024 });
+    store.setExpiryRate({ intervalMs: 5, buckets: 64 });
+    expect(store.expiryRate).toEqual({ intervalMs: 5, buckets: 64 });
+    // The new cycle drops a key that nobody reads.
+    await store.set(k('gone'), k('v'), { ttlMs: 1 });
+    await store.set(k('kept'), k('v'));
+    const deadline = Date.now() + 10_000;
+    while (store.coreStats().ops.expired === 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(store.coreStats().ops.expired).toBe(1);
+    await store.close();
+    expect(store.expiryRate).toBeNull();
+    store.setExpiryRate({ intervalMs: 5, buckets: 64 });
+    expect(store.expiryRate).toBeNull();
+  });
+
+  it('expiry: false has none until setExpiryRate', async () => {
+    const store = await Store.open({ dir: await tempDir(), ...small });
+    expect(store.expiryRate).toBeNull();
+    store.setExpiryRate({ intervalMs: 50, buckets: 16 });
+    expect(store.expiryRate).toEqual({ intervalMs: 50, buckets: 16 });
+    await store.close();
+  });
+});
