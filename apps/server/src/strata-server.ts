@@ -205,7 +205,7 @@ export class StrataServer {
           unixsocket,
           perm,
           this.backlog(),
-          (socket) => this.resp.accept(socket, true),
+          (socket) => this.resp.accept(socket, unixsocket),
           logger,
         );
       }

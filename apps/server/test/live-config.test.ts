@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -198,6 +198,13 @@ describe('start-up parameters and shutdown-on-sigterm', () => {
       encoding: 'latin1',
     });
     expect(cli.stdout.trim()).toBe('OK');
+    // CLIENT INFO through it: addr and laddr are the path, flag U, as redis-server's.
+    const info = spawnSync('redis-cli', ['-s', socket, 'CLIENT', 'INFO'], { encoding: 'latin1' });
+    expect(unixClientFields(info.stdout, socket)).toEqual(
+      hasRedisServer()
+        ? await redisUnixClientFields()
+        : ['addr=<path>:0', 'laddr=<path>:0', 'flags=U'],
+    );
     const c = await client(port);
     expect(await c.get('unix:k')).toBe('v');
     expect(await c.config('SET', 'shutdown-on-sigterm', 'nosave now')).toBe('OK');
@@ -238,6 +245,35 @@ describe('start-up parameters and shutdown-on-sigterm', () => {
     await fourth.process.stop();
   });
 });
+
+/** CLIENT INFO's addr, laddr and flags, the socket's path made `<path>`. */
+function unixClientFields(line: string, path: string): string[] {
+  return line
+    .trim()
+    .split(' ')
+    .filter((f) => /^(addr|laddr|flags)=/.test(f))
+    .map((f) => f.replace(path, '<path>'));
+}
+
+const hasRedisServer = () => spawnSync('redis-server', ['--version']).status === 0;
+
+/** The same fields from redis-server 7 listening on a Unix socket only. */
+async function redisUnixClientFields(): Promise<string[]> {
+  const path = join(tmp.path, 'redis.sock');
+  const redis = spawn(
+    'redis-server',
+    ['--port', '0', '--unixsocket', path, '--save', '', '--appendonly', 'no', '--dir', tmp.path],
+    { stdio: 'ignore' },
+  );
+  try {
+    const deadline = Date.now() + 10_000;
+    while (!existsSync(path) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const out = spawnSync('redis-cli', ['-s', path, 'CLIENT', 'INFO'], { encoding: 'latin1' });
+    return unixClientFields(out.stdout, path);
+  } finally {
+    redis.kill('SIGKILL');
+  }
+}
 
 /** Whether this machine lets a process lower its oom_score_adj below 0 (a throwaway shell tries). */
 function mayLowerOomScore(): boolean {

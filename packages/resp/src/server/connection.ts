@@ -104,6 +104,8 @@ export abstract class Connection {
   /** The running command's reply goes out though replies are off (`sendMutedReply`): muted again after it. */
   private remute = false;
   private peer: string | null = null;
+  /** The Unix socket's path when the client came through one (Redis's CLIENT_UNIX_SOCKET). */
+  unixSocket: string | null = null;
   /**
    * When this client's last command ended (performance.now()) while its
    * commands run back to back in one batch, else -1: the next command's
@@ -460,7 +462,11 @@ export abstract class Connection {
 
   /** The client's address as Redis's getClientPeerId gives it (`ip:port`, `[ipv6]:port`, `?:0`). */
   get peerId(): string {
-    this.peer ??= formatAddress(this.socket.remoteAddress, this.socket.remotePort);
+    // A Unix socket's client: the path and port 0, as Redis's connFormatAddr.
+    this.peer ??=
+      this.unixSocket !== null
+        ? `${this.unixSocket}:0`
+        : formatAddress(this.socket.remoteAddress, this.socket.remotePort);
     return this.peer;
   }
 

@@ -577,7 +577,11 @@ export abstract class Dispatcher extends Connection {
   private feed(argv: readonly Buffer[], at: number): void {
     const monitors = this.server.monitors;
     if (monitors.length === 0 || this.replay) return;
-    const source = this.inScript ? 'lua' : this.peerId;
+    const source = this.inScript
+      ? 'lua'
+      : this.unixSocket !== null
+        ? `unix:${this.unixSocket}`
+        : this.peerId;
     const line = monitorLine(performance.timeOrigin + at, this.db, source, argv, this.redactedArgs);
     feedMonitors(monitors, line);
   }

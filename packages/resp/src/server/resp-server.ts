@@ -345,10 +345,10 @@ export class RespServer {
   /**
    * Serves a connection accepted on a listener of the app's own (more
    * addresses than listen's one), with the same checks as listen's.
-   * `local`: a Unix socket's connection, local to protected mode whatever
-   * its address (Redis's connIsLocal).
+   * `unixSocket`: the path of the Unix socket it came through: local to
+   * protected mode (Redis's connIsLocal), shown as `<path>:0` with flag U.
    */
-  accept(socket: Socket, local = false): void {
+  accept(socket: Socket, unixSocket?: string): void {
     const state = this.state;
     state.stats.connections++;
     if (this.closing !== null || state.clients.size >= state.config.maxclients) {
@@ -360,7 +360,7 @@ export class RespServer {
     if (
       state.config.protectedMode &&
       !state.authRequired &&
-      !local &&
+      unixSocket === undefined &&
       !isLoopback(socket.remoteAddress)
     ) {
       refuse(socket, PROTECTED_MODE_REPLY);
@@ -368,6 +368,7 @@ export class RespServer {
     }
     if (state.config.tcpKeepAlive > 0) socket.setKeepAlive(true, state.config.tcpKeepAlive * 1000);
     const client = new Client(state, socket);
+    if (unixSocket !== undefined) client.unixSocket = unixSocket;
     state.clients.set(client.id, client);
     state.expiryPace.clientsChanged(state.clients.size);
     socket.on('error', () => {

@@ -20,6 +20,7 @@ export function clientAddress(c: Client): string {
 }
 
 function localAddress(c: Client): string {
+  if (c.unixSocket !== null) return `${c.unixSocket}:0`;
   return formatAddress(c.socket.localAddress, c.socket.localPort);
 }
 
@@ -33,6 +34,7 @@ export function clientInfoLine(c: Client): string {
   if (c.multi !== null) flags += 'x';
   if (c.pauseHeld) flags += 'b';
   flags += tracking.flags;
+  if (c.unixSocket !== null) flags += 'U';
   if (c.noEvict) flags += 'e';
   if (c.noTouch) flags += 'T';
   if (flags === '') flags = 'N';
