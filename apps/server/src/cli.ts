@@ -1,4 +1,7 @@
+import { resolve } from 'node:path';
+import { RdbImportError } from '@strata/resp';
 import { ArgumentError, parseCommandLine } from './args.js';
+import type { ServerConfig } from './config.js';
 import { daemonize, daemonReady, isDaemon } from './daemonize.js';
 import { helpText } from './help.js';
 import { ListenError } from './listeners.js';
@@ -10,6 +13,7 @@ import {
 } from './load-config.js';
 import { logWriter } from './log-file.js';
 import { Logger } from './logger.js';
+import { ImportRefused, runRdbImport } from './rdb-import-run.js';
 import { handleSignals } from './signals.js';
 import { StrataServer } from './strata-server.js';
 import { VERSION } from './version.js';
@@ -40,6 +44,11 @@ async function main(argv: readonly string[]): Promise<number | null> {
     process.stderr.write(`${e.message}\n`);
     return 1;
   }
+  const importing = loaded.config.importRdb !== '';
+  if (importing && loaded.config.daemonize) {
+    process.stderr.write('strata-server: --import-rdb runs in the foreground (daemonize no)\n');
+    return 1;
+  }
   // The configuration is checked (errors on this terminal), then the copy
   // in the background reads it again and runs.
   if (loaded.config.daemonize && !isDaemon()) return daemonize(argv);
@@ -47,6 +56,10 @@ async function main(argv: readonly string[]): Promise<number | null> {
     level: loaded.config.logLevel,
     write: logWriter(loaded.config.logfile),
   });
+  if (importing) {
+    const code = await importStep(loaded.config, logger);
+    if (code !== 0 || !loaded.config.importServe) return code;
+  }
   const server = new StrataServer(loaded, logger);
   // Signals during start-up shut down as well, once databases may be open.
   handleSignals(server, logger);
@@ -61,6 +74,21 @@ async function main(argv: readonly string[]): Promise<number | null> {
   }
   if (isDaemon()) daemonReady();
   return null;
+}
+
+/** --import-rdb: the import, logged; 0 when it loaded the file, 1 when nothing was imported. */
+async function importStep(config: ServerConfig, logger: Logger): Promise<number> {
+  try {
+    await runRdbImport(config, logger, process.stderr);
+    return 0;
+  } catch (e) {
+    logger.warning(`Import failed: ${(e as Error).message}`);
+    // A bad file or a refused directory stop the import before anything is visible.
+    if (e instanceof RdbImportError || e instanceof ImportRefused) {
+      logger.warning(`Nothing was imported: ${resolve(config.dir)} is as it was.`);
+    }
+    return 1;
+  }
 }
 
 main(process.argv.slice(2)).then(

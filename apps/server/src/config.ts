@@ -56,6 +56,12 @@ export interface ServerConfig {
   pidfile: string;
   /** File the log is appended to ('' standard output). */
   logfile: string;
+  /** An RDB file to load into `dir` before anything else ('' none); see rdb-import-run.ts. */
+  importRdb: string;
+  /** The import may go into a directory that holds data (its keys replaced by the file's). */
+  importMerge: boolean;
+  /** After the import, start serving instead of exiting. */
+  importServe: boolean;
 }
 
 export const DEFAULT_CONFIG: Readonly<ServerConfig> = {
@@ -84,6 +90,9 @@ export const DEFAULT_CONFIG: Readonly<ServerConfig> = {
   daemonize: false,
   pidfile: '',
   logfile: '',
+  importRdb: '',
+  importMerge: false,
+  importServe: false,
 };
 
 /** Where a daemonized server writes its pid when no pidfile is given (Redis: /var/run/redis.pid). */
@@ -199,6 +208,12 @@ function sizeInRange(n: number, min: number, max: number, powerOfTwo = false): n
 
 const yes = (value: string) => value === 'yes';
 const yesNo = (value: boolean) => (value ? 'yes' : 'no');
+/** yes or no for strata's own settings (Redis's are checked by resp's table first). */
+function yesOrNo(value: string): boolean {
+  const v = value.toLowerCase();
+  if (v !== 'yes' && v !== 'no') throw new ConfigError("argument must be 'yes' or 'no'");
+  return v === 'yes';
+}
 /** A value with spaces (or none) in the banner: quoted, as in a config file. */
 const quoted = (value: string) => (value === '' || value.includes(' ') ? `"${value}"` : value);
 
@@ -417,6 +432,20 @@ export const SETTINGS: readonly Setting[] = [
   ),
   redis('pidfile', 'pidfile', '<path>', 'file holding the pid while running', String, quoted),
   redis('logfile', 'logfile', '<path>', 'file the log is appended to ("": stdout)', String, quoted),
+  define('import-rdb', 'importRdb', '<file>', 'load a Redis RDB file into dir, then exit', String, {
+    show: quoted,
+  }),
+  define(
+    'import-merge',
+    'importMerge',
+    '<yes|no>',
+    'let import-rdb load into a dir that holds data',
+    yesOrNo,
+    { show: yesNo },
+  ),
+  define('import-serve', 'importServe', '<yes|no>', 'after import-rdb, serve instead of exiting', yesOrNo, {
+    show: yesNo,
+  }),
   // Redis's names for what strata has its own setting for: accepted in
   // files and on the command line, not listed in --help.
   redis('loglevel', 'logLevel', '', '', (v) => v as LogLevel),

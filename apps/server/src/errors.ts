@@ -8,6 +8,7 @@
  * - ERR_FATAL_CONFIG: a configuration the server cannot start with (FatalConfigError)
  * - ERR_LISTEN: an address or port the server cannot listen on (ListenError)
  * - ERR_DATA_UNACCOUNTED: a database directory with a log but without the checkpoint the AOF replays onto (UnaccountedDataError)
+ * - ERR_IMPORT_REFUSED: --import-rdb into a directory that cannot take it (ImportRefused)
  *
  * Another live server on the same `--dir` is io's DirLockedError (ERR_LOCKED).
  */
@@ -18,4 +19,5 @@ export type ServerErrorCode =
   | 'ERR_CONFIG_READ'
   | 'ERR_FATAL_CONFIG'
   | 'ERR_LISTEN'
-  | 'ERR_DATA_UNACCOUNTED';
+  | 'ERR_DATA_UNACCOUNTED'
+  | 'ERR_IMPORT_REFUSED';

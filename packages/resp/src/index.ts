@@ -61,3 +61,10 @@ export {
   type OutputLimits,
   type ServerLog,
 } from './server/server-state.js';
+export {
+  type RdbImportOptions,
+  type RdbImportProgress,
+  type RdbImportSummary,
+  importRdb,
+} from './import/rdb-import.js';
+export { RdbImportError, type RdbImportErrorCode } from './import/import-error.js';
