@@ -200,7 +200,8 @@ describe('configuration', () => {
           'segment-size=1gb index-size=1kb mutable-fraction=0\\.9 databases=4 requirepass=\\(set\\) ' +
           'maxclients=9 save="300 1" log-level=verbose appendonly=no appendfsync=everysec ' +
           'appendfilename=appendonly\\.aof appenddirname=appendonlydir compaction-threshold=0 ' +
-          'notify-keyspace-events="" protected-mode=yes daemonize=no pidfile="" logfile=""\n',
+          'notify-keyspace-events="" protected-mode=yes daemonize=no pidfile="" logfile="" ' +
+          'import-rdb="" import-merge=no import-serve=no\n',
       ),
     );
     expect(out).toContain(`* DB 0 created in ${join(dir, '0')}\n`);

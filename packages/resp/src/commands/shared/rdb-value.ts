@@ -154,6 +154,14 @@ class SealedBlocks implements StreamBlocks {
 const idOf = (id: { ms: bigint; seq: bigint }) => streamIdBig(id.ms, id.seq);
 
 /**
+ * A group's entries-read: Redis saves its long long as an unsigned length,
+ * so "not known" (-1) comes back as 2^64 - 1.
+ */
+function entriesRead(n: bigint | undefined): number {
+  return n === undefined || BigInt.asIntN(64, n) < 0n ? -1 : Number(n);
+}
+
+/**
  * A stream as strata stores it: its entries appended (sealing blocks as
  * XADD does), then Redis's counters, the groups, their consumers and PELs.
  * What an older RDB does not store takes Redis 7.0's defaults: entries
@@ -175,7 +183,7 @@ function streamRecords(v: RdbStream): ValueRecords {
     const group = new StreamGroup(
       text(g.name),
       idOf(g.lastId),
-      g.entriesRead === undefined ? -1 : Number(g.entriesRead),
+      entriesRead(g.entriesRead),
     );
     for (const c of g.consumers) {
       const name = text(c.name);
