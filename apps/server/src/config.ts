@@ -443,9 +443,16 @@ export const SETTINGS: readonly Setting[] = [
     yesOrNo,
     { show: yesNo },
   ),
-  define('import-serve', 'importServe', '<yes|no>', 'after import-rdb, serve instead of exiting', yesOrNo, {
-    show: yesNo,
-  }),
+  define(
+    'import-serve',
+    'importServe',
+    '<yes|no>',
+    'after import-rdb, serve instead of exiting',
+    yesOrNo,
+    {
+      show: yesNo,
+    },
+  ),
   // Redis's names for what strata has its own setting for: accepted in
   // files and on the command line, not listed in --help.
   redis('loglevel', 'logLevel', '', '', (v) => v as LogLevel),

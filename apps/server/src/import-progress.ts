@@ -21,7 +21,9 @@ export function progressText(p: RdbImportProgress, bar: boolean): string {
   const share = p.totalBytes > 0 ? Math.min(1, p.bytesRead / p.totalBytes) : 1;
   const pct = `${Math.floor(share * 100)}%`.padStart(4);
   const done = Math.round(share * BAR_WIDTH);
-  const head = bar ? `[${'#'.repeat(done)}${'.'.repeat(BAR_WIDTH - done)}] ${pct}` : `Importing: ${pct}`;
+  const head = bar
+    ? `[${'#'.repeat(done)}${'.'.repeat(BAR_WIDTH - done)}] ${pct}`
+    : `Importing: ${pct}`;
   return (
     `${head}  ${describeSize(p.bytesRead)}/${describeSize(p.totalBytes)}  ` +
     `${p.keys} keys  ${rate(p.keys, p.ms)} keys/s`

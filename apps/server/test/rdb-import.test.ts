@@ -33,7 +33,12 @@ afterAll(async () => {
 
 /** An RDB file with the checksum turned off (a stored 0): `REDIS0010`, keys, EOF. */
 function handBuiltRdb(...records: Buffer[]): Buffer {
-  return Buffer.concat([Buffer.from('REDIS0010'), ...records, Buffer.from([0xff]), Buffer.alloc(8)]);
+  return Buffer.concat([
+    Buffer.from('REDIS0010'),
+    ...records,
+    Buffer.from([0xff]),
+    Buffer.alloc(8),
+  ]);
 }
 
 const str = (s: string) => Buffer.concat([Buffer.from([s.length]), Buffer.from(s)]);
@@ -52,7 +57,13 @@ async function writeTemp(name: string, bytes: Buffer): Promise<string> {
 }
 
 async function client(port: number, db = 0): Promise<Redis> {
-  const r = new Redis({ port, host: '127.0.0.1', db, lazyConnect: true, retryStrategy: () => null });
+  const r = new Redis({
+    port,
+    host: '127.0.0.1',
+    db,
+    lazyConnect: true,
+    retryStrategy: () => null,
+  });
   await r.connect();
   return r;
 }
@@ -74,8 +85,12 @@ describe('--import-rdb on files built here', () => {
     const dir = newDir();
     const r = await runCli(['--import-rdb', file, '--dir', dir, ...SMALL]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(r.stdout).toContain('Done loading RDB, keys loaded: 3, keys expired: 0, empty keys skipped: 0.');
-    expect(r.stdout).toMatch(/Imported 3 keys \(string 3; db0 2, db2 1\) from 43b in [\d.]+ seconds/);
+    expect(r.stdout).toContain(
+      'Done loading RDB, keys loaded: 3, keys expired: 0, empty keys skipped: 0.',
+    );
+    expect(r.stdout).toMatch(
+      /Imported 3 keys \(string 3; db0 2, db2 1\) from 43b in [\d.]+ seconds/,
+    );
     // stderr is no terminal here: plain progress lines, the last at 100%.
     expect(r.stderr).toMatch(/Importing: 100% {2}43b\/43b {2}3 keys/);
     expect(entries(dir)).toEqual(['0', '2']);
@@ -137,7 +152,12 @@ describe('--import-rdb on files built here', () => {
       ),
     );
     const dir = newDir();
-    const made = await runCli(['--import-rdb', await writeTemp('empty.rdb', handBuiltRdb()), '--dir', dir]);
+    const made = await runCli([
+      '--import-rdb',
+      await writeTemp('empty.rdb', handBuiltRdb()),
+      '--dir',
+      dir,
+    ]);
     expect(made.code).toBe(0);
     expect(entries(dir)).toEqual([]);
     const r = await runCli(['--import-rdb', file, '--dir', dir, ...SMALL]);
@@ -167,16 +187,34 @@ describe('--import-rdb on files built here', () => {
     const file = await writeTemp('merge.rdb', good);
     const refused = await runCli(['--import-rdb', file, '--dir', dir, ...SMALL]);
     expect(refused.code).toBe(1);
-    expect(refused.stdout).toContain(`${dir} already holds data (0): import into a new or empty directory`);
+    expect(refused.stdout).toContain(
+      `${dir} already holds data (0): import into a new or empty directory`,
+    );
 
     // A bad file with merging on: nothing of it reaches the databases.
     const cut = await writeTemp('merge-bad.rdb', good.subarray(0, good.length - 12));
-    const failed = await runCli(['--import-rdb', cut, '--import-merge', 'yes', '--dir', dir, ...SMALL]);
+    const failed = await runCli([
+      '--import-rdb',
+      cut,
+      '--import-merge',
+      'yes',
+      '--dir',
+      dir,
+      ...SMALL,
+    ]);
     expect(failed.code).toBe(1);
     expect(failed.stdout).toContain('Nothing was imported');
     expect(entries(dir)).toEqual(before);
 
-    const merged = await runCli(['--import-rdb', file, '--import-merge', 'yes', '--dir', dir, ...SMALL]);
+    const merged = await runCli([
+      '--import-rdb',
+      file,
+      '--import-merge',
+      'yes',
+      '--dir',
+      dir,
+      ...SMALL,
+    ]);
     expect(merged.code, merged.stdout).toBe(0);
     const t = await StrataProcess.start(['--port', '0', '--dir', dir, ...SMALL]);
     const d = await client(t.port);
@@ -200,7 +238,18 @@ async function startRedis(): Promise<RedisServer> {
   await mkdir(dir, { recursive: true });
   const child = spawn(
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dir,
+    ],
     { stdio: 'ignore' },
   );
   await waitForPort(port);
@@ -231,7 +280,8 @@ async function fill(r: Redis): Promise<void> {
   await r.hset('hash:long-value', 'f', 'y'.repeat(100)); // past hash-max-listpack-value
   await r.hset('hash:ttl', 'a', 'b');
   await r.pexpire('hash:ttl', 7_200_000);
-  for (let i = 0; i < 2500; i++) await r.xadd('stream:big', `${1000 + i}-${i % 3}`, 'n', String(i), 'pad', 'p'.repeat(i % 50));
+  for (let i = 0; i < 2500; i++)
+    await r.xadd('stream:big', `${1000 + i}-${i % 3}`, 'n', String(i), 'pad', 'p'.repeat(i % 50));
   await r.xdel('stream:big', '1005-2', '1006-0');
   await r.xgroup('CREATE', 'stream:big', 'g1', '0');
   await r.xgroup('CREATE', 'stream:big', 'g2', '$');
@@ -334,7 +384,9 @@ describe.skipIf(!hasRedis)('--import-rdb on files written by redis-server (live)
     const r = await runCli(['--import-rdb', rdb, '--dir', dir, ...SMALL]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toContain('RDB version 10, written by Redis 7.0.');
-    expect(r.stdout).toContain('Done loading RDB, keys loaded: 24, keys expired: 1, empty keys skipped: 0.');
+    expect(r.stdout).toContain(
+      'Done loading RDB, keys loaded: 24, keys expired: 1, empty keys skipped: 0.',
+    );
     expect(r.stdout).toMatch(
       /Imported 24 keys \(string 7, list 4, set 3, zset 3, hash 4, stream 3; db0 22, db3 2\)/,
     );

@@ -12,6 +12,7 @@ import { pageListAppend } from './page-list-append.js';
 import { pagebufReadahead } from './pagebuf-readahead.js';
 import { pagebufScan } from './pagebuf-scan.js';
 import { pubsub } from './pubsub.js';
+import { rdbImport } from './rdb-import.js';
 import { respThroughput } from './resp-throughput.js';
 import { scanDbsize } from './scan-dbsize.js';
 import { scanFilters } from './scan-filters.js';
@@ -46,4 +47,5 @@ export const scenarios: readonly AnyScenario[] = [
   geo,
   infoScrape,
   bitsDisk,
+  rdbImport,
 ];

@@ -180,11 +180,7 @@ function streamRecords(v: RdbStream): ValueRecords {
   s.entriesAdded = v.entriesAdded === undefined ? v.length : Number(v.entriesAdded);
   if (v.maxDeletedEntryId !== undefined) s.maxDeletedId = idOf(v.maxDeletedEntryId);
   for (const g of v.groups) {
-    const group = new StreamGroup(
-      text(g.name),
-      idOf(g.lastId),
-      entriesRead(g.entriesRead),
-    );
+    const group = new StreamGroup(text(g.name), idOf(g.lastId), entriesRead(g.entriesRead));
     for (const c of g.consumers) {
       const name = text(c.name);
       group.consumers.set(name, new StreamConsumer(name, c.seenTimeMs, c.activeTimeMs ?? -1));
