@@ -5,9 +5,9 @@ import { Store, type StoreCore } from '@strata/hlog';
 import { StrataError } from '@strata/io';
 import { describeSize, importRdb, type RdbImportSummary } from '@strata/resp';
 import type { ServerConfig } from './config.js';
-import type { ServerErrorCode } from './errors.js';
-import { Databases, type DatabaseStoreOptions } from './databases.js';
+import { type DatabaseStoreOptions, Databases } from './databases.js';
 import { LOCK_FILE, lockServerDir } from './dir-lock.js';
+import type { ServerErrorCode } from './errors.js';
 import { type ProgressOutput, progressWriter } from './import-progress.js';
 import { type Logger, seconds } from './logger.js';
 

@@ -28,6 +28,13 @@ export {
   storeWriteErrorMessage,
   toCommandError,
 } from './errors.js';
+export { RdbImportError, type RdbImportErrorCode } from './import/import-error.js';
+export {
+  importRdb,
+  type RdbImportOptions,
+  type RdbImportProgress,
+  type RdbImportSummary,
+} from './import/rdb-import.js';
 export { describeSize, formatSize, parseSize } from './memory-size.js';
 export { Client, type MultiState, type QueuedCommand } from './server/client.js';
 export type { CommandLog, PropagationRule } from './server/command-log.js';
@@ -61,10 +68,3 @@ export {
   type OutputLimits,
   type ServerLog,
 } from './server/server-state.js';
-export {
-  type RdbImportOptions,
-  type RdbImportProgress,
-  type RdbImportSummary,
-  importRdb,
-} from './import/rdb-import.js';
-export { RdbImportError, type RdbImportErrorCode } from './import/import-error.js';

@@ -4,7 +4,7 @@ import { mkdir, rm, stat } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { encodeCommand, ReplyReader } from '@strata/protocol';
-import { defineScenario, type Measurement, lower } from '../scenario.js';
+import { defineScenario, lower, type Measurement } from '../scenario.js';
 import { MiB } from '../sizes.js';
 import {
   freePort,
@@ -165,7 +165,9 @@ async function readKeys(port: number, keys: readonly string[]): Promise<Reply[][
   // Whole keys (3 commands each) per connection, in order.
   const per = Math.ceil(keys.length / READERS) * 3;
   const parts = await Promise.all(
-    Array.from({ length: READERS }, (_, i) => fetchAll(port, commands.slice(i * per, (i + 1) * per))),
+    Array.from({ length: READERS }, (_, i) =>
+      fetchAll(port, commands.slice(i * per, (i + 1) * per)),
+    ),
   );
   const r = parts.flat();
   return keys.map((k, i) => {

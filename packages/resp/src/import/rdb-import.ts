@@ -171,12 +171,18 @@ function convert(r: RdbRecord): ValueRecords {
 
 /** Writes a key's records (a stream's blocks, then its head); a promise only when the store waits. */
 function write(store: StoreCore, r: RdbRecord, v: ValueRecords): Promise<unknown> | undefined {
-  let waits: Promise<unknown>[] | null = null;
+  const expiresAt = r.expireAtMs ?? 0;
+  if (v.blocks.length === 0) {
+    // One upsert, mostly synchronous: nothing allocated unless it waits.
+    const w = store.upsert(r.key, v.record, expiresAt, 0, v.type);
+    return w.status === 'pending' ? w.pending : undefined;
+  }
+  const waits: Promise<unknown>[] = [];
   for (const b of v.blocks) {
     const w = store.upsert(b.key, b.record, 0, 0, RecordType.STREAM_BLOCK);
-    if (w.status === 'pending') (waits ??= []).push(w.pending);
+    if (w.status === 'pending') waits.push(w.pending);
   }
-  const w = store.upsert(r.key, v.record, r.expireAtMs ?? 0, 0, v.type);
-  if (w.status === 'pending') (waits ??= []).push(w.pending);
-  return waits === null ? undefined : Promise.all(waits);
+  const w = store.upsert(r.key, v.record, expiresAt, 0, v.type);
+  if (w.status === 'pending') waits.push(w.pending);
+  return waits.length === 0 ? undefined : Promise.all(waits);
 }

@@ -4,17 +4,17 @@ import {
   List,
   SetValue,
   SortedSet,
-  StreamConsumer,
-  StreamGroup,
   type StreamBlockRef,
   type StreamBlocks,
   type StreamBlockValue,
+  StreamConsumer,
+  StreamGroup,
+  StreamValue,
   streamBlockKey,
   streamIdBig,
-  StreamValue,
 } from '@strata/collections';
 import { RecordType } from '@strata/hlog';
-import type { EncodableValue, RdbValue, StreamValue as RdbStream } from '@strata/rdb';
+import type { EncodableValue, StreamValue as RdbStream, RdbValue } from '@strata/rdb';
 import { CommandError } from '../../errors.js';
 
 /**
