@@ -256,7 +256,7 @@ async function startRedis(): Promise<RedisServer> {
   return { child, port, dir };
 }
 
-const range = (n: number, f: (i: number) => string) => Array.from({ length: n }, (_, i) => f(i));
+const range = <T>(n: number, f: (i: number) => T): T[] => Array.from({ length: n }, (_, i) => f(i));
 
 /** Keys of every type in every encoding Redis 7.0 saves, some with expiries, in databases 0 and 3. */
 async function fill(r: Redis): Promise<void> {
