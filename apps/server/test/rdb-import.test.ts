@@ -224,6 +224,63 @@ describe('--import-rdb on files built here', () => {
   });
 });
 
+describe('--import-rdb and the append-only file', () => {
+  test('no merge into a directory with an AOF (its checkpoints name the data); a new one imports, then serves with the AOF on', async () => {
+    const file = await writeTemp('aof.rdb', handBuiltRdb(dbRecords(0, [['k', 'v']])));
+    const dir = newDir();
+    const a = await StrataProcess.start([
+      '--port',
+      '0',
+      '--dir',
+      dir,
+      '--appendonly',
+      'yes',
+      ...SMALL,
+    ]);
+    await a.process.stop();
+    const before = entries(dir);
+    const r = await runCli(['--import-rdb', file, '--import-merge', 'yes', '--dir', dir, ...SMALL]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(
+      `${dir} has an append-only file (appendonlydir): an import cannot be merged into it`,
+    );
+    expect(entries(dir)).toEqual(before);
+
+    const fresh = newDir();
+    const s = await StrataProcess.start([
+      '--import-rdb',
+      file,
+      '--import-serve',
+      'yes',
+      '--appendonly',
+      'yes',
+      '--port',
+      '0',
+      '--dir',
+      fresh,
+      ...SMALL,
+    ]);
+    const c = await client(s.port);
+    expect(await c.get('k')).toBe('v');
+    await c.set('k2', 'after');
+    c.disconnect();
+    await s.process.stop();
+    const t = await StrataProcess.start([
+      '--port',
+      '0',
+      '--appendonly',
+      'yes',
+      '--dir',
+      fresh,
+      ...SMALL,
+    ]);
+    const d = await client(t.port);
+    expect(await d.mget('k', 'k2')).toEqual(['v', 'after']);
+    d.disconnect();
+    await t.process.stop();
+  });
+});
+
 // ---- the live half: files written by redis-server ----------------------------------
 
 interface RedisServer {
