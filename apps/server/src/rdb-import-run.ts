@@ -24,9 +24,9 @@ export const STAGING_DIR = 'import.tmp';
  *   checked; a bad file leaves the directory as it was;
  * - a directory that holds data only with `--import-merge yes` (not with an
  *   append-only file: its checkpoints name the databases' contents): the
- *   whole file is read and checked first, writing nothing, then loaded into
- *   the databases (a key of the file replaces a key of the same name) and
- *   checkpointed.
+ *   whole file is imported first into throwaway stores in the staging
+ *   directory (the check), then loaded into the databases (a key of the
+ *   file replaces a key of the same name) and checkpointed.
  * Resolves with the summary; rejects with resp's RdbImportError (the file,
  * with its byte offset) or an ImportRefused (the directory).
  */
@@ -97,11 +97,11 @@ function storeOptions(config: Readonly<ServerConfig>): DatabaseStoreOptions {
   };
 }
 
-/** Runs the import with a progress display; `open` null: a checking pass that writes nothing. */
+/** Runs the import with a progress display. */
 async function read(
   config: Readonly<ServerConfig>,
   file: string,
-  open: ((db: number) => Promise<StoreCore>) | null,
+  open: (db: number) => Promise<StoreCore>,
   progressOut: ProgressOutput,
 ): Promise<RdbImportSummary> {
   const progress = progressWriter(progressOut);
@@ -169,7 +169,33 @@ async function mergeImport(
   logger: Logger,
   progressOut: ProgressOutput,
 ): Promise<RdbImportSummary> {
-  const checked = await read(config, file, null, progressOut);
+  // The check: the whole file imported into throwaway stores (every value
+  // built as it will be), so a bad file stops before the databases see it.
+  const staging = join(dir, STAGING_DIR);
+  await rm(staging, { recursive: true, force: true });
+  const scratch = new Databases({
+    dir: staging,
+    count: config.databases,
+    store: storeOptions(config),
+    logger,
+  });
+  const opened: StoreCore[] = [];
+  let checked: RdbImportSummary;
+  try {
+    checked = await read(
+      config,
+      file,
+      async (db) => {
+        const store = await scratch.open(db);
+        opened.push(store);
+        return store;
+      },
+      progressOut,
+    );
+  } finally {
+    for (const store of opened) if (store instanceof Store) await store.abandon();
+    await rm(staging, { recursive: true, force: true });
+  }
   logger.notice(
     `RDB file checked: ${checked.keys} keys in ${seconds(checked.ms)} seconds; loading them`,
   );

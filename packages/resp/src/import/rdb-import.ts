@@ -1,7 +1,9 @@
 import { stat } from 'node:fs/promises';
+import { CollectionStore } from '@strata/collections';
 import { isInternalKey, RecordType, type StoreCore } from '@strata/hlog';
 import { openRdbFile, RdbError, type RdbRecord, type RdbValueType } from '@strata/rdb';
-import { fromRdbValue, rdbValueSize, type ValueRecords } from '../commands/shared/rdb-value.js';
+import { streamFromRdb } from '../commands/dump/stream-bridge.js';
+import { fromRdbValue, rdbValueSize } from '../commands/dump/value-bridge.js';
 import { CommandError } from '../errors.js';
 import { RdbImportError } from './import-error.js';
 
@@ -17,12 +19,10 @@ export interface RdbImportOptions {
   readonly file: string;
   /** Database numbers the target has (a key of database >= this stops the import). */
   readonly databases: number;
-  /**
-   * The store of database `db`, opened on its first key; null: nothing is
-   * written, the file is only read through and checked (every value
-   * converted as it would be written).
-   */
-  readonly open: ((db: number) => Promise<StoreCore>) | null;
+  /** The store of database `db`, opened on its first key. */
+  readonly open: (db: number) => Promise<StoreCore>;
+  /** Bytes a database's collection cache keeps while streams are built (default 8 MiB). */
+  readonly collectionBudget?: number;
   /** The clock expiries are compared with (Unix ms); default Date.now. */
   readonly now?: () => number;
   /** Called at most every `progressMs` (default 250) while reading, and once at the end. */
@@ -35,7 +35,7 @@ export interface RdbImportSummary {
   readonly rdbVersion: number;
   /** The `redis-ver` AUX field of the file, null when it has none. */
   readonly redisVersion: string | null;
-  /** Keys written (or, checking only, that would be). */
+  /** Keys written. */
   readonly keys: number;
   readonly byType: Readonly<Record<RdbValueType, number>>;
   /** Keys by database number. */
@@ -56,12 +56,12 @@ const SLICE_MS = 20;
 /**
  * Loads an RDB file (RDB versions up to 12: Redis 6.2 to 7.4) into strata
  * stores, one record in memory at a time: every value through the same
- * conversion as RESTORE (`fromRdbValue`), with its absolute expiry; keys
- * already expired skipped. Stops at the first bad byte with an
- * RdbImportError naming its offset; what was written before stays in the
- * stores, so a caller that must not show half a file writes to stores it
- * can throw away (strata-server's staging directory), or checks first
- * (`open: null`).
+ * conversion as RESTORE (`fromRdbValue`; a stream `streamFromRdb`, its
+ * blocks written through a collection cache of the database), with its
+ * absolute expiry; keys already expired skipped. Stops at the first bad
+ * byte with an RdbImportError naming its offset; what was written before
+ * stays in the stores, so a caller that must not show half a file writes
+ * to stores it can throw away (strata-server's staging directory).
  */
 export async function importRdb(options: RdbImportOptions): Promise<RdbImportSummary> {
   const now = options.now ?? Date.now;
@@ -78,6 +78,15 @@ export async function importRdb(options: RdbImportOptions): Promise<RdbImportSum
   };
   const byDatabase = new Map<number, number>();
   const stores = new Map<number, StoreCore>();
+  const caches = new Map<number, CollectionStore>();
+  const cacheOf = (db: number, store: StoreCore) => {
+    let c = caches.get(db);
+    if (c === undefined) {
+      c = new CollectionStore(store, { budgetBytes: options.collectionBudget ?? 8 << 20 });
+      caches.set(db, c);
+    }
+    return c;
+  };
   let keys = 0;
   let expiredSkipped = 0;
   let emptySkipped = 0;
@@ -102,16 +111,15 @@ export async function importRdb(options: RdbImportOptions): Promise<RdbImportSum
       } else if (rdbValueSize(r.value) === 0) {
         emptySkipped++;
       } else {
-        const records = convert(r);
-        if (options.open !== null) {
-          let store = stores.get(r.db);
-          if (store === undefined) {
-            store = await options.open(r.db);
-            stores.set(r.db, store);
-          }
-          const pending = write(store, r, records);
-          if (pending !== undefined) await pending;
+        let store = stores.get(r.db);
+        if (store === undefined) {
+          store = await options.open(r.db);
+          stores.set(r.db, store);
         }
+        const v =
+          r.value.type === 'stream' ? await streamRecord(r, cacheOf(r.db, store)) : convert(r);
+        const w = store.upsert(r.key, v.record, r.expireAtMs ?? 0, 0, v.type);
+        if (w.status === 'pending') await w.pending;
         keys++;
         byType[r.value.type]++;
         byDatabase.set(r.db, (byDatabase.get(r.db) ?? 0) + 1);
@@ -126,9 +134,13 @@ export async function importRdb(options: RdbImportOptions): Promise<RdbImportSum
         }
       }
     }
+    // The blocks are written as they seal; what the caches still hold is clean.
+    for (const c of caches.values()) await c.flush();
   } catch (e) {
     if (e instanceof RdbError) throw new RdbImportError(e.code, e.message, e.offset);
     throw e;
+  } finally {
+    for (const c of caches.values()) c.dispose();
   }
   const ms = performance.now() - started;
   progress(performance.now());
@@ -148,8 +160,13 @@ export async function importRdb(options: RdbImportOptions): Promise<RdbImportSum
 
 const keyText = (key: Buffer) => JSON.stringify(key.toString('latin1'));
 
-/** The records of one key, or the error naming where it is. */
-function convert(r: RdbRecord): ValueRecords {
+/** A record to write: its type and bytes. */
+interface ValueRecord {
+  readonly type: RecordType;
+  readonly record: Buffer;
+}
+
+function checkKey(r: RdbRecord): void {
   if (isInternalKey(r.key)) {
     throw new RdbImportError(
       'ERR_IMPORT_VALUE',
@@ -157,32 +174,38 @@ function convert(r: RdbRecord): ValueRecords {
       r.offset,
     );
   }
+}
+
+/** What RESTORE would refuse in a value, as an import error naming where it is. */
+function badValue(r: RdbRecord, e: unknown): unknown {
+  if (!(e instanceof CommandError)) return e;
+  return new RdbImportError(
+    'ERR_IMPORT_VALUE',
+    `the ${r.value.type} at key ${keyText(r.key)} is not a value Redis loads (at byte offset ${r.offset})`,
+    r.offset,
+  );
+}
+
+/** The record of a key but a stream. */
+function convert(r: RdbRecord): ValueRecord {
+  checkKey(r);
+  if (r.value.type === 'stream') throw new Error('streams go through streamRecord');
   try {
     return fromRdbValue(r.value);
   } catch (e) {
-    if (!(e instanceof CommandError)) throw e;
-    throw new RdbImportError(
-      'ERR_IMPORT_VALUE',
-      `the ${r.value.type} at key ${keyText(r.key)} is not a value Redis loads (at byte offset ${r.offset})`,
-      r.offset,
-    );
+    throw badValue(r, e);
   }
 }
 
-/** Writes a key's records (a stream's blocks, then its head); a promise only when the store waits. */
-function write(store: StoreCore, r: RdbRecord, v: ValueRecords): Promise<unknown> | undefined {
-  const expiresAt = r.expireAtMs ?? 0;
-  if (v.blocks.length === 0) {
-    // One upsert, mostly synchronous: nothing allocated unless it waits.
-    const w = store.upsert(r.key, v.record, expiresAt, 0, v.type);
-    return w.status === 'pending' ? w.pending : undefined;
+/** A stream's head record, its sealed blocks written through `cache` as RESTORE writes them. */
+async function streamRecord(r: RdbRecord, cache: CollectionStore): Promise<ValueRecord> {
+  checkKey(r);
+  if (r.value.type !== 'stream') throw new Error('not a stream');
+  try {
+    const built = await streamFromRdb(cache, r.value);
+    await built.written;
+    return { type: RecordType.STREAM, record: built.head.encode() };
+  } catch (e) {
+    throw badValue(r, e);
   }
-  const waits: Promise<unknown>[] = [];
-  for (const b of v.blocks) {
-    const w = store.upsert(b.key, b.record, 0, 0, RecordType.STREAM_BLOCK);
-    if (w.status === 'pending') waits.push(w.pending);
-  }
-  const w = store.upsert(r.key, v.record, expiresAt, 0, v.type);
-  if (w.status === 'pending') waits.push(w.pending);
-  return waits.length === 0 ? undefined : Promise.all(waits);
 }

@@ -76,23 +76,33 @@ function toRdbValue(type: RecordType, record: Buffer): EncodableValue | null {
   return null;
 }
 
+/**
+ * Members, fields or items of a collection, for Redis's empty-collection
+ * check; 1 for a string and a stream (a stream without entries is a value:
+ * Redis saves and loads it).
+ */
+export function rdbValueSize(v: RdbValue): number {
+  switch (v.type) {
+    case 'hash':
+      return v.fields.length;
+    case 'set':
+      return v.members.length;
+    case 'zset':
+      return v.entries.length;
+    case 'list':
+      return v.items.length;
+    default:
+      return 1;
+  }
+}
+
 /** A RESTOREd value but a stream (streamFromRdb) as the record to write: its type and bytes. */
 export function fromRdbValue(v: Exclude<RdbValue, { type: 'stream' }>): {
   type: RecordType;
   record: Buffer;
 } {
   // Redis's rdbLoadObject refuses an empty collection.
-  const size =
-    v.type === 'hash'
-      ? v.fields.length
-      : v.type === 'set'
-        ? v.members.length
-        : v.type === 'zset'
-          ? v.entries.length
-          : v.type === 'list'
-            ? v.items.length
-            : 1;
-  if (size === 0) throw new CommandError('ERR_DUMP_PAYLOAD', 'ERR Bad data format');
+  if (rdbValueSize(v) === 0) throw new CommandError('ERR_DUMP_PAYLOAD', 'ERR Bad data format');
   switch (v.type) {
     case 'string':
       return { type: RecordType.STRING, record: v.value };
