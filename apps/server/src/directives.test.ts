@@ -55,6 +55,9 @@ protected-mode no
 daemonize yes
 pidfile /run/strata.pid
 logfile /var/log/strata.log
+import-rdb /srv/redis/dump.rdb
+import-merge yes
+import-serve YES
 `);
     expect(s.config).toEqual({
       port: 7001,
@@ -82,9 +85,17 @@ logfile /var/log/strata.log
       daemonize: true,
       pidfile: '/run/strata.pid',
       logfile: '/var/log/strata.log',
+      importRdb: '/srv/redis/dump.rdb',
+      importMerge: true,
+      importServe: true,
     });
     expect(s.unused).toEqual(new Set());
     expect(value(s, 'appendonly')).toBe('yes');
+  });
+
+  test('the import switches take yes or no only', async () => {
+    expect(await reason('import-merge maybe')).toBe("argument must be 'yes' or 'no'");
+    expect(await reason('import-serve 1')).toBe("argument must be 'yes' or 'no'");
   });
 
   test("Redis's spellings: loglevel, maxmemory as the log memory, aliases", async () => {
