@@ -1,4 +1,5 @@
 import type { AnyStrataError, Device } from '@strata/io';
+import { AccessClock } from './access-clock.js';
 import { HlogError } from './errors.js';
 import { HashIndex, type HashIndexStats } from './hash-index.js';
 import { HybridLog, type HybridLogStats } from './hybrid-log.js';
@@ -128,6 +129,11 @@ export class CoreState {
   readonly largeValueThreshold: number;
   readonly maxKeyLength: number;
   readonly clock: () => number;
+  /**
+   * The keys' access clock (Redis's LRU/LFU field, per index entry): its
+   * owner ticks it and sets `touching` around each command that may touch.
+   */
+  readonly access: AccessClock;
   closed = false;
   /**
    * While checkpoint hooks run: the promises of the operations they start
@@ -201,6 +207,11 @@ export class CoreState {
     this.locSpace = this.ring;
     this.vBytes = this.ring.bytes;
     this.clock = options.clock ?? Date.now;
+    this.access = new AccessClock(this.clock);
+    // Outside a command nothing touches (write-backs, compaction, recounts).
+    this.access.touching = false;
+    this.index.clock = this.access;
+    if (!this.index.accessLoaded) this.index.fillAccess(this.access.fresh);
     // Chain reads of the count batched per page (one read serves many).
     const batch = new ResolutionBatch(this);
     this.count = new KeyCount(this.clock, (key, start) => batch.read(key, start));
@@ -325,6 +336,10 @@ export class CoreState {
   /** Applies a write of `key` from state `prev` to `exp` (-1 deleted, 0 no expiry). */
   keyChanged(key: Uint8Array, prev: number, exp: number): void {
     this.count.changed(key, prev, exp, this.diskStart);
+    if (exp < 0) return;
+    // A write reaches its key's entry: the index's last entry is it.
+    if (prev === K_ABSENT) this.index.setLastAccess(this.access.fresh);
+    else if (this.access.touching) this.index.touchLast();
   }
 
   /**

@@ -55,12 +55,14 @@ describe('hash index', () => {
     expect(st.overflowRate).toBeLessThan(0.5);
   });
 
-  it('stays under 16 bytes per entry at scale', () => {
+  // 8 bytes per entry and 4 per access word (Redis's 24-bit LRU/LFU field,
+  // access-clock.ts), at about 5.5 entries per 7-slot bucket.
+  it('stays under 22 bytes per entry at scale', () => {
     const idx = new HashIndex({ initialBuckets: 1 << 12 });
     const n = 400_000;
     for (let i = 1; i <= n; i++) idx.upsert(keyHash(i), i * 8 + 32);
     const st = idx.stats();
-    expect(st.bytes / st.entries).toBeLessThanOrEqual(16);
+    expect(st.bytes / st.entries).toBeLessThanOrEqual(22);
   });
 
   it('grows incrementally: at most one bucket split per insert', () => {
@@ -79,7 +81,7 @@ describe('hash index', () => {
     expect(maxStep).toBe(1);
     expect(idx.size).toBeGreaterThan(990_000);
     expect(buckets).toBeGreaterThan(1 << 17);
-    expect(idx.stats().bytes / idx.size).toBeLessThanOrEqual(16);
+    expect(idx.stats().bytes / idx.size).toBeLessThanOrEqual(22);
   });
 
   it('visits every entry and round-trips through a snapshot', () => {

@@ -1,3 +1,4 @@
+import { AccessClock } from './access-clock.js';
 import { HlogError } from './errors.js';
 
 /**
@@ -17,6 +18,13 @@ import { HlogError } from './errors.js';
  *
  * Entry words: lo = address bits 0..31; hi = address bits 32..47 | tag << 16.
  * Address 0 is never a record (page headers sit there), so 0 = empty.
+ *
+ * Beside the buckets, in parallel chunks, each entry has a 32-bit access
+ * word (Redis's 24-bit `lru` field, access-clock.ts): 7 words per primary
+ * bucket, 3 per overflow bucket, moved with the entry on every split and
+ * cleared with it. Keys that share an entry share its word (an
+ * approximation, as Redis's sampled LRU is). Being in memory with the index,
+ * it outlives a record's move to disk, and the snapshot keeps it.
  */
 
 const SLOTS = 7;
@@ -33,7 +41,14 @@ const CHUNK_WORDS = CHUNK_BUCKETS * BUCKET_WORDS;
 const OCHUNK_WORDS = CHUNK_BUCKETS * OBUCKET_WORDS;
 const TWO_32 = 2 ** 32;
 const MAX_LEVEL = 29;
-const SNAPSHOT_MAGIC = 0x58444948; // 'HIDX'
+/** The first snapshot format, without access words. */
+const SNAPSHOT_MAGIC_V1 = 0x58444948; // 'HIDX'
+/** The snapshot format with the access words after the buckets. */
+const SNAPSHOT_MAGIC = 0x32444948; // 'HID2'
+const ACHUNK_WORDS = CHUNK_BUCKETS * SLOTS;
+const OACHUNK_WORDS = CHUNK_BUCKETS * OSLOTS;
+/** `lastSlot` of an overflow bucket's entry: OVERFLOW_SLOT + j. */
+const OVERFLOW_SLOT = 8;
 /** Records touched ahead of their inserts (256 measured better than 1024: fewer lines evicted before use). */
 const TOUCH_BLOCK = 256;
 
@@ -71,6 +86,16 @@ export class HashIndex {
   private overflowHigh = 0;
   private readonly freeOverflow: number[] = [];
   private entryCount = 0;
+  /** Access words, chunk for chunk beside `primary` and `overflow`. */
+  private readonly primaryAccess: Uint32Array[] = [];
+  private readonly overflowAccess: Uint32Array[] = [];
+  /** Where the last `find` or `compareAndSet` left its entry: bucket (or overflow id) and slot, -1 none. */
+  private lastBucket = 0;
+  private lastSlot = -1;
+  /** The clock new entries take their word from and touches use. */
+  clock: AccessClock;
+  /** False for an index read from a snapshot without access words (its owner fills them). */
+  accessLoaded = true;
 
   constructor(options: HashIndexOptions = {}) {
     const initial = options.initialBuckets ?? 1 << 16;
@@ -86,8 +111,13 @@ export class HashIndex {
     this.maxLevel = Math.min(this.baseBits + 16, MAX_LEVEL);
     this.level = this.baseBits;
     this.bucketCount = initial;
-    for (let b = 0; b < initial; b += CHUNK_BUCKETS)
-      this.primary.push(new Uint32Array(CHUNK_WORDS));
+    for (let b = 0; b < initial; b += CHUNK_BUCKETS) this.addPrimaryChunk();
+    this.clock = new AccessClock(Date.now);
+  }
+
+  private addPrimaryChunk(): void {
+    this.primary.push(new Uint32Array(CHUNK_WORDS));
+    this.primaryAccess.push(new Uint32Array(ACHUNK_WORDS));
   }
 
   /** The 16-bit tag of a 48-bit hash. */
@@ -110,6 +140,8 @@ export class HashIndex {
     let w = (b & CHUNK_MASK) * BUCKET_WORDS;
     let slots = SLOTS;
     let link = OVERFLOW_WORD;
+    let at = b;
+    let base = 0;
     for (;;) {
       for (let j = 0; j < slots; j++) {
         const hi = arr[w + 2 * j + 1]!;
@@ -118,12 +150,25 @@ export class HashIndex {
           const high = hi & 0xffff;
           // Below 4 GiB the address is `lo`: no float math on the hot path.
           if (high === 0) {
-            if (lo !== 0) return lo;
-          } else return lo + high * TWO_32;
+            if (lo !== 0) {
+              this.lastBucket = at;
+              this.lastSlot = base + j;
+              return lo;
+            }
+          } else {
+            this.lastBucket = at;
+            this.lastSlot = base + j;
+            return lo + high * TWO_32;
+          }
         }
       }
       const next = arr[w + link]!;
-      if (next === 0) return 0;
+      if (next === 0) {
+        this.lastSlot = -1;
+        return 0;
+      }
+      at = next;
+      base = OVERFLOW_SLOT;
       arr = this.overflow[next >>> CHUNK_BITS]!;
       w = (next & CHUNK_MASK) * OBUCKET_WORDS;
       slots = OSLOTS;
@@ -147,8 +192,12 @@ export class HashIndex {
     let w = (b & CHUNK_MASK) * BUCKET_WORDS;
     let freeArr: Uint32Array | undefined;
     let freeW = 0;
+    let freeBucket = 0;
+    let freeSlot = 0;
     let slots = SLOTS;
     let link = OVERFLOW_WORD;
+    let bucket = b;
+    let base = 0;
     for (;;) {
       for (let j = 0; j < slots; j++) {
         const at = w + 2 * j;
@@ -162,10 +211,14 @@ export class HashIndex {
             if (address === 0) {
               arr[at] = 0;
               arr[at + 1] = 0;
+              this.setAccess(bucket, base + j, 0);
+              this.lastSlot = -1;
               this.entryCount--;
             } else {
               arr[at] = address >>> 0;
               arr[at + 1] = ((tag << 16) | ((address / TWO_32) & 0xffff)) >>> 0;
+              this.lastBucket = bucket;
+              this.lastSlot = base + j;
             }
             return true;
           }
@@ -173,10 +226,14 @@ export class HashIndex {
         if (hi === 0 && freeArr === undefined && arr[at] === 0) {
           freeArr = arr;
           freeW = at;
+          freeBucket = bucket;
+          freeSlot = base + j;
         }
       }
       const next = arr[w + link]!;
       if (next === 0) break;
+      bucket = next;
+      base = OVERFLOW_SLOT;
       arr = this.overflow[next >>> CHUNK_BITS]!;
       w = (next & CHUNK_MASK) * OBUCKET_WORDS;
       slots = OSLOTS;
@@ -195,7 +252,10 @@ export class HashIndex {
       const ow = (id & CHUNK_MASK) * OBUCKET_WORDS;
       oa[ow] = address >>> 0;
       oa[ow + 1] = hi;
+      freeBucket = id;
+      freeSlot = OVERFLOW_SLOT;
     }
+    this.setAccess(freeBucket, freeSlot, this.clock.fresh);
     this.entryCount++;
     if (this.entryCount > this.maxLoad * this.bucketCount && this.level < this.maxLevel) {
       this.splitOne();
@@ -217,9 +277,7 @@ export class HashIndex {
       this.split = buckets - 2 ** this.level;
       if (this.split >= 2 ** this.level) this.split = 2 ** this.level - 1;
       this.bucketCount = 2 ** this.level + this.split;
-      while (this.primary.length * CHUNK_BUCKETS < this.bucketCount) {
-        this.primary.push(new Uint32Array(CHUNK_WORDS));
-      }
+      while (this.primary.length * CHUNK_BUCKETS < this.bucketCount) this.addPrimaryChunk();
       return;
     }
     while (this.maxLoad * this.bucketCount < entries && this.level < this.maxLevel) {
@@ -293,6 +351,7 @@ export class HashIndex {
       const arr = primary[b >>> CHUNK_BITS]!;
       const w = (b & CHUNK_MASK) * BUCKET_WORDS;
       let free = -1;
+      let freeJ = 0;
       let done = false;
       for (let j = w; j < w + 2 * SLOTS; j += 2) {
         const hi = arr[j + 1]!;
@@ -302,12 +361,16 @@ export class HashIndex {
           done = true;
           break;
         }
-        if (free < 0 && hi === 0 && arr[j] === 0) free = j;
+        if (free < 0 && hi === 0 && arr[j] === 0) {
+          free = j;
+          freeJ = (j - w) >>> 1;
+        }
       }
       if (done) continue;
       if (free >= 0 && arr[w + OVERFLOW_WORD] === 0 && this.entryCount + 1 <= limit) {
         arr[free] = address >>> 0;
         arr[free + 1] = ((tag << 16) | ((address / TWO_32) & 0xffff)) >>> 0;
+        this.setAccess(b, freeJ, this.clock.fresh);
         this.entryCount++;
         continue;
       }
@@ -375,6 +438,8 @@ export class HashIndex {
       let slots = SLOTS;
       let link = OVERFLOW_WORD;
       let removed = false;
+      let bucket = b;
+      let base = 0;
       for (;;) {
         for (let j = 0; j < slots; j++) {
           const at = w + 2 * j;
@@ -383,12 +448,15 @@ export class HashIndex {
           if ((lo | high) !== 0 && remove(lo + high * TWO_32)) {
             arr[at] = 0;
             arr[at + 1] = 0;
+            this.setAccess(bucket, base + j, 0);
             this.entryCount--;
             removed = true;
           }
         }
         const next = arr[w + link]!;
         if (next === 0) break;
+        bucket = next;
+        base = OVERFLOW_SLOT;
         arr = this.overflow[next >>> CHUNK_BITS]!;
         w = (next & CHUNK_MASK) * OBUCKET_WORDS;
         slots = OSLOTS;
@@ -406,7 +474,10 @@ export class HashIndex {
       buckets: this.bucketCount,
       overflowBuckets,
       overflowRate: overflowBuckets / this.bucketCount,
-      bytes: (this.primary.length * CHUNK_WORDS + this.overflow.length * OCHUNK_WORDS) * 4,
+      bytes:
+        (this.primary.length * (CHUNK_WORDS + ACHUNK_WORDS) +
+          this.overflow.length * (OCHUNK_WORDS + OACHUNK_WORDS)) *
+        4,
       level: this.level,
     };
   }
@@ -417,6 +488,7 @@ export class HashIndex {
     const id = ++this.overflowHigh;
     while (this.overflow.length <= id >>> CHUNK_BITS) {
       this.overflow.push(new Uint32Array(OCHUNK_WORDS));
+      this.overflowAccess.push(new Uint32Array(OACHUNK_WORDS));
     }
     return id;
   }
@@ -427,6 +499,8 @@ export class HashIndex {
       (id & CHUNK_MASK) * OBUCKET_WORDS,
       (id & CHUNK_MASK) * OBUCKET_WORDS + OBUCKET_WORDS,
     );
+    const aw = (id & CHUNK_MASK) * OSLOTS;
+    this.overflowAccess[id >>> CHUNK_BITS]!.fill(0, aw, aw + OSLOTS);
     this.freeOverflow.push(id);
   }
 
@@ -434,14 +508,14 @@ export class HashIndex {
   private splitOne(): void {
     const s = this.split;
     const target = s + (1 << this.level);
-    while (this.primary.length <= target >>> CHUNK_BITS) {
-      this.primary.push(new Uint32Array(CHUNK_WORDS));
-    }
+    while (this.primary.length <= target >>> CHUNK_BITS) this.addPrimaryChunk();
     const bit = this.level - this.baseBits;
     let arr = this.primary[s >>> CHUNK_BITS]!;
     let w = (s & CHUNK_MASK) * BUCKET_WORDS;
     let slots = SLOTS;
     let link = OVERFLOW_WORD;
+    let bucket = s;
+    let base = 0;
     for (;;) {
       for (let j = 0; j < slots; j++) {
         const at = w + 2 * j;
@@ -449,19 +523,24 @@ export class HashIndex {
         const hi = arr[at + 1]!;
         if ((lo | (hi & 0xffff)) === 0) continue;
         if (((hi >>> 16) >>> bit) & 1) {
-          this.appendRaw(target, lo, hi);
+          this.appendRaw(target, lo, hi, this.getAccess(bucket, base + j));
+          this.setAccess(bucket, base + j, 0);
           arr[at] = 0;
           arr[at + 1] = 0;
         }
       }
       const next = arr[w + link]!;
       if (next === 0) break;
+      bucket = next;
+      base = OVERFLOW_SLOT;
       arr = this.overflow[next >>> CHUNK_BITS]!;
       w = (next & CHUNK_MASK) * OBUCKET_WORDS;
       slots = OSLOTS;
       link = OOVERFLOW_WORD;
     }
     this.compactChain(s);
+    // The entry `find` last left may have moved.
+    this.lastSlot = -1;
     this.bucketCount++;
     this.split++;
     if (this.split === 1 << this.level) {
@@ -471,17 +550,20 @@ export class HashIndex {
   }
 
   /** Adds an entry to a bucket's chain (no tag check: used while splitting). */
-  private appendRaw(b: number, lo: number, hi: number): void {
+  private appendRaw(b: number, lo: number, hi: number, access: number): void {
     let arr = this.primary[b >>> CHUNK_BITS]!;
     let w = (b & CHUNK_MASK) * BUCKET_WORDS;
     let slots = SLOTS;
     let link = OVERFLOW_WORD;
+    let bucket = b;
+    let base = 0;
     for (;;) {
       for (let j = 0; j < slots; j++) {
         const at = w + 2 * j;
         if ((arr[at]! | (arr[at + 1]! & 0xffff)) === 0) {
           arr[at] = lo;
           arr[at + 1] = hi;
+          this.setAccess(bucket, base + j, access);
           return;
         }
       }
@@ -493,8 +575,11 @@ export class HashIndex {
         const ow = (id & CHUNK_MASK) * OBUCKET_WORDS;
         oa[ow] = lo;
         oa[ow + 1] = hi;
+        this.setAccess(id, OVERFLOW_SLOT, access);
         return;
       }
+      bucket = next;
+      base = OVERFLOW_SLOT;
       arr = this.overflow[next >>> CHUNK_BITS]!;
       w = (next & CHUNK_MASK) * OBUCKET_WORDS;
       slots = OSLOTS;
@@ -527,6 +612,63 @@ export class HashIndex {
     }
   }
 
+  /** The access word of slot `slot` (OVERFLOW_SLOT + j in an overflow bucket) of `bucket`. */
+  private getAccess(bucket: number, slot: number): number {
+    return slot < OVERFLOW_SLOT
+      ? this.primaryAccess[bucket >>> CHUNK_BITS]![(bucket & CHUNK_MASK) * SLOTS + slot]!
+      : this.overflowAccess[bucket >>> CHUNK_BITS]![
+          (bucket & CHUNK_MASK) * OSLOTS + slot - OVERFLOW_SLOT
+        ]!;
+  }
+
+  private setAccess(bucket: number, slot: number, word: number): void {
+    if (slot < OVERFLOW_SLOT) {
+      this.primaryAccess[bucket >>> CHUNK_BITS]![(bucket & CHUNK_MASK) * SLOTS + slot] = word;
+    } else {
+      this.overflowAccess[bucket >>> CHUNK_BITS]![
+        (bucket & CHUNK_MASK) * OSLOTS + slot - OVERFLOW_SLOT
+      ] = word;
+    }
+  }
+
+  /**
+   * Records an access to the entry the last `find` or `compareAndSet` left
+   * (nothing if it found none): under LRU one typed-array store of the
+   * cached clock, under LFU Redis's decay and logarithmic increment.
+   */
+  touchLast(): void {
+    const slot = this.lastSlot;
+    if (slot < 0) return;
+    const clock = this.clock;
+    if (!clock.lfu && slot < OVERFLOW_SLOT) {
+      const b = this.lastBucket;
+      this.primaryAccess[b >>> CHUNK_BITS]![(b & CHUNK_MASK) * SLOTS + slot] = clock.lru;
+      return;
+    }
+    this.setAccess(this.lastBucket, slot, clock.touched(this.getAccess(this.lastBucket, slot)));
+  }
+
+  /** The access word of the entry the last `find` or `compareAndSet` left, -1 when none. */
+  lastAccess(): number {
+    return this.lastSlot < 0 ? -1 : this.getAccess(this.lastBucket, this.lastSlot);
+  }
+
+  /** Sets the word of the entry the last `find` or `compareAndSet` left (RESTORE's IDLETIME/FREQ). */
+  setLastAccess(word: number): void {
+    if (this.lastSlot >= 0) this.setAccess(this.lastBucket, this.lastSlot, word >>> 0);
+  }
+
+  /** The access word of `hash`'s entry, -1 when there is none. */
+  accessOf(hash: number): number {
+    return this.find(hash) === 0 ? -1 : this.lastAccess();
+  }
+
+  /** Gives every entry the word `word` (an index loaded without access words). */
+  fillAccess(word: number): void {
+    for (const c of this.primaryAccess) c.fill(word);
+    for (const c of this.overflowAccess) c.fill(word);
+  }
+
   /** A copy of the index as bytes (taken synchronously; write it at leisure). */
   snapshot(): Uint8Array[] {
     const header = new Uint32Array(10 + this.freeOverflow.length);
@@ -546,6 +688,9 @@ export class HashIndex {
     for (const c of this.primary) parts.push(new Uint8Array(c.slice().buffer));
     parts.push(new Uint8Array(lenPrefix.buffer));
     for (const c of this.overflow) parts.push(new Uint8Array(c.slice().buffer));
+    // Format 2: the access words, chunk for chunk (the counts above say how many).
+    for (const c of this.primaryAccess) parts.push(new Uint8Array(c.slice().buffer));
+    for (const c of this.overflowAccess) parts.push(new Uint8Array(c.slice().buffer));
     return parts;
   }
 
@@ -565,7 +710,8 @@ export class HashIndex {
       own.set(bytes);
     }
     const words = new Uint32Array(own.buffer, own.byteOffset, own.byteLength >>> 2);
-    if (words[0] !== SNAPSHOT_MAGIC) throw corrupt('bad magic');
+    const version = words[0] === SNAPSHOT_MAGIC ? 2 : words[0] === SNAPSHOT_MAGIC_V1 ? 1 : 0;
+    if (version === 0) throw corrupt('bad magic');
     const baseBits = words[1]!;
     const freeCount = words[7]!;
     const primaryChunks = words[9]!;
@@ -579,6 +725,7 @@ export class HashIndex {
     let at = 10;
     for (let i = 0; i < freeCount; i++) index.freeOverflow.push(words[at++]!);
     index.primary.length = 0;
+    index.primaryAccess.length = 0;
     const need = (n: number): void => {
       if (at + n > words.length) throw corrupt('truncated');
     };
@@ -595,6 +742,25 @@ export class HashIndex {
       at += OCHUNK_WORDS;
     }
     if (index.primary.length * CHUNK_BUCKETS < index.bucketCount) throw corrupt('bucket count');
+    if (version === 2) {
+      for (let i = 0; i < primaryChunks; i++) {
+        need(ACHUNK_WORDS);
+        index.primaryAccess.push(words.subarray(at, at + ACHUNK_WORDS));
+        at += ACHUNK_WORDS;
+      }
+      for (let i = 0; i < overflowChunks; i++) {
+        need(OACHUNK_WORDS);
+        index.overflowAccess.push(words.subarray(at, at + OACHUNK_WORDS));
+        at += OACHUNK_WORDS;
+      }
+    } else {
+      // Format 1 kept no access words: every entry counts as accessed at load.
+      for (let i = 0; i < primaryChunks; i++) index.primaryAccess.push(new Uint32Array(ACHUNK_WORDS));
+      for (let i = 0; i < overflowChunks; i++) {
+        index.overflowAccess.push(new Uint32Array(OACHUNK_WORDS));
+      }
+      index.accessLoaded = false;
+    }
     return index;
   }
 }

@@ -1,6 +1,12 @@
 // Public API of @strata/hlog: the hybrid log store.
 
 export {
+  AccessClock,
+  type AccessPolicy,
+  LFU_INIT_VAL,
+  LRU_CLOCK_MAX,
+} from './access-clock.js';
+export {
   type CheckpointMeta,
   type CheckpointStore,
   FileCheckpointStore,

@@ -60,6 +60,9 @@ export async function drive<T>(
   startHint?: Hint,
 ): Promise<T> {
   const hint = startHint ?? new Hint();
+  // Whether the operation touches its key is decided when it starts: by
+  // the time the device answers, another command may be running.
+  const touching = c.access.touching;
   let code = first;
   for (let round = 0; ; round++) {
     if (round > MAX_RETRIES) {
@@ -137,7 +140,13 @@ export async function drive<T>(
         return finish(code);
     }
     c.counters.retries++;
-    code = step(hint);
+    const outer = c.access.touching;
+    c.access.touching = touching;
+    try {
+      code = step(hint);
+    } finally {
+      c.access.touching = outer;
+    }
   }
 }
 

@@ -50,6 +50,8 @@ export function getStep(
       : 0;
   f.type = typeOf(c.locSpace, c.locOff);
   c.counters.hits++;
+  // locate's index lookup left this key's entry as the index's last one.
+  if (c.access.touching) c.index.touchLast();
   return R_OK;
 }
 

@@ -70,6 +70,32 @@ export class SyncCore extends CoreState {
     return this.readWith(key, false);
   }
 
+  /**
+   * The access word (access-clock.ts) of `key`'s index entry, -1 when it has
+   * none; touches nothing. Keys sharing an entry share the word.
+   */
+  accessWord(key: Uint8Array): number {
+    this.checkKey(key);
+    return this.index.accessOf(hashKey(key));
+  }
+
+  /** Sets the access word of `key`'s index entry (RESTORE's IDLETIME/FREQ); false when it has none. */
+  setAccessWord(key: Uint8Array, word: number): boolean {
+    this.checkKey(key);
+    if (this.index.find(hashKey(key)) === 0) return false;
+    this.index.setLastAccess(word);
+    return true;
+  }
+
+  /**
+   * Records an access to `key` when the clock is `touching`: for a value
+   * served without reading its record (a cached collection).
+   */
+  touchKey(key: Uint8Array): void {
+    if (!this.access.touching) return;
+    if (this.index.find(hashKey(key)) !== 0) this.index.touchLast();
+  }
+
   private readWith(key: Uint8Array, wantValue: boolean): ReadView {
     this.checkKey(key);
     const h = hashKey(key);
