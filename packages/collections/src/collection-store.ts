@@ -466,6 +466,9 @@ export class CollectionStore {
       this.drop(e);
       return undefined;
     }
+    // Served without reading the record: the key's access word is touched
+    // here (Redis's lookupKey touches before it checks the type).
+    this.store.touchKey(e.key);
     if (e.value.type !== type) return { status: 'wrongType', type: e.value.type };
     if (e.evicting) this.unmarkEvicting(e);
     this.touch(e);
@@ -608,6 +611,11 @@ export class CollectionStore {
     value: CollectionValue,
     bytes: Buffer,
   ): Promise<void> | undefined {
+    // A write-back is no access: the lookup that changed the value touched
+    // the key's access word already (hit, or the store read of a load).
+    const access = this.store.access;
+    const touching = access.touching;
+    access.touching = false;
     const r = this.store.upsert(
       e.key,
       bytes,
@@ -615,6 +623,7 @@ export class CollectionStore {
       SetFlag.XX | SetFlag.KEEP_TTL,
       value.type as never,
     );
+    access.touching = touching;
     if (r.status === 'pending') {
       return r.pending.then(
         (res) => {

@@ -32,6 +32,11 @@ export interface AccessPolicy {
 export class AccessClock {
   /** Whether lookups update the entry's word (off: OBJECT-like lookups, CLIENT NO-TOUCH). */
   touching = true;
+  /**
+   * Counts the owner's commands: a command that finds its key twice (a
+   * probe, then the write) counts one LFU access, as Redis's one lookup.
+   */
+  command = 0;
   lfu = false;
   logFactor = 10;
   decayTime = 1;
@@ -69,6 +74,19 @@ export class AccessClock {
     if (!this.lfu) return this.lru;
     const counter = this.logIncr(this.decayed(word));
     return ((this.minutes << 8) | counter) >>> 0;
+  }
+
+  /**
+   * The word of a value created with a given frequency or idle time
+   * (RESTORE's FREQ, IDLETIME; -1 when not given), as Redis's
+   * objectSetLRUOrLFU: only the figure of the policy in force counts.
+   */
+  created(freq: number, idleSeconds: number): number {
+    if (this.lfu) return freq >= 0 ? ((this.minutes << 8) | freq) >>> 0 : this.fresh;
+    if (idleSeconds < 0) return this.fresh;
+    const abs = this.lru - idleSeconds;
+    // Redis: an idle time past the clock's start gives a time half-way ahead.
+    return abs >= 0 ? abs : (this.lru + (LRU_CLOCK_MAX >>> 1)) % LRU_CLOCK_MAX;
   }
 
   /** Redis's estimateObjectIdleTime, in ms. */

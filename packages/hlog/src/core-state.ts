@@ -133,7 +133,7 @@ export class CoreState {
    * The keys' access clock (Redis's LRU/LFU field, per index entry): its
    * owner ticks it and sets `touching` around each command that may touch.
    */
-  readonly access: AccessClock;
+  access: AccessClock;
   closed = false;
   /**
    * While checkpoint hooks run: the promises of the operations they start
@@ -275,6 +275,15 @@ export class CoreState {
       return L_FOUND;
     }
     return L_DISK;
+  }
+
+  /**
+   * Makes `clock` this store's access clock (a server shares one among its
+   * databases: one policy, one tick, one `touching` per command).
+   */
+  useAccessClock(clock: AccessClock): void {
+    this.access = clock;
+    this.index.clock = clock;
   }
 
   /** Is the located record a live value (not deleted, not expired)? */

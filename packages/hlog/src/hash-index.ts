@@ -92,6 +92,10 @@ export class HashIndex {
   /** Where the last `find` or `compareAndSet` left its entry: bucket (or overflow id) and slot, -1 none. */
   private lastBucket = 0;
   private lastSlot = -1;
+  /** The entry the last LFU touch counted, and in which of the clock's commands. */
+  private countedBucket = 0;
+  private countedSlot = -1;
+  private countedCommand = -1;
   /** The clock new entries take their word from and touches use. */
   clock: AccessClock;
   /** False for an index read from a snapshot without access words (its owner fills them). */
@@ -640,12 +644,25 @@ export class HashIndex {
     const slot = this.lastSlot;
     if (slot < 0) return;
     const clock = this.clock;
-    if (!clock.lfu && slot < OVERFLOW_SLOT) {
-      const b = this.lastBucket;
-      this.primaryAccess[b >>> CHUNK_BITS]![(b & CHUNK_MASK) * SLOTS + slot] = clock.lru;
+    const b = this.lastBucket;
+    if (!clock.lfu) {
+      if (slot < OVERFLOW_SLOT) {
+        this.primaryAccess[b >>> CHUNK_BITS]![(b & CHUNK_MASK) * SLOTS + slot] = clock.lru;
+      } else this.setAccess(b, slot, clock.lru);
       return;
     }
-    this.setAccess(this.lastBucket, slot, clock.touched(this.getAccess(this.lastBucket, slot)));
+    // Counted once per command (LRU's store is the same however many times).
+    if (
+      clock.command === this.countedCommand &&
+      b === this.countedBucket &&
+      slot === this.countedSlot
+    ) {
+      return;
+    }
+    this.countedCommand = clock.command;
+    this.countedBucket = b;
+    this.countedSlot = slot;
+    this.setAccess(b, slot, clock.touched(this.getAccess(b, slot)));
   }
 
   /** The access word of the entry the last `find` or `compareAndSet` left, -1 when none. */

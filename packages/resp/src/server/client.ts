@@ -19,8 +19,8 @@ export class Client extends Dispatcher {
   libVer = '';
   noEvict = false;
   /**
-   * CLIENT NO-TOUCH: its reads leave keys' access time alone. Strata's log
-   * keeps no access time (OBJECT IDLETIME is refused), so this is only its flag `T`.
+   * CLIENT NO-TOUCH (Redis 7.2): its commands leave the keys' access clock
+   * (OBJECT IDLETIME/FREQ) alone, but TOUCH; CLIENT LIST flag `T`.
    */
   noTouch = false;
   /** The families' per-client state (ClientSlot), dropped at close. */

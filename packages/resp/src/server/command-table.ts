@@ -197,6 +197,13 @@ export interface CommandDefinition {
   readonly parseAhead?: number;
   /** Runs at once inside MULTI instead of being queued (Redis's EXEC, DISCARD, MULTI, WATCH, QUIT, RESET). */
   readonly runsInMulti?: boolean;
+  /**
+   * How its key lookups treat the keys' access clock (OBJECT IDLETIME/FREQ):
+   * `none`, Redis's LOOKUP_NOTOUCH lookups (OBJECT, TYPE, EXISTS, TTL...);
+   * `always`, even for a CLIENT NO-TOUCH client (TOUCH). Default: they
+   * touch unless the client is NO-TOUCH.
+   */
+  readonly touch?: 'none' | 'always';
   /** Runs the MULTI queue (EXEC): refused while the disk fails when the queue writes, and aborts it. */
   readonly runsTransaction?: boolean;
   /** Refused like a write while the disk fails, though it writes nothing (PING: monitoring notices). */
@@ -237,6 +244,8 @@ export class CommandSpec {
   readonly wholeLog: boolean;
   /** See CommandDefinition: flags the dispatcher reads on the hot path, copied here. */
   readonly argvFree: boolean;
+  /** From CommandDefinition.touch: 0 none, 1 unless NO-TOUCH, 2 always. */
+  readonly touch: 0 | 1 | 2;
   readonly runsInMulti: boolean;
   readonly runsTransaction: boolean;
   readonly refusedOnWriteError: boolean;
@@ -279,6 +288,7 @@ export class CommandSpec {
     this.parent = parent;
     this.wholeLog = def.wholeLog ?? false;
     this.argvFree = def.argvFree ?? false;
+    this.touch = def.touch === 'none' ? 0 : def.touch === 'always' ? 2 : 1;
     this.runsInMulti = def.runsInMulti ?? false;
     this.runsTransaction = def.runsTransaction ?? false;
     this.refusedOnWriteError = def.refusedOnWriteError ?? false;

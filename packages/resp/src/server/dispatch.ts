@@ -441,15 +441,22 @@ export abstract class Dispatcher extends Connection {
     // this one calls (a script's, EXEC's): each of those starts when it starts.
     const started = this.clockMark >= 0 ? this.clockMark : performance.now();
     this.clockMark = -1;
+    // Its lookups touch the keys' access clock as Redis's lookupKey decides;
+    // an operation that waits for the disk keeps what it started with.
+    const access = this.server.access;
+    access.touching = spec.touch === 2 || (spec.touch === 1 && !this.client.noTouch);
+    access.command++;
     let result: CommandResult;
     try {
       result = spec.handler!(this.client, argv);
     } catch (e) {
+      access.touching = false;
       this.replyError(e);
       this.finish(spec, argv, started, performance.now(), true);
       if (this.commandObserver !== null) this.commandObserver(this.client, spec, argv);
       return undefined;
     }
+    access.touching = false;
     if (result === undefined) {
       if (log !== null) this.logWrite(log, spec, argv, start, now);
       // A command flagged argvFree that ended here kept nothing of argv: the parser reuses it.

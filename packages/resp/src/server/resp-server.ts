@@ -178,6 +178,7 @@ export class RespServer {
     this.keyspace = new Keyspace(
       watchedStores(provider, (s) => {
         this.health.watch(s);
+        s.useAccessClock(this.state.access);
         // Read at the event: SWAPDB moves a store to another index.
         s.count.onExpired = (key) => this.state.keyExpired(s, key);
       }),
@@ -269,6 +270,7 @@ export class RespServer {
     this.state.host = address.host;
     this.state.metrics.start();
     this.state.idleClients.start();
+    this.state.accessTicker.start();
     return address;
   }
 
@@ -334,6 +336,7 @@ export class RespServer {
       this.state.metrics.stop();
       this.state.idleClients.stop();
       for (const onServerClose of this.state.hooks.onServerClose) onServerClose(this.state);
+      this.state.accessTicker.stop();
       const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
       for (const c of this.state.clients.values()) c.kill();
       await closed;

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { AccessClock } from '@strata/hlog';
 import type {
   AclUsers,
   AppParameter,
@@ -13,6 +14,7 @@ import type { CommandLog } from './command-log.js';
 import type { CommandSpec, CommandTable } from './command-table.js';
 import { ExpiryPace } from './expiry-pace.js';
 import type { FamilyHooks, LoggedForm } from './family-hooks.js';
+import { AccessTicker } from './access-ticker.js';
 import { IdleClients } from './idle-clients.js';
 import { InstantaneousMetrics } from './instantaneous-metrics.js';
 import type { Keyspace } from './keyspace.js';
@@ -114,6 +116,12 @@ export class ServerState {
   /** INFO's instantaneous rates and memory peak, sampled while the server listens. */
   readonly metrics = new InstantaneousMetrics(this.stats);
   readonly idleClients = new IdleClients(this);
+  /** The keys' access clock (OBJECT IDLETIME/FREQ), shared by the databases' stores. */
+  readonly accessTicker = new AccessTicker();
+
+  get access(): AccessClock {
+    return this.accessTicker.clock;
+  }
 
   /** SLOWLOG's entries and its two parameters (the dispatcher adds what is slow). */
   readonly slowlog = new SlowLog();

@@ -2,12 +2,9 @@ import { RecordType } from '@strata/hlog';
 import { CommandError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import type { CommandResult } from '../../server/command-table.js';
-import { refCount, stringEncoding } from '../keys/object.js';
+import { accessWordOf, refCount, stringEncoding } from '../keys/object.js';
 
 const noSuchKey = () => new CommandError('ERR_NO_SUCH_KEY', 'ERR no such key');
-
-/** Redis's LRU clock: seconds, 24 bits. */
-const lruClock = (): number => Math.floor(Date.now() / 1000) & 0xffffff;
 
 /** rdbSaveLen's size for a length. */
 const lenBytes = (n: number): number => (n < 64 ? 1 : n < 16384 ? 2 : n <= 0xffffffff ? 5 : 9);
@@ -36,16 +33,25 @@ function stringSerializedLength(bytes: Uint8Array, off: number, len: number): nu
   return lenBytes(len) + len;
 }
 
-function line(encoding: string, refcount: number, serialized: number): string {
+function line(
+  c: Client,
+  key: Buffer,
+  encoding: string,
+  refcount: number,
+  serialized: number,
+): string {
+  // Redis's raw 24-bit field and estimateObjectIdleTime, whatever the policy.
+  const word = accessWordOf(c, key);
+  const idle = Math.floor(c.server.access.idleMs(word) / 1000);
   // No object address here: a stable made-up one keeps the shape.
-  return `Value at:0x0 refcount:${refcount} encoding:${encoding} serializedlength:${serialized} lru:${lruClock()} lru_seconds_idle:0`;
+  return `Value at:0x0 refcount:${refcount} encoding:${encoding} serializedlength:${serialized} lru:${word} lru_seconds_idle:${idle}`;
 }
 
 /**
  * DEBUG OBJECT key: Redis's line, with OBJECT ENCODING's and OBJECT
- * REFCOUNT's values; lru is the clock now and idle 0, the line's shape
- * kept though the log keeps no access time (OBJECT IDLETIME refuses). A collection's serializedlength is its
- * record's size in strata's log, and Redis's quicklist fields are not given.
+ * REFCOUNT's values, lru and lru_seconds_idle from the key's access word
+ * (OBJECT IDLETIME's). A collection's serializedlength is its record's size
+ * in strata's log, and Redis's quicklist fields are not given.
  */
 export function debugObject(c: Client, argv: Buffer[]): CommandResult {
   const key = argv[2]!;
@@ -54,7 +60,13 @@ export function debugObject(c: Client, argv: Buffer[]): CommandResult {
     if (r.type === RecordType.STRING) {
       const answer = (b: Uint8Array, o: number, l: number) =>
         c.reply.simple(
-          line(stringEncoding(b, o, l), refCount(b, o, l), stringSerializedLength(b, o, l)),
+          line(
+            c,
+            key,
+            stringEncoding(b, o, l),
+            refCount(b, o, l),
+            stringSerializedLength(b, o, l),
+          ),
         );
       const v = c.store.read(key);
       if (v.status === 'found') answer(v.bytes, v.offset, v.length);
@@ -70,7 +82,7 @@ export function debugObject(c: Client, argv: Buffer[]): CommandResult {
     const found = c.collections.get(key, r.type);
     const answer = (x: Awaited<typeof found>) => {
       if (x.status !== 'found') throw noSuchKey();
-      c.reply.simple(line(x.value.encoding(), 1, x.value.encode().length));
+      c.reply.simple(line(c, key, x.value.encoding(), 1, x.value.encode().length));
     };
     if (found instanceof Promise) return found.then(answer);
     answer(found);

@@ -129,6 +129,8 @@ const debugCommand: CommandDefinition = {
   since: '1.0.0',
   complexity: 'Depends on subcommand.',
   summary: 'A container for debugging commands.',
+  // DEBUG OBJECT finds its key without lookupKey: no touch.
+  touch: 'none',
   handler(c, argv) {
     checkDebugAllowed(c);
     const name = argv[1]!.toString('latin1').toLowerCase();

@@ -14,11 +14,15 @@ import { fromRdbValue } from './value-bridge.js';
 interface RestoreOptions {
   replace: boolean;
   absTtl: boolean;
+  /** IDLETIME in seconds, -1 when not given. */
+  idle: number;
+  /** FREQ, -1 when not given. */
+  freq: number;
 }
 
 /** Redis's restoreCommand options: REPLACE, ABSTTL, IDLETIME s, FREQ f (one of the last two). */
 function parseOptions(argv: Buffer[]): RestoreOptions {
-  const o: RestoreOptions = { replace: false, absTtl: false };
+  const o: RestoreOptions = { replace: false, absTtl: false, idle: -1, freq: -1 };
   let idle = false;
   let freq = false;
   for (let j = 4; j < argv.length; j++) {
@@ -28,14 +32,14 @@ function parseOptions(argv: Buffer[]): RestoreOptions {
     else if (eqi(a, 'absttl')) o.absTtl = true;
     else if (eqi(a, 'idletime') && more && !freq) {
       idle = true;
-      // The log keeps no access clock: the idle time is checked, not kept.
-      if (parseInteger(argv[++j]!) < 0) {
+      o.idle = parseInteger(argv[++j]!);
+      if (o.idle < 0) {
         throw new CommandError('ERR_SYNTAX', 'ERR Invalid IDLETIME value, must be >= 0');
       }
     } else if (eqi(a, 'freq') && more && !idle) {
       freq = true;
-      const f = parseInteger(argv[++j]!);
-      if (f < 0 || f > 255) {
+      o.freq = parseInteger(argv[++j]!);
+      if (o.freq < 0 || o.freq > 255) {
         throw new CommandError('ERR_SYNTAX', 'ERR Invalid FREQ value, must be >= 0 and <= 255');
       }
     } else throw syntaxError();
@@ -109,6 +113,8 @@ export function restore(c: Client, argv: Buffer[]): CommandResult {
       return;
     }
     await settled(c.store.upsert(key, decoded.record, ttl, 0, decoded.type));
+    // A new value (even over a REPLACEd one): the access word is its own.
+    c.store.setAccessWord(key, c.server.access.created(o.freq, o.idle));
     notifyKeyspaceEvent(server, NotifyClass.generic, 'restore', key, c.db, c);
     await signalReady(c, c.db, key);
     c.reply.simple('OK');

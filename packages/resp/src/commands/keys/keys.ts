@@ -331,6 +331,13 @@ function transfer(
       c.reply.integer(0);
       return;
     }
+    // Redis's lookup of the source touches it; RENAME and MOVE move the
+    // object itself, so the destination keeps that access word, while
+    // COPY's destination is a new object. (This runs after the command's
+    // own turn, so the words are set here, not by the lookups.)
+    const access = server.access;
+    const srcWord = access.touched(Math.max(0, from.accessWord(src)));
+    from.setAccessWord(src, srcWord);
     const sameKey = from === to && src.equals(dst);
     if (sameKey) {
       // RENAME k k is OK, RENAMENX k k is 0 (Redis checks it after the lookup).
@@ -365,6 +372,8 @@ function transfer(
     }
     toCollections.invalidate(dst);
     await settled(to.upsert(dst, value, r.expiresAt, 0, r.type));
+    const copied = mode === 'copy' || mode === 'copy-replace';
+    to.setAccessWord(dst, copied ? access.fresh : srcWord);
     if (mode !== 'copy' && mode !== 'copy-replace') {
       fromCollections.invalidate(src);
       await settled(from.remove(src));
@@ -465,6 +474,8 @@ const ttlCommand = {
   ...genericGroup,
   keyFlags: ['RO', 'access'],
   complexity: 'O(1)',
+  // Redis's ttlGenericCommand looks the key up with LOOKUP_NOTOUCH.
+  touch: 'none',
 } as const;
 
 export const keyCommands: CommandDefinition[] = [
@@ -504,6 +515,8 @@ export const keyCommands: CommandDefinition[] = [
     since: '1.0.0',
     complexity: 'O(N) where N is the number of keys to check.',
     summary: 'Determines whether one or more keys exist.',
+    // Redis's existsCommand looks its keys up with LOOKUP_NOTOUCH.
+    touch: 'none',
     handler: (c, argv) => countKeys(c, argv, exists, existsEvents),
   },
   {
@@ -516,6 +529,8 @@ export const keyCommands: CommandDefinition[] = [
     complexity: 'O(N) where N is the number of keys that will be touched.',
     summary:
       'Returns the number of existing keys out of those specified after updating the time they were last accessed.',
+    // Even for a CLIENT NO-TOUCH client: touching is what it is for.
+    touch: 'always',
     handler: (c, argv) => countKeys(c, argv, exists, existsEvents),
   },
   {
@@ -527,6 +542,7 @@ export const keyCommands: CommandDefinition[] = [
     since: '1.0.0',
     complexity: 'O(1)',
     summary: 'Determines the type of value stored at a key.',
+    touch: 'none',
     handler(c, argv) {
       return withProbe(c, argv[1]!, (r, waited) => {
         if (r.status === 'found') c.reply.simple(typeName(r.type));

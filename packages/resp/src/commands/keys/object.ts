@@ -7,7 +7,6 @@ import type {
   CommandHandler,
   CommandResult,
 } from '../../server/command-table.js';
-import { readConfig } from '../server/config.js';
 import { genericGroup } from '../shared/command-groups.js';
 import { expiredOnMiss } from '../shared/expiry.js';
 import { helpReply } from '../shared/help-reply.js';
@@ -110,38 +109,57 @@ const encoding: CommandHandler = (c, argv): CommandResult => {
 const SWITCH_NOTE =
   'Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.';
 
-/** Whether maxmemory-policy is an LFU one (Redis's MAXMEMORY_FLAG_LFU). */
-function lfuPolicy(c: Client): boolean {
-  return readConfig(c.server, 'maxmemory-policy').endsWith('-lfu');
+/**
+ * The access word of a key just found (its index entry's, shared with the
+ * keys of the same entry; access-clock.ts in @strata/hlog).
+ */
+export function accessWordOf(c: Client, key: Buffer): number {
+  const word = c.store.accessWord(key);
+  return word < 0 ? c.server.access.fresh : word;
 }
 
 /**
  * OBJECT FREQ and IDLETIME, after the key was found: Redis's refusal when
- * the policy does not track that figure. When it would, strata still has
- * no figure to give: the log's index entry is a tag and an address (8
- * bytes, hash-index.ts) with no access clock or counter, so the reply is
- * an error saying so rather than an invented number.
+ * the policy does not keep that figure (FREQ without an LFU
+ * maxmemory-policy, IDLETIME with one), else the figure from the key's
+ * access word, as Redis's estimateObjectIdleTime / 1000 and LFUDecrAndReturn.
  */
-function accessFigure(c: Client, wanted: 'freq' | 'idletime'): never {
-  const lfu = lfuPolicy(c);
-  if (wanted === 'freq' && !lfu) {
+function accessFigure(c: Client, key: Buffer, wanted: 'freq' | 'idletime'): void {
+  const access = c.server.access;
+  if (wanted === 'freq' && !access.lfu) {
     throw new CommandError(
       'ERR_UNSUPPORTED',
       `ERR An LFU maxmemory policy is not selected, access frequency not tracked. ${SWITCH_NOTE}`,
     );
   }
-  if (wanted === 'idletime' && lfu) {
+  if (wanted === 'idletime' && access.lfu) {
     throw new CommandError(
       'ERR_UNSUPPORTED',
       `ERR An LFU maxmemory policy is selected, idle time not tracked. ${SWITCH_NOTE}`,
     );
   }
-  throw new CommandError(
-    'ERR_UNSUPPORTED',
-    wanted === 'freq'
-      ? 'ERR access frequency not tracked: this server keeps no per-key access counter'
-      : 'ERR idle time not tracked: this server keeps no per-key access clock',
+  const word = accessWordOf(c, key);
+  c.reply.integer(
+    wanted === 'freq' ? access.decayed(word) : Math.floor(access.idleMs(word) / 1000),
   );
+}
+
+/** OBJECT FREQ / IDLETIME: null for a missing key, else the figure (the value is not read). */
+function accessCommand(wanted: 'freq' | 'idletime'): CommandHandler {
+  return (c, argv): CommandResult => {
+    const key = argv[2]!;
+    const answer = (found: boolean, waited: boolean): void => {
+      if (found) accessFigure(c, key, wanted);
+      else {
+        expiredOnMiss(c, key, waited);
+        c.reply.null();
+      }
+    };
+    const p = c.store.probe(key);
+    if (p.status === 'pending') return p.pending.then((r) => answer(r.status === 'found', true));
+    answer(p.status === 'found', false);
+    return undefined;
+  };
 }
 
 const HELP = [
@@ -174,6 +192,8 @@ const objectSubcommand = {
   keyFlags: ['RO'],
   tips: ['nondeterministic_output'],
   complexity: 'O(1)',
+  // Redis's objectCommandLookup: LOOKUP_NOTOUCH.
+  touch: 'none',
 } as const;
 
 export const objectCommand: CommandDefinition = {
@@ -199,14 +219,14 @@ export const objectCommand: CommandDefinition = {
       ...objectSubcommand,
       since: '4.0.0',
       summary: 'Returns the logarithmic access frequency counter of a Redis object.',
-      handler: withValue((c) => accessFigure(c, 'freq')),
+      handler: accessCommand('freq'),
     },
     {
       name: 'idletime',
       ...objectSubcommand,
       since: '2.2.3',
       summary: 'Returns the time since the last access to a Redis object.',
-      handler: withValue((c) => accessFigure(c, 'idletime')),
+      handler: accessCommand('idletime'),
     },
     {
       name: 'refcount',

@@ -42,6 +42,8 @@ const memoryCommand: CommandDefinition = {
       name: 'usage',
       arity: -3,
       flags: ['readonly'],
+      // Redis's memoryCommand finds the key with dictFind: no touch.
+      touch: 'none',
       firstKey: 2,
       lastKey: 2,
       step: 1,

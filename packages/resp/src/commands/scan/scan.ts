@@ -179,6 +179,8 @@ export const scanCommands: CommandDefinition[] = [
   },
   {
     name: 'keys',
+    // The key space walk reads records, looks no key up: no touch.
+    touch: 'none',
     arity: 2,
     flags: ['readonly'],
     ...NO_KEYS,
@@ -204,6 +206,7 @@ export const scanCommands: CommandDefinition[] = [
   },
   {
     name: 'scan',
+    touch: 'none',
     arity: -2,
     flags: ['readonly'],
     ...NO_KEYS,
@@ -218,6 +221,7 @@ export const scanCommands: CommandDefinition[] = [
   },
   {
     name: 'randomkey',
+    touch: 'none',
     arity: 1,
     flags: ['readonly'],
     ...NO_KEYS,

@@ -314,6 +314,10 @@ export const PARAMETERS: readonly ParameterSpec[] = [
       'noeviction',
     ],
     'noeviction',
+    {
+      strata: true,
+      note: 'an LFU policy makes the keys\' access words LFU counters (OBJECT FREQ), else LRU clocks (OBJECT IDLETIME); nothing is evicted',
+    },
   ),
   oneOf('appendfsync', ['everysec', 'always', 'no'], 'everysec', {
     app: true,
@@ -397,8 +401,14 @@ export const PARAMETERS: readonly ParameterSpec[] = [
   int('active-defrag-cycle-max', 1n, 99n, '25'),
   int('active-defrag-threshold-lower', 0n, 1000n, '10'),
   int('active-defrag-threshold-upper', 0n, 1000n, '100'),
-  int('lfu-log-factor', 0n, INT_MAX, '10'),
-  int('lfu-decay-time', 0n, INT_MAX, '1'),
+  int('lfu-log-factor', 0n, INT_MAX, '10', {
+    strata: true,
+    note: 'how slowly the LFU counter of OBJECT FREQ grows',
+  }),
+  int('lfu-decay-time', 0n, INT_MAX, '1', {
+    strata: true,
+    note: 'minutes per decrement of the LFU counter of OBJECT FREQ',
+  }),
   int('replica-priority', 0n, INT_MAX, '100', { alias: 'slave-priority' }),
   int('repl-diskless-sync-delay', 0n, INT_MAX, '5'),
   int('maxmemory-samples', 1n, INT_MAX, '5'),

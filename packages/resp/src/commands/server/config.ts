@@ -12,6 +12,7 @@ import { NO_KEYS } from '../shared/key-positions.js';
 import { trackingServer } from '../tracking/tracking-state.js';
 import type { AppParameter } from './app-parameter.js';
 import { formatOutputLimits, parseOutputLimits } from './config-output-limits.js';
+import { accessPolicy } from './access-policy.js';
 import { PARAMETER_NAMES, type ParameterName } from './config-parameters.js';
 import { rewriteConfigText } from './config-rewrite.js';
 import { checkValue } from './config-validate.js';
@@ -41,7 +42,36 @@ function limit(name: keyof EncodingLimits): Binding {
   };
 }
 
+/**
+ * A parameter of the keys' access clock (maxmemory-policy, lfu-log-factor,
+ * lfu-decay-time): kept as stored ones are, and applied to the server's
+ * clock at once, as Redis reads them on the next lookup.
+ */
+function accessParameter(name: string, def: string): Binding {
+  return {
+    get: (s) => s.peekState(storedValues)?.get(name) ?? def,
+    set(s, v) {
+      store(s, name, v);
+      applyAccessPolicy(s);
+    },
+  };
+}
+
+/** Configures the server's access clock from the three parameters (at start and on CONFIG SET). */
+export function applyAccessPolicy(s: ServerState): void {
+  s.access.configure(
+    accessPolicy(
+      readConfig(s, 'maxmemory-policy'),
+      readConfig(s, 'lfu-log-factor'),
+      readConfig(s, 'lfu-decay-time'),
+    ),
+  );
+}
+
 const BINDINGS: Readonly<Record<string, Binding>> = {
+  'maxmemory-policy': accessParameter('maxmemory-policy', 'noeviction'),
+  'lfu-log-factor': accessParameter('lfu-log-factor', '10'),
+  'lfu-decay-time': accessParameter('lfu-decay-time', '1'),
   requirepass: {
     get: (s) => s.config.requirepass ?? '',
     set(s, v) {

@@ -1,5 +1,6 @@
 import type { CommandFamily } from '../family.js';
 import { commandCommand } from './command.js';
+import { applyAccessPolicy } from './config.js';
 import { latencyCommand } from './latency.js';
 import { lolwutCommand } from './lolwut.js';
 import { monitorCommand, stopMonitoring } from './monitor.js';
@@ -29,7 +30,15 @@ export function serverFamily(options: ServerFamilyOptions = {}): CommandFamily {
       monitorCommand,
       lolwutCommand,
     ],
-    hooks: { onClientReset: stopMonitoring, onClientClose: stopMonitoring },
+    hooks: {
+      onClientReset: stopMonitoring,
+      onClientClose: stopMonitoring,
+      // An app's maxmemory-policy (configValues) is known by now.
+      beforeListen: (s) => {
+        applyAccessPolicy(s);
+        return Promise.resolve();
+      },
+    },
   };
 }
 
