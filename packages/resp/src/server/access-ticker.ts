@@ -10,10 +10,12 @@ const TICK_MS = 100;
  * listens.
  */
 export class AccessTicker {
-  readonly clock = new AccessClock(Date.now);
+  readonly clock: AccessClock;
   private timer: NodeJS.Timeout | null = null;
 
-  constructor() {
+  /** `now`: ms since the epoch (tests move it). */
+  constructor(now: () => number = Date.now) {
+    this.clock = new AccessClock(now);
     // Outside a command nothing touches (write-backs, compaction).
     this.clock.touching = false;
   }

@@ -67,6 +67,8 @@ export interface RespServerOptions {
   readonly queryBufferLimit?: number;
   /** Seconds a client may stay idle before it is closed (Redis's `timeout`). Default 0: never. */
   readonly timeout?: number;
+  /** Time source (ms since the epoch) of the keys' access clock, OBJECT IDLETIME/FREQ's. Default Date.now (tests move it). */
+  readonly accessClock?: () => number;
   /** Seconds before TCP keepalive probes on an idle connection (`tcp-keepalive`). Default 300, as Redis; 0: off. */
   readonly tcpKeepAlive?: number;
   /** Extra commands, or replacements of built-in ones by name. */
@@ -235,6 +237,7 @@ export class RespServer {
       users: (table) => new AclUsers(table),
       hooks: families.flatMap((f) => (f.hooks === undefined ? [] : [f.hooks])),
       parseAhead,
+      ...(options.accessClock !== undefined && { accessNow: options.accessClock }),
     });
     this.state.commandLog = options.commandLog ?? null;
     this.state.infoSections = options.infoSections ?? {};

@@ -81,6 +81,8 @@ export interface ServerStateOptions {
    * server: the dispatcher only holds them).
    */
   readonly users: (table: CommandTable) => AclUsers;
+  /** Time source of the keys' access clock (ms). Default Date.now. */
+  readonly accessNow?: () => number;
 }
 
 /**
@@ -117,7 +119,7 @@ export class ServerState {
   readonly metrics = new InstantaneousMetrics(this.stats);
   readonly idleClients = new IdleClients(this);
   /** The keys' access clock (OBJECT IDLETIME/FREQ), shared by the databases' stores. */
-  readonly accessTicker = new AccessTicker();
+  readonly accessTicker: AccessTicker;
 
   get access(): AccessClock {
     return this.accessTicker.clock;
@@ -194,6 +196,7 @@ export class ServerState {
   ) {
     this.configValue = config;
     this.expiryPace = new ExpiryPace(keyspace);
+    this.accessTicker = new AccessTicker(options.accessNow);
     this.users = options.users(table);
     this.users.setRequirepass(config.requirepass);
     this.aheadMatcher = options.parseAhead === false ? null : ParseAheadMatcher.from(table);

@@ -3,10 +3,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startServer, type TestServer } from '../support/test-server.js';
 
 /**
- * What the recorded compat cases cannot show: OBJECT FREQ under an LFU
- * policy and IDLETIME under another one (strata keeps no access clock, so
- * both are refused where Redis answers a number), and the percentiles INFO
- * latencystats derives from the LATENCY HISTOGRAM buckets.
+ * What the recorded compat cases cannot show: the percentiles INFO
+ * latencystats derives from the LATENCY HISTOGRAM buckets. (OBJECT FREQ
+ * and IDLETIME over time: access-clock.test.ts.)
  */
 let t: TestServer;
 beforeAll(async () => {
@@ -14,29 +13,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await t.stop();
-});
-
-describe('OBJECT FREQ and IDLETIME without an access clock', () => {
-  test('refused with a reason, never a made-up number', async () => {
-    const c = createClient({ socket: { port: t.port, host: '127.0.0.1' } });
-    await c.connect();
-    try {
-      await c.set('ix:k', 'v');
-      await c.configSet('maxmemory-policy', 'allkeys-lru');
-      await expect(c.sendCommand(['OBJECT', 'IDLETIME', 'ix:k'])).rejects.toThrow(
-        'ERR idle time not tracked: this server keeps no per-key access clock',
-      );
-      await c.configSet('maxmemory-policy', 'allkeys-lfu');
-      await expect(c.sendCommand(['OBJECT', 'FREQ', 'ix:k'])).rejects.toThrow(
-        'ERR access frequency not tracked: this server keeps no per-key access counter',
-      );
-      // A missing key is null before any policy check, as in Redis.
-      expect(await c.sendCommand(['OBJECT', 'FREQ', 'ix:none'])).toBeNull();
-    } finally {
-      await c.configSet('maxmemory-policy', 'noeviction');
-      await c.quit();
-    }
-  });
 });
 
 describe('INFO latencystats', () => {
