@@ -77,7 +77,10 @@ describe('index access words', () => {
       // Keys sharing an entry share its word: the first one created it.
       let first = i;
       for (let j = 1; j < i; j++) {
-        if (idx.bucketOf(keyHash(j)) === idx.bucketOf(keyHash(i)) && idx.tagOf(keyHash(j)) === idx.tagOf(keyHash(i))) {
+        if (
+          idx.bucketOf(keyHash(j)) === idx.bucketOf(keyHash(i)) &&
+          idx.tagOf(keyHash(j)) === idx.tagOf(keyHash(i))
+        ) {
           first = j;
           break;
         }
@@ -95,7 +98,8 @@ describe('index access words', () => {
     // The snapshot keeps the words.
     const copy = HashIndex.fromSnapshot(Buffer.concat(idx.snapshot()));
     expect(copy.accessLoaded).toBe(true);
-    for (let i = 1; i <= n; i += 97) expect(copy.accessOf(keyHash(i))).toBe(idx.accessOf(keyHash(i)));
+    for (let i = 1; i <= n; i += 97)
+      expect(copy.accessOf(keyHash(i))).toBe(idx.accessOf(keyHash(i)));
     // A removed entry's slot starts afresh when reused.
     idx.remove(keyHash(500), idx.find(keyHash(500)));
     expect(idx.accessOf(keyHash(500))).toBe(-1);
@@ -113,7 +117,11 @@ describe('index access words', () => {
     expect(copy.accessLoaded).toBe(false);
     expect(copy.find(keyHash(7))).toBe(7 * 8 + 32);
     const device = new MemoryDevice({ segmentSize: 1 << 16 });
-    const core = new StoreCore({ device, memory: 4096, pageSize: 1024, clock: () => 77_000 }, undefined, copy);
+    const core = new StoreCore(
+      { device, memory: 4096, pageSize: 1024, clock: () => 77_000 },
+      undefined,
+      copy,
+    );
     expect(core.index.accessOf(keyHash(7))).toBe(77);
   });
 });

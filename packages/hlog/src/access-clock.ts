@@ -112,7 +112,7 @@ export class AccessClock {
   private logIncr(counter: number): number {
     if (counter === 255) return 255;
     const base = counter - LFU_INIT_VAL;
-    const p = 1 / ((base < 0 ? 0 : base) * this.logFactor + 1);
+    const p = 1 / (Math.max(base, 0) * this.logFactor + 1);
     return this.random() < p ? counter + 1 : counter;
   }
 }

@@ -772,7 +772,8 @@ export class HashIndex {
       }
     } else {
       // Format 1 kept no access words: every entry counts as accessed at load.
-      for (let i = 0; i < primaryChunks; i++) index.primaryAccess.push(new Uint32Array(ACHUNK_WORDS));
+      for (let i = 0; i < primaryChunks; i++)
+        index.primaryAccess.push(new Uint32Array(ACHUNK_WORDS));
       for (let i = 0; i < overflowChunks; i++) {
         index.overflowAccess.push(new Uint32Array(OACHUNK_WORDS));
       }

@@ -8,13 +8,13 @@ import type {
 } from '../commands/index.js';
 import type { CommandError } from '../errors.js';
 import { oneLine } from '../errors.js';
+import { AccessTicker } from './access-ticker.js';
 import type { Client } from './client.js';
 import { ClientPause } from './client-pause.js';
 import type { CommandLog } from './command-log.js';
 import type { CommandSpec, CommandTable } from './command-table.js';
 import { ExpiryPace } from './expiry-pace.js';
 import type { FamilyHooks, LoggedForm } from './family-hooks.js';
-import { AccessTicker } from './access-ticker.js';
 import { IdleClients } from './idle-clients.js';
 import { InstantaneousMetrics } from './instantaneous-metrics.js';
 import type { Keyspace } from './keyspace.js';

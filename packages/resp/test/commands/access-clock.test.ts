@@ -1,8 +1,8 @@
 import { execFile, spawnSync } from 'node:child_process';
-import { promisify } from 'node:util';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { RespServer } from '../../src/server/resp-server.js';
@@ -103,7 +103,15 @@ describe('OBJECT IDLETIME (an LRU policy)', () => {
 
 describe('OBJECT FREQ (an LFU policy)', () => {
   test('rises with accesses and decays by lfu-decay-time', async () => {
-    await r.config('SET', 'maxmemory-policy', 'allkeys-lfu', 'lfu-log-factor', '0', 'lfu-decay-time', '1');
+    await r.config(
+      'SET',
+      'maxmemory-policy',
+      'allkeys-lfu',
+      'lfu-log-factor',
+      '0',
+      'lfu-decay-time',
+      '1',
+    );
     await r.set('ic:f', 'v');
     expect(await r.object('FREQ', 'ic:f')).toBe(5);
     for (let i = 0; i < 5; i++) await r.get('ic:f');

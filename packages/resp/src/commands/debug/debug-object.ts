@@ -60,13 +60,7 @@ export function debugObject(c: Client, argv: Buffer[]): CommandResult {
     if (r.type === RecordType.STRING) {
       const answer = (b: Uint8Array, o: number, l: number) =>
         c.reply.simple(
-          line(
-            c,
-            key,
-            stringEncoding(b, o, l),
-            refCount(b, o, l),
-            stringSerializedLength(b, o, l),
-          ),
+          line(c, key, stringEncoding(b, o, l), refCount(b, o, l), stringSerializedLength(b, o, l)),
         );
       const v = c.store.read(key);
       if (v.status === 'found') answer(v.bytes, v.offset, v.length);

@@ -316,7 +316,7 @@ export const PARAMETERS: readonly ParameterSpec[] = [
     'noeviction',
     {
       strata: true,
-      note: 'an LFU policy makes the keys\' access words LFU counters (OBJECT FREQ), else LRU clocks (OBJECT IDLETIME); nothing is evicted',
+      note: "an LFU policy makes the keys' access words LFU counters (OBJECT FREQ), else LRU clocks (OBJECT IDLETIME); nothing is evicted",
     },
   ),
   oneOf('appendfsync', ['everysec', 'always', 'no'], 'everysec', {

@@ -10,9 +10,9 @@ import { formatNotifyFlags, parseNotifyFlags } from '../pubsub/keyspace-events.j
 import { helpReply } from '../shared/help-reply.js';
 import { NO_KEYS } from '../shared/key-positions.js';
 import { trackingServer } from '../tracking/tracking-state.js';
+import { accessPolicy } from './access-policy.js';
 import type { AppParameter } from './app-parameter.js';
 import { formatOutputLimits, parseOutputLimits } from './config-output-limits.js';
-import { accessPolicy } from './access-policy.js';
 import { PARAMETER_NAMES, type ParameterName } from './config-parameters.js';
 import { rewriteConfigText } from './config-rewrite.js';
 import { checkValue } from './config-validate.js';
