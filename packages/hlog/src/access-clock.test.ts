@@ -175,7 +175,12 @@ describe('store access', () => {
     s.access.touching = true;
     s.upsert(k('a'), k('1'));
     expect(s.access.decayed(s.accessWord(k('a')))).toBe(LFU_INIT_VAL);
+    // One command that finds its key twice (a read, then the write) counts once.
+    s.access.command++;
     s.read(k('a'));
+    s.upsert(k('a'), k('2'));
+    expect(s.access.decayed(s.accessWord(k('a')))).toBe(LFU_INIT_VAL + 1);
+    s.access.command++;
     s.upsert(k('a'), k('2'));
     expect(s.access.decayed(s.accessWord(k('a')))).toBe(LFU_INIT_VAL + 2);
     s.delete(k('a'));
