@@ -74,6 +74,9 @@ export function rangeStep(
     c.counters.misses++;
     return R_NOT_FOUND;
   }
+  // Touched before the type check, as Redis's lookup is (a round that
+  // waits for a blob's chunks counts once: one command, one count).
+  if (c.access.touching) c.index.touchLast();
   const s = c.locSpace;
   const off = c.locOff;
   const type = typeOf(s, off);
