@@ -88,11 +88,12 @@ export class SyncCore extends CoreState {
   }
 
   /**
-   * Records an access to `key` when the clock is `touching`: for a value
-   * served without reading its record (a cached collection).
+   * Records an access to `key` when `touching` (default: the clock's flag
+   * now): for a value served without this store's read step (a cached
+   * collection, a batch read from the device).
    */
-  touchKey(key: Uint8Array): void {
-    if (!this.access.touching) return;
+  touchKey(key: Uint8Array, touching = this.access.touching): void {
+    if (!touching) return;
     if (this.index.find(hashKey(key)) !== 0) this.index.touchLast();
   }
 

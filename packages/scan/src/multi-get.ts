@@ -85,6 +85,9 @@ export async function multiGet(
   options: MultiGetOptions = {},
 ): Promise<MultiGetResult> {
   const clock = options.clock ?? Date.now;
+  // Whether the command touches its keys (the access clock) is known now;
+  // the records read from the device below are touched with it.
+  const touching = store.access.touching;
   const log = store.log;
   const P = log.pageSize;
   const results: ReadResult[] = new Array<ReadResult>(keys.length).fill(NOT_FOUND);
@@ -133,14 +136,24 @@ export async function multiGet(
           const r = walkSpan(got, span, P, c, now, log.begin);
           if (r === 'fallback') fallback.push(c.index);
           else if (r === 'next') next.push(c);
-          else results[c.index] = r;
+          else {
+            results[c.index] = r;
+            if (r.status === 'found') store.touchKey(c.key, touching);
+          }
         }
         if (got !== null && got.largest > estimate) estimate = Math.min(got.largest, MAX_ESTIMATE);
       }),
     );
     round = next;
   }
-  for (const i of fallback) results[i] = await store.get(keys[i]!);
+  for (const i of fallback) {
+    // The read starts now, so it takes the command's touching, not the clock's.
+    const outer = store.access.touching;
+    store.access.touching = touching;
+    const pending = store.get(keys[i]!);
+    store.access.touching = outer;
+    results[i] = await pending;
+  }
   return { results, pageReads, bytesRead, fallbacks: fallback.length };
 }
 

@@ -104,15 +104,21 @@ const CASES: readonly CompatCase[] = [
     ],
   },
   {
-    name: 'FREQ of a string read from the disk, RENAME keeps it, COPY starts over',
+    name: 'FREQ of strings read from the disk (GET, MGET), RENAME keeps it, COPY starts over',
     commands: [
       ...lfu,
       ['set', 'a3:s', 'v'],
       ['get', 'a3:s'],
       ['get', 'a3:s'],
       ['object', 'freq', 'a3:s'],
+      ['set', 'a3:m1', 'v'],
+      ['set', 'a3:m2', 'v'],
       fill('a3'),
       ['object', 'freq', 'a3:s'],
+      // Both from the disk: the first read on its own, the rest as a batch.
+      ['mget', 'a3:m1', 'a3:m2', 'a3:none'],
+      ['object', 'freq', 'a3:m1'],
+      ['object', 'freq', 'a3:m2'],
       ['get', 'a3:s'],
       ['object', 'freq', 'a3:s'],
       ['rename', 'a3:s', 'a3:t'],
