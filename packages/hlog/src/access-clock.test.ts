@@ -168,7 +168,7 @@ describe('store access', () => {
     expect(s.access.idleMs(s.accessWord(k('a')))).toBe(0);
   });
 
-  it('starts a deleted and re-created key afresh under LFU, and counts writes as accesses', () => {
+  it('starts a deleted, expired or re-created key afresh under LFU, and counts writes as accesses', async () => {
     const t = manual(600_000);
     const s = store(t.now);
     s.access.configure({ lfu: true, logFactor: 0, decayTime: 1 });
@@ -186,6 +186,25 @@ describe('store access', () => {
     s.delete(k('a'));
     s.upsert(k('a'), k('3'));
     expect(s.access.decayed(s.accessWord(k('a')))).toBe(LFU_INIT_VAL);
+    // An expired key written again is a new key too (its record still there).
+    s.access.command++;
+    s.upsert(k('e'), k('1'), t.now() + 1000);
+    s.access.command++;
+    s.read(k('e'));
+    expect(s.access.decayed(s.accessWord(k('e')))).toBe(LFU_INIT_VAL + 1);
+    t.set(600_000 + 2000);
+    s.access.command++;
+    s.upsert(k('e'), k('2'));
+    expect(s.access.decayed(s.accessWord(k('e')))).toBe(LFU_INIT_VAL);
+    // A read-modify-write (APPEND) of an expired key: a new key as well.
+    s.access.command++;
+    s.upsert(k('f'), k('1'), t.now() + 1000);
+    s.access.command++;
+    s.read(k('f'));
+    t.set(600_000 + 4000);
+    s.access.command++;
+    expect(await s.append(k('f'), k('x'))).toBe(1);
+    expect(s.access.decayed(s.accessWord(k('f')))).toBe(LFU_INIT_VAL);
     expect(s.setAccessWord(k('a'), (s.access.minutes << 8) | 100)).toBe(true);
     expect(s.access.decayed(s.accessWord(k('a')))).toBe(100);
     expect(s.setAccessWord(k('zz'), 1)).toBe(false);

@@ -342,12 +342,16 @@ export class CoreState {
     return st === L_NONE ? K_ABSENT : K_UNRESOLVED;
   }
 
-  /** Applies a write of `key` from state `prev` to `exp` (-1 deleted, 0 no expiry). */
-  keyChanged(key: Uint8Array, prev: number, exp: number): void {
+  /**
+   * Applies a write of `key` from state `prev` to `exp` (-1 deleted, 0 no
+   * expiry); `created`: no live value was there (its access word restarts).
+   */
+  keyChanged(key: Uint8Array, prev: number, exp: number, created = prev === K_ABSENT): void {
     this.count.changed(key, prev, exp, this.diskStart);
     if (exp < 0) return;
-    // A write reaches its key's entry: the index's last entry is it.
-    if (prev === K_ABSENT) this.index.setLastAccess(this.access.fresh);
+    // A write reaches its key's entry: the index's last entry is it. A key
+    // written where none lived (absent, deleted, expired) starts afresh.
+    if (created) this.index.setLastAccess(this.access.fresh);
     else if (this.access.touching) this.index.touchLast();
   }
 

@@ -67,7 +67,7 @@ export function rmwStep<C>(
       type,
     );
     if (code !== R_OK) return code;
-    c.keyChanged(key, prev, exp);
+    c.keyChanged(key, prev, exp, !live);
     u.bytes = blob;
     u.offset = 0;
     u.length = blob.length;
@@ -89,7 +89,7 @@ export function rmwStep<C>(
     const vo = c.writeNew(a, size, 0, key, len, 0, type);
     fns.initialValue(ctx, c.ring.bytes, vo, len);
     c.index.compareAndSet(h, c.entry, a);
-    c.keyChanged(key, prev, 0);
+    c.keyChanged(key, prev, 0, true);
     u.bytes = c.ring.bytes;
     u.offset = vo;
     u.length = len;

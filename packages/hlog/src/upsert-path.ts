@@ -48,6 +48,8 @@ export function upsertStep(
   const found = st === L_FOUND;
   const live = found && c.locLive();
   const prev = c.keyState(key, st);
+  // Unknown for a blind write over a record on the device: counted as there.
+  const created = st !== L_DISK && !live;
   let exp = expiresAt;
   if (flags !== 0) {
     c.written.old = null;
@@ -83,7 +85,7 @@ export function upsertStep(
       exp,
       type,
     );
-    if (code === R_OK) c.keyChanged(key, prev, exp);
+    if (code === R_OK) c.keyChanged(key, prev, exp, created);
     return code;
   }
   if (found && c.locMutable && fitsInPlace(c, value.length, exp)) {
@@ -97,11 +99,11 @@ export function upsertStep(
     clearFlag(s, off, RecordFlag.TOMBSTONE);
     setTypeOf(s, off, type);
     c.counters.inPlace++;
-    c.keyChanged(key, prev, exp);
+    c.keyChanged(key, prev, exp, created);
     return R_OK;
   }
   const code = c.appendRecord(key, h, 0, value, 0, value.length, 0, exp, type);
-  if (code === R_OK) c.keyChanged(key, prev, exp);
+  if (code === R_OK) c.keyChanged(key, prev, exp, created);
   return code;
 }
 
