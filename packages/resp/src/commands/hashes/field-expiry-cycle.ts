@@ -57,7 +57,9 @@ export class FieldExpiryCycle {
     if (s.clientPause.level !== 0 || s.exclusive !== null) return;
     for (let db = 0; db < s.keyspace.count; db++) {
       const store = s.keyspace.get(db);
-      if (store === undefined || this.waiting.has(db)) continue;
+      // A store FLUSHDB or shutdown has closed is still listed until its
+      // replacement opens: nothing of it is read.
+      if (store === undefined || store.closed || this.waiting.has(db)) continue;
       if (store instanceof Store && !store.activeExpiry) continue;
       this.slice(db, store.clock());
     }
