@@ -90,19 +90,30 @@ describe('scripts', () => {
     await r().config('SET', 'busy-reply-threshold', '100');
     const b = await other();
     try {
+      // Long enough (seconds) that it is still running when SCRIPT KILL comes,
+      // however fast the machine: a fixed sleep raced a short loop.
       const script = r().eval(
         `redis.call('set', KEYS[1], 'written')
          local n = 0
-         for i = 1, 4000000 do n = n + 1 end
+         for i = 1, 40000000 do n = n + 1 end
          return n`,
         1,
         's:unkillable',
       );
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // Past busy-reply-threshold other clients get BUSY: the script runs.
+      let busy = false;
+      for (let i = 0; i < 250 && !busy; i++) {
+        busy = await b.ping().then(
+          () => false,
+          (e: Error) => /^BUSY/.test(e.message),
+        );
+        if (!busy) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(busy).toBe(true);
       await expect(b.call('SCRIPT', 'KILL')).rejects.toThrow(
         /^UNKILLABLE Sorry the script already executed write commands/,
       );
-      expect(await script).toBe(4000000);
+      expect(await script).toBe(40000000);
       expect(await b.get('s:unkillable')).toBe('written');
     } finally {
       b.disconnect();
