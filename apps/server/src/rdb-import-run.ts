@@ -118,6 +118,27 @@ async function read(
   }
 }
 
+/** strata-server's databases under `dir`, with the import's store options. */
+function databasesIn(dir: string, config: Readonly<ServerConfig>, logger: Logger): Databases {
+  return new Databases({ dir, count: config.databases, store: storeOptions(config), logger });
+}
+
+/** Reads the file into `databases`, each opened on its first key; `opened` holds what was opened, whatever happens. */
+function readInto(
+  config: Readonly<ServerConfig>,
+  file: string,
+  databases: Databases,
+  opened: Map<number, StoreCore>,
+  progressOut: ProgressOutput,
+): Promise<RdbImportSummary> {
+  const open = async (db: number): Promise<StoreCore> => {
+    const store = await databases.open(db);
+    opened.set(db, store);
+    return store;
+  };
+  return read(config, file, open, progressOut);
+}
+
 async function stagedImport(
   config: Readonly<ServerConfig>,
   dir: string,
@@ -128,25 +149,11 @@ async function stagedImport(
   const staging = join(dir, STAGING_DIR);
   // Left by an import that was killed: never moved in, so never data.
   await rm(staging, { recursive: true, force: true });
-  const databases = new Databases({
-    dir: staging,
-    count: config.databases,
-    store: storeOptions(config),
-    logger,
-  });
+  const databases = databasesIn(staging, config, logger);
   const open = new Map<number, StoreCore>();
   let summary: RdbImportSummary;
   try {
-    summary = await read(
-      config,
-      file,
-      async (db) => {
-        const store = await databases.open(db);
-        open.set(db, store);
-        return store;
-      },
-      progressOut,
-    );
+    summary = await readInto(config, file, databases, open, progressOut);
     // The file is whole: each database checkpointed, closed, then moved in.
     for (const [db, store] of open) await databases.close(db, store);
     open.clear();
@@ -173,50 +180,22 @@ async function mergeImport(
   // built as it will be), so a bad file stops before the databases see it.
   const staging = join(dir, STAGING_DIR);
   await rm(staging, { recursive: true, force: true });
-  const scratch = new Databases({
-    dir: staging,
-    count: config.databases,
-    store: storeOptions(config),
-    logger,
-  });
-  const opened: StoreCore[] = [];
+  const scratch = databasesIn(staging, config, logger);
+  const opened = new Map<number, StoreCore>();
   let checked: RdbImportSummary;
   try {
-    checked = await read(
-      config,
-      file,
-      async (db) => {
-        const store = await scratch.open(db);
-        opened.push(store);
-        return store;
-      },
-      progressOut,
-    );
+    checked = await readInto(config, file, scratch, opened, progressOut);
   } finally {
-    for (const store of opened) if (store instanceof Store) await store.abandon();
+    for (const store of opened.values()) if (store instanceof Store) await store.abandon();
     await rm(staging, { recursive: true, force: true });
   }
   logger.notice(
     `RDB file checked: ${checked.keys} keys in ${seconds(checked.ms)} seconds; loading them`,
   );
-  const databases = new Databases({
-    dir,
-    count: config.databases,
-    store: storeOptions(config),
-    logger,
-  });
+  const databases = databasesIn(dir, config, logger);
   const open = new Map<number, StoreCore>();
   try {
-    return await read(
-      config,
-      file,
-      async (db) => {
-        const store = await databases.open(db);
-        open.set(db, store);
-        return store;
-      },
-      progressOut,
-    );
+    return await readInto(config, file, databases, open, progressOut);
   } finally {
     for (const [db, store] of open) await databases.close(db, store);
   }
