@@ -1,8 +1,6 @@
-import { readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { AppendOnlyFile } from '@strata/aof';
 import { FileCheckpointStore } from '@strata/hlog';
-import { StrataError } from '@strata/io';
+import { StrataError, scanSegmentFiles } from '@strata/io';
 import type { ServerErrorCode } from './errors.js';
 
 /**
@@ -19,18 +17,10 @@ export class UnaccountedDataError extends StrataError<ServerErrorCode> {
   }
 }
 
-/** Log segment files (`log.<n>`, the file device's names) and their bytes. */
-async function logBytes(dir: string): Promise<number> {
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch {
-    return 0;
-  }
+/** Bytes in the log's segment files (the file device's `log.<n>`, as io names them). */
+function logBytes(dir: string): number {
   let bytes = 0;
-  for (const n of names) {
-    if (/^log\.\d+$/.test(n)) bytes += (await stat(join(dir, n))).size;
-  }
+  for (const size of scanSegmentFiles(dir, 'log').values()) bytes += size;
   return bytes;
 }
 
@@ -53,7 +43,7 @@ export async function checkAofCheckpoints(
     const dir = await pathOf(index);
     const present = (await new FileCheckpointStore(dir).list()).includes(entry.id);
     if (present) continue;
-    const bytes = await logBytes(dir);
+    const bytes = logBytes(dir);
     if (bytes === 0) continue;
     throw new UnaccountedDataError(
       `DB ${index}: checkpoint ${entry.id}, which the AOF replays onto, is missing from ${dir}, ` +

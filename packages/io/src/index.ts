@@ -32,5 +32,6 @@ export { DEFAULT_CHUNK_SIZE, MemoryDevice, type MemoryDeviceOptions } from './me
 export { MemoryVolume } from './memory-volume.js';
 export { NullDevice, type NullDeviceOptions } from './null-device.js';
 export { Prng } from './prng.js';
+export { scanSegmentFiles } from './segment-files.js';
 export { SegmentLayout } from './segment-layout.js';
 export { SegmentedDevice } from './segmented-device.js';
