@@ -175,6 +175,60 @@ describe('--import-rdb on files built here', () => {
     );
   });
 
+  test('a hash with field expiry times (Redis 7.4, RDB type 24): kept, and expired by the active cycle', async () => {
+    const soon = Date.now() + 5000;
+    const far = soon + 3_600_000;
+    const min = Buffer.alloc(8);
+    min.writeBigInt64LE(BigInt(soon));
+    const rel = Buffer.alloc(5);
+    rel[0] = 0x80;
+    rel.writeUInt32BE(far - soon + 1, 1);
+    // SELECTDB 0, type 24, key "h", the soonest expiry, 3 fields: [ttl, field, value] each
+    // (ttl relative to the soonest + 1; 0 for none).
+    const file = await writeTemp(
+      'hfe.rdb',
+      handBuiltRdb(
+        Buffer.from([0xfe, 0, 24]),
+        str('h'),
+        min,
+        Buffer.from([3, 1]),
+        str('soon'),
+        str('1'),
+        rel,
+        str('far'),
+        str('2'),
+        Buffer.from([0]),
+        str('none'),
+        str('3'),
+      ),
+    );
+    const s = await StrataProcess.start([
+      '--import-rdb',
+      file,
+      '--import-serve',
+      'yes',
+      '--port',
+      '0',
+      '--dir',
+      newDir(),
+      ...SMALL,
+    ]);
+    const c = await client(s.port);
+    const sub = await client(s.port);
+    await c.config('SET', 'notify-keyspace-events', 'Eh');
+    const expired = new Promise<string>((resolve) => {
+      sub.on('message', (_channel: string, key: string) => resolve(key));
+    });
+    await sub.subscribe('__keyevent@0__:hexpired');
+    // Nothing reads "h" before its field is due: only the registry can tell the cycle of it.
+    expect(await expired).toBe('h');
+    expect((await c.hkeys('h')).sort()).toEqual(['far', 'none']);
+    expect(await c.call('hpexpiretime', 'h', 'FIELDS', '2', 'far', 'none')).toEqual([far, -1]);
+    c.disconnect();
+    sub.disconnect();
+    await s.process.stop();
+  });
+
   test('a directory with data: refused without --import-merge; merged with it, after the whole file is checked', async () => {
     const dir = newDir();
     const s = await StrataProcess.start(['--port', '0', '--dir', dir, ...SMALL]);

@@ -2,9 +2,14 @@ import { ByteReader } from './byte-reader.js';
 import { ByteWriter } from './byte-writer.js';
 import { Crc64, crc64 } from './crc64.js';
 import { RdbError } from './errors.js';
-import { RDB_VERSION_7_0 } from './rdb-types.js';
+import { RDB_VERSION_7_0, RDB_VERSION_7_4 } from './rdb-types.js';
 import { decodeValue, type RdbValue } from './value-decode.js';
-import { type EncodableValue, type EncodeOptions, encodeValue } from './value-encode.js';
+import {
+  type EncodableValue,
+  type EncodeOptions,
+  encodeValue,
+  soonestFieldExpiry,
+} from './value-encode.js';
 
 // A DUMP payload (cluster.c createDumpPayload / verifyDumpPayload): the
 // value's type byte and encoding, the RDB version as 2 bytes little-endian,
@@ -54,16 +59,21 @@ export function parseDumpPayload(payload: Buffer, options: ParseDumpOptions = {}
 }
 
 export interface EncodeDumpOptions extends EncodeOptions {
-  /** RDB version written in the footer (default 10, Redis 7.0's). */
+  /**
+   * RDB version written in the footer (default: 10, Redis 7.0's, which
+   * Redis 7.0's RESTORE accepts; 12, Redis 7.4's, for a hash with field
+   * TTLs, whose encoding only 7.4 and later read).
+   */
   readonly rdbVersion?: number;
 }
 
-/** A DUMP payload of `value` that Redis 7.0's RESTORE accepts. */
+/** A DUMP payload of `value` that Redis 7.0's RESTORE accepts (7.4's, for a hash with field TTLs). */
 export function encodeDumpPayload(value: EncodableValue, options: EncodeDumpOptions = {}): Buffer {
   const w = new ByteWriter(options.compress ?? true);
   encodeValue(value, w, options);
   const version = Buffer.alloc(2);
-  version.writeUInt16LE(options.rdbVersion ?? RDB_VERSION_7_0, 0);
+  const needed = soonestFieldExpiry(value) !== 0 ? RDB_VERSION_7_4 : RDB_VERSION_7_0;
+  version.writeUInt16LE(options.rdbVersion ?? needed, 0);
   w.raw(version);
   const body = w.toBuffer();
   return Buffer.concat([body, new Crc64().update(body).digestBytes()]);

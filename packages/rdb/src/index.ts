@@ -17,7 +17,13 @@ export { listpackElement, listpackOf, readListpack, writeListpack } from './list
 export { lzfCompress, lzfDecompress } from './lzf.js';
 export { entryBytes, type PackedEntry } from './packed-entry.js';
 export { openRdbFile, type RdbFileOptions, RdbFileReader, type RdbRecord } from './rdb-file.js';
-export { RDB_MAX_READ_VERSION, RDB_OPCODE, RDB_TYPE, RDB_VERSION_7_0 } from './rdb-types.js';
+export {
+  RDB_MAX_READ_VERSION,
+  RDB_OPCODE,
+  RDB_TYPE,
+  RDB_VERSION_7_0,
+  RDB_VERSION_7_4,
+} from './rdb-types.js';
 export { scoreString } from './score-string.js';
 export {
   type StreamConsumer,
@@ -29,7 +35,12 @@ export {
   streamIdString,
 } from './stream-decode.js';
 export { type EncodableStream, encodeStream } from './stream-encode.js';
-export { decodeValue, type RdbValue, type RdbValueType } from './value-decode.js';
-export { type EncodableValue, type EncodeOptions, encodeValue } from './value-encode.js';
+export { decodeValue, FIELD_EXPIRY_MAX, type RdbValue, type RdbValueType } from './value-decode.js';
+export {
+  type EncodableValue,
+  type EncodeOptions,
+  encodeValue,
+  soonestFieldExpiry,
+} from './value-encode.js';
 export { readZiplist } from './ziplist.js';
 export { readZipmap } from './zipmap.js';

@@ -21,7 +21,7 @@ export interface RdbRecord {
 }
 
 export interface RdbFileOptions {
-  /** Newest RDB version accepted (default 12, Redis 7.4; 7.4's hash-with-TTL types still fail as unsupported). */
+  /** Newest RDB version accepted (default 12, Redis 7.4, hashes with field TTLs included). */
   readonly maxVersion?: number;
   /** Check the CRC-64 trailer (default true; a stored 0 means the writer disabled it). */
   readonly verifyChecksum?: boolean;

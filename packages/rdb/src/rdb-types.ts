@@ -22,6 +22,14 @@ export const RDB_TYPE = {
   STREAM_LISTPACKS_2: 19,
   SET_LISTPACK: 20,
   STREAM_LISTPACKS_3: 21,
+  /** Redis 7.4 release candidates: [ttl (absolute ms, 0 none), field, value] per field. */
+  HASH_METADATA_PRE_GA: 22,
+  /** Redis 7.4 release candidates: a listpack of field, value, ttl triples. */
+  HASH_LISTPACK_EX_PRE_GA: 23,
+  /** A hash with field TTLs: min expiry (ms), then [ttl relative to it + 1 (0 none), field, value]. */
+  HASH_METADATA: 24,
+  /** A small hash with field TTLs: min expiry (ms), then a listpack of field, value, ttl (absolute ms, 0 none). */
+  HASH_LISTPACK_EX: 25,
 } as const;
 
 export const RDB_OPCODE = {
@@ -41,8 +49,10 @@ export const RDB_OPCODE = {
 
 /** The RDB version Redis 7.0 writes (DUMP payloads and files). */
 export const RDB_VERSION_7_0 = 10;
-/** The newest RDB version whose value types this codec reads (Redis 7.2; 7.4's 12 adds hash field TTLs). */
-export const RDB_MAX_READ_VERSION = 11;
+/** The RDB version Redis 7.4 writes; its value types 22-25 hold hash field TTLs. */
+export const RDB_VERSION_7_4 = 12;
+/** The newest RDB version whose value types this codec reads (Redis 7.4). */
+export const RDB_MAX_READ_VERSION = RDB_VERSION_7_4;
 
 /** Quicklist 2 node containers (quicklist.h). */
 export const QUICKLIST_NODE_PLAIN = 1;

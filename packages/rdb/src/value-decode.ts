@@ -19,8 +19,17 @@ export type RdbValue =
   | { type: 'list'; rdbType: number; items: Buffer[] }
   | { type: 'set'; rdbType: number; members: Buffer[] }
   | { type: 'zset'; rdbType: number; entries: Array<[Buffer, number]> }
-  | { type: 'hash'; rdbType: number; fields: Array<[Buffer, Buffer]> }
+  | {
+      type: 'hash';
+      rdbType: number;
+      fields: Array<[Buffer, Buffer]>;
+      /** Types 22-25 only: each field's expiry time (unix ms), 0 for none. */
+      expiries?: number[];
+    }
   | StreamValue;
+
+/** The latest field expiry time Redis accepts (EB_EXPIRE_TIME_MAX, 2^48 - 1 ms). */
+export const FIELD_EXPIRY_MAX = 2 ** 48 - 1;
 
 /** The value types a decoded value can have. */
 export type RdbValueType = RdbValue['type'];
@@ -61,6 +70,55 @@ function scored(entries: PackedEntry[], r: ByteReader): Array<[Buffer, number]> 
 function packed(r: ByteReader, read: (b: Buffer, base: number) => PackedEntry[]): PackedEntry[] {
   const at = r.offset;
   return read(r.string(), at);
+}
+
+/** The minimum field expiry that types 24 and 25 write first (0 when none is set). */
+function minExpiry(r: ByteReader): number {
+  const at = r.offset;
+  const min = r.i64le();
+  if (min < 0 || min > FIELD_EXPIRY_MAX + 1) throw r.corrupt(`bad hash min expiry ${min}`, at);
+  return min;
+}
+
+function fieldExpiry(at: number, r: ByteReader): number {
+  if (at < 0 || at > FIELD_EXPIRY_MAX) throw r.corrupt(`bad hash field expiry ${at}`);
+  return at;
+}
+
+/** RDB_TYPE_HASH_METADATA(_PRE_GA) (rdbLoadObject): [ttl, field, value] per field. */
+function hashMetadata(type: number, r: ByteReader): RdbValue {
+  const min = type === RDB_TYPE.HASH_METADATA ? minExpiry(r) : 0;
+  const n = r.count(3);
+  const fields: Array<[Buffer, Buffer]> = new Array(n);
+  const expiries: number[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const ttl = r.len();
+    // GA: relative to the minimum, +1 so that 0 still means none; RC: absolute.
+    const at = type === RDB_TYPE.HASH_METADATA && ttl !== 0 ? ttl + min - 1 : ttl;
+    expiries[i] = fieldExpiry(at, r);
+    fields[i] = [r.string(), r.string()];
+  }
+  return { type: 'hash', rdbType: type, fields, expiries };
+}
+
+/** RDB_TYPE_HASH_LISTPACK_EX(_PRE_GA): a listpack of field, value, expiry (absolute ms, 0 none). */
+function hashListpackEx(type: number, r: ByteReader): RdbValue {
+  if (type === RDB_TYPE.HASH_LISTPACK_EX) minExpiry(r);
+  const entries = packed(r, readListpack);
+  if (entries.length % 3 !== 0) throw r.corrupt('hash listpack-ex with a partial triple');
+  const n = entries.length / 3;
+  const fields: Array<[Buffer, Buffer]> = new Array(n);
+  const expiries: number[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const ttl = entries[3 * i + 2] as PackedEntry;
+    if (typeof ttl !== 'number') throw r.corrupt('hash listpack-ex expiry is not an integer');
+    expiries[i] = fieldExpiry(ttl, r);
+    fields[i] = [
+      entryBytes(entries[3 * i] as PackedEntry),
+      entryBytes(entries[3 * i + 1] as PackedEntry),
+    ];
+  }
+  return { type: 'hash', rdbType: type, fields, expiries };
 }
 
 const MODULE_CHARSET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
@@ -148,6 +206,12 @@ export function decodeValue(type: number, r: ByteReader): RdbValue {
       return { type: 'hash', rdbType: type, fields: pairs(packed(r, readZiplist), r, 'hash') };
     case RDB_TYPE.HASH_LISTPACK:
       return { type: 'hash', rdbType: type, fields: pairs(packed(r, readListpack), r, 'hash') };
+    case RDB_TYPE.HASH_METADATA:
+    case RDB_TYPE.HASH_METADATA_PRE_GA:
+      return hashMetadata(type, r);
+    case RDB_TYPE.HASH_LISTPACK_EX:
+    case RDB_TYPE.HASH_LISTPACK_EX_PRE_GA:
+      return hashListpackEx(type, r);
     case RDB_TYPE.STREAM_LISTPACKS:
     case RDB_TYPE.STREAM_LISTPACKS_2:
     case RDB_TYPE.STREAM_LISTPACKS_3:

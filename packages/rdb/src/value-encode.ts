@@ -10,8 +10,21 @@ export type EncodableValue =
   | { readonly type: 'list'; readonly items: readonly Buffer[] }
   | { readonly type: 'set'; readonly members: readonly Buffer[] }
   | { readonly type: 'zset'; readonly entries: ReadonlyArray<readonly [Buffer, number]> }
-  | { readonly type: 'hash'; readonly fields: ReadonlyArray<readonly [Buffer, Buffer]> }
+  | {
+      readonly type: 'hash';
+      readonly fields: ReadonlyArray<readonly [Buffer, Buffer]>;
+      /** Each field's expiry time (unix ms, 0 none); with any set, Redis 7.4's types 24/25. */
+      readonly expiries?: readonly number[];
+    }
   | EncodableStream;
+
+/** The soonest field expiry of a hash value, 0 when it has none (it then encodes as Redis 7.0 would). */
+export function soonestFieldExpiry(v: EncodableValue): number {
+  if (v.type !== 'hash' || v.expiries === undefined) return 0;
+  let min = 0;
+  for (const at of v.expiries) if (at !== 0 && (min === 0 || at < min)) min = at;
+  return min;
+}
 
 /**
  * Which encodings to choose, with Redis 7.0's defaults: the small ones
@@ -99,10 +112,15 @@ export function encodeValue(v: EncodableValue, w: ByteWriter, o: EncodeOptions =
     case 'hash': {
       const maxEntries = o.hashMaxListpackEntries ?? 512;
       const maxValue = o.hashMaxListpackValue ?? 64;
-      if (
+      const small =
         v.fields.length <= maxEntries &&
-        v.fields.every(([f, x]) => f.length <= maxValue && x.length <= maxValue)
-      ) {
+        v.fields.every(([f, x]) => f.length <= maxValue && x.length <= maxValue);
+      const min = soonestFieldExpiry(v);
+      if (min !== 0) {
+        encodeHashWithExpiries(v.fields, v.expiries ?? [], min, small, w);
+        return;
+      }
+      if (small) {
         const flat: Buffer[] = [];
         for (const [f, x] of v.fields) flat.push(f, x);
         w.u8(RDB_TYPE.HASH_LISTPACK).string(writeListpack(flat));
@@ -117,6 +135,36 @@ export function encodeValue(v: EncodableValue, w: ByteWriter, o: EncodeOptions =
       encodeStream(v, w);
       return;
   }
+}
+
+/**
+ * A hash with field TTLs as Redis 7.4 writes it (rdbSaveObject): the soonest
+ * expiry first, then a listpack of field, value, expiry triples (0: none)
+ * for a small hash, else [expiry relative to the soonest + 1 (0: none),
+ * field, value] per field.
+ */
+function encodeHashWithExpiries(
+  fields: ReadonlyArray<readonly [Buffer, Buffer]>,
+  expiries: readonly number[],
+  min: number,
+  small: boolean,
+  w: ByteWriter,
+): void {
+  if (small) {
+    const flat: Buffer[] = [];
+    fields.forEach(([f, x], i) => {
+      flat.push(f, x, Buffer.from(String(expiries[i] ?? 0)));
+    });
+    w.u8(RDB_TYPE.HASH_LISTPACK_EX).i64le(min).string(writeListpack(flat));
+    return;
+  }
+  w.u8(RDB_TYPE.HASH_METADATA).i64le(min).len(fields.length);
+  fields.forEach(([f, x], i) => {
+    const at = expiries[i] ?? 0;
+    w.len(at === 0 ? 0 : at - min + 1)
+      .string(f)
+      .string(x);
+  });
 }
 
 /** An intset of the narrowest width that holds every member, sorted ascending. */

@@ -1,9 +1,11 @@
 import { stat } from 'node:fs/promises';
-import { CollectionStore } from '@strata/collections';
+import { CollectionStore, HashValue, latin1 } from '@strata/collections';
 import { isInternalKey, RecordType, type StoreCore } from '@strata/hlog';
 import { openRdbFile, RdbError, type RdbRecord, type RdbValueType } from '@strata/rdb';
 import { streamFromRdb } from '../commands/dump/stream-bridge.js';
-import { fromRdbValue, rdbValueSize } from '../commands/dump/value-bridge.js';
+import { fromRdbValue, type RestoredRecord, rdbValueSize } from '../commands/dump/value-bridge.js';
+import { REGISTRY_KEY } from '../commands/hashes/field-registry.js';
+import { readRecord } from '../commands/shared/read-record.js';
 import { CommandError } from '../errors.js';
 import { RdbImportError } from './import-error.js';
 
@@ -87,6 +89,8 @@ export async function importRdb(options: RdbImportOptions): Promise<RdbImportSum
     }
     return c;
   };
+  // Hashes with field expiry times per database, for the active cycle's registry.
+  const registries = new Map<number, HashValue>();
   let keys = 0;
   let expiredSkipped = 0;
   let emptySkipped = 0;
@@ -120,6 +124,11 @@ export async function importRdb(options: RdbImportOptions): Promise<RdbImportSum
           r.value.type === 'stream' ? await streamRecord(r, cacheOf(r.db, store)) : convert(r);
         const w = store.upsert(r.key, v.record, r.expireAtMs ?? 0, 0, v.type);
         if (w.status === 'pending') await w.pending;
+        if (v.fieldExpiry !== undefined) {
+          const reg = registries.get(r.db) ?? HashValue.empty();
+          registries.set(r.db, reg);
+          reg.set(latin1(r.key), String(v.fieldExpiry.minFieldTtl()));
+        }
         keys++;
         byType[r.value.type]++;
         byDatabase.set(r.db, (byDatabase.get(r.db) ?? 0) + 1);
@@ -136,6 +145,7 @@ export async function importRdb(options: RdbImportOptions): Promise<RdbImportSum
     }
     // The blocks are written as they seal; what the caches still hold is clean.
     for (const c of caches.values()) await c.flush();
+    for (const [db, reg] of registries) await register(stores.get(db)!, reg);
   } catch (e) {
     if (e instanceof RdbError) throw new RdbImportError(e.code, e.message, e.offset);
     throw e;
@@ -160,10 +170,26 @@ export async function importRdb(options: RdbImportOptions): Promise<RdbImportSum
 
 const keyText = (key: Buffer) => JSON.stringify(key.toString('latin1'));
 
-/** A record to write: its type and bytes. */
-interface ValueRecord {
-  readonly type: RecordType;
-  readonly record: Buffer;
+/** A record to write: its type and bytes (a hash with field expiry times to register). */
+type ValueRecord = RestoredRecord;
+
+/**
+ * Adds the imported hashes with field expiry times to the database's
+ * registry (field-registry.ts), merged with the one a store imported into
+ * already has: an entry may be early, never late.
+ */
+async function register(store: StoreCore, imported: HashValue): Promise<void> {
+  const old = await readRecord(store, REGISTRY_KEY);
+  const reg =
+    old.status === 'found' && old.type === RecordType.HASH
+      ? HashValue.decode(old.value)
+      : HashValue.empty();
+  imported.forEach((key, at) => {
+    const was = reg.get(key);
+    if (was === undefined || Number(at) < Number(was)) reg.set(key, at);
+  });
+  const w = store.upsert(REGISTRY_KEY, reg.encode(), 0, 0, RecordType.HASH);
+  if (w.status === 'pending') await w.pending;
 }
 
 function checkKey(r: RdbRecord): void {

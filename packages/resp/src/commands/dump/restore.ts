@@ -1,15 +1,16 @@
 import { decoderFor, dropStreamBlocks, StreamValue } from '@strata/collections';
 import { RecordType } from '@strata/hlog';
-import { parseDumpPayload, RdbError, type RdbValue } from '@strata/rdb';
+import { parseDumpPayload, RDB_MAX_READ_VERSION, RdbError, type RdbValue } from '@strata/rdb';
 import { eqi, parseInteger } from '../../args.js';
 import { CommandError, syntaxError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import type { CommandResult } from '../../server/command-table.js';
 import { signalReady } from '../blocking/blocking-registry.js';
+import { registerHash } from '../hashes/field-registry.js';
 import { NotifyClass, notifyKeyspaceEvent } from '../pubsub/keyspace-events.js';
 import { readRecord, settled } from '../shared/read-record.js';
 import { streamFromRdb } from './stream-bridge.js';
-import { fromRdbValue } from './value-bridge.js';
+import { fromRdbValue, type RestoredRecord } from './value-bridge.js';
 
 interface RestoreOptions {
   replace: boolean;
@@ -52,7 +53,7 @@ const badPayload = () =>
 
 /**
  * RESTORE key ttl payload [REPLACE] [ABSTTL] [IDLETIME s] [FREQ f]: a value
- * DUMPed by redis-server 7.0 (or by us) written under `key`, checked in
+ * DUMPed by redis-server 7.0 to 7.4 (or by us) written under `key`, checked in
  * Redis's order: options, an existing key, the TTL, the payload's footer, its
  * contents. A TTL already past deletes (with REPLACE) and writes nothing.
  */
@@ -72,14 +73,16 @@ export function restore(c: Client, argv: Buffer[]): CommandResult {
       throw new CommandError('ERR_INVALID_EXPIRE', 'ERR Invalid TTL value, must be >= 0');
     let value: RdbValue;
     try {
-      value = parseDumpPayload(argv[3]!).value;
+      // Up to Redis 7.4's RDB 12 (7.0 refuses 11 and 12): its hashes with
+      // field TTLs are values strata has, and every older type is read too.
+      value = parseDumpPayload(argv[3]!, { maxVersion: RDB_MAX_READ_VERSION }).value;
     } catch (e) {
       if (!(e instanceof RdbError)) throw e;
       if (e.code === 'ERR_DUMP_PAYLOAD') throw badPayload();
       throw new CommandError('ERR_DUMP_PAYLOAD', 'ERR Bad data format');
     }
     // Built before the TTL is looked at, as Redis loads the object first (a bad one is an error).
-    let decoded: { type: RecordType; record: Buffer };
+    let decoded: RestoredRecord;
     let stream: StreamValue | null = null;
     if (value.type === 'stream') {
       const built = await streamFromRdb(c.collections, value);
@@ -115,6 +118,7 @@ export function restore(c: Client, argv: Buffer[]): CommandResult {
     await settled(c.store.upsert(key, decoded.record, ttl, 0, decoded.type));
     // A new value (even over a REPLACEd one): the access word is its own.
     c.store.setAccessWord(key, c.server.access.created(o.freq, o.idle));
+    if (decoded.fieldExpiry !== undefined) await registerHash(c, key, decoded.fieldExpiry);
     notifyKeyspaceEvent(server, NotifyClass.generic, 'restore', key, c.db, c);
     await signalReady(c, c.db, key);
     c.reply.simple('OK');

@@ -38,20 +38,7 @@ function toRdbValue(type: RecordType, record: Buffer): EncodableValue | null {
   const decode = decoderFor(type);
   if (decode === undefined) return null;
   const v = decode(record);
-  if (v instanceof HashValue) {
-    // Redis 7.4 serializes them as RDB_TYPE_HASH_LISTPACK_EX / _METADATA, which
-    // the RDB 7.0 codec (@strata/rdb, version 10) has no encoding for.
-    if (v.encoding() === 'listpackex' || v.hasFieldTtls)
-      throw new CommandError(
-        'ERR_UNSUPPORTED',
-        'ERR DUMP of a hash with field expiry times is not supported (RDB 7.0 has no encoding for them)',
-      );
-    const fields: [Buffer, Buffer][] = [];
-    v.forEach((f, x) => {
-      fields.push([bytes(f), bytes(x)]);
-    });
-    return { type: 'hash', fields };
-  }
+  if (v instanceof HashValue) return hashToRdb(v, Date.now());
   if (v instanceof SetValue) {
     const members: Buffer[] = [];
     v.forEach((m) => {
@@ -77,6 +64,29 @@ function toRdbValue(type: RecordType, record: Buffer): EncodableValue | null {
 }
 
 /**
+ * A hash as RDB holds it; with field expiry times, as Redis 7.4 does
+ * (`expiries`: RDB types 24/25, RDB 12). Fields already expired but not yet
+ * deleted are left out: no reader would see them. A hash whose fields have
+ * no expiry time left encodes as Redis 7.0's, whichever shape it had.
+ */
+function hashToRdb(v: HashValue, now: number): EncodableValue {
+  const fields: [Buffer, Buffer][] = [];
+  if (!v.hasFieldTtls) {
+    v.forEach((f, x) => {
+      fields.push([bytes(f), bytes(x)]);
+    });
+    return { type: 'hash', fields };
+  }
+  const expiries: number[] = [];
+  v.forEach((f, x) => {
+    if (v.isExpired(f, now)) return;
+    fields.push([bytes(f), bytes(x)]);
+    expiries.push(v.ttlOf(f));
+  });
+  return { type: 'hash', fields, expiries };
+}
+
+/**
  * Members, fields or items of a collection, for Redis's empty-collection
  * check; 1 for a string and a stream (a stream without entries is a value:
  * Redis saves and loads it).
@@ -96,11 +106,16 @@ export function rdbValueSize(v: RdbValue): number {
   }
 }
 
-/** A RESTOREd value but a stream (streamFromRdb) as the record to write: its type and bytes. */
-export function fromRdbValue(v: Exclude<RdbValue, { type: 'stream' }>): {
+/** A RESTOREd value's record: its type and bytes, and a hash with field expiry times to register. */
+export interface RestoredRecord {
   type: RecordType;
   record: Buffer;
-} {
+  /** Set for a hash with field expiry times: the active cycle must learn of it. */
+  fieldExpiry?: HashValue;
+}
+
+/** A RESTOREd value but a stream (streamFromRdb) as the record to write. */
+export function fromRdbValue(v: Exclude<RdbValue, { type: 'stream' }>): RestoredRecord {
   // Redis's rdbLoadObject refuses an empty collection.
   if (rdbValueSize(v) === 0) throw new CommandError('ERR_DUMP_PAYLOAD', 'ERR Bad data format');
   switch (v.type) {
@@ -109,7 +124,15 @@ export function fromRdbValue(v: Exclude<RdbValue, { type: 'stream' }>): {
     case 'hash': {
       const h = HashValue.empty();
       for (const [f, x] of v.fields) h.set(text(f), text(x));
-      return { type: RecordType.HASH, record: h.encode() };
+      const expiries = v.expiries;
+      if (expiries === undefined) return { type: RecordType.HASH, record: h.encode() };
+      h.withTtls();
+      v.fields.forEach(([f], i) => {
+        const at = expiries[i] ?? 0;
+        if (at !== 0) h.setTtl(text(f), at);
+      });
+      const fieldExpiry = h.hasFieldTtls ? h : undefined;
+      return { type: RecordType.HASH, record: h.encode(), fieldExpiry };
     }
     case 'set': {
       const s = SetValue.empty();
