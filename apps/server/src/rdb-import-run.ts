@@ -103,6 +103,7 @@ async function read(
   file: string,
   open: (db: number) => Promise<StoreCore>,
   progressOut: ProgressOutput,
+  existingKeys: 'refuse' | 'replace',
 ): Promise<RdbImportSummary> {
   const progress = progressWriter(progressOut);
   try {
@@ -112,6 +113,7 @@ async function read(
       open,
       onProgress: progress.report,
       progressMs: progress.intervalMs,
+      existingKeys,
     });
   } finally {
     progress.end();
@@ -130,13 +132,14 @@ function readInto(
   databases: Databases,
   opened: Map<number, StoreCore>,
   progressOut: ProgressOutput,
+  existingKeys: 'refuse' | 'replace' = 'refuse',
 ): Promise<RdbImportSummary> {
   const open = async (db: number): Promise<StoreCore> => {
     const store = await databases.open(db);
     opened.set(db, store);
     return store;
   };
-  return read(config, file, open, progressOut);
+  return read(config, file, open, progressOut, existingKeys);
 }
 
 async function stagedImport(
@@ -195,7 +198,8 @@ async function mergeImport(
   const databases = databasesIn(dir, config, logger);
   const open = new Map<number, StoreCore>();
   try {
-    return await readInto(config, file, databases, open, progressOut);
+    // Checked above (its duplicates refused there): its keys now go over what the databases hold.
+    return await readInto(config, file, databases, open, progressOut, 'replace');
   } finally {
     for (const [db, store] of open) await databases.close(db, store);
   }

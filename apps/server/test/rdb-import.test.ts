@@ -229,6 +229,42 @@ describe('--import-rdb on files built here', () => {
     await s.process.stop();
   });
 
+  test('a key the file holds twice in one database is refused, as Redis refuses it; nothing imported', async () => {
+    const file = await writeTemp(
+      'dup.rdb',
+      handBuiltRdb(
+        dbRecords(0, [
+          ['a', '1'],
+          ['b', '2'],
+        ]),
+        dbRecords(1, [['a', 'other db']]),
+        dbRecords(0, [['a', 'again']]),
+      ),
+    );
+    const dir = newDir();
+    const r = await runCli(['--import-rdb', file, '--dir', dir, ...SMALL]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/RDB has duplicated key "a" in DB 0 \(at byte offset \d+\)/);
+    expect(r.stdout).toContain(`Nothing was imported: ${dir} is as it was.`);
+    expect(entries(dir)).toBeNull();
+    if (hasRedis) {
+      // redis-server 7.0 stops loading the same file: "Duplicated key found in RDB file".
+      const rdir = newDir();
+      await mkdir(rdir, { recursive: true });
+      await copyFile(file, join(rdir, 'dump.rdb'));
+      const redis = spawnSync(
+        'redis-server',
+        ['--port', String(await freePort()), '--dir', rdir, '--save', ''],
+        {
+          encoding: 'utf8',
+          timeout: 10_000,
+        },
+      );
+      expect(redis.status).not.toBe(0);
+      expect(redis.stdout).toContain("RDB has duplicated key 'a' in DB 0");
+    }
+  });
+
   test('a directory with data: refused without --import-merge; merged with it, after the whole file is checked', async () => {
     const dir = newDir();
     const s = await StrataProcess.start(['--port', '0', '--dir', dir, ...SMALL]);

@@ -7,8 +7,14 @@ import type { RdbErrorCode } from '@strata/rdb';
  * - ERR_IMPORT_VALUE: a key whose value decodes but is not one Redis would load
  *   (a PEL entry without its consumer) or that strata cannot hold (an internal key name)
  * - ERR_IMPORT_DB_RANGE: a key in a database number the target does not have
+ * - ERR_IMPORT_DUPLICATE: a key the file holds twice in one database (Redis's
+ *   loader stops there: "Duplicated key found in RDB file")
  */
-export type RdbImportErrorCode = RdbErrorCode | 'ERR_IMPORT_VALUE' | 'ERR_IMPORT_DB_RANGE';
+export type RdbImportErrorCode =
+  | RdbErrorCode
+  | 'ERR_IMPORT_VALUE'
+  | 'ERR_IMPORT_DB_RANGE'
+  | 'ERR_IMPORT_DUPLICATE';
 
 /** Why an import stopped, and the byte offset in the file where it did. */
 export class RdbImportError extends StrataError<RdbImportErrorCode> {

@@ -30,6 +30,14 @@ export interface RdbImportOptions {
   /** Called at most every `progressMs` (default 250) while reading, and once at the end. */
   readonly onProgress?: (p: RdbImportProgress) => void;
   readonly progressMs?: number;
+  /**
+   * A key already in its store: 'refuse' (default) stops the import there,
+   * as Redis's loader stops at a key the file holds twice (the stores must
+   * start empty, so only the file's own duplicates are found); 'replace'
+   * writes over it (a merge into databases that hold data, of a file
+   * checked with 'refuse' before).
+   */
+  readonly existingKeys?: 'refuse' | 'replace';
 }
 
 /** What an import did, as Redis's "Done loading RDB" line and more. */
@@ -95,6 +103,7 @@ export async function importRdb(options: RdbImportOptions): Promise<RdbImportSum
   let expiredSkipped = 0;
   let emptySkipped = 0;
   const progressMs = options.progressMs ?? 250;
+  const refuseExisting = (options.existingKeys ?? 'refuse') === 'refuse';
   let lastProgress = started;
   let sliceStart = started;
   const progress = (t: number) => {
@@ -119,6 +128,13 @@ export async function importRdb(options: RdbImportOptions): Promise<RdbImportSum
         if (store === undefined) {
           store = await options.open(r.db);
           stores.set(r.db, store);
+        }
+        if (refuseExisting && (await holds(store, r.key))) {
+          throw new RdbImportError(
+            'ERR_IMPORT_DUPLICATE',
+            `RDB has duplicated key ${keyText(r.key)} in DB ${r.db} (at byte offset ${r.offset})`,
+            r.offset,
+          );
         }
         const v =
           r.value.type === 'stream' ? await streamRecord(r, cacheOf(r.db, store)) : convert(r);
@@ -169,6 +185,12 @@ export async function importRdb(options: RdbImportOptions): Promise<RdbImportSum
 }
 
 const keyText = (key: Buffer) => JSON.stringify(key.toString('latin1'));
+
+/** Whether `store` has `key` (a probe: the index, and the device only on a hash-tag match). */
+async function holds(store: StoreCore, key: Buffer): Promise<boolean> {
+  const p = store.probe(key);
+  return (p.status === 'pending' ? await p.pending : p).status === 'found';
+}
 
 /** A record to write: its type and bytes (a hash with field expiry times to register). */
 type ValueRecord = RestoredRecord;

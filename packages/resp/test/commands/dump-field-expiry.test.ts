@@ -12,16 +12,6 @@ import { RawClient, startServer, type TestServer } from '../support/test-server.
  * one (the live half; skipped, and said so, without redis-server).
  */
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await sleep(20);
-  }
-}
-
 const T = Date.now() + 3_600_000;
 const FIELDS = ['a', 'b', 'c'];
 
