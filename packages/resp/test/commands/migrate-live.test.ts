@@ -72,6 +72,8 @@ async function snapshot(c: Redis, keys: string[]): Promise<unknown[]> {
 class FakeTarget {
   readonly commands: string[][] = [];
   connections = 0;
+  /** Connections that ended (by either side). */
+  closedByPeer = 0;
   silent = false;
   /** Close each connection after this many commands (0: never). */
   closeAfter = 0;
@@ -85,6 +87,9 @@ class FakeTarget {
     this.server = createServer((s) => {
       this.connections++;
       this.sockets.push(s);
+      s.on('close', () => {
+        this.closedByPeer++;
+      });
       const parser = new RequestParser();
       let seen = 0;
       s.on('data', (chunk: Buffer) => {
@@ -200,6 +205,29 @@ describe('MIGRATE on the wire (a target that records what it gets)', () => {
       expect(await s.exists('p0', 'p1', 'p2')).toBe(0);
     } finally {
       for (const c of clients) c.disconnect();
+      await fresh.stop();
+    }
+  });
+
+  test('the cached connection closes with the server (not 10 s later)', async () => {
+    const other = await startServer();
+    const fresh = new FakeTarget();
+    await fresh.start();
+    const c = new Redis({ port: other.port, host: '127.0.0.1' });
+    try {
+      await c.set('k', 'v');
+      expect(await c.call('MIGRATE', '127.0.0.1', String(fresh.port), 'k', '0', '1000')).toBe('OK');
+      expect(fresh.connections).toBe(1);
+      expect(fresh.closedByPeer).toBe(0);
+      c.disconnect();
+      await other.stop();
+      // Waited on for at most 4 s, well inside the 10 s an unused connection is kept for.
+      for (let i = 0; fresh.closedByPeer === 0 && i < 400; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(fresh.closedByPeer).toBe(1);
+    } finally {
+      c.disconnect();
       await fresh.stop();
     }
   });

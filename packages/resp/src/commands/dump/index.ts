@@ -4,6 +4,7 @@ import { KEY1 } from '../shared/key-positions.js';
 import { dump } from './dump.js';
 import { migrate } from './migrate.js';
 import { migrateKeys } from './migrate-args.js';
+import { migrateSockets } from './migrate-socket.js';
 import { restore } from './restore.js';
 
 /**
@@ -94,4 +95,9 @@ const commands: CommandDefinition[] = [
   },
 ];
 
-export const dumpFamily: CommandFamily = { name: 'dump', commands };
+export const dumpFamily: CommandFamily = {
+  name: 'dump',
+  commands,
+  // The target sees the cached connections close with the server, not 10 s later.
+  hooks: { onServerClose: (s) => s.state(migrateSockets).closeAll() },
+};

@@ -233,6 +233,13 @@ class MigrateSockets {
     return this.byName.size;
   }
 
+  /** The server is closing: every cached connection closed, the sweep stopped. */
+  closeAll(): void {
+    for (const name of [...this.byName.keys()]) this.close(name);
+    if (this.sweeper !== null) clearInterval(this.sweeper);
+    this.sweeper = null;
+  }
+
   /** Redis's migrateCloseTimedoutSockets, run from a timer while any connection is cached. */
   private sweepSoon(): void {
     if (this.sweeper !== null) return;
