@@ -1,10 +1,11 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { hasRedisServer, startRedis as startRedisProcess } from '@strata/redis-harness';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { freePort, runCli, StrataProcess, tempDir, waitForPort } from './strata-process.js';
+import { freePort, runCli, StrataProcess, tempDir } from './strata-process.js';
 
 // strata-server --import-rdb: RDB files written by the installed
 // redis-server (every type in every encoding Redis 7.0 writes, streams with
@@ -15,7 +16,7 @@ import { freePort, runCli, StrataProcess, tempDir, waitForPort } from './strata-
 // built here, so they run without redis-server too; the live half is
 // skipped then, and says so.
 
-const hasRedis = spawnSync('redis-server', ['--version']).status === 0;
+const hasRedis = hasRedisServer();
 /** Small stores: most of what is imported lives on disk. */
 const SMALL = ['--memory', '64kb', '--page-size', '16kb'];
 
@@ -380,27 +381,10 @@ interface RedisServer {
 }
 
 async function startRedis(): Promise<RedisServer> {
-  const port = await freePort();
   const dir = newDir();
   await mkdir(dir, { recursive: true });
-  const child = spawn(
-    'redis-server',
-    [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--dir',
-      dir,
-    ],
-    { stdio: 'ignore' },
-  );
-  await waitForPort(port);
-  return { child, port, dir };
+  const redis = await startRedisProcess([], { dir });
+  return { child: redis.process, port: redis.port, dir };
 }
 
 const range = <T>(n: number, f: (i: number) => T): T[] => Array.from({ length: n }, (_, i) => f(i));

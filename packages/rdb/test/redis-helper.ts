@@ -1,27 +1,14 @@
-// A throwaway redis-server for the tests (the spawn logic of
-// packages/resp/test/compat/compat-runner.ts, copied so this package does not
-// depend on resp) and a minimal RESP2 client that keeps replies as bytes.
-import { spawn, spawnSync } from 'node:child_process';
+// A throwaway redis-server for the tests (@strata/redis-harness) and a
+// minimal RESP2 client that keeps replies as bytes.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect, createServer, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { hasRedisServer, startRedis as startRedisProcess } from '@strata/redis-harness';
 
-export const hasRedis = spawnSync('redis-server', ['--version']).status === 0;
+export const hasRedis = hasRedisServer();
 
 export type Reply = string | number | Buffer | null | Error | Reply[];
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const addr = s.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
 
 export interface RedisHandle {
   readonly port: number;
@@ -67,42 +54,13 @@ function parse(buf: Buffer, pos: number): { reply: Reply; end: number } | undefi
 }
 
 export async function startRedis(extraArgs: readonly string[] = []): Promise<RedisHandle> {
-  const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'strata-rdb-'));
-  const child = spawn(
-    'redis-server',
-    [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--dir',
-      dir,
-      ...extraArgs,
-    ],
-    { stdio: 'ignore' },
-  );
-  const deadline = Date.now() + 5000;
-  let sock: Socket;
-  for (;;) {
-    try {
-      sock = await new Promise<Socket>((resolve, reject) => {
-        const s = connect(port, '127.0.0.1', () => resolve(s));
-        s.on('error', reject);
-      });
-      break;
-    } catch (e) {
-      if (Date.now() > deadline) {
-        child.kill();
-        throw e;
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
+  const redis = await startRedisProcess(extraArgs, { dir });
+  const port = redis.port;
+  const sock = await new Promise<Socket>((resolve, reject) => {
+    const s = connect(port, '127.0.0.1', () => resolve(s));
+    s.on('error', reject);
+  });
   let pending = Buffer.alloc(0);
   const waiters: Array<(r: Reply) => void> = [];
   sock.on('data', (d: Buffer) => {
@@ -131,7 +89,7 @@ export async function startRedis(extraArgs: readonly string[] = []): Promise<Red
     call,
     stop: () => {
       sock.destroy();
-      child.kill();
+      redis.stop();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -1,6 +1,6 @@
-import { spawn, spawnSync } from 'node:child_process';
-import { connect, createServer, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { encodeCommand } from '@strata/protocol';
+import { startRedis as startRedisProcess } from '@strata/redis-harness';
 import type { CompatCase } from './compat-cases.js';
 
 const END = encodeCommand(['ECHO', '__end__']);
@@ -65,22 +65,7 @@ export async function runCase(port: number, c: CompatCase): Promise<string> {
   }
 }
 
-/** Whether the `redis-server` binary is installed. */
-export function hasRedisServer(): boolean {
-  return spawnSync('redis-server', ['--version']).status === 0;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const a = srv.address();
-      const port = typeof a === 'object' && a !== null ? a.port : 0;
-      srv.close(() => resolve(port));
-    });
-    srv.once('error', reject);
-  });
-}
+export { hasRedisServer } from '@strata/redis-harness';
 
 /**
  * Starts a throwaway redis-server on a free loopback port (no persistence);
@@ -89,35 +74,5 @@ function freePort(): Promise<number> {
 export async function startRedis(
   extraArgs: readonly string[] = [],
 ): Promise<{ port: number; stop(): void }> {
-  const port = await freePort();
-  const child = spawn(
-    'redis-server',
-    [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      ...extraArgs,
-    ],
-    { stdio: 'ignore' },
-  );
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    try {
-      const s = await open(port);
-      s.destroy();
-      break;
-    } catch (e) {
-      if (Date.now() > deadline) {
-        child.kill();
-        throw e;
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  return { port, stop: () => child.kill() };
+  return startRedisProcess(extraArgs);
 }
