@@ -16,15 +16,34 @@ describe('parseCli', () => {
       ci: true,
       runs: 5,
       json: 'out.json',
-      warm: false,
+      cache: 'evict',
     });
     expect(parseCli(['x', '--warmup', '0', '--dir', '/data', '--warm'])).toMatchObject({
       scenarios: ['x'],
       ci: false,
       warmup: 0,
       dir: '/data',
-      warm: true,
+      cache: 'warm',
     });
+  });
+
+  it('evicts the bench\'s own files by default; --drop-caches drops the whole cache', () => {
+    expect(parseCli(['x'])).toMatchObject({ cache: 'evict' });
+    expect(parseCli(['x', '--drop-caches'])).toMatchObject({ cache: 'drop' });
+    expect(parseCli(['--ci', '--drop-caches'])).toMatchObject({ scenarios: 'all', cache: 'drop' });
+    expect(() => parseCli(['x', '--warm', '--drop-caches'])).toThrow(/contradict/);
+  });
+
+  it('parses report with its inputs and --html', () => {
+    expect(parseCli(['report', 'a'])).toEqual({ kind: 'report', inputs: ['a'] });
+    expect(parseCli(['report', 'a', 'b/x.json', '--html', 'out.html'])).toEqual({
+      kind: 'report',
+      inputs: ['a', 'b/x.json'],
+      html: 'out.html',
+    });
+    expect(() => parseCli(['report'])).toThrow(/directory or JSON file/);
+    expect(() => parseCli(['report', 'a', '--ci'])).toThrow(/report takes --html, not --ci/);
+    expect(() => parseCli(['io-seq-read', '--html', 'x.html'])).toThrow(/option of report/);
   });
 
   it('runs every scenario with --ci alone', () => {
@@ -33,7 +52,7 @@ describe('parseCli', () => {
       scenarios: 'all',
       ci: true,
       out: '/tmp/r',
-      warm: false,
+      cache: 'evict',
     });
   });
 

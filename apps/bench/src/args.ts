@@ -1,10 +1,18 @@
 import { parseArgs } from 'node:util';
 import { StrataError } from '@strata/io';
+import type { CacheMode } from './page-cache.js';
 import { ORDERS, type Order } from './schedule.js';
 
 export type Command =
   | { kind: 'help' }
   | { kind: 'list' }
+  | {
+      kind: 'report';
+      /** JSON reports, or directories searched (recursively) for them. */
+      inputs: string[];
+      /** The HTML page to write; default `report.html` in the first input directory. */
+      html?: string;
+    }
   | {
       kind: 'run';
       /** Scenario names, or `all` for every registered scenario (`--ci` alone). */
@@ -22,8 +30,8 @@ export type Command =
       out?: string;
       /** Parent directory for data files (default: the OS temp dir). */
       dir?: string;
-      /** Never drop the page cache. */
-      warm: boolean;
+      /** Before each disk-reading run: evict the bench's files (default), drop the whole cache, or nothing. */
+      cache: CacheMode;
     };
 
 /** Codes of strata-bench's own errors: ERR_USAGE, a command-line mistake (UsageError). */
@@ -44,6 +52,9 @@ Usage:
   strata-bench list                      list the scenarios
   strata-bench <scenario> [options]      run one scenario at full size
   strata-bench --ci [--out DIR]          run every scenario at CI size
+  strata-bench report PATH... [--html FILE]
+                                         one HTML page of charts from JSON reports
+                                         (files, or directories searched for them)
 
 Options:
   --ci            small sizes and few runs (the whole CI mode stays under 2 minutes)
@@ -54,16 +65,22 @@ Options:
   --json FILE     write the JSON report of one scenario to FILE
   --out DIR       write DIR/<scenario>.json for every scenario run
   --dir DIR       where data files go (default: the OS temp dir); removed afterwards
-  --warm          do not drop the page cache between runs
+  --drop-caches   drop the whole machine's page cache before each disk-reading
+                  run (root on Linux), instead of evicting only the bench's files
+  --warm          leave the page cache alone
+  --html FILE     (report) the page to write; default PATH/report.html
   -h, --help      this help
 
 Variants run interleaved after the warm-up: every round runs each variant
 once, in a fresh seeded shuffle per round by default (B C A, C A B, ...), so
 what one variant leaves behind does not always land on the same next one.
 The table shows median, min and max per variant and the ratios between
-variants, computed round by round. Scenarios that read from disk drop the
-page cache before every run when running as root (Linux); otherwise the
-output says the cache was warm. Progress goes to stderr, the table to stdout.
+variants, computed round by round. Before every run of a scenario that reads
+from disk, the bench evicts its own files from the page cache (fdatasync,
+then posix_fadvise DONTNEED through GNU dd; no root needed), or with
+--drop-caches drops the whole machine's cache; the output and the JSON
+(params.cache: evicted, dropped or warm) say which it did. Progress goes to
+stderr, the table to stdout.
 
 Exit codes: 0 ok, 1 a scenario failed, 2 usage error or unknown scenario.
 `;
@@ -89,6 +106,16 @@ export function parseCli(argv: readonly string[]): Command {
   if (values.help) return { kind: 'help' };
 
   const [first, ...rest] = positionals;
+  if (first === 'report') {
+    if (rest.length === 0) throw new UsageError('report needs a directory or JSON file');
+    const runOnly = ['ci', 'runs', 'warmup', 'order', 'seed', 'json', 'out', 'dir', 'warm', 'drop-caches'];
+    const misplaced = runOnly.filter((name) => values[name as keyof typeof values] !== undefined);
+    if (misplaced.length > 0) {
+      throw new UsageError(`report takes --html, not --${misplaced.join(', --')}`);
+    }
+    return { kind: 'report', inputs: rest, ...(values.html === undefined ? {} : { html: values.html }) };
+  }
+  if (values.html !== undefined) throw new UsageError('--html is an option of report');
   if (first === 'list') {
     if (rest.length > 0) throw new UsageError(`list takes no arguments, got '${rest.join(' ')}'`);
     return { kind: 'list' };
@@ -103,11 +130,14 @@ export function parseCli(argv: readonly string[]): Command {
   if (first === undefined && values.json !== undefined) {
     throw new UsageError('--json writes one scenario; use --out DIR with --ci');
   }
+  if (values.warm && values['drop-caches']) {
+    throw new UsageError('--warm and --drop-caches contradict each other');
+  }
   const command: Command = {
     kind: 'run',
     scenarios: first === undefined ? 'all' : [first],
     ci,
-    warm: values.warm ?? false,
+    cache: values.warm ? 'warm' : values['drop-caches'] ? 'drop' : 'evict',
   };
   const runs = integer('runs', values.runs, 1);
   const warmup = integer('warmup', values.warmup, 0);
@@ -149,6 +179,8 @@ function parse(argv: readonly string[]) {
       out: { type: 'string' },
       dir: { type: 'string' },
       warm: { type: 'boolean' },
+      'drop-caches': { type: 'boolean' },
+      html: { type: 'string' },
     },
   });
 }

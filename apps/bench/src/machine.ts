@@ -2,6 +2,8 @@ import os from 'node:os';
 
 /** The machine a report was measured on, as in the JSON report's `machine`. */
 export interface MachineInfo {
+  /** Host name, to tell machines apart in a history of reports. */
+  hostname: string;
   /** Logical CPUs. */
   cpus: number;
   cpuModel: string;
@@ -18,6 +20,7 @@ export interface MachineInfo {
 export function machineInfo(): MachineInfo {
   const cpus = os.cpus();
   return {
+    hostname: os.hostname(),
     cpus: cpus.length,
     cpuModel: cpus[0]?.model.trim() ?? 'unknown',
     node: process.version,

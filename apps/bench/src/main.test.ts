@@ -32,7 +32,7 @@ function harness(scenarios = [good, bad]) {
     stdout: (t: string) => out.push(t),
     stderr: (t: string) => err.push(t),
     scenarios,
-    runOptions: { dropCachesImpl: async () => false },
+    runOptions: { coldCacheImpl: async () => 'warm' as const, commit: null },
   };
   return { env, out: () => out.join(''), err: () => err.join('') };
 }

@@ -1,8 +1,10 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type Command, parseCli, USAGE, UsageError } from './args.js';
 import { formatTable } from './format.js';
 import { renderReport, reportToJson } from './report.js';
+import { loadReports } from './report-files.js';
+import { renderReportPage } from './report-page.js';
 import { type RunOptions, runScenario } from './runner.js';
 import type { AnyScenario } from './scenario.js';
 import { scenarios as registry } from './scenarios/index.js';
@@ -55,6 +57,8 @@ export async function main(argv: readonly string[], env: MainEnv = processEnv): 
     return EXIT_OK;
   }
 
+  if (command.kind === 'report') return writeReportPage(command.inputs, command.html, env);
+
   let selected: AnyScenario[];
   if (command.scenarios === 'all') {
     selected = [...all];
@@ -74,7 +78,7 @@ export async function main(argv: readonly string[], env: MainEnv = processEnv): 
 
   const options: RunOptions = {
     ci: command.ci,
-    dropCaches: !command.warm,
+    cache: command.cache,
     log: (line) => env.stderr(`${line}\n`),
     ...env.runOptions,
   };
@@ -109,4 +113,39 @@ export async function main(argv: readonly string[], env: MainEnv = processEnv): 
     );
   }
   return failed.length > 0 ? EXIT_FAILED : EXIT_OK;
+}
+
+/** `strata-bench report PATH... [--html FILE]`: the HTML page of the reports found. */
+async function writeReportPage(
+  inputs: readonly string[],
+  html: string | undefined,
+  env: MainEnv,
+): Promise<number> {
+  let loaded: Awaited<ReturnType<typeof loadReports>>;
+  try {
+    loaded = await loadReports(inputs);
+  } catch (error) {
+    env.stderr(`strata-bench: report: ${error instanceof Error ? error.message : String(error)}\n`);
+    return EXIT_USAGE;
+  }
+  for (const { file, reason } of loaded.skipped) {
+    env.stderr(`strata-bench: report: skipped ${file}: not a bench report (${reason})\n`);
+  }
+  if (loaded.reports.length === 0) {
+    env.stderr(`strata-bench: report: no bench reports in ${inputs.join(', ')}\n`);
+    return EXIT_FAILED;
+  }
+  const first = inputs[0]!;
+  const file =
+    html ??
+    path.join((await stat(first)).isDirectory() ? first : path.dirname(first), 'report.html');
+  const page = renderReportPage(loaded.reports);
+  await mkdir(path.dirname(path.resolve(file)), { recursive: true });
+  await writeFile(file, page.html);
+  const scenarios = new Set(loaded.reports.map((r) => r.report.scenario)).size;
+  env.stdout(
+    `wrote ${file}: ${page.charts.length} charts of ${scenarios} scenarios from ` +
+      `${loaded.reports.length} reports (${Math.round(page.html.length / 1024)} KiB, self-contained)\n`,
+  );
+  return EXIT_OK;
 }

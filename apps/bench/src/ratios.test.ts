@@ -20,7 +20,9 @@ describe('computeRatios', () => {
       ['b', [10, 10, 40]],
     ]);
     // per run: 1, 3, 0.5 (not median(a)/median(b) = 20/10 = 2)
-    expect(computeRatios(['a/b'], values)).toEqual([{ name: 'a/b', median: 1, min: 0.5, max: 3 }]);
+    expect(computeRatios(['a/b'], values)).toEqual([
+      { name: 'a/b', median: 1, min: 0.5, max: 3, values: [1, 3, 0.5] },
+    ]);
   });
 
   it('keeps the declared order and supports several ratios', () => {

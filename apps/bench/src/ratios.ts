@@ -4,6 +4,8 @@ import { type Summary, summarize } from './stats.js';
 export interface RatioResult extends Summary {
   /** `a/b`, the variant names. */
   name: string;
+  /** The per-round ratios the summary is of, round by round. */
+  values: number[];
 }
 
 /** Splits `a/b` into its two variant names; throws on a malformed name. */
@@ -34,6 +36,6 @@ export function computeRatios(
     const runs = Math.min(va.length, vb.length);
     const perRun: number[] = [];
     for (let i = 0; i < runs; i++) perRun.push(va[i]! / vb[i]!);
-    return { name, ...summarize(perRun) };
+    return { name, ...summarize(perRun), values: perRun };
   });
 }

@@ -1,11 +1,13 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { MachineInfo } from './machine.js';
+import type { CacheMode, CacheState } from './page-cache.js';
 import { reportToJson } from './report.js';
 import { resolveScenario, runScenario } from './runner.js';
 import { defineScenario, higher, lower } from './scenario.js';
 
 const machine: MachineInfo = {
+  hostname: 'test-host',
   cpus: 2,
   cpuModel: 'test cpu',
   node: 'v20.0.0',
@@ -14,7 +16,13 @@ const machine: MachineInfo = {
   arch: 'x64',
   release: 'test',
 };
-const quiet = { log: () => {}, machine, dropCachesImpl: async () => true };
+const commit = { sha: 'c0ffee0000000000000000000000000000000000', dirty: false };
+const quiet = {
+  log: () => {},
+  machine,
+  commit,
+  coldCacheImpl: async (): Promise<CacheState> => 'evicted',
+};
 
 /** A scenario whose run returns scripted values and records the call order. */
 function scripted(values: Record<string, number[]>, extra: { readsDisk?: boolean } = {}) {
@@ -166,18 +174,28 @@ describe('runScenario', () => {
           order,
           orderSeed,
         });
-        expect(report.ratios[0]).toEqual({ name: 'a/b', median: 1, min: 0.5, max: 3 });
+        expect(report.ratios[0]).toMatchObject({ name: 'a/b', median: 1, min: 0.5, max: 3 });
+        expect(report.ratios[0]!.values).toEqual([1, 3, 0.5]);
       }
     }
     const { scenario } = scripted(values);
     const { report } = await runScenario(scenario, { ...quiet, runs: 3, warmup: 1 });
+    const ab = values.a!;
     expect(report.variants).toEqual([
-      { name: 'a', unit: 'ops/s', median: 20, min: 10, max: 30 },
-      { name: 'b', unit: 'ops/s', median: 10, min: 10, max: 40 },
-      { name: 'c', unit: 'ms', median: 2, min: 1, max: 3 },
+      { name: 'a', unit: 'ops/s', higherIsBetter: true, median: 20, min: 10, max: 30, values: ab, samples: {} },
+      { name: 'b', unit: 'ops/s', higherIsBetter: true, median: 10, min: 10, max: 40, values: values.b, samples: {} },
+      { name: 'c', unit: 'ms', higherIsBetter: false, median: 2, min: 1, max: 3, values: values.c, samples: {} },
     ]);
     // a/b per run: 1, 3, 0.5; c/a per run: 0.1, 2/30, 0.15
-    expect(report.ratios[0]).toEqual({ name: 'a/b', median: 1, min: 0.5, max: 3 });
+    expect(report.ratios[0]).toEqual({
+      name: 'a/b',
+      higherIsBetter: true,
+      median: 1,
+      min: 0.5,
+      max: 3,
+      values: [1, 3, 0.5],
+    });
+    expect(report.ratios[1]!.higherIsBetter).toBe(false); // c is a latency
     expect(report.ratios[1]!.name).toBe('c/a');
     expect(report.ratios[1]!.median).toBeCloseTo(0.1);
     expect(report.metrics).toEqual({ total: 30 });
@@ -185,6 +203,7 @@ describe('runScenario', () => {
 
   it('writes exactly the agreed JSON shape', async () => {
     const { scenario } = scripted(values);
+    const before = Date.now();
     const { report } = await runScenario(scenario, {
       ...quiet,
       runs: 3,
@@ -194,6 +213,9 @@ describe('runScenario', () => {
     const json = JSON.parse(reportToJson(report));
     expect(Object.keys(json)).toEqual([
       'scenario',
+      'description',
+      'timestamp',
+      'commit',
       'params',
       'machine',
       'variants',
@@ -201,6 +223,10 @@ describe('runScenario', () => {
       'metrics',
     ]);
     expect(json.scenario).toBe('fake');
+    expect(json.description).toBe('a fake scenario');
+    expect(json.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(Date.parse(json.timestamp)).toBeGreaterThanOrEqual(before - 1000);
+    expect(json.commit).toEqual(commit);
     expect(json.params).toEqual({
       n: 100,
       ci: false,
@@ -212,11 +238,61 @@ describe('runScenario', () => {
     });
     expect(json.machine.cpus).toBe(2);
     expect(json.machine.node).toBe('v20.0.0');
+    expect(json.machine.hostname).toBe('test-host');
     for (const v of json.variants) {
-      expect(Object.keys(v)).toEqual(['name', 'unit', 'median', 'min', 'max']);
+      expect(Object.keys(v)).toEqual([
+        'name',
+        'unit',
+        'higherIsBetter',
+        'median',
+        'min',
+        'max',
+        'values',
+        'samples',
+      ]);
+      expect(v.values).toEqual(values[v.name as keyof typeof values]); // raw, by round
     }
-    for (const r of json.ratios) expect(Object.keys(r)).toEqual(['name', 'median', 'min', 'max']);
+    for (const r of json.ratios) {
+      expect(Object.keys(r)).toEqual(['name', 'higherIsBetter', 'median', 'min', 'max', 'values']);
+      expect(r.values).toHaveLength(3);
+    }
     expect(typeof json.metrics.total).toBe('number');
+  });
+
+  it('records the raw samples of every run beside their median metric', async () => {
+    const scenario = defineScenario({
+      name: 'raw',
+      description: '',
+      params: { full: {}, ci: {} },
+      variants: [higher('x', 'ops/s')],
+      run: (_v, ctx) => ({ value: 100 + ctx.run, samples: { rss_mib: 10 + ctx.run } }),
+    });
+    const { report } = await runScenario(scenario, { ...quiet, runs: 3, warmup: 0 });
+    expect(report.variants[0]!.values).toEqual([100, 101, 102]);
+    expect(report.variants[0]!.samples).toEqual({ rss_mib: [10, 11, 12] });
+    expect(report.metrics).toEqual({ 'x.rss_mib': 11 });
+  });
+
+  it('records the commit git gives when none is injected', async () => {
+    const { scenario } = scripted(values);
+    const { commit: _fake, ...rest } = quiet;
+    const { report } = await runScenario(scenario, { ...rest, runs: 3, warmup: 0 });
+    // The bench's tests run in the repository's checkout.
+    expect(report.commit?.sha).toMatch(/^[0-9a-f]{40}$/);
+    expect(typeof report.commit?.dirty).toBe('boolean');
+  });
+
+  it('carries ratio targets and rejects a target for an undeclared ratio', async () => {
+    const { scenario } = scripted(values);
+    const { report } = await runScenario(
+      { ...scenario, targets: { 'a/b': 0.8 } },
+      { ...quiet, runs: 3, warmup: 0 },
+    );
+    expect(report.ratios[0]).toMatchObject({ name: 'a/b', target: 0.8 });
+    expect(report.ratios[1]).not.toHaveProperty('target');
+    await expect(
+      runScenario({ ...scenario, targets: { 'b/a': 1 } }, { ...quiet, runs: 1, warmup: 0 }),
+    ).rejects.toThrow(/target for undeclared ratio 'b\/a'/);
   });
 
   it('uses the ci parameters, runs and warm-up with ci', async () => {
@@ -236,46 +312,81 @@ describe('runScenario', () => {
     expect(report.params).toMatchObject({ n: 5, ci: true, runs: 2, warmup: 1 });
   });
 
-  it('drops the page cache before every call when the scenario reads disk', async () => {
-    let drops = 0;
+  it('makes the cache cold before every call when the scenario reads disk, in its own dir', async () => {
+    const seen: { mode: CacheMode; dir: string }[] = [];
     const { scenario } = scripted(values, { readsDisk: true });
     const { report, notes } = await runScenario(scenario, {
       ...quiet,
       runs: 3,
       warmup: 1,
-      dropCachesImpl: async () => {
-        drops++;
-        return true;
+      coldCacheImpl: async (mode, dir) => {
+        seen.push({ mode, dir });
+        return 'evicted';
       },
     });
-    expect(drops).toBe(12);
-    expect(report.params.cache).toBe('dropped');
-    expect(notes).toEqual([]);
+    expect(seen).toHaveLength(12);
+    expect(seen.every((s) => s.mode === 'evict')).toBe(true); // the default
+    expect(new Set(seen.map((s) => s.dir)).size).toBe(1);
+    expect(seen[0]!.dir).toMatch(/strata-bench-fake-/);
+    expect(report.params.cache).toBe('evicted');
+    expect(notes.join(' ')).toMatch(/the bench's own files evicted before every run .*posix_fadvise/);
   });
 
-  it('says the cache was warm when it cannot drop it', async () => {
+  it('says the whole cache was dropped with --drop-caches', async () => {
+    const { scenario } = scripted(values, { readsDisk: true });
+    const modes = new Set<CacheMode>();
+    const { report, notes } = await runScenario(scenario, {
+      ...quiet,
+      runs: 3,
+      cache: 'drop',
+      coldCacheImpl: async (mode) => {
+        modes.add(mode);
+        return 'dropped';
+      },
+    });
+    expect([...modes]).toEqual(['drop']);
+    expect(report.params.cache).toBe('dropped');
+    expect(notes.join(' ')).toMatch(/whole machine's dropped/);
+  });
+
+  it('reports the warmest state seen over the runs', async () => {
+    const { scenario } = scripted(values, { readsDisk: true });
+    let calls = 0;
+    const { report } = await runScenario(scenario, {
+      ...quiet,
+      runs: 3,
+      cache: 'drop',
+      // Root lost midway (or /proc read-only): one run only had its files evicted.
+      coldCacheImpl: async () => (++calls === 2 ? 'evicted' : 'dropped'),
+    });
+    expect(report.params.cache).toBe('evicted');
+  });
+
+  it('says the cache was warm when it cannot make it cold', async () => {
     const { scenario } = scripted(values, { readsDisk: true });
     const { report, notes } = await runScenario(scenario, {
       ...quiet,
       runs: 3,
-      dropCachesImpl: async () => false,
+      coldCacheImpl: async () => 'warm',
     });
     expect(report.params.cache).toBe('warm');
     expect(notes.join(' ')).toMatch(/cache was warm/);
   });
 
-  it('never drops the cache for a scenario that does not read disk', async () => {
+  it('never touches the cache for a scenario that does not read disk', async () => {
     let drops = 0;
     const { scenario } = scripted(values);
-    await runScenario(scenario, {
+    const { report, notes } = await runScenario(scenario, {
       ...quiet,
       runs: 3,
-      dropCachesImpl: async () => {
+      coldCacheImpl: async () => {
         drops++;
-        return true;
+        return 'evicted';
       },
     });
     expect(drops).toBe(0);
+    expect(report.params.cache).toBe('warm');
+    expect(notes).toEqual([]);
   });
 
   it('turns samples into per-variant median metrics and hands them to metrics()', async () => {
@@ -349,6 +460,7 @@ describe('resolveScenario', () => {
     expect(resolveScenario(scenario, { sizes: [1, 2] })).toEqual({
       variants: [higher('v1', 'x'), higher('v2', 'x')],
       ratios: ['v2/v1'],
+      targets: {},
     });
     expect(resolveScenario(scenario, { sizes: [1] }).ratios).toEqual([]);
   });

@@ -4,7 +4,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { formatNumber } from './format.js';
 import { type MachineInfo, machineInfo } from './machine.js';
-import { dropPageCache } from './page-cache.js';
+import {
+  type CacheMode,
+  type CacheState,
+  coldCache,
+  DROP_METHOD,
+  EVICT_METHOD,
+  warmerState,
+} from './page-cache.js';
 import { computeRatios, parseRatio } from './ratios.js';
 import type { BenchReport } from './report.js';
 import type {
@@ -19,6 +26,7 @@ import type {
   VariantResult,
 } from './scenario.js';
 import { DEFAULT_ORDER, type Order, schedule } from './schedule.js';
+import { type SourceCommit, sourceCommit } from './source-commit.js';
 import { summarize } from './stats.js';
 
 export const DEFAULT_RUNS = { full: 3, ci: 2 } as const;
@@ -42,10 +50,16 @@ export interface RunOptions {
   orderSeed?: number;
   /** Parent of the scenario's temporary directory; default `os.tmpdir()`. */
   dir?: string;
-  /** Set false to never drop the page cache (`--warm`). */
-  dropCaches?: boolean;
-  /** How to drop the page cache; default `dropPageCache` (tests inject a fake). */
-  dropCachesImpl?: () => Promise<boolean>;
+  /**
+   * What to do to the page cache before each run of a scenario that reads
+   * disk: `evict` its own files (default), `drop` the whole machine's
+   * (`--drop-caches`), `warm` nothing (`--warm`).
+   */
+  cache?: CacheMode;
+  /** How to do it; default `coldCache` on the scenario's directory (tests inject a fake). */
+  coldCacheImpl?: (mode: CacheMode, dir: string) => Promise<CacheState>;
+  /** The commit to record; default asked of git once per process. */
+  commit?: SourceCommit | null;
   /** Progress lines; default stderr. */
   log?: (line: string) => void;
   machine?: MachineInfo;
@@ -61,7 +75,7 @@ export interface RunOutcome {
 export function resolveScenario(
   scenario: AnyScenario,
   params: Params,
-): { variants: Variant[]; ratios: string[] } {
+): { variants: Variant[]; ratios: string[]; targets: Record<string, number> } {
   for (const key of RESERVED_PARAMS) {
     if (key in params) {
       throw new Error(`scenario ${scenario.name}: parameter '${key}' is reserved for the harness`);
@@ -94,7 +108,44 @@ export function resolveScenario(
       }
     }
   }
-  return { variants, ratios };
+  const targets = {
+    ...(typeof scenario.targets === 'function'
+      ? scenario.targets(params)
+      : (scenario.targets ?? {})),
+  };
+  for (const [ratio, target] of Object.entries(targets)) {
+    if (!ratios.includes(ratio)) {
+      throw new Error(`scenario ${scenario.name}: target for undeclared ratio '${ratio}'`);
+    }
+    if (!Number.isFinite(target) || target <= 0) {
+      throw new Error(`scenario ${scenario.name}: target of '${ratio}' must be > 0, got ${target}`);
+    }
+  }
+  return { variants, ratios, targets };
+}
+
+let commitOnce: Promise<SourceCommit | null> | undefined;
+
+/** The cache notes: what was done to the page cache, and what that means. */
+function cacheNotes(mode: CacheMode, state: CacheState): string[] {
+  if (state === 'dropped') {
+    return [`page cache: the whole machine's dropped before every run (--drop-caches: ${DROP_METHOD})`];
+  }
+  if (state === 'evicted') {
+    return [
+      `page cache: the bench's own files evicted before every run (${EVICT_METHOD}); ` +
+        `the rest of the machine's cache is kept${
+          mode === 'drop'
+            ? ' (--drop-caches needs root on Linux)'
+            : ' (--drop-caches drops it all, as root)'
+        }`,
+    ];
+  }
+  return [
+    mode === 'warm'
+      ? 'page cache was warm (--warm); disk reads may be flattered'
+      : 'page cache was warm: evicting the bench\'s files needs Linux and GNU dd; disk reads may be flattered',
+  ];
 }
 
 function toMeasurement(result: number | Measurement): Measurement {
@@ -131,28 +182,30 @@ export async function runScenario(
   const ci = options.ci ?? false;
   const size = ci ? 'ci' : 'full';
   const params: Params = { ...scenario.params[size], ...options.params };
-  const { variants, ratios } = resolveScenario(scenario, params);
+  const { variants, ratios, targets } = resolveScenario(scenario, params);
+  const timestamp = new Date().toISOString();
+  const commit =
+    options.commit !== undefined ? options.commit : await (commitOnce ??= sourceCommit());
   const runs = options.runs ?? scenario.runs?.[size] ?? DEFAULT_RUNS[size];
   const warmup = options.warmup ?? scenario.warmup?.[size] ?? DEFAULT_WARMUP[size];
   const order = options.order ?? DEFAULT_ORDER;
   const orderSeed = order === 'shuffled' ? (options.orderSeed ?? randomInt(2 ** 32)) : undefined;
   const steps = schedule(variants, runs, warmup, { order, seed: orderSeed ?? 0 });
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const dropImpl = options.dropCachesImpl ?? dropPageCache;
-  const mayDrop = options.dropCaches ?? true;
-
-  let drops = 0;
-  let dropFailures = 0;
-  const dropCaches = async (): Promise<boolean> => {
-    drops++;
-    const ok = mayDrop && (await dropImpl());
-    if (!ok) dropFailures++;
-    return ok;
-  };
+  const coldImpl = options.coldCacheImpl ?? coldCache;
+  const cacheMode = options.cache ?? 'evict';
 
   const parent = options.dir ?? os.tmpdir();
   await mkdir(parent, { recursive: true });
   const dir = await mkdtemp(path.join(parent, `strata-bench-${scenario.name}-`));
+
+  // The warmest state over every drop: a scenario is only as cold as its warmest run.
+  let cacheState: CacheState | undefined;
+  const dropCaches = async (): Promise<boolean> => {
+    const state = await coldImpl(cacheMode, dir);
+    cacheState = cacheState === undefined ? state : warmerState(cacheState, state);
+    return state !== 'warm';
+  };
   const prefix = `[${scenario.name}]`;
   const base: ScenarioContext<Params> = {
     params,
@@ -220,17 +273,14 @@ export async function runScenario(
       Object.assign(metrics, await scenario.metrics(makeResults(variantResults), withState));
     }
 
-    const cache = drops > 0 && dropFailures === 0 ? 'dropped' : 'warm';
-    const notes: string[] = [];
-    if (scenario.readsDisk && cache === 'warm') {
-      notes.push(
-        mayDrop
-          ? 'page cache was warm: dropping it needs root on Linux; disk reads may be flattered'
-          : 'page cache was warm (--warm); disk reads may be flattered',
-      );
-    }
+    const cache: CacheState = cacheState ?? 'warm';
+    const notes = cacheState === undefined ? [] : cacheNotes(cacheMode, cacheState);
+    const byName = new Map(variants.map((v) => [v.name, v]));
     const report: BenchReport = {
       scenario: scenario.name,
+      description: scenario.description,
+      timestamp,
+      commit,
       params: {
         ...params,
         ci,
@@ -244,11 +294,22 @@ export async function runScenario(
       variants: variantResults.map((v) => ({
         name: v.variant.name,
         unit: v.variant.unit,
+        higherIsBetter: v.variant.higherIsBetter,
         median: v.median,
         min: v.min,
         max: v.max,
+        values: [...v.values],
+        samples: v.samples,
       })),
-      ratios: computeRatios(ratios, values),
+      ratios: computeRatios(ratios, values).map((r) => ({
+        name: r.name,
+        higherIsBetter: byName.get(parseRatio(r.name).a)!.higherIsBetter,
+        median: r.median,
+        min: r.min,
+        max: r.max,
+        values: r.values,
+        ...(targets[r.name] === undefined ? {} : { target: targets[r.name] }),
+      })),
       metrics,
     };
     log(`${prefix} done in ${((performance.now() - started) / 1000).toFixed(1)} s`);

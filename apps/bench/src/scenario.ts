@@ -122,6 +122,14 @@ export interface Scenario<P extends Params = Params, S = unknown> {
    * once), then median, min and max over the rounds.
    */
   ratios?: readonly string[] | ((params: P) => readonly string[]);
+  /**
+   * What a ratio should reach, by ratio name (`{ 'strata-get/redis-get': 0.7 }`):
+   * a floor when the ratio's first variant is higher-is-better, a ceiling
+   * otherwise. Shown in the table and the HTML report beside the ratio; a
+   * ratio that misses its target does not fail the run (targets are goals).
+   * Every name must be one of the ratios declared at that size.
+   */
+  targets?: Readonly<Record<string, number>> | ((params: P) => Readonly<Record<string, number>>);
   /** Scenario-level numbers computed at the end, e.g. `best_plain_mbps`. */
   metrics?(
     results: ScenarioResults,

@@ -54,7 +54,7 @@ export async function runTiny(
     runs: rounds.runs ?? 1,
     warmup: rounds.warmup ?? 0,
     dir,
-    dropCachesImpl: async () => false,
+    cache: 'warm',
     log: () => {},
   });
   return JSON.parse(reportToJson(report)) as ReportJson;
