@@ -64,6 +64,7 @@ export const durability = defineScenario<Params, State>({
     ...(hasRedisServer() ? POLICIES.map((p) => `strata-${p}/redis-${p}`) : []),
     'strata-always/strata-no',
   ],
+  targets: { 'strata-always/strata-no': 0.5 },
 
   async setup(ctx) {
     if (which('redis-benchmark') === null) {

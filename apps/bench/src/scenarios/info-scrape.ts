@@ -80,6 +80,7 @@ export const infoScrape = defineScenario<Params, State>({
   variants: () =>
     systems().flatMap((s) => [higher(`${s}-plain`, 'ops/s'), higher(`${s}-scraped`, 'ops/s')]),
   ratios: () => systems().map((s) => `${s}-scraped/${s}-plain`),
+  targets: { 'strata-scraped/strata-plain': 0.95 },
 
   async setup(ctx) {
     if (which('redis-benchmark') === null) {

@@ -176,6 +176,8 @@ export const scripting = defineScenario<Params, State>({
   },
   variants: () => servers().flatMap((s) => CASES.map((c) => higher(`${s}-${c}`, 'ops/s'))),
   ratios: () => (hasRedisServer() ? CASES.map((c) => `strata-${c}/redis-${c}`) : []),
+  targets: () =>
+    hasRedisServer() ? Object.fromEntries(CASES.map((c) => [`strata-${c}/redis-${c}`, 0.7])) : {},
 
   async setup(ctx) {
     const started = await startStrataAndRedis(ctx.dir, ['--checkpoint-interval', '0'], ctx.log);

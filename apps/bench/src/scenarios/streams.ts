@@ -837,6 +837,8 @@ export const streams = defineScenario<Params, State>({
     return out;
   },
   ratios: () => (hasRedisServer() ? CASES.map((c) => `strata-${c}/redis-${c}`) : []),
+  targets: () =>
+    hasRedisServer() ? Object.fromEntries(CASES.map((c) => [`strata-${c}/redis-${c}`, 0.7])) : {},
 
   async setup(ctx) {
     const p = ctx.params;
