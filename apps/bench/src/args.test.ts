@@ -27,7 +27,7 @@ describe('parseCli', () => {
     });
   });
 
-  it('evicts the bench\'s own files by default; --drop-caches drops the whole cache', () => {
+  it("evicts the bench's own files by default; --drop-caches drops the whole cache", () => {
     expect(parseCli(['x'])).toMatchObject({ cache: 'evict' });
     expect(parseCli(['x', '--drop-caches'])).toMatchObject({ cache: 'drop' });
     expect(parseCli(['--ci', '--drop-caches'])).toMatchObject({ scenarios: 'all', cache: 'drop' });

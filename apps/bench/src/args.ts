@@ -108,12 +108,27 @@ export function parseCli(argv: readonly string[]): Command {
   const [first, ...rest] = positionals;
   if (first === 'report') {
     if (rest.length === 0) throw new UsageError('report needs a directory or JSON file');
-    const runOnly = ['ci', 'runs', 'warmup', 'order', 'seed', 'json', 'out', 'dir', 'warm', 'drop-caches'];
+    const runOnly = [
+      'ci',
+      'runs',
+      'warmup',
+      'order',
+      'seed',
+      'json',
+      'out',
+      'dir',
+      'warm',
+      'drop-caches',
+    ];
     const misplaced = runOnly.filter((name) => values[name as keyof typeof values] !== undefined);
     if (misplaced.length > 0) {
       throw new UsageError(`report takes --html, not --${misplaced.join(', --')}`);
     }
-    return { kind: 'report', inputs: rest, ...(values.html === undefined ? {} : { html: values.html }) };
+    return {
+      kind: 'report',
+      inputs: rest,
+      ...(values.html === undefined ? {} : { html: values.html }),
+    };
   }
   if (values.html !== undefined) throw new UsageError('--html is an option of report');
   if (first === 'list') {

@@ -1,6 +1,6 @@
 import type { ChartConfiguration } from 'chart.js';
-import type { LoadedReport } from './report-files.js';
 import { commitText, type RatioReport, type VariantReport } from './report.js';
+import type { LoadedReport } from './report-files.js';
 
 /**
  * The charts of the HTML report, as Chart.js configurations built here (typed,
@@ -170,7 +170,10 @@ function rangeChart(
         animation: false,
         responsive: true,
         maintainAspectRatio: false,
-        plugins: { title: { display: true, text: title } },
+        plugins: {
+          title: { display: true, text: title },
+          legend: { labels: { usePointStyle: true } },
+        },
         scales: {
           x: { type: scaleType(all), title: { display: true, text: axis } },
           y: { type: 'category', ticks: { autoSkip: false } },
@@ -275,7 +278,14 @@ export function scenarioCharts(group: ScenarioReports, prefix: string): ChartSpe
       r.target === undefined ? [] : [{ x: r.target, y: r.name }],
     );
     charts.push(
-      rangeChart(id('ratios'), 'ratios', ratioTitle(report.ratios), 'ratio', report.ratios, targets),
+      rangeChart(
+        id('ratios'),
+        'ratios',
+        ratioTitle(report.ratios),
+        'ratio',
+        report.ratios,
+        targets,
+      ),
     );
   }
   if (group.history.length > 1) {
@@ -302,7 +312,8 @@ export function scenarioCharts(group: ScenarioReports, prefix: string): ChartSpe
           variantNames.map((name) => ({
             label: name,
             data: group.history.map(
-              (r) => r.report.variants.find((v) => v.name === name && v.unit === unit)?.median ?? null,
+              (r) =>
+                r.report.variants.find((v) => v.name === name && v.unit === unit)?.median ?? null,
             ),
           })),
         ),

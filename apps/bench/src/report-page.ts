@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { formatNumber } from './format.js';
+import { commitText, machineText, meetsTarget, paramText, targetText } from './report.js';
 import { type ChartSpec, groupByScenario, reportLabel, scenarioCharts } from './report-charts.js';
 import type { LoadedReport } from './report-files.js';
-import { commitText, machineText, meetsTarget, paramText, targetText } from './report.js';
 
 /**
  * The self-contained HTML report: every chart drawn by Chart.js, whose UMD
@@ -20,7 +20,9 @@ export function chartJsSource(): string {
     // The exports map hides dist/*; the UMD build sits beside the CommonJS entry.
     const entry = createRequire(import.meta.url).resolve('chart.js');
     const text = readFileSync(path.join(path.dirname(entry), 'chart.umd.min.js'), 'utf8');
-    chartJs = text.replace(/\n\/\/# sourceMappingURL=.*\s*$/, '\n').replaceAll('</script', '<\\/script');
+    chartJs = text
+      .replace(/\n\/\/# sourceMappingURL=.*\s*$/, '\n')
+      .replaceAll('</script', '<\\/script');
   }
   return chartJs;
 }
@@ -114,7 +116,12 @@ function ratioTable(latest: LoadedReport): string {
   const rows = latest.report.ratios
     .map((r) => {
       const met = meetsTarget(r);
-      const mark = met === undefined ? '' : met ? '<span class="hit">met</span>' : '<span class="miss">missed</span>';
+      const mark =
+        met === undefined
+          ? ''
+          : met
+            ? '<span class="hit">met</span>'
+            : '<span class="miss">missed</span>';
       return (
         `<tr><td>${escapeHtml(r.name)}</td><td>${formatNumber(r.median)}</td>` +
         `<td>${formatNumber(r.min)}</td><td>${formatNumber(r.max)}</td>` +
@@ -125,8 +132,16 @@ function ratioTable(latest: LoadedReport): string {
   return `<table><tr><th>ratio</th><th>median</th><th>min</th><th>max</th><th>target</th><th></th></tr>${rows}</table>`;
 }
 
+/** What `params.cache` means, in a line. */
+const CACHE_TEXT: Record<string, string> = {
+  evicted: "page cache: the bench's own files evicted before every disk-reading run",
+  dropped: "page cache: the whole machine's dropped before every disk-reading run (--drop-caches)",
+  warm: 'page cache: warm (not evicted; disk reads may be flattered)',
+};
+
 function metaLines(latest: LoadedReport, reports: number): string {
   const r = latest.report;
+  const cache = typeof r.params.cache === 'string' ? CACHE_TEXT[r.params.cache] : undefined;
   const params = Object.entries(r.params)
     .map(([k, v]) => `${k}=${paramText(v)}`)
     .join(' ');
@@ -135,6 +150,7 @@ function metaLines(latest: LoadedReport, reports: number): string {
       `${reports > 1 ? `; history of ${reports} reports` : ''}`,
     `machine: ${escapeHtml(machineText(r.machine))}`,
     `params: ${escapeHtml(params)}`,
+    ...(cache ? [escapeHtml(cache)] : []),
   ]
     .map((line) => `<p class="meta">${line}</p>`)
     .join('');
@@ -177,7 +193,8 @@ export function renderReportPage(
     );
   });
   const runs = [...new Set(reports.map(reportLabel))];
-  const html = `<!doctype html>
+  const html =
+    `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">

@@ -182,9 +182,36 @@ describe('runScenario', () => {
     const { report } = await runScenario(scenario, { ...quiet, runs: 3, warmup: 1 });
     const ab = values.a!;
     expect(report.variants).toEqual([
-      { name: 'a', unit: 'ops/s', higherIsBetter: true, median: 20, min: 10, max: 30, values: ab, samples: {} },
-      { name: 'b', unit: 'ops/s', higherIsBetter: true, median: 10, min: 10, max: 40, values: values.b, samples: {} },
-      { name: 'c', unit: 'ms', higherIsBetter: false, median: 2, min: 1, max: 3, values: values.c, samples: {} },
+      {
+        name: 'a',
+        unit: 'ops/s',
+        higherIsBetter: true,
+        median: 20,
+        min: 10,
+        max: 30,
+        values: ab,
+        samples: {},
+      },
+      {
+        name: 'b',
+        unit: 'ops/s',
+        higherIsBetter: true,
+        median: 10,
+        min: 10,
+        max: 40,
+        values: values.b,
+        samples: {},
+      },
+      {
+        name: 'c',
+        unit: 'ms',
+        higherIsBetter: false,
+        median: 2,
+        min: 1,
+        max: 3,
+        values: values.c,
+        samples: {},
+      },
     ]);
     // a/b per run: 1, 3, 0.5; c/a per run: 0.1, 2/30, 0.15
     expect(report.ratios[0]).toEqual({
@@ -329,7 +356,9 @@ describe('runScenario', () => {
     expect(new Set(seen.map((s) => s.dir)).size).toBe(1);
     expect(seen[0]!.dir).toMatch(/strata-bench-fake-/);
     expect(report.params.cache).toBe('evicted');
-    expect(notes.join(' ')).toMatch(/the bench's own files evicted before every run .*posix_fadvise/);
+    expect(notes.join(' ')).toMatch(
+      /the bench's own files evicted before every run .*posix_fadvise/,
+    );
   });
 
   it('says the whole cache was dropped with --drop-caches', async () => {

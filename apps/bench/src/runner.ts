@@ -26,7 +26,7 @@ import type {
   VariantResult,
 } from './scenario.js';
 import { DEFAULT_ORDER, type Order, schedule } from './schedule.js';
-import { type SourceCommit, sourceCommit } from './source-commit.js';
+import { benchCommit, type SourceCommit } from './source-commit.js';
 import { summarize } from './stats.js';
 
 export const DEFAULT_RUNS = { full: 3, ci: 2 } as const;
@@ -124,12 +124,12 @@ export function resolveScenario(
   return { variants, ratios, targets };
 }
 
-let commitOnce: Promise<SourceCommit | null> | undefined;
-
 /** The cache notes: what was done to the page cache, and what that means. */
 function cacheNotes(mode: CacheMode, state: CacheState): string[] {
   if (state === 'dropped') {
-    return [`page cache: the whole machine's dropped before every run (--drop-caches: ${DROP_METHOD})`];
+    return [
+      `page cache: the whole machine's dropped before every run (--drop-caches: ${DROP_METHOD})`,
+    ];
   }
   if (state === 'evicted') {
     return [
@@ -144,7 +144,7 @@ function cacheNotes(mode: CacheMode, state: CacheState): string[] {
   return [
     mode === 'warm'
       ? 'page cache was warm (--warm); disk reads may be flattered'
-      : 'page cache was warm: evicting the bench\'s files needs Linux and GNU dd; disk reads may be flattered',
+      : "page cache was warm: evicting the bench's files needs Linux and GNU dd; disk reads may be flattered",
   ];
 }
 
@@ -184,8 +184,7 @@ export async function runScenario(
   const params: Params = { ...scenario.params[size], ...options.params };
   const { variants, ratios, targets } = resolveScenario(scenario, params);
   const timestamp = new Date().toISOString();
-  const commit =
-    options.commit !== undefined ? options.commit : await (commitOnce ??= sourceCommit());
+  const commit = options.commit !== undefined ? options.commit : await benchCommit();
   const runs = options.runs ?? scenario.runs?.[size] ?? DEFAULT_RUNS[size];
   const warmup = options.warmup ?? scenario.warmup?.[size] ?? DEFAULT_WARMUP[size];
   const order = options.order ?? DEFAULT_ORDER;

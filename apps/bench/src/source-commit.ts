@@ -34,3 +34,11 @@ export async function sourceCommit(
     return null;
   }
 }
+
+let benchCommitOnce: Promise<SourceCommit | null> | undefined;
+
+/** `sourceCommit()` of the bench, asked of git once per process (every scenario records it). */
+export function benchCommit(): Promise<SourceCommit | null> {
+  benchCommitOnce ??= sourceCommit();
+  return benchCommitOnce;
+}
