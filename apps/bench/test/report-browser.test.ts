@@ -15,7 +15,7 @@ import { renderReportPage } from '../src/report-page.js';
 import { dumpDom, findChromium, screenshot } from './chromium.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-/** Real `--ci` reports of four scenarios, three runs each (see fixtures/reports/README.md). */
+/** Real `--ci` reports of three scenarios, three runs each (see fixtures/reports/README.md). */
 const FIXTURES = path.join(here, 'fixtures', 'reports');
 const DOCS_PNG = path.join(here, '..', '..', '..', 'docs', 'bench-report.png');
 const WIDTH = 1280;
