@@ -59,10 +59,17 @@ const PAGE_SCRIPT = `
   var marker = {
     id: 'strataRendered',
     afterRender: function (chart) {
+      // Elements of visible datasets placed inside the plot area: a hidden
+      // dataset or a point off the axes does not count.
       var elements = 0;
+      var area = chart.chartArea;
       chart.data.datasets.forEach(function (_d, i) {
+        if (!chart.isDatasetVisible(i)) return;
         chart.getDatasetMeta(i).data.forEach(function (el) {
-          if (!el.skip && isFinite(el.x) && isFinite(el.y)) elements++;
+          if (el.skip || !isFinite(el.x) || !isFinite(el.y)) return;
+          if (el.x < area.left - 1 || el.x > area.right + 1) return;
+          if (el.y < area.top - 1 || el.y > area.bottom + 1) return;
+          elements++;
         });
       });
       var canvas = chart.canvas;

@@ -43,8 +43,10 @@ export interface ScenarioContext<P extends Params = Params> {
   /** A fresh temporary directory for this scenario, removed after teardown. */
   readonly dir: string;
   /**
-   * `sync`, then drop the OS page cache. Resolves true if the cache was
-   * dropped (root on Linux), false if it could not be (the cache stays warm).
+   * Makes the scenario's files cold: by default evicts every file under
+   * `dir` from the page cache (fdatasync, then posix_fadvise DONTNEED), with
+   * `--drop-caches` drops the whole machine's cache (root on Linux). Resolves
+   * true if done, false if the cache stays warm (`--warm`, no GNU dd).
    */
   dropCaches(): Promise<boolean>;
   /** A progress line on stderr. */
@@ -98,9 +100,10 @@ export interface Scenario<P extends Params = Params, S = unknown> {
   /** Variants, fixed or derived from the parameters (CI may run fewer). */
   variants: readonly Variant[] | ((params: P) => readonly Variant[]);
   /**
-   * Set when the scenario reads from disk: the runner then drops the page
-   * cache before every run of every variant (when it may, i.e. as root), and
-   * reports `cache: 'warm'` otherwise.
+   * Set when the scenario reads from disk: the runner then makes the page
+   * cache cold before every run of every variant (`ctx.dropCaches()`: its
+   * own files evicted, or the whole cache dropped with `--drop-caches`) and
+   * reports what it did as `params.cache` (`evicted`, `dropped` or `warm`).
    */
   readsDisk?: boolean;
   /** Measured runs per variant; defaults to 3 full, 2 at `--ci`. `--runs` overrides. */

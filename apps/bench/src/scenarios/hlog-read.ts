@@ -27,7 +27,7 @@ import {
  *   Map;
  * - `disk` / `disk-zipf`: a store holding 16x its log memory, on files,
  *   `inFlight` reads outstanding; most GETs read the device (page cache
- *   dropped before each run when running as root).
+ *   made cold before each run: its files evicted, see the README).
  */
 
 type Params = {

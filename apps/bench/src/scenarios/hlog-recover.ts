@@ -9,7 +9,7 @@ import { loadStore } from './hlog-support.js';
 /**
  * Recovery by whole-log rebuild: no checkpoint, so `Store.open` reads the
  * whole log, checks every page's checksum and rebuilds the hash index from
- * every record. Page cache dropped before each run (as root). Variants:
+ * every record. Page cache made cold before each run. Variants:
  * - `fixed16k`: the log read 16 KiB at a time, one read at a time;
  * - `adaptive`: pagebuf's adaptive read-ahead (128 KiB doubling to 8 MiB,
  *   one read ahead while the records of the last one are indexed).
