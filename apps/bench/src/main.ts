@@ -3,7 +3,7 @@ import path from 'node:path';
 import { type Command, parseCli, USAGE, UsageError } from './args.js';
 import { formatTable } from './format.js';
 import { renderReport, reportToJson } from './report.js';
-import { loadReports } from './report-files.js';
+import { type LoadedReports, loadReports } from './report-files.js';
 import { renderReportPage } from './report-page.js';
 import { type RunOptions, runScenario } from './runner.js';
 import type { AnyScenario } from './scenario.js';
@@ -121,7 +121,7 @@ async function writeReportPage(
   html: string | undefined,
   env: MainEnv,
 ): Promise<number> {
-  let loaded: Awaited<ReturnType<typeof loadReports>>;
+  let loaded: LoadedReports;
   try {
     loaded = await loadReports(inputs);
   } catch (error) {

@@ -221,6 +221,7 @@ describe('renderReportPage', () => {
       );
     }
     expect(html).toContain(`<body data-charts="6">`);
+    expect(html).toContain('2 reports of 2 scenarios from 1 commit,');
   });
 
   it('escapes names and descriptions', () => {

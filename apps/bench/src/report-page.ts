@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { formatNumber } from './format.js';
 import { commitText, machineText, meetsTarget, paramText, targetText } from './report.js';
-import { type ChartSpec, groupByScenario, reportLabel, scenarioCharts } from './report-charts.js';
+import { type ChartSpec, groupByScenario, scenarioCharts } from './report-charts.js';
 import type { LoadedReport } from './report-files.js';
 
 /**
@@ -139,11 +139,13 @@ function ratioTable(latest: LoadedReport): string {
   return `<table><tr><th>ratio</th><th>median</th><th>min</th><th>max</th><th>target</th><th></th></tr>${rows}</table>`;
 }
 
-/** What `params.cache` means, in a line. */
+/**
+ * What `params.cache` means, in a line. Not for `warm`: the report does not
+ * say whether the scenario reads disk at all (most do not).
+ */
 const CACHE_TEXT: Record<string, string> = {
   evicted: "page cache: the bench's own files evicted before every disk-reading run",
   dropped: "page cache: the whole machine's dropped before every disk-reading run (--drop-caches)",
-  warm: 'page cache: warm (not evicted; disk reads may be flattered)',
 };
 
 function metaLines(latest: LoadedReport, reports: number): string {
@@ -199,7 +201,7 @@ export function renderReportPage(
       `</section>`
     );
   });
-  const runs = [...new Set(reports.map(reportLabel))];
+  const commits = new Set(reports.map((r) => r.report.commit?.sha ?? 'none')).size;
   const html =
     `<!doctype html>
 <html lang="en">
@@ -212,7 +214,7 @@ export function renderReportPage(
 <body data-charts="${charts.length}">
 <h1>strata-bench report</h1>
 <p class="meta">${reports.length} report${reports.length > 1 ? 's' : ''} of ${groups.length} scenario${groups.length > 1 ? 's' : ''}` +
-    ` (${runs.length} distinct run${runs.length > 1 ? 's' : ''}), generated ${escapeHtml(generated.toISOString())}.` +
+    ` from ${commits} commit${commits > 1 ? 's' : ''}, generated ${escapeHtml(generated.toISOString())}.` +
     ` Bars span min to max over the runs, diamonds are medians, dots single runs; ratios are computed round by round.</p>
 ${sections.join('\n')}
 <script type="application/json" id="chart-specs">${scriptJson(charts)}</script>
