@@ -1,28 +1,39 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type AofFileSystem, nodeFileSystem } from '@strata/aof';
+import { type AofFileSystem, type FsyncPolicy, nodeFileSystem } from '@strata/aof';
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { DEFAULT_CONFIG } from './config.js';
 import { Logger } from './logger.js';
 import { StrataServer } from './strata-server.js';
 
-/** The real file system, whose AOF writes fail (ENOSPC) while `full` is set. */
-class FullDisk implements AofFileSystem {
+function osError(code: string, text: string, syscall: string): NodeJS.ErrnoException {
+  const e: NodeJS.ErrnoException = new Error(`${code}: ${text}, ${syscall}`);
+  e.code = code;
+  e.syscall = syscall;
+  return e;
+}
+
+/**
+ * The real file system under the AOF, whose writes fail with ENOSPC while
+ * `full` is set and whose fsyncs fail with EIO while `syncFails` is set.
+ */
+class FailingDisk implements AofFileSystem {
   full = false;
+  syncFails = false;
   async open(path: string, create: 'new' | 'never') {
     const h = await nodeFileSystem.open(path, create);
     return {
       ...h,
       write: (data: Uint8Array, position: number) => {
-        if (this.full) {
-          const e: NodeJS.ErrnoException = new Error('ENOSPC: no space left on device, write');
-          e.code = 'ENOSPC';
-          throw e;
-        }
+        if (this.full) throw osError('ENOSPC', 'no space left on device', 'write');
         return h.write(data, position);
       },
+      datasync: () =>
+        this.syncFails
+          ? Promise.reject(osError('EIO', 'i/o error', 'fdatasync'))
+          : h.datasync(),
     };
   }
   readFile = nodeFileSystem.readFile;
@@ -35,8 +46,10 @@ class FullDisk implements AofFileSystem {
 
 let dir: string;
 let server: StrataServer | null = null;
+let lines: string[] = [];
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'strata-aof-errors-'));
+  lines = [];
 });
 afterEach(async () => {
   await server?.shutdown();
@@ -44,62 +57,98 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe('strata-server with a failing AOF disk', () => {
-  test('writes get MISCONF while the AOF cannot be written, reads keep working, writes come back after', async () => {
-    const disk = new FullDisk();
-    const lines: string[] = [];
-    server = new StrataServer(
-      {
-        config: {
-          ...DEFAULT_CONFIG,
-          port: 0,
-          dir,
-          memory: 64 * 1024,
-          pageSize: 16 * 1024,
-          appendonly: true,
-          appendfsync: 'always',
-        },
-        notes: [],
-        configFile: null,
-        parameters: [],
-        unused: [],
-        users: [],
+async function start(disk: FailingDisk, appendfsync: FsyncPolicy): Promise<Redis> {
+  server = new StrataServer(
+    {
+      config: {
+        ...DEFAULT_CONFIG,
+        port: 0,
+        dir,
+        memory: 64 * 1024,
+        pageSize: 16 * 1024,
+        appendonly: true,
+        appendfsync,
       },
-      new Logger({ level: 'notice', write: (l) => void lines.push(l) }),
-      () => undefined,
-      disk,
-    );
-    const { port } = await server.start();
-    const r = new Redis({
-      port,
-      host: '127.0.0.1',
-      maxRetriesPerRequest: 0,
-      retryStrategy: () => null,
-    });
+      notes: [],
+      configFile: null,
+      parameters: [],
+      unused: [],
+      users: [],
+    },
+    new Logger({ level: 'notice', write: (l) => void lines.push(l) }),
+    () => undefined,
+    disk,
+  );
+  const { port } = await server.start();
+  return new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 0, retryStrategy: () => null });
+}
+
+/** What a command answered: its value, or its error's code word (MISCONF, NOTPERSISTED...). */
+async function outcome(p: Promise<unknown>): Promise<unknown> {
+  try {
+    return await p;
+  } catch (e) {
+    return `-${(e as Error).message.split(' ')[0]}`;
+  }
+}
+
+/**
+ * The rule the README gives a client: MISCONF means not applied (retry it
+ * later), NOTPERSISTED means applied (never retry it). Retries until the
+ * command is answered something else than MISCONF.
+ */
+async function incrByTheRule(r: Redis, key: string): Promise<unknown> {
+  for (;;) {
+    const o = await outcome(r.incr(key));
+    if (o !== '-MISCONF') return o;
+    await new Promise((res) => setTimeout(res, 20));
+  }
+}
+
+/** Waits until `f` holds (the retry runs in the background). */
+async function until(f: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await f())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((res) => setTimeout(res, 20));
+  }
+}
+
+const count = (pattern: RegExp) => lines.filter((l) => pattern.test(l)).length;
+
+describe('strata-server with a failing AOF disk', () => {
+  test('always: the write that ran says NOTPERSISTED, later writes are refused before they run (MISCONF), writes come back by themselves', async () => {
+    const disk = new FailingDisk();
+    const r = await start(disk, 'always');
     try {
       expect(await r.set('a', '1')).toBe('OK');
+      expect(await r.incr('n')).toBe(1);
       disk.full = true;
-      // The write that met the full disk, then every write while it stays full.
-      await expect(r.set('b', '2')).rejects.toThrow(
-        /^MISCONF Errors writing to the AOF file: No space left on device/,
+      // It ran before its append failed: applied, said so, not MISCONF.
+      await expect(r.incr('n')).rejects.toThrow(
+        /^NOTPERSISTED The command was applied in memory but could not be written to the AOF file: No space left on device\. Do not retry it\./,
       );
-      await expect(r.incr('n')).rejects.toThrow(/^MISCONF/);
+      expect(await r.get('n')).toBe('2');
+      // Refused before they run: not applied.
+      await expect(r.incr('n')).rejects.toThrow(
+        /^MISCONF Errors writing to the AOF file: No space left on device$/,
+      );
+      await expect(r.set('b', '2')).rejects.toThrow(/^MISCONF/);
+      expect(await r.get('n')).toBe('2');
+      expect(await r.get('b')).toBeNull();
       expect(await r.get('a')).toBe('1');
-      expect(lines.join('')).toMatch(/# Error writing to the AOF file: No space left on device/);
       expect(await r.info('persistence')).toMatch(/\r\naof_last_write_status:err\r\n/);
+      // Logged once for the whole episode, with the file and the OS code.
+      for (let i = 0; i < 20; i++) await outcome(r.set('c', String(i)));
+      await new Promise((res) => setTimeout(res, 300)); // retries run every 100 ms meanwhile
+      expect(count(/Error writing to the AOF file/)).toBe(1);
+      expect(lines.join('')).toMatch(
+        /# Error writing to the AOF file \S+appendonlydir\/appendonly\.aof\.1\.incr\.aof: No space left on device \(ENOSPC\)\./,
+      );
       disk.full = false;
-      // The retry (every 100 ms) writes what was pending; writes are accepted again.
-      const deadline = Date.now() + 5000;
-      for (;;) {
-        try {
-          expect(await r.set('c', '3')).toBe('OK');
-          break;
-        } catch (e) {
-          if (Date.now() > deadline) throw e;
-          await new Promise((res) => setTimeout(res, 50));
-        }
-      }
-      expect(lines.join('')).toMatch(/AOF write error looks solved/);
+      // The retry writes what was pending; writes are accepted again, no restart.
+      await until(async () => (await outcome(r.set('c', '3'))) === 'OK');
+      expect(count(/AOF write error looks solved, Strata can write again/)).toBe(1);
       expect(await r.get('c')).toBe('3');
       expect(await r.info('persistence')).toMatch(/\r\naof_last_write_status:ok\r\n/);
       // A swap would mix two databases' AOF positions and checkpoints.
@@ -110,4 +159,70 @@ describe('strata-server with a failing AOF disk', () => {
       r.disconnect();
     }
   });
+
+  test.each<FsyncPolicy>(['always', 'everysec'])(
+    '%s: a client that retries MISCONF and never NOTPERSISTED counts each INCR once, across a restart',
+    async (policy) => {
+      const disk = new FailingDisk();
+      let r = await start(disk, policy);
+      try {
+        const answers: unknown[] = [await incrByTheRule(r, 'n')];
+        disk.full = true;
+        // The rule's client goes on: some increments meet the failure, it retries those refused.
+        const waiting = [incrByTheRule(r, 'n'), incrByTheRule(r, 'n')];
+        await until(() => lines.some((l) => l.includes('Error writing to the AOF file')));
+        disk.full = false;
+        answers.push(...(await Promise.all(waiting)), await incrByTheRule(r, 'n'));
+        // Four increments, each counted once: OK or NOTPERSISTED, never MISCONF.
+        expect(answers.every((a) => typeof a === 'number' || a === '-NOTPERSISTED')).toBe(true);
+        expect(await r.get('n')).toBe('4');
+        await until(async () => (await r.info('persistence')).includes('aof_last_write_status:ok'));
+        r.disconnect();
+        await server!.shutdown();
+        server = null;
+        r = await start(new FailingDisk(), policy);
+        expect(await r.get('n')).toBe('4');
+      } finally {
+        r.disconnect();
+      }
+    },
+  );
+
+  test.each<FsyncPolicy>(['always', 'everysec'])(
+    '%s: a failing fsync (EIO) refuses writes before they run, is logged once with the file, and clears by itself',
+    async (policy) => {
+      const disk = new FailingDisk();
+      const r = await start(disk, policy);
+      try {
+        expect(await r.set('a', '1')).toBe('OK');
+        disk.syncFails = true;
+        if (policy === 'always') {
+          // Its sync failed after it ran: applied, not durable.
+          await expect(r.set('b', '1')).rejects.toThrow(/^NOTPERSISTED .*: Input\/output error\./);
+          expect(await r.get('b')).toBe('1');
+        } else {
+          // Answered once written; the next background fsync fails.
+          expect(await r.set('b', '1')).toBe('OK');
+        }
+        // Until the failure is seen, writes are answered as the policy says; then refused.
+        let i = 0;
+        await until(async () => (await outcome(r.set(`x${++i}`, '1'))) === '-MISCONF');
+        await expect(r.incr('n')).rejects.toThrow(
+          /^MISCONF Errors writing to the AOF file: Input\/output error$/,
+        );
+        expect(await r.get('n')).toBeNull();
+        expect(await r.get(`x${i}`)).toBeNull();
+        await new Promise((res) => setTimeout(res, 300));
+        expect(count(/Error trying to fsync the AOF file/)).toBe(1);
+        expect(lines.join('')).toMatch(
+          /Error trying to fsync the AOF file \S+appendonly\.aof\.1\.incr\.aof: Input\/output error \(EIO\)\./,
+        );
+        disk.syncFails = false;
+        await until(async () => (await outcome(r.incr('n'))) === 1);
+        expect(count(/AOF write error looks solved/)).toBe(1);
+      } finally {
+        r.disconnect();
+      }
+    },
+  );
 });

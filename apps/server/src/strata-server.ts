@@ -3,7 +3,7 @@ import type { Server } from 'node:net';
 import { join, resolve } from 'node:path';
 import { type AofError, type AofFileSystem, AppendOnlyFile } from '@strata/aof';
 import type { DirLock } from '@strata/io';
-import { fileFunctionStore, RespServer } from '@strata/resp';
+import { aofWriteErrorMessage, fileFunctionStore, RespServer } from '@strata/resp';
 import { AofClock } from './aof-clock.js';
 import { aofCommandLog } from './aof-command-log.js';
 import { aofConfigValues, aofInfoLines } from './aof-info.js';
@@ -33,6 +33,7 @@ import { givenValue, startupConfigSets, startupConfigValues } from './redis-para
 import type { ShutdownOptions } from './shutdown-options.js';
 import { listenUnix, removeUnixSocket } from './unix-socket.js';
 import { VERSION } from './version.js';
+import { aofFailureLine } from './write-error-log.js';
 
 /**
  * strata-server: a RespServer over one hlog Store per database, with
@@ -357,15 +358,20 @@ export class StrataServer {
     if (errors > 0) logger.warning(`AOF replay: ${errors} commands answered an error`);
   }
 
+  /**
+   * The AOF's writes failed (once per episode: the writer reports changes
+   * of state, not each retry) or work again. Meanwhile writes are refused
+   * before they run (MISCONF, Redis's wording without the path).
+   */
   private aofWriteStatus(e: AofError | null): void {
+    const path = this.aof?.currentPath ?? 'appendonly.aof';
     if (e === null) {
-      this.logger.warning('AOF write error looks solved, Strata can write again.');
+      this.logger.warning(`AOF write error looks solved, Strata can write again (${path}).`);
       this.resp.setWriteError(null);
       return;
     }
-    const why = e.message;
-    this.logger.warning(`Error writing to the AOF file: ${why}`);
-    this.resp.setWriteError(`Errors writing to the AOF file: ${why}`);
+    this.logger.warning(aofFailureLine(path, e));
+    this.resp.setWriteError(aofWriteErrorMessage(e.message));
   }
 
   /**

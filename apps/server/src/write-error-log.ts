@@ -1,7 +1,16 @@
+import { join } from 'node:path';
+import type { AofError } from '@strata/aof';
 import type { Logger } from './logger.js';
 
+/** What a log line says of a failure: hlog's IoError carries the segment and the OS code. */
+export interface WriteFailure {
+  readonly message: string;
+  readonly segment?: number | undefined;
+  readonly osCode?: string | undefined;
+}
+
 /** What the log of a failing store needs of it (hlog's Store). */
-export interface WriteErrorSource<E extends { readonly message: string }> {
+export interface WriteErrorSource<E extends WriteFailure> {
   readonly writeError: E | null;
   readonly log: { onWriteError: ((error: E) => void) | null };
 }
@@ -16,7 +25,7 @@ const RECOVERY_POLL_MS = 1000;
  * pages every second (resp's StoreHealth), so a thousand failed flushes make
  * one line, not a thousand. Chains any listener set before.
  */
-export function logWriteErrors<E extends { readonly message: string }>(
+export function logWriteErrors<E extends WriteFailure>(
   store: WriteErrorSource<E>,
   name: string,
   dir: string,
@@ -29,8 +38,12 @@ export function logWriteErrors<E extends { readonly message: string }>(
     previous?.(error);
     if (failing) return;
     failing = true;
+    // The file when the device says which segment (a sync failure names none).
+    const where =
+      error.segment === undefined ? `in ${dir}` : `file ${join(dir, `log.${error.segment}`)}`;
+    const os = error.osCode === undefined ? '' : ` (${error.osCode})`;
     logger.warning(
-      `${name}: cannot write to its log in ${dir}: ${error.message}. ` +
+      `${name}: cannot write to its log ${where}${os}: ${error.message}. ` +
         'Writes are refused (MISCONF) until it can write again; retrying every second.',
     );
     const poll = setInterval(() => {
@@ -41,4 +54,20 @@ export function logWriteErrors<E extends { readonly message: string }>(
     }, pollMs);
     poll.unref();
   };
+}
+
+/**
+ * The log line of an AOF write or fsync failure: Redis's words, then the
+ * file and the OS code, so an operator knows which disk and why.
+ */
+export function aofFailureLine(path: string, error: AofError): string {
+  const what =
+    error.operation === 'fsync'
+      ? `Error trying to fsync the AOF file ${path}`
+      : `Error writing to the AOF file ${path}`;
+  const os = error.osCode === undefined ? '' : ` (${error.osCode})`;
+  return (
+    `${what}: ${error.message}${os}. ` +
+    'Writes are refused (MISCONF) until it works again; retrying in the background.'
+  );
 }

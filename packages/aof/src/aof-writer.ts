@@ -377,7 +377,10 @@ export class AofWriter {
       t.encoder.unshift(data.subarray(done));
       if (done > 0 && this.options.policy === 'always')
         t.unsynced.push({ end: t.written, data: data.subarray(0, done) });
-      this.writeError = new AofError('ERR_AOF_WRITE', errorText(e), { cause: e });
+      this.writeError = new AofError('ERR_AOF_WRITE', errorText(e), {
+        cause: e,
+        operation: 'write',
+      });
       throw this.writeError;
     }
     this.stats.bytes += data.length;
@@ -394,9 +397,9 @@ export class AofWriter {
     this.syncsInFlight++;
     try {
       // A sync failed since the batch was written: its bytes wait for the rewrite.
-      if (generation !== this.failures) throw this.syncError;
+      if (generation !== this.failures) throw this.staleSync();
       if (t.synced < until) await t.handle.datasync();
-      if (generation !== this.failures) throw this.syncError;
+      if (generation !== this.failures) throw this.staleSync();
       this.stats.syncs++;
       if (until > t.synced) t.synced = until;
       let drop = 0;
@@ -407,7 +410,10 @@ export class AofWriter {
     } catch (e) {
       if (generation === this.failures) {
         this.failures++;
-        this.syncError = new AofError('ERR_AOF_WRITE', errorText(e), { cause: e });
+        this.syncError = new AofError('ERR_AOF_WRITE', errorText(e), {
+          cause: e,
+          operation: 'fsync',
+        });
         // After a failed fsync the kernel may have dropped the dirty pages:
         // write those bytes again before trusting a later sync (PostgreSQL's
         // fsyncgate). Only `always` keeps them; the other policies promise less.
@@ -429,6 +435,16 @@ export class AofWriter {
       this.report();
       this.wakeIdle();
     }
+  }
+
+  /** Why a sync launched before a failed one proves nothing (that failure, even once a later sync worked). */
+  private staleSync(): AofError {
+    return (
+      this.syncError ??
+      new AofError('ERR_AOF_WRITE', 'an fsync failed after these bytes were written', {
+        operation: 'fsync',
+      })
+    );
   }
 
   /**

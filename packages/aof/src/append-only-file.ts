@@ -596,6 +596,11 @@ export class AppendOnlyFile {
     };
   }
 
+  /** The file commands are appended to now (what a write error names). */
+  get currentPath(): string {
+    return join(this.options.dir, fileName(this.base, this.w.currentFile));
+  }
+
   /** The error writes fail with, or null. */
   get writeError(): AofError | null {
     return this.writer?.error ?? null;

@@ -16,9 +16,24 @@ export type AofErrorCode =
   | 'ERR_AOF_CLOSED'
   | 'ERR_INVALID_ARGUMENT';
 
+/** What an ERR_AOF_WRITE failed at: putting bytes in the file, or making them durable. */
+export type AofOperation = 'write' | 'fsync';
+
+export interface AofErrorDetails extends StrataErrorDetails {
+  operation?: AofOperation;
+}
+
 export class AofError extends StrataError<AofErrorCode> {
-  constructor(code: AofErrorCode, message: string, details?: StrataErrorDetails) {
+  /** The OS error's code (`ENOSPC`, `EIO`...) when the OS refused, else undefined (a short write). */
+  readonly osCode: string | undefined;
+  /** ERR_AOF_WRITE: whether the write or the fsync failed. */
+  readonly operation: AofOperation | undefined;
+
+  constructor(code: AofErrorCode, message: string, details: AofErrorDetails = {}) {
     super(code, message, details);
+    this.operation = details.operation;
+    const os = (details.cause as NodeJS.ErrnoException | null | undefined)?.code;
+    this.osCode = typeof os === 'string' ? os : undefined;
   }
 }
 

@@ -43,6 +43,11 @@ export type CommandErrorCode =
   | 'ERR_INVALID_CURSOR'
   | 'ERR_STORE'
   | 'ERR_MISCONF'
+  /**
+   * A write that ran (it is applied in memory) whose append to the AOF failed
+   * (appendfsync always): the reply says so instead of OK; see notPersistedMessage.
+   */
+  | 'ERR_NOT_PERSISTED'
   /** CONFIG REWRITE with no config file, or one that could not be written. */
   | 'ERR_CONFIG_REWRITE'
   /** A value outside what the command accepts (counts, indexes, timeouts). */
@@ -174,6 +179,21 @@ export function execAbortBecauseError(reason: string): CommandError {
 /** Writes refused while the AOF cannot be written (Redis's wording). */
 export function aofWriteErrorMessage(reason: string): string {
   return `MISCONF Errors writing to the AOF file: ${oneLine(reason)}`;
+}
+
+/**
+ * The reply of a write that ran but whose AOF append failed (appendfsync
+ * always): no undo exists, so the reply says the change is applied and not
+ * durable, and what a client does about it. Distinct from MISCONF, which
+ * always means "refused before it ran": a client may retry a MISCONF write,
+ * never a NOTPERSISTED one (an INCR would count twice).
+ */
+export function notPersistedMessage(reason: string): string {
+  return (
+    `NOTPERSISTED The command was applied in memory but could not be written to the AOF file: ${oneLine(reason)}. ` +
+    'Do not retry it. It becomes durable once the disk can be written again ' +
+    '(INFO persistence aof_last_write_status:ok) and may be lost if the server stops before.'
+  );
 }
 
 /**

@@ -13,7 +13,9 @@ export interface CommandLog {
    *
    * Return a promise when the reply must wait for it (appendfsync always):
    * the connection holds this reply and every later one until it settles,
-   * and a rejection turns this reply into a MISCONF error. Else undefined.
+   * and a rejection turns this reply into a NOTPERSISTED error (the command
+   * ran: applied in memory, not durable; see notPersistedMessage). Else
+   * undefined. Refusing writes before they run is `setWriteError`'s job.
    */
   append(db: number, argv: readonly Buffer[]): Promise<void> | undefined;
 }

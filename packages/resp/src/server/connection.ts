@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import { ReplyWriter, RequestParser } from '@strata/protocol';
-import { aofWriteErrorMessage, CommandError } from '../errors.js';
+import { CommandError, notPersistedMessage } from '../errors.js';
 import type { Client } from './client.js';
 import type { CommandResult } from './command-table.js';
 import type { OutputLimit, ServerState } from './server-state.js';
@@ -475,7 +475,7 @@ export abstract class Connection {
 
   /**
    * Every held reply's append settled: the chunk as it goes out, with each
-   * reply whose append failed replaced by its MISCONF error.
+   * reply whose append failed replaced by its NOTPERSISTED error.
    */
   private releaseHeld(out: Buffer | null): Buffer | null {
     const held = this.held;
@@ -534,8 +534,12 @@ function argvBytes(argv: readonly Buffer[]): number {
 }
 const EMPTY_KEY: Buffer = Buffer.alloc(0);
 
-/** The error a reply becomes when its append to the command log failed. */
+/**
+ * The error a reply becomes when its append to the command log failed: the
+ * command ran, so the reply says it is applied and not persisted (never
+ * MISCONF, which says a write was refused before it ran).
+ */
 function appendErrorReply(e: unknown): string {
   if (e instanceof CommandError) return e.message;
-  return aofWriteErrorMessage(e instanceof Error ? e.message : String(e));
+  return notPersistedMessage(e instanceof Error ? e.message : String(e));
 }
