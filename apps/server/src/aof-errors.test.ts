@@ -37,7 +37,10 @@ class FailingDisk implements AofFileSystem {
     };
   }
   readFile = nodeFileSystem.readFile;
-  writeFileAtomic = nodeFileSystem.writeFileAtomic;
+  writeFileAtomic = (path: string, data: Uint8Array) =>
+    this.full
+      ? Promise.reject(osError('ENOSPC', 'no space left on device', 'write'))
+      : nodeFileSystem.writeFileAtomic(path, data);
   list = nodeFileSystem.list;
   remove = nodeFileSystem.remove;
   mkdirp = nodeFileSystem.mkdirp;
@@ -138,6 +141,10 @@ describe('strata-server with a failing AOF disk', () => {
       expect(await r.get('b')).toBeNull();
       expect(await r.get('a')).toBe('1');
       expect(await r.info('persistence')).toMatch(/\r\naof_last_write_status:err\r\n/);
+      // A checkpoint cannot rotate the AOF (its manifest): INFO says the save failed.
+      expect(await r.info('persistence')).toMatch(/\r\nrdb_last_bgsave_status:ok\r\n/);
+      await expect(r.save()).rejects.toThrow();
+      expect(await r.info('persistence')).toMatch(/\r\nrdb_last_bgsave_status:err\r\n/);
       // Logged once for the whole episode, with the file and the OS code.
       for (let i = 0; i < 20; i++) await outcome(r.set('c', String(i)));
       await new Promise((res) => setTimeout(res, 300)); // retries run every 100 ms meanwhile
@@ -151,6 +158,11 @@ describe('strata-server with a failing AOF disk', () => {
       expect(count(/AOF write error looks solved, Strata can write again/)).toBe(1);
       expect(await r.get('c')).toBe('3');
       expect(await r.info('persistence')).toMatch(/\r\naof_last_write_status:ok\r\n/);
+      expect(await r.save()).toBe('OK');
+      const info = await r.info('persistence');
+      expect(info).toMatch(/\r\nrdb_last_bgsave_status:ok\r\n/);
+      expect(info).toMatch(/\r\naof_last_cow_size:0\r\n/);
+      expect(info).toMatch(/\r\nrdb_changes_since_last_save:0\r\n/);
       // A swap would mix two databases' AOF positions and checkpoints.
       await expect(r.swapdb(0, 1)).rejects.toThrow(
         'ERR SWAPDB is not supported while appendonly is yes',

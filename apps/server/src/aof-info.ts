@@ -5,7 +5,9 @@ import type { ServerConfig } from './config.js';
 /**
  * INFO persistence's aof_* fields, in Redis 7's names and order. Strata has
  * no rewrite (checkpoints cut the file instead): the rewrite fields are
- * Redis's values for a server that never rewrote; aof_base_size is the size
+ * Redis's values for a server that never rewrote (so
+ * aof_last_bgrewrite_status is truthfully ok); aof_last_write_status is err
+ * while a write or fsync of the file fails; aof_base_size is the size
  * after loading or after the last cut. `aof` is null with appendonly no (or
  * before the file is open).
  */
@@ -21,6 +23,10 @@ export function aofInfoLines(aof: AppendOnlyFile | null): string[] {
     'aof_rewrites:0',
     'aof_rewrites_consecutive_failures:0',
     `aof_last_write_status:${info?.lastWriteStatus ?? 'ok'}`,
+    // No fork: nothing is ever copied on write.
+    'aof_last_cow_size:0',
+    'module_fork_in_progress:0',
+    'module_fork_last_cow_size:0',
   ];
   if (info === undefined) return lines;
   lines.push(

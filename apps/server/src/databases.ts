@@ -8,6 +8,7 @@ import { AofCheckpointStore } from './aof-checkpoint-store.js';
 import { ClippedDevice } from './clipped-device.js';
 import { foldOverOnOwnTurn } from './fold-over-turn.js';
 import { type Logger, seconds } from './logger.js';
+import { SaveStatus } from './save-status.js';
 import { logWriteErrors } from './write-error-log.js';
 
 export type DatabaseStoreOptions = Omit<
@@ -60,6 +61,8 @@ function markOf(store: Store): Mark {
  */
 export class Databases implements DatabaseProvider {
   readonly count: number;
+  /** The checkpoints' outcomes (INFO persistence's rdb_* fields). */
+  readonly saveStatus = new SaveStatus();
   private readonly marks = new Map<number, Mark>();
   /** Checkpoints in progress, so FLUSHDB and close wait for them. */
   private readonly saving = new Map<number, Promise<void>>();
@@ -267,10 +270,17 @@ export class Databases implements DatabaseProvider {
     const previous = this.saving.get(index);
     const run = (async () => {
       await previous?.catch(() => undefined);
-      // Commands from now on go to a new AOF file, so the cut after this
-      // checkpoint can drop the old one.
-      await this.aof?.rotate();
-      await this.checkpoint(index, store);
+      const done = this.saveStatus.begin();
+      try {
+        // Commands from now on go to a new AOF file, so the cut after this
+        // checkpoint can drop the old one.
+        await this.aof?.rotate();
+        await this.checkpoint(index, store);
+        done(true);
+      } catch (e) {
+        done(false);
+        throw e;
+      }
       const removed = (await this.aof?.cut()) ?? [];
       if (removed.length > 0) {
         this.options.logger.verbose(

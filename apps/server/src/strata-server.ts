@@ -96,7 +96,12 @@ export class StrataServer {
       maxclients: config.maxclients,
       notifyKeyspaceEvents: config.notifyKeyspaceEvents,
       protectedMode: config.protectedMode,
-      infoSections: { persistence: () => aofInfoLines(this.aof) },
+      infoSections: {
+        persistence: () => [
+          ...this.databases.saveStatus.infoLines(this.changesSinceSave()),
+          ...aofInfoLines(this.aof),
+        ],
+      },
       log: (level, message) => logger[level](message),
       users: loaded.users,
       configValues: { ...startupConfigValues(loaded), ...aofConfigValues(config) },
@@ -356,6 +361,17 @@ export class StrataServer {
         `${r.files} file${r.files === 1 ? '' : 's'} (${r.bytes} bytes), in ${seconds(r.ms)} seconds`,
     );
     if (errors > 0) logger.warning(`AOF replay: ${errors} commands answered an error`);
+  }
+
+  /** Writes to the open databases since their last checkpoints (rdb_changes_since_last_save). */
+  private changesSinceSave(): number {
+    const keyspace = this.resp.keyspace;
+    let n = 0;
+    for (let i = 0; i < keyspace.count; i++) {
+      const store = keyspace.get(i);
+      if (store !== undefined) n += this.databases.changesSinceCheckpoint(i, store) ?? 0;
+    }
+    return n;
   }
 
   /**

@@ -1,6 +1,6 @@
 import { expect, test } from 'vitest';
 import { Logger } from './logger.js';
-import { logWriteErrors, type WriteErrorSource } from './write-error-log.js';
+import { logWriteErrors, type WriteErrorSource, type WriteFailure } from './write-error-log.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -46,4 +46,29 @@ test('a failure episode is logged once with the directory, and its end once', as
   store.writeError = null;
   for (let i = 0; i < 100 && lines.length < 4; i++) await sleep(5);
   expect(lines).toHaveLength(4);
+});
+
+test('the line names the segment file and the OS code when the device gives them', () => {
+  const lines: string[] = [];
+  const logger = new Logger({
+    level: 'debug',
+    write: (l) => lines.push(l.replace(/^.*? [.*#-] /, '')),
+  });
+  const store: WriteErrorSource<WriteFailure> & { writeError: WriteFailure | null } = {
+    writeError: null,
+    log: { onWriteError: null },
+  };
+  logWriteErrors(store, 'DB 3', '/data/3', logger, 60_000);
+  const e = {
+    message: 'log: write failed in segment 2 at 2147487744: EIO: i/o error, write',
+    segment: 2,
+    osCode: 'EIO',
+  };
+  store.writeError = e;
+  store.log.onWriteError!(e);
+  store.log.onWriteError!(e);
+  expect(lines).toEqual([
+    `DB 3: cannot write to its log file /data/3/log.2 (EIO): ${e.message}. Writes are refused (MISCONF) until it can write again; retrying every second.\n`,
+  ]);
+  store.writeError = null;
 });
