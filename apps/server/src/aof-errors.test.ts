@@ -31,9 +31,7 @@ class FailingDisk implements AofFileSystem {
         return h.write(data, position);
       },
       datasync: () =>
-        this.syncFails
-          ? Promise.reject(osError('EIO', 'i/o error', 'fdatasync'))
-          : h.datasync(),
+        this.syncFails ? Promise.reject(osError('EIO', 'i/o error', 'fdatasync')) : h.datasync(),
     };
   }
   readFile = nodeFileSystem.readFile;

@@ -1,13 +1,14 @@
 import { mkdir, rm } from 'node:fs/promises';
 import type { AppendOnlyFile } from '@strata/aof';
 import { FileCheckpointStore, Store, type StoreCore, type StoreOptions } from '@strata/hlog';
-import { type Device, FileDevice } from '@strata/io';
+import { DEFAULT_SEGMENT_SIZE, type Device, FileDevice } from '@strata/io';
 import { DatabaseDirectories, type DatabaseProvider, describeSize } from '@strata/resp';
 import { checkAofCheckpoints } from './aof-checkpoint-guard.js';
 import { AofCheckpointStore } from './aof-checkpoint-store.js';
 import { ClippedDevice } from './clipped-device.js';
 import { foldOverOnOwnTurn } from './fold-over-turn.js';
 import { type Logger, seconds } from './logger.js';
+import { ReadErrorLogDevice } from './read-error-device.js';
 import { SaveStatus } from './save-status.js';
 import { logWriteErrors } from './write-error-log.js';
 
@@ -42,6 +43,16 @@ interface Mark {
   counters: string;
 }
 
+/** Entries `a` and `b` of `map` trade places (a missing one stays missing). */
+function swapEntries<V>(map: Map<number, V>, a: number, b: number): void {
+  const va = map.get(a);
+  const vb = map.get(b);
+  if (vb === undefined) map.delete(a);
+  else map.set(a, vb);
+  if (va === undefined) map.delete(b);
+  else map.set(b, va);
+}
+
 function markOf(store: Store): Mark {
   const s = store.stats();
   const o = s.ops;
@@ -66,7 +77,7 @@ export class Databases implements DatabaseProvider {
   private readonly marks = new Map<number, Mark>();
   /** Checkpoints in progress, so FLUSHDB and close wait for them. */
   private readonly saving = new Map<number, Promise<void>>();
-  /** With the AOF on: the devices the stores use (the store does not own them). */
+  /** The devices the stores use (opened here, so the store does not own them). */
   private readonly devices = new Map<number, Device>();
   private aof: AppendOnlyFile | null = null;
   private readonly dirs: DatabaseDirectories;
@@ -108,12 +119,9 @@ export class Databases implements DatabaseProvider {
   async swap(a: number, b: number): Promise<void> {
     if (this.aof !== null) throw new Error('SWAPDB is not supported while appendonly is yes');
     await this.dirs.swap(a, b);
-    const ma = this.marks.get(a);
-    const mb = this.marks.get(b);
-    if (mb === undefined) this.marks.delete(a);
-    else this.marks.set(a, mb);
-    if (ma === undefined) this.marks.delete(b);
-    else this.marks.set(b, ma);
+    swapEntries(this.marks, a, b);
+    // Each store keeps its device: it follows the store to its new index.
+    swapEntries(this.devices, a, b);
   }
 
   /**
@@ -144,18 +152,25 @@ export class Databases implements DatabaseProvider {
     // With the AOF on, a database it has no entry for gets one: a checkpoint right after opening.
     const adopt = this.aof !== null && (fresh || this.aof.checkpointOf(index) === undefined);
     try {
-      const parts = this.aof === null ? null : await this.aofParts(index, dir, fresh);
+      // Its reads' failures are logged once (each command meeting one answers its error).
+      const file = new ReadErrorLogDevice(this.logDevice(dir), `DB ${index}`, dir, logger);
+      const parts =
+        this.aof === null
+          ? { device: file as Device }
+          : await this.aofParts(index, dir, fresh, file);
+      this.devices.set(index, parts.device);
       store = await Store.open({
         ...this.options.store,
         ...(this.memory === undefined ? {} : { memory: this.memory }),
         dir,
-        ...(parts ?? {}),
+        ...parts,
         // Shutdown checkpoints explicitly, to log it and to know the result.
         checkpointOnClose: false,
         logger: { warn: (m) => logger.warning(`DB ${index}: ${m}`) },
       });
     } catch (e) {
       logger.warning(`Failed to open DB ${index} in ${dir}: ${(e as Error).message}`);
+      await this.closeDevice(index).catch(() => undefined);
       throw e;
     }
     logWriteErrors(store, `DB ${index}`, dir, logger);
@@ -186,18 +201,25 @@ export class Databases implements DatabaseProvider {
     return store;
   }
 
-  private async aofParts(index: number, dir: string, fresh: boolean): Promise<AofStoreParts> {
+  /** The segment files of a database's log, as hlog's Store would open them itself. */
+  private logDevice(dir: string): FileDevice {
+    return new FileDevice({
+      dir,
+      name: 'log',
+      segmentSize: this.options.store.segmentSize ?? DEFAULT_SEGMENT_SIZE,
+    });
+  }
+
+  private async aofParts(
+    index: number,
+    dir: string,
+    fresh: boolean,
+    file: Device,
+  ): Promise<AofStoreParts> {
     const aof = this.aof!;
     const { logger } = this.options;
     const entry = fresh ? undefined : aof.checkpointOf(index);
     const inner = new FileCheckpointStore(dir);
-    const file = new FileDevice({
-      dir,
-      name: 'log',
-      ...(this.options.store.segmentSize !== undefined
-        ? { segmentSize: this.options.store.segmentSize }
-        : {}),
-    });
     let device: Device = file;
     let approved: number | null = null;
     if (entry !== undefined) {
@@ -226,7 +248,6 @@ export class Databases implements DatabaseProvider {
         await aof.recordCheckpoint(index, seq, meta.until / meta.pageSize);
       },
     );
-    this.devices.set(index, device);
     return { device, checkpoints };
   }
 

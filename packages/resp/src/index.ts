@@ -21,9 +21,9 @@ export { type ConfigRewriteHook, rewriteConfigText } from './commands/server/con
 export { checkValue } from './commands/server/config-validate.js';
 export {
   aofWriteErrorMessage,
-  notPersistedMessage,
   CommandError,
   type CommandErrorCode,
+  notPersistedMessage,
   PROTECTED_MODE_REPLY,
   ReplayError,
   storeWriteErrorMessage,
