@@ -179,7 +179,7 @@ describe('CommandLog', () => {
     expect(log.take()).toEqual(['0 SET a 1', '0 incr n', '0 append a x']);
   });
 
-  test('a rejected append turns that reply into MISCONF; the replies around it stay', async () => {
+  test('a rejected append turns that reply into NOTPERSISTED (it ran: applied, not durable); the replies around it stay', async () => {
     const log = new RecordingLog();
     log.deferred = [];
     const r = await start(log);
@@ -192,8 +192,10 @@ describe('CommandLog', () => {
     const res = await done;
     expect(res![0]).toEqual([null, 'OK']);
     expect(String(res![1]![0])).toContain(
-      'MISCONF Errors writing to the AOF file: EIO: i/o error, write',
+      'NOTPERSISTED The command was applied in memory but could not be written to the AOF file: EIO: i/o error, write. Do not retry it.',
     );
+    // Applied: a read sees it.
+    expect(await r.get('b')).toBe('2');
     expect(res![2]).toEqual([null, '1']);
     expect(res![3]).toEqual([null, 'OK']);
   });
