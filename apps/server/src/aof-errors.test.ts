@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { type AofFileSystem, type FsyncPolicy, nodeFileSystem } from '@strata/aof';
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { outcome, until } from '../test/reply-outcome.js';
 import { DEFAULT_CONFIG } from './config.js';
 import { Logger } from './logger.js';
 import { StrataServer } from './strata-server.js';
@@ -84,15 +85,6 @@ async function start(disk: FailingDisk, appendfsync: FsyncPolicy): Promise<Redis
   return new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 0, retryStrategy: () => null });
 }
 
-/** What a command answered: its value, or its error's code word (MISCONF, NOTPERSISTED...). */
-async function outcome(p: Promise<unknown>): Promise<unknown> {
-  try {
-    return await p;
-  } catch (e) {
-    return `-${(e as Error).message.split(' ')[0]}`;
-  }
-}
-
 /**
  * The rule the README gives a client: MISCONF means not applied (retry it
  * later), NOTPERSISTED means applied (never retry it). Retries until the
@@ -102,15 +94,6 @@ async function incrByTheRule(r: Redis, key: string): Promise<unknown> {
   for (;;) {
     const o = await outcome(r.incr(key));
     if (o !== '-MISCONF') return o;
-    await new Promise((res) => setTimeout(res, 20));
-  }
-}
-
-/** Waits until `f` holds (the retry runs in the background). */
-async function until(f: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await f())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((res) => setTimeout(res, 20));
   }
 }

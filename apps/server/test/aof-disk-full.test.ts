@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { outcome, until } from './reply-outcome.js';
 import { StrataProcess, tempDir } from './strata-process.js';
 
 /**
@@ -59,23 +60,6 @@ function fill(dir: string): string {
 
 function client(port: number): Redis {
   return new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 0, retryStrategy: () => null });
-}
-
-/** A command's value, or its error's code word (`-MISCONF`, `-NOTPERSISTED`). */
-async function outcome(p: Promise<unknown>): Promise<unknown> {
-  try {
-    return await p;
-  } catch (e) {
-    return `-${(e as Error).message.split(' ')[0]}`;
-  }
-}
-
-async function until(f: () => Promise<boolean>, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await f())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((res) => setTimeout(res, 25));
-  }
 }
 
 const VALUE = 'v'.repeat(1000);
