@@ -75,6 +75,8 @@ export class Databases implements DatabaseProvider {
   /** The checkpoints' outcomes (INFO persistence's rdb_* fields). */
   readonly saveStatus = new SaveStatus();
   private readonly marks = new Map<number, Mark>();
+  /** Databases whose last checkpoint failed (a repeat is logged at verbose level). */
+  private readonly failingSaves = new Set<number>();
   /** Checkpoints in progress, so FLUSHDB and close wait for them. */
   private readonly saving = new Map<number, Promise<void>>();
   /** The devices the stores use (opened here, so the store does not own them). */
@@ -297,8 +299,15 @@ export class Databases implements DatabaseProvider {
         // checkpoint can drop the old one.
         await this.aof?.rotate();
         await this.checkpoint(index, store);
+        this.failingSaves.delete(index);
         done(true);
       } catch (e) {
+        // Retried every 5 seconds while it fails: the first failure is the warning.
+        const again = this.failingSaves.has(index);
+        this.failingSaves.add(index);
+        const line = `DB ${index} checkpoint failed: ${(e as Error).message}`;
+        if (again) this.options.logger.verbose(`${line} (again)`);
+        else this.options.logger.warning(line);
         done(false);
         throw e;
       }
@@ -320,13 +329,7 @@ export class Databases implements DatabaseProvider {
     const { logger } = this.options;
     const mark = markOf(store);
     const started = performance.now();
-    let seq: number;
-    try {
-      seq = await store.checkpoint();
-    } catch (e) {
-      logger.warning(`DB ${index} checkpoint failed: ${(e as Error).message}`);
-      throw e;
-    }
+    const seq = await store.checkpoint();
     // A checkpoint moves the tail itself (it seals the tail page): what it
     // covers is the counters from before it and the tail after it. A write
     // during the checkpoint moved the counters, so the next round sees it.

@@ -25,6 +25,8 @@ export class LiveSettings {
   shutdownOnSigterm: ShutdownOptions = DEFAULT_SHUTDOWN;
   /** Seconds shutdown waits for commands in flight (Redis: for replicas to catch up). */
   shutdownTimeout = 10;
+  /** A failed checkpoint refuses writes while save rules are set (Redis's stop-writes-on-bgsave-error). */
+  stopWritesOnSaveError = true;
 
   constructor(config: { appendfsync: FsyncPolicy; maxmemory: number }) {
     this.appendfsync = config.appendfsync;
@@ -44,6 +46,8 @@ export interface LiveTargets {
   logMemory(maxmemory: number): number;
   readonly oom: OomScore;
   readonly procTitle: ProcTitle;
+  /** The save rules or stop-writes-on-bgsave-error changed: whether writes stop is decided again. */
+  saveRulesChanged(): void;
 }
 
 /**
@@ -67,6 +71,15 @@ export function liveParameters(t: LiveTargets): Record<string, AppParameter> {
       get: () => formatSaveRules(t.checkpoints.rules),
       set(text) {
         t.checkpoints.setRules(parseSaveRules(text));
+        t.saveRulesChanged();
+        return undefined;
+      },
+    },
+    'stop-writes-on-bgsave-error': {
+      get: () => (settings.stopWritesOnSaveError ? 'yes' : 'no'),
+      set(text) {
+        settings.stopWritesOnSaveError = text === 'yes';
+        t.saveRulesChanged();
         return undefined;
       },
     },

@@ -3,6 +3,9 @@ import type { SaveRule } from './config.js';
 import type { Databases } from './databases.js';
 import type { Logger } from './logger.js';
 
+/** Wait before a failed checkpoint round is tried again (Redis's CONFIG_BGSAVE_RETRY_DELAY). */
+const RETRY_AFTER_FAILURE_MS = 5000;
+
 /**
  * Redis's `save <seconds> <changes>` rules, checked every second: once the
  * open databases have seen at least <changes> changes and the last
@@ -63,13 +66,26 @@ export class PeriodicCheckpoints {
     });
   }
 
-  /** One round: checkpoints every open database that changed (when a rule says so, unless `always`). */
+  /**
+   * One round: checkpoints every open database that changed (when a rule
+   * says so, unless `always`). After a failed checkpoint (periodic, SAVE,
+   * BGSAVE) every open database is tried again 5 seconds later, whatever
+   * the rules say, changed or not: while it fails, writes may be stopped
+   * (stop-writes-on-bgsave-error), so nothing else would ever retry it.
+   */
   async run(always = true): Promise<void> {
     const due: [number, NonNullable<ReturnType<Keyspace['get']>>][] = [];
+    const status = this.databases.saveStatus;
+    const retry =
+      status.lastStatus === 'err' && performance.now() - status.lastTryAt >= RETRY_AFTER_FAILURE_MS;
     let changes = 0;
     for (let i = 0; i < this.keyspace.count; i++) {
       const store = this.keyspace.get(i);
       if (store === undefined) continue;
+      if (retry) {
+        due.push([i, store]);
+        continue;
+      }
       const n = this.databases.changesSinceCheckpoint(i, store);
       // Collection changes live in the object cache until a write-back: a
       // large collection that keeps changing is written back only by a
@@ -93,11 +109,16 @@ export class PeriodicCheckpoints {
       return;
     }
     this.quietLogged = false;
-    if (!always && !this.saveRules.some((r) => changes >= r.changes && elapsed >= r.seconds))
+    if (
+      !always &&
+      !retry &&
+      !this.saveRules.some((r) => changes >= r.changes && elapsed >= r.seconds)
+    )
       return;
     this.since = performance.now();
-    this.logger.notice(`${changes} changes in ${elapsed} seconds. Checkpointing...`);
-    // Each database logs its own result; a failed one is retried next round.
+    if (retry) this.logger.verbose('The last checkpoint failed: trying again...');
+    else this.logger.notice(`${changes} changes in ${elapsed} seconds. Checkpointing...`);
+    // Each database logs its own result.
     // The store's checkpoint writes its cached collections back itself (hlog's onBeforeCheckpoint).
     await Promise.allSettled(due.map(([i, store]) => this.databases.save(i, store)));
   }

@@ -12,6 +12,10 @@ export class SaveStatus {
   /** Seconds the last checkpoint took, -1 before any. */
   lastDurationSec = -1;
   saves = 0;
+  /** performance.now() when the last checkpoint ended (Redis's lastbgsave_try). */
+  lastTryAt = 0;
+  /** Called when `lastStatus` changes (writes stop or resume: stop-writes-on-bgsave-error). */
+  onChange: (() => void) | null = null;
   private running = 0;
   private runningSince = 0;
 
@@ -21,12 +25,15 @@ export class SaveStatus {
     if (this.running++ === 0) this.runningSince = started;
     return (ok) => {
       this.running--;
+      this.lastTryAt = performance.now();
       this.lastDurationSec = Math.round((performance.now() - started) / 1000);
+      const before = this.lastStatus;
       this.lastStatus = ok ? 'ok' : 'err';
       if (ok) {
         this.saves++;
         this.lastSaveTime = Math.floor(Date.now() / 1000);
       }
+      if (this.lastStatus !== before) this.onChange?.();
     };
   }
 

@@ -3,7 +3,12 @@ import type { Server } from 'node:net';
 import { join, resolve } from 'node:path';
 import { type AofError, type AofFileSystem, AppendOnlyFile } from '@strata/aof';
 import type { DirLock } from '@strata/io';
-import { aofWriteErrorMessage, fileFunctionStore, RespServer } from '@strata/resp';
+import {
+  aofWriteErrorMessage,
+  BGSAVE_ERROR_MESSAGE,
+  fileFunctionStore,
+  RespServer,
+} from '@strata/resp';
 import { AofClock } from './aof-clock.js';
 import { aofCommandLog } from './aof-command-log.js';
 import { aofConfigValues, aofInfoLines } from './aof-info.js';
@@ -128,6 +133,7 @@ export class StrataServer {
         });
       },
     });
+    this.databases.saveStatus.onChange = () => this.stopWritesOnSaveError();
     this.checkpoints = new PeriodicCheckpoints(
       this.resp.keyspace,
       this.databases,
@@ -156,7 +162,22 @@ export class StrataServer {
       logMemory: (maxmemory) => logMemoryFor(maxmemory, this.config),
       oom: this.oom,
       procTitle: this.procTitle,
+      saveRulesChanged: () => this.stopWritesOnSaveError(),
     });
+  }
+
+  /**
+   * Redis's stop-writes-on-bgsave-error: while the last checkpoint failed
+   * and save rules are set, writes are refused before they run (Redis's
+   * RDB MISCONF); the periodic checkpoints retry every 5 seconds, and the
+   * first that succeeds lets writes in again.
+   */
+  private stopWritesOnSaveError(): void {
+    const stop =
+      this.settings.stopWritesOnSaveError &&
+      this.checkpoints.rules.length > 0 &&
+      this.databases.saveStatus.lastStatus === 'err';
+    this.resp.setSaveError(stop ? BGSAVE_ERROR_MESSAGE : null);
   }
 
   /** Logs the banner, opens database 0, listens, starts the checkpoint timer. */

@@ -182,6 +182,14 @@ export function aofWriteErrorMessage(reason: string): string {
 }
 
 /**
+ * Writes refused after a failed checkpoint with stop-writes-on-bgsave-error
+ * yes: Redis's reply for a failed RDB save, word for word (a checkpoint is
+ * strata's save; INFO calls its status rdb_last_bgsave_status).
+ */
+export const BGSAVE_ERROR_MESSAGE =
+  "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. Commands that may modify the data set are disabled, because this instance is configured to report errors during writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check the Redis logs for details about the RDB error.";
+
+/**
  * The reply of a write that ran but whose AOF append failed (appendfsync
  * always): no undo exists, so the reply says the change is applied and not
  * durable, and what a client does about it. Distinct from MISCONF, which

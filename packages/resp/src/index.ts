@@ -21,6 +21,7 @@ export { type ConfigRewriteHook, rewriteConfigText } from './commands/server/con
 export { checkValue } from './commands/server/config-validate.js';
 export {
   aofWriteErrorMessage,
+  BGSAVE_ERROR_MESSAGE,
   CommandError,
   type CommandErrorCode,
   notPersistedMessage,

@@ -322,6 +322,15 @@ export class RespServer {
     this.state.setWriteError(message);
   }
 
+  /**
+   * Refuses write commands (and PING) with `message` (a whole `MISCONF`
+   * reply: BGSAVE_ERROR_MESSAGE) while a failed checkpoint stops writes
+   * (stop-writes-on-bgsave-error); null accepts them again.
+   */
+  setSaveError(message: string | null): void {
+    this.state.setSaveError(message);
+  }
+
   /** The error write commands get now, or null. */
   get writeError(): string | null {
     return this.state.writeError;

@@ -176,10 +176,13 @@ export class ServerState {
 
   /**
    * While set, write commands (and PING) are refused with this error
-   * (`MISCONF ...`): the AOF's error wins over a database log's.
+   * (`MISCONF ...`): a failed checkpoint's first (Redis's RDB error), then
+   * the AOF's, then a database log's.
    */
   writeError: string | null = null;
   private aofError: string | null = null;
+  /** A failed checkpoint with stop-writes-on-bgsave-error (Redis checks it before the AOF's). */
+  private saveError: string | null = null;
   private readonly storeErrors = new Map<number, string>();
   /** Re-reads the databases' write errors (StoreHealth): one may have cleared since. */
   refreshWriteError: (() => void) | null = null;
@@ -324,6 +327,12 @@ export class ServerState {
     this.updateWriteError();
   }
 
+  /** The checkpoints' error (the whole MISCONF reply) while writes stop for it, or null. */
+  setSaveError(message: string | null): void {
+    this.saveError = message === null ? null : oneLine(message);
+    this.updateWriteError();
+  }
+
   /** A database's log failed to write (message) or recovered (null). */
   setStoreWriteError(db: number, message: string | null): void {
     if (message === null) this.storeErrors.delete(db);
@@ -342,7 +351,7 @@ export class ServerState {
   }
 
   private updateWriteError(): void {
-    let e = this.aofError;
+    let e = this.saveError ?? this.aofError;
     if (e === null) for (const m of this.storeErrors.values()) e ??= m;
     this.writeError = e;
   }

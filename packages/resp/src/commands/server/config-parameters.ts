@@ -179,7 +179,10 @@ export const PARAMETERS: readonly ParameterSpec[] = [
   }),
   bool('rdb-del-sync-files', 'no'),
   bool('activerehashing', 'yes'),
-  bool('stop-writes-on-bgsave-error', 'yes'),
+  bool('stop-writes-on-bgsave-error', 'yes', {
+    app: true,
+    note: "strata-server: a failed checkpoint refuses writes (MISCONF, Redis's RDB wording) while save rules are set, until a checkpoint succeeds (retried every 5 seconds)",
+  }),
   bool('set-proc-title', 'yes', {
     ...IMMUTABLE,
     app: true,
