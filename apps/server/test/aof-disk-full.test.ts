@@ -177,3 +177,57 @@ describe.each(['always', 'everysec'] as const)('appendfsync %s on a full disk', 
     }
   }, 120_000);
 });
+
+describe('without the AOF on a full disk', () => {
+  test('a write answered with an error is not applied, the log file is named once, writes resume when room returns', async (ctx) => {
+    if (!mounted) ctx.skip();
+    const dir = `${mount!.path}/no-aof`;
+    // A small log memory: pages leave memory for the segment files as keys come.
+    const args = [
+      '--port',
+      '0',
+      '--dir',
+      dir,
+      '--memory',
+      '256kb',
+      '--page-size',
+      '16kb',
+      '--index-size',
+      '64kb',
+    ];
+    let { process: p, port } = await StrataProcess.start(args);
+    let r = client(port);
+    try {
+      const filler = fill(mount!.path);
+      const acked: string[] = [];
+      const failed: string[] = [];
+      for (let i = 0; failed.length < 5; i++) {
+        if (i > 20_000) throw new Error('the disk never filled');
+        const o = await outcome(r.set(`k${i}`, VALUE));
+        if (o === 'OK') acked.push(`k${i}`);
+        else failed.push(`k${i}`);
+      }
+      // Whatever the error said, the write is not there.
+      expect(await present(r, failed)).toEqual(failed.map(() => false));
+      expect(await outcome(r.incr('n'))).toMatch(/^-(MISCONF|ERR)$/);
+      expect(await r.get('n')).toBeNull();
+      await new Promise((res) => setTimeout(res, 1500)); // a retry of the pages meanwhile
+      expect(lineCount(p.stdout, /cannot write to its log file/)).toBe(1);
+      expect(p.stdout).toContain(`DB 0: cannot write to its log file ${dir}/0/log.0 (ENOSPC)`);
+      unlinkSync(filler);
+      // The pages are written again every second: writes come back without a restart.
+      await until(async () => (await outcome(r.set('after', VALUE))) === 'OK');
+      await p.waitFor(/its log in .* can be written again/);
+      expect(await r.incr('n')).toBe(1);
+      expect(await present(r, acked)).toEqual(acked.map(() => true));
+      r.disconnect();
+      await p.stop('SIGKILL');
+      ({ process: p, port } = await StrataProcess.start(args));
+      r = client(port);
+      expect(await present(r, failed)).toEqual(failed.map(() => false));
+    } finally {
+      r.disconnect();
+      await p.stop('SIGKILL');
+    }
+  }, 120_000);
+});
