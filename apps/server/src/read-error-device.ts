@@ -26,16 +26,20 @@ export class ReadErrorLogDevice extends ForwardingDevice {
     super(inner);
   }
 
+  /** Bound once: a read that works costs no closure. */
+  private readonly onFailure = (e: unknown): never => {
+    this.failed(e);
+    throw e;
+  };
+
   override read(address: number, into: Uint8Array): Promise<number> {
-    return this.inner.read(address, into).catch((e: unknown) => {
-      this.failed(e, address);
-      throw e;
-    });
+    return this.inner.read(address, into).catch(this.onFailure);
   }
 
-  private failed(e: unknown, address: number): void {
+  private failed(e: unknown): void {
     // Reads cut short by a close are no device failure.
     if (isStrataError(e) && e.code === 'ERR_DEVICE_CLOSED') return;
+    const address = isStrataError(e) ? e.address : undefined;
     const segment = isStrataError(e) ? e.segment : undefined;
     const os = (e as { osCode?: unknown }).osCode;
     const code = typeof os === 'string' ? os : isStrataError(e) ? e.code : 'unknown';
@@ -50,7 +54,7 @@ export class ReadErrorLogDevice extends ForwardingDevice {
         : `file ${join(this.dir, `${this.inner.name}.${segment}`)}`;
     const why = e instanceof Error ? e.message : String(e);
     this.logger.warning(
-      `${this.name_}: cannot read its log ${where} (${code}) at address ${address}: ${why}. ` +
+      `${this.name_}: cannot read its log ${where} (${code})${address === undefined ? '' : ` at address ${address}`}: ${why}. ` +
         'Commands that need records there answer an error; logged again after a minute without it.',
     );
   }
