@@ -12,6 +12,12 @@ import { HlogError } from './errors.js';
 export interface CheckpointStore {
   /** Sequence numbers of visible checkpoints, any order. */
   list(): Promise<number[]>;
+  /**
+   * Sequence numbers of checkpoints whose index was written but whose meta
+   * is missing (a write cut short, or the meta file removed): not visible,
+   * reported by recovery, and numbered past.
+   */
+  incomplete?(): Promise<number[]>;
   write(seq: number, meta: CheckpointMeta, index: readonly Uint8Array[]): Promise<void>;
   /** The checkpoint, or null when it is missing or fails its checksums. The bytes are the caller's (recovery's index adopts them). */
   read(seq: number): Promise<{ meta: CheckpointMeta; index: Uint8Array } | null>;
@@ -81,7 +87,17 @@ export class FileCheckpointStore implements CheckpointStore {
     this.dir = dir;
   }
 
-  async list(): Promise<number[]> {
+  list(): Promise<number[]> {
+    return this.seqsOf('meta');
+  }
+
+  async incomplete(): Promise<number[]> {
+    const metas = new Set(await this.seqsOf('meta'));
+    return (await this.seqsOf('index')).filter((seq) => !metas.has(seq));
+  }
+
+  /** The sequence numbers of the `checkpoint.<seq>.<ext>` files. */
+  private async seqsOf(ext: 'meta' | 'index'): Promise<number[]> {
     let names: string[];
     try {
       names = await readdir(this.dir);
@@ -89,9 +105,10 @@ export class FileCheckpointStore implements CheckpointStore {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw e;
     }
+    const pattern = new RegExp(`^checkpoint\\.(\\d+)\\.${ext}$`);
     const seqs: number[] = [];
     for (const n of names) {
-      const m = /^checkpoint\.(\d+)\.meta$/.exec(n);
+      const m = pattern.exec(n);
       if (m?.[1] !== undefined) seqs.push(Number(m[1]));
     }
     return seqs;

@@ -32,7 +32,9 @@ export {
   type LogScanOptions,
   type LogScanResult,
   type RecordVisitor,
+  type SkippedPages,
   scanLog,
+  TORN_TAIL_PAGES,
 } from './log-scan.js';
 // The page and record layout (for readers of raw pages: @strata/scan).
 export {

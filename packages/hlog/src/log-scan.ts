@@ -7,14 +7,42 @@ import { type RecordSpace, slotSize } from './record-layout.js';
 /**
  * Whole-log scan from the device: pages in order, each verified (magic,
  * own address, epoch never going down, checksum) before its records are
- * handed out. The scan ends at the device's end or at the first page that
- * fails; `cutAt` then says where the valid log stops, so the caller writes
- * over the bad page rather than ever serving it.
+ * handed out. The scan ends at the device's end or at a torn tail: bad
+ * pages after which the log holds nothing valid that a crash could not have
+ * left there; `cutAt` then says where the valid log stops, so the caller
+ * writes over the bad pages rather than ever serving them.
+ *
+ * Bad pages followed by valid ones are damage in the middle of the log, not
+ * a torn tail. With `damage: 'cut'` (the default: compaction, which must not
+ * drop what it could not read) the scan stops there as at a torn tail; with
+ * `damage: 'skip'` (recovery) the bad pages are passed over, reported in
+ * `skipped`, and the scan goes on with the records after them.
+ *
+ * What a crash can leave: page writes are issued in order but several are in
+ * flight at once (libuv's pool runs 4 by default), so the last pages written
+ * may be torn or missing with a few valid ones after them, all of the last
+ * session's epoch. Bad pages are a torn tail when every valid page after
+ * them is of the same epoch and within `TORN_TAIL_PAGES` of the first bad
+ * one; a valid page further on, or of a later session, makes them damage.
  *
  * The pages come from `LogPages`, the one reader that verifies them; this is
- * the recovery policy on top: epochs never going down, a cut at the first bad
- * page, a resync past the inside of a blob where a segment may start in one.
+ * the recovery policy on top: epochs never going down, a torn tail cut, mid-log
+ * damage skipped or cut, a resync past the inside of a blob where a segment
+ * may start in one.
  */
+
+/** Pages after a bad one within which valid pages of the same epoch can still be a torn tail. */
+export const TORN_TAIL_PAGES = 16;
+
+/** A run of bad pages in the middle of the log, passed over by a scan. */
+export interface SkippedPages {
+  /** Address of the first bad page. */
+  address: number;
+  /** Pages in the run (the run is `[address, address + pages * pageSize)`). */
+  pages: number;
+  /** Why its first page failed. */
+  reason: string;
+}
 
 /**
  * A record, handed out in place: `space` views the bytes that hold it (a
@@ -41,6 +69,13 @@ export interface LogScanOptions {
    * range this process verified already and that is never written again.
    */
   verify?: boolean;
+  /**
+   * Bad pages followed by valid ones (see above): 'cut' ends the scan at
+   * them (default), 'skip' passes over them and reports them in `skipped`.
+   */
+  damage?: 'cut' | 'skip';
+  /** Runs to pass over unread (found bad by an earlier scan of the same range), in address order. */
+  skip?: readonly SkippedPages[];
   onRecord: RecordVisitor;
   /**
    * Called after the records of a page were visited, while the page's bytes
@@ -64,6 +99,8 @@ export interface LogScanResult {
   /** Set when a bad page stopped the scan before the device's end. */
   cutAt: number | null;
   reason: string | null;
+  /** Runs of bad pages passed over (`damage: 'skip'`, and the `skip` option's), in address order. */
+  skipped: SkippedPages[];
   pages: number;
   records: number;
   maxEpoch: number;
@@ -84,6 +121,7 @@ export async function scanLog(options: LogScanOptions): Promise<LogScanResult> {
     stopped: false,
     cutAt: null,
     reason: null,
+    skipped: [],
     pages: 0,
     records: 0,
     maxEpoch: options.minEpoch ?? 0,
@@ -99,9 +137,21 @@ export async function scanLog(options: LogScanOptions): Promise<LogScanResult> {
     verify: options.verify ?? true,
   });
   pages.minEpoch = result.maxEpoch;
+  const skip = options.skip ?? [];
+  let skipAt = 0;
+  /** Bad pages below this address are known to be followed by valid ones. */
+  let damagedUntil = from;
   try {
     let lastPause = from;
     for (;;) {
+      while (skipAt < skip.length && pages.position >= skip[skipAt]!.address) {
+        const run = skip[skipAt++]!;
+        const after = run.address + run.pages * P;
+        if (pages.position < after) {
+          noteSkipped(result.skipped, pages.position, (after - pages.position) / P, run.reason, P);
+          pages.seek(after, to);
+        }
+      }
       if (onPage !== undefined && pages.frameDone && pages.position !== lastPause) {
         lastPause = pages.position;
         await onPage(pages.position);
@@ -134,14 +184,31 @@ export async function scanLog(options: LogScanOptions): Promise<LogScanResult> {
         accept(pages, result, pages.blobPages);
       } else if (kind === LogPage.BAD) {
         // Not a page start yet (a first segment starting inside a blob): try the next page.
-        const notAPage =
-          pages.check === PageCheck.NO_HEADER || pages.check === PageCheck.ADDRESS_MISMATCH;
+        const at = pages.address;
+        const check = pages.check;
+        const reason = pages.reason ?? 'bad page';
+        const notAPage = check === PageCheck.NO_HEADER || check === PageCheck.ADDRESS_MISMATCH;
         if (resync && result.pages === 0 && notAPage) continue;
-        result.end = pages.address;
+        if (options.damage === 'skip') {
+          if (at < damagedUntil) {
+            noteSkipped(result.skipped, at, 1, reason, P);
+            continue;
+          }
+          const valid = await validPageAfter(pages, at, result.maxEpoch, to);
+          if (valid !== null) {
+            // Damage, not a torn tail: go on after the bad page (the pages
+            // up to `valid` are read again; some of them may be good).
+            damagedUntil = valid;
+            noteSkipped(result.skipped, at, 1, reason, P);
+            pages.seek(at + P, to);
+            continue;
+          }
+        }
+        result.end = at;
         // An empty page (never written) at the very end is the normal end.
-        if (pages.check !== PageCheck.EMPTY || pages.address + P < to) {
-          result.cutAt = pages.address;
-          result.reason = pages.reason;
+        if (check !== PageCheck.EMPTY || at + P < to) {
+          result.cutAt = at;
+          result.reason = reason;
         }
         break;
       } else {
@@ -159,6 +226,42 @@ export async function scanLog(options: LogScanOptions): Promise<LogScanResult> {
     await pages.close();
   }
   return result;
+}
+
+/**
+ * Looks past the bad page at `bad` for a valid page that a crash could not
+ * have left after a torn tail: one of a later epoch than `epoch` (the last
+ * accepted page's), or one at least `TORN_TAIL_PAGES` further on. Returns its
+ * address, or null when there is none before `to` (a torn tail). Moves
+ * `pages` on; the caller seeks it back.
+ */
+async function validPageAfter(
+  pages: LogPages,
+  bad: number,
+  epoch: number,
+  to: number,
+): Promise<number | null> {
+  const far = bad + TORN_TAIL_PAGES * pages.pageSize;
+  while (pages.position < to && (pages.nextInFrame() ?? (await pages.next()))) {
+    const kind = pages.kind;
+    if (kind === LogPage.SHORT) return null;
+    if (kind !== LogPage.RECORDS && kind !== LogPage.BLOB) continue;
+    if (pages.epoch > epoch || pages.address >= far) return pages.address;
+  }
+  return null;
+}
+
+/** Adds `count` bad pages at `address` to `skipped`, joining the run they continue. */
+function noteSkipped(
+  skipped: SkippedPages[],
+  address: number,
+  count: number,
+  reason: string,
+  pageSize: number,
+): void {
+  const last = skipped[skipped.length - 1];
+  if (last !== undefined && last.address + last.pages * pageSize === address) last.pages += count;
+  else skipped.push({ address, pages: count, reason });
 }
 
 /** A page (or blob of `count` pages) was used: later pages must not be older. */

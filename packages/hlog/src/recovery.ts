@@ -14,7 +14,7 @@ import { decodeKeyCount, type KeyCountSnapshot } from './key-count.js';
 import { hashBytes } from './key-hash.js';
 import { KeyKind, KeyKindTable } from './key-kind-table.js';
 import { KeyStateTable } from './key-state-table.js';
-import { type LogScanOptions, scanLog } from './log-scan.js';
+import { type LogScanOptions, type SkippedPages, scanLog } from './log-scan.js';
 import {
   expiresAtOf,
   flagsOf,
@@ -65,6 +65,24 @@ export interface RecoveredLog {
   count: RecoveredCount;
 }
 
+/**
+ * The log line for mid-log damage: where, how much, and what it means for
+ * the keys (the rebuild never saw the records in those pages, so a key whose
+ * newest version was there is found at the version before it, or not at all).
+ */
+export function describeSkipped(skipped: readonly SkippedPages[], end: number): string {
+  const pages = skipped.reduce((n, r) => n + r.pages, 0);
+  const where = skipped
+    .map((r) => `${r.address}${r.pages > 1 ? ` (${r.pages} pages)` : ''}: ${r.reason}`)
+    .join('; ');
+  return (
+    `skipped ${pages} damaged page${pages === 1 ? '' : 's'} in the middle of the log at [${where}]: ` +
+    'the records in them are lost (a key whose newest version was there comes back at its version ' +
+    `before, or not at all); the records after them are kept and the log goes on at ${end}, ` +
+    'never over the damaged pages'
+  );
+}
+
 /** Records whose recount slots are touched before they are set: their lines stay in L2. */
 const TOUCH_BLOCK = 512;
 
@@ -108,7 +126,16 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
   const logger = options.logger ?? consoleLogger;
   const started = performance.now();
   const seqs = checkpoints === null ? [] : (await checkpoints.list()).sort((a, b) => b - a);
-  const lastSeq = seqs[0] ?? 0;
+  // Index files without their meta are no checkpoint, but new ones are numbered above them.
+  const incomplete = (await checkpoints?.incomplete?.()) ?? [];
+  for (const seq of incomplete) {
+    logger.warn(
+      `checkpoint ${seq} has an index snapshot but no meta file (a checkpoint cut short, or its meta file removed): not used`,
+    );
+  }
+  const lastSeq = Math.max(seqs[0] ?? 0, ...incomplete);
+  /** Checkpoints that could not be used, and why (reported, never deleted here). */
+  const passedOver: Array<{ seq: number; why: string }> = [];
 
   // 1. The newest checkpoint that verifies, unless told to rebuild.
   let index: HashIndex | null = null;
@@ -119,6 +146,7 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
     for (const seq of seqs) {
       const c = await checkpoints.read(seq);
       if (c === null) {
+        passedOver.push({ seq, why: 'its meta or index file is incomplete or corrupt' });
         logger.warn(`checkpoint ${seq} is incomplete or corrupt; trying an older one`);
         continue;
       }
@@ -129,6 +157,15 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
         );
       }
       if (c.meta.until < deviceBegin) continue;
+      // The last page is written up to its used bytes only: the log's end rounds up to a page.
+      const logEnd = Math.ceil(device.endAddress / pageSize) * pageSize;
+      if (c.meta.until > logEnd) {
+        // Its index points into log that is not there (segment files removed or cut short).
+        const why = `it covers the log up to ${c.meta.until} but the log ends at ${device.endAddress}`;
+        passedOver.push({ seq, why });
+        logger.warn(`checkpoint ${seq} cannot be used: ${why}; trying an older one`);
+        continue;
+      }
       try {
         const countBytes = c.meta.countBytes ?? 0;
         const end = c.index.byteLength - countBytes;
@@ -137,9 +174,17 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
         meta = c.meta;
         break;
       } catch (e) {
+        passedOver.push({ seq, why: String(e) });
         logger.warn(`checkpoint ${seq}: ${String(e)}`);
       }
     }
+  }
+  if (passedOver.length > 0) {
+    logger.warn(
+      meta === null
+        ? `no checkpoint could be loaded (${passedOver.map((p) => p.seq).join(', ')} unusable): rebuilding the index from the whole log; the checkpoint files are left as they are`
+        : `loaded the older checkpoint ${meta.seq} instead of ${passedOver.map((p) => p.seq).join(', ')}; the log after it is replayed, and the unusable checkpoint files are left as they are`,
+    );
   }
   const begin = Math.max(deviceBegin, meta?.begin ?? 0);
   const from = meta?.until ?? begin;
@@ -167,6 +212,9 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
     minEpoch: meta?.epoch ?? 0,
     // Without a checkpoint the first segment may start inside a blob.
     resync: meta === null,
+    // Bad pages with valid ones after them are damage, not a torn tail:
+    // skipped (their records lost), never written over.
+    damage: 'skip',
     ...(options.recoveryMode !== undefined ? { mode: options.recoveryMode } : {}),
     onRecord: (space, off, address) => {
       const flags = flagsOf(space, off);
@@ -195,6 +243,7 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
     },
   });
   rebuilder.flush();
+  if (scan.skipped.length > 0) logger.warn(describeSkipped(scan.skipped, scan.end));
   if (scan.cutAt !== null) {
     logger.warn(
       `log cut off at ${scan.cutAt}: ${scan.reason}; ${device.endAddress - scan.cutAt} bytes after it are ignored and will be overwritten`,
@@ -223,6 +272,8 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
     records: scan.records,
     cutAt: scan.cutAt,
     cutReason: scan.reason,
+    skipped: scan.skipped,
+    passedOver,
     count: snapshot !== null ? 'checkpoint' : 'recount',
     ms: performance.now() - started,
     countMs: 0,
@@ -241,7 +292,7 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
       kind: 'recount',
       snapshot: { plain: 0, expiring: withExpiry },
       background: {
-        start: () => recountPlainKeys(device, pageSize, begin, end, keys, log),
+        start: () => recountPlainKeys(device, pageSize, begin, end, keys, log, scan.skipped),
         // Every record could be a distinct plain key.
         provisional: scan.records,
       },
@@ -249,7 +300,7 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
   } else {
     count = {
       kind: 'recount',
-      snapshot: await recountKeys(device, pageSize, begin, end, index.size, options),
+      snapshot: await recountKeys(device, pageSize, begin, end, index.size, options, scan.skipped),
     };
   }
   recovery.countMs = performance.now() - counted;
@@ -362,13 +413,16 @@ async function recountPlainKeys(
   end: number,
   expectedKeys: number,
   log: HybridLog,
+  skipped: readonly SkippedPages[],
 ): Promise<number> {
   const recount = new Recount(expectedKeys, pageSize, 0);
   const size = Math.max(pageSize, RECOUNT_SLICE);
   let stopped = false;
   await recountPass(device, pageSize, begin, end, recount, {
     // Verified by the rebuild's pass; nothing below its end is written again.
+    // The pages it found bad are passed over unread.
     verify: false,
+    skip: skipped,
     mode: readMode.adaptive({ minReadSize: size, maxReadSize: size, readsAhead: 1 }),
     onPage: () => {
       if (log.failure !== undefined) {
@@ -391,16 +445,15 @@ async function recountKeys(
   end: number,
   expectedKeys: number,
   options: StoreOptions,
+  skipped: readonly SkippedPages[],
 ): Promise<KeyCountSnapshot> {
   const recount = new Recount(expectedKeys, pageSize, 0);
-  await recountPass(
-    device,
-    pageSize,
-    begin,
-    end,
-    recount,
-    options.recoveryMode !== undefined ? { mode: options.recoveryMode } : {},
-  );
+  await recountPass(device, pageSize, begin, end, recount, {
+    // The checkpoint's part of the log was not read by this recovery: damage there is skipped too.
+    damage: 'skip',
+    skip: skipped,
+    ...(options.recoveryMode !== undefined ? { mode: options.recoveryMode } : {}),
+  });
   return recount.snapshot();
 }
 

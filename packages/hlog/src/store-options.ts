@@ -4,6 +4,7 @@ import type { CheckpointStore } from './checkpoint-store.js';
 import type { StoreCoreOptions } from './core-state.js';
 import type { HashIndexStats } from './hash-index.js';
 import type { HybridLogStats } from './hybrid-log.js';
+import type { SkippedPages } from './log-scan.js';
 
 export interface Logger {
   warn(message: string): void;
@@ -50,6 +51,14 @@ export interface RecoveryInfo {
   /** Where a torn or corrupt page cut the log off, or null. */
   cutAt: number | null;
   cutReason: string | null;
+  /**
+   * Runs of damaged pages in the middle of the log that were passed over
+   * (bad pages followed by valid ones: not a torn tail). Their records are
+   * lost; the log after them is kept and never written over.
+   */
+  skipped: readonly SkippedPages[];
+  /** Checkpoints newer than the one loaded (or all, after a rebuild) that could not be used, and why. */
+  passedOver: ReadonlyArray<{ seq: number; why: string }>;
   /**
    * Where the live-key count came from: the checkpoint (adjusted for the
    * replayed tail) or a recount of the whole log (no checkpoint, or one
