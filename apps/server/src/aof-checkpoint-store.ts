@@ -28,8 +28,10 @@ export class AofCheckpointStore implements CheckpointStore {
     await this.onWritten(seq, meta);
     this.approved = seq;
     this.adopting = false;
-    // hlog drops the checkpoints `list` shows below the new one; it shows only this one now.
-    for (const old of await this.inner.list()) if (old < seq) await this.inner.remove(old);
+    // Now durable and recorded: every other checkpoint goes (hlog drops the
+    // ones `list` shows below the new one, and it shows only this one now),
+    // older ones and newer ones the AOF never recorded (a crash in between).
+    for (const other of await this.inner.list()) if (other !== seq) await this.inner.remove(other);
   }
 
   read(seq: number): ReturnType<CheckpointStore['read']> {
@@ -40,6 +42,11 @@ export class AofCheckpointStore implements CheckpointStore {
     // The AOF's positions refer to this one until a newer one is recorded.
     if (seq === this.approved) return;
     await this.inner.remove(seq);
+  }
+
+  /** Checkpoints it hides are numbered past too, so a new one never overwrites their files. */
+  async highest(): Promise<number> {
+    return Math.max(...(await this.inner.list()), (await this.inner.highest?.()) ?? 0, 0);
   }
 
   readEpoch(): Promise<number> {

@@ -44,6 +44,13 @@ export interface ServerConfig {
   /** Base name of the AOF files, in `<dir>/<appenddirname>`. */
   appendfilename: string;
   appenddirname: string;
+  /**
+   * With the AOF on, a database whose log is there but not the checkpoint
+   * the AOF replays onto (or whose log ends before that checkpoint's end):
+   * refuse to start (Redis's way with a missing AOF base), or rebuild its
+   * index from the log up to that checkpoint's end and replay the AOF on it.
+   */
+  aofMissingCheckpoint: MissingCheckpointPolicy;
   /** Compact a database's log once it holds more than this on disk; 0: never. */
   compactionThreshold: number;
   /** Keyspace events to publish, in Redis's letters ('' none). */
@@ -84,6 +91,7 @@ export const DEFAULT_CONFIG: Readonly<ServerConfig> = {
   appendfsync: 'everysec',
   appendfilename: 'appendonly.aof',
   appenddirname: 'appendonlydir',
+  aofMissingCheckpoint: 'refuse',
   compactionThreshold: 0,
   notifyKeyspaceEvents: '',
   protectedMode: true,
@@ -94,6 +102,9 @@ export const DEFAULT_CONFIG: Readonly<ServerConfig> = {
   importMerge: false,
   importServe: false,
 };
+
+/** What a database does when the AOF's checkpoint is missing under its log (see `aofMissingCheckpoint`). */
+export type MissingCheckpointPolicy = 'refuse' | 'rebuild';
 
 /** Where a daemonized server writes its pid when no pidfile is given (Redis: /var/run/redis.pid). */
 export const DEFAULT_DAEMON_PIDFILE = '/var/run/strata-server.pid';
@@ -397,6 +408,18 @@ export const SETTINGS: readonly Setting[] = [
     '<name>',
     'directory of the append-only files, in <dir>',
     fileNameOnly('appenddirname'),
+  ),
+  define(
+    'aof-missing-checkpoint',
+    'aofMissingCheckpoint',
+    '<refuse|rebuild>',
+    "AOF on, a database's checkpoint gone: refuse to start, or rebuild from its log",
+    (v): MissingCheckpointPolicy => {
+      if (v !== 'refuse' && v !== 'rebuild') {
+        throw new ConfigError('argument(s) must be one of the following: refuse, rebuild');
+      }
+      return v;
+    },
   ),
   define(
     'compaction-threshold',

@@ -1,11 +1,18 @@
 import { mkdir, rm } from 'node:fs/promises';
 import type { AppendOnlyFile } from '@strata/aof';
-import { FileCheckpointStore, Store, type StoreCore, type StoreOptions } from '@strata/hlog';
+import {
+  FileCheckpointStore,
+  type SkippedPages,
+  Store,
+  type StoreCore,
+  type StoreOptions,
+} from '@strata/hlog';
 import { DEFAULT_SEGMENT_SIZE, type Device, FileDevice } from '@strata/io';
 import { DatabaseDirectories, type DatabaseProvider, describeSize } from '@strata/resp';
 import { checkAofCheckpoints } from './aof-checkpoint-guard.js';
 import { AofCheckpointStore } from './aof-checkpoint-store.js';
 import { ClippedDevice } from './clipped-device.js';
+import type { MissingCheckpointPolicy } from './config.js';
 import { foldOverOnOwnTurn } from './fold-over-turn.js';
 import { type Logger, seconds } from './logger.js';
 import { ReadErrorLogDevice } from './read-error-device.js';
@@ -25,12 +32,20 @@ export interface DatabasesOptions {
   readonly logger: Logger;
   /** Bytes of decoded collections each database caches (default: half its log memory). */
   readonly collectionMemory?: number;
+  /** With the AOF on, a database whose checkpoint is missing under its log (`aof-missing-checkpoint`). */
+  readonly missingCheckpoint?: MissingCheckpointPolicy;
 }
 
 /** The pieces of an hlog store that the AOF coordinates (device and checkpoints). */
 interface AofStoreParts {
   device: Device;
   checkpoints: AofCheckpointStore;
+}
+
+/** What a database's recovery passed over (hlog's RecoveryInfo). */
+interface RecoveryDamage {
+  skipped: readonly SkippedPages[];
+  unusableCheckpoints: number;
 }
 
 /** What a store has done, to tell whether it changed since its last checkpoint. */
@@ -83,6 +98,8 @@ export class Databases implements DatabaseProvider {
   private readonly devices = new Map<number, Device>();
   private aof: AppendOnlyFile | null = null;
   private readonly dirs: DatabaseDirectories;
+  /** What each open database's recovery could not use: INFO persistence's recovery_* fields. */
+  private readonly damage = new Map<number, RecoveryDamage>();
   /** Log memory of a database opened from now on (CONFIG SET maxmemory changes it). */
   private memory: number | undefined;
 
@@ -138,7 +155,13 @@ export class Databases implements DatabaseProvider {
   /** Before the AOF replays: no database holds a log without the checkpoint the AOF names. */
   checkAofCheckpoints(): Promise<void> {
     if (this.aof === null) return Promise.resolve();
-    return checkAofCheckpoints(this.aof, this.count, (i) => this.path(i));
+    const { store, logger } = this.options;
+    return checkAofCheckpoints(this.aof, this.count, (i) => this.path(i), {
+      policy: this.options.missingCheckpoint ?? 'refuse',
+      pageSize: store.pageSize ?? 1 << 20,
+      segmentSize: store.segmentSize ?? DEFAULT_SEGMENT_SIZE,
+      warn: (m) => logger.warning(m),
+    });
   }
 
   open(index: number): Promise<StoreCore> {
@@ -179,14 +202,17 @@ export class Databases implements DatabaseProvider {
     // Its AOF records carry the log page each change saw: no fold-over between a change and its record.
     if (this.aof !== null) store.onBeforeCheckpoint(foldOverOnOwnTurn());
     const r = store.recovery;
+    this.damage.set(index, { skipped: r.skipped, unusableCheckpoints: r.passedOver.length });
     if (r.checkpoint === null && r.records === 0 && r.scannedBytes === 0) {
       logger.notice(`DB ${index} created in ${dir}`);
     } else {
       const from =
         r.checkpoint === null ? 'no checkpoint, index rebuilt' : `checkpoint ${r.checkpoint}`;
+      const pages = r.skipped.reduce((n, run) => n + run.pages, 0);
       logger.notice(
         `DB ${index} loaded from disk: ${from}, ${r.records} records replayed ` +
-          `(${describeSize(r.scannedBytes)} of log) in ${seconds(r.ms)} seconds`,
+          `(${describeSize(r.scannedBytes)} of log) in ${seconds(r.ms)} seconds` +
+          (pages > 0 ? `, ${pages} damaged page${pages === 1 ? '' : 's'} skipped` : ''),
       );
     }
     const s = store.stats();
@@ -225,21 +251,25 @@ export class Databases implements DatabaseProvider {
     let device: Device = file;
     let approved: number | null = null;
     if (entry !== undefined) {
-      const seqs = await inner.list();
-      const present = seqs.includes(entry.id);
-      if (present) {
-        // Newer ones were never recorded in the AOF (a crash in between), older ones are done with.
-        for (const s of seqs) if (s !== entry.id) await inner.remove(s);
-      } else {
-        // checkAofCheckpoints let it through: the directory holds no log (FLUSHDB's crash window).
+      // Other checkpoints stay until a newer one is recorded in the AOF
+      // (AofCheckpointStore.write removes them then): nothing is deleted
+      // before this run's state is durable.
+      const present = (await inner.list()).includes(entry.id);
+      if (!present) {
+        // checkAofCheckpoints let it through: no log is left (FLUSHDB's crash
+        // window), or aof-missing-checkpoint is rebuild.
         logger.warning(
-          `DB ${index}: checkpoint ${entry.id} named by the AOF is gone and no log is left ` +
-            '(FLUSHDB before a crash); the database starts empty and the AOF replays onto it',
+          file.endAddress === 0
+            ? `DB ${index}: checkpoint ${entry.id} named by the AOF is gone and no log is left ` +
+                '(FLUSHDB before a crash); the database starts empty and the AOF replays onto it'
+            : `DB ${index}: checkpoint ${entry.id} named by the AOF is gone; rebuilding the index ` +
+                "from the log up to that checkpoint's end, then the AOF replays onto it",
         );
       }
       approved = present ? entry.id : null;
       const pageSize = this.options.store.pageSize ?? 1 << 20;
-      device = new ClippedDevice(file, present ? entry.mark * pageSize : 0);
+      // The log up to the checkpoint's end is its state (a rebuild reads exactly that).
+      device = new ClippedDevice(file, entry.mark * pageSize);
     }
     aof.resetMarks(index);
     const checkpoints = new AofCheckpointStore(
@@ -374,6 +404,29 @@ export class Databases implements DatabaseProvider {
     });
     this.saving.set(index, tracked);
     return tracked;
+  }
+
+  /**
+   * INFO persistence's recovery fields (strata's own): the damaged pages the
+   * open databases' recoveries skipped (`db@address+pages`), and the
+   * checkpoints they could not use.
+   */
+  recoveryInfoLines(): string[] {
+    let pages = 0;
+    let unusable = 0;
+    const runs: string[] = [];
+    for (const [index, d] of [...this.damage].sort((a, b) => a[0] - b[0])) {
+      unusable += d.unusableCheckpoints;
+      for (const run of d.skipped) {
+        pages += run.pages;
+        runs.push(`${index}@${run.address}+${run.pages}`);
+      }
+    }
+    return [
+      `recovery_skipped_pages:${pages}`,
+      `recovery_skipped_ranges:${runs.join(',')}`,
+      `recovery_unusable_checkpoints:${unusable}`,
+    ];
   }
 
   /** Bytes of log `store` holds on disk. */

@@ -49,6 +49,7 @@ appendonly YES
 appendfsync always
 appendfilename strata.aof
 appenddirname aofdir
+aof-missing-checkpoint rebuild
 compaction-threshold 1gb
 notify-keyspace-events KEx
 protected-mode no
@@ -79,6 +80,7 @@ import-serve YES
       appendfsync: 'always',
       appendfilename: 'strata.aof',
       appenddirname: 'aofdir',
+      aofMissingCheckpoint: 'rebuild',
       compactionThreshold: 1024 ** 3,
       notifyKeyspaceEvents: 'xKE',
       protectedMode: false,
@@ -91,6 +93,12 @@ import-serve YES
     });
     expect(s.unused).toEqual(new Set());
     expect(value(s, 'appendonly')).toBe('yes');
+  });
+
+  test('aof-missing-checkpoint takes refuse or rebuild only', async () => {
+    expect(await reason('aof-missing-checkpoint yes')).toBe(
+      'argument(s) must be one of the following: refuse, rebuild',
+    );
   });
 
   test('the import switches take yes or no only', async () => {

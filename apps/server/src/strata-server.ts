@@ -84,6 +84,7 @@ export class StrataServer {
       dir: resolve(config.dir),
       count: config.databases,
       logger,
+      missingCheckpoint: config.aofMissingCheckpoint,
       store: {
         memory: config.memory,
         pageSize: config.pageSize,
@@ -105,6 +106,7 @@ export class StrataServer {
         persistence: () => [
           ...this.databases.saveStatus.infoLines(this.changesSinceSave()),
           ...aofInfoLines(this.aof),
+          ...this.databases.recoveryInfoLines(),
         ],
       },
       log: (level, message) => logger[level](message),

@@ -18,6 +18,12 @@ export interface CheckpointStore {
    * reported by recovery, and numbered past.
    */
   incomplete?(): Promise<number[]>;
+  /**
+   * The highest sequence number of any checkpoint file there, visible or
+   * not (incomplete, or hidden by a wrapper): new checkpoints are numbered
+   * past it, so writing one never overwrites a file it did not write.
+   */
+  highest?(): Promise<number>;
   write(seq: number, meta: CheckpointMeta, index: readonly Uint8Array[]): Promise<void>;
   /** The checkpoint, or null when it is missing or fails its checksums. The bytes are the caller's (recovery's index adopts them). */
   read(seq: number): Promise<{ meta: CheckpointMeta; index: Uint8Array } | null>;
@@ -94,6 +100,10 @@ export class FileCheckpointStore implements CheckpointStore {
   async incomplete(): Promise<number[]> {
     const metas = new Set(await this.seqsOf('meta'));
     return (await this.seqsOf('index')).filter((seq) => !metas.has(seq));
+  }
+
+  async highest(): Promise<number> {
+    return Math.max(0, ...(await this.seqsOf('meta')), ...(await this.seqsOf('index')));
   }
 
   /** The sequence numbers of the `checkpoint.<seq>.<ext>` files. */

@@ -126,14 +126,14 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
   const logger = options.logger ?? consoleLogger;
   const started = performance.now();
   const seqs = checkpoints === null ? [] : (await checkpoints.list()).sort((a, b) => b - a);
-  // Index files without their meta are no checkpoint, but new ones are numbered above them.
+  // Index files without their meta are no checkpoint: reported, and numbered past.
   const incomplete = (await checkpoints?.incomplete?.()) ?? [];
   for (const seq of incomplete) {
     logger.warn(
       `checkpoint ${seq} has an index snapshot but no meta file (a checkpoint cut short, or its meta file removed): not used`,
     );
   }
-  const lastSeq = Math.max(seqs[0] ?? 0, ...incomplete);
+  const lastSeq = Math.max(seqs[0] ?? 0, (await checkpoints?.highest?.()) ?? 0);
   /** Checkpoints that could not be used, and why (reported, never deleted here). */
   const passedOver: Array<{ seq: number; why: string }> = [];
 
