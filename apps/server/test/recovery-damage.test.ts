@@ -29,7 +29,7 @@ const base = (dir: string): string[] => [
   ...['--memory', '256kb', '--page-size', '16kb', '--segment-size', '1mb'],
 ];
 
-const valueOf = (i: number): string => `value-${i}-${'#'.repeat(i % 50)}`;
+const valueFor = (i: number): string => `value-${i}-${'#'.repeat(i % 50)}`;
 
 /** Writes keys [0, n) in batches. */
 async function fill(port: number, n: number): Promise<void> {
@@ -37,7 +37,7 @@ async function fill(port: number, n: number): Promise<void> {
   await r.connect();
   for (let from = 0; from < n; from += 1000) {
     const kv: string[] = [];
-    for (let i = from; i < Math.min(n, from + 1000); i++) kv.push(`k${i}`, valueOf(i));
+    for (let i = from; i < Math.min(n, from + 1000); i++) kv.push(`k${i}`, valueFor(i));
     await r.mset(...kv);
   }
   r.disconnect();
@@ -89,7 +89,7 @@ async function countIntact(port: number, n: number, lost: ReadonlySet<string>): 
       const i = from + j;
       if (lost.has(`k${i}`)) expect(v, `k${i} was in the damaged page`).toBeNull();
       else {
-        expect(v, `k${i}`).toBe(valueOf(i));
+        expect(v, `k${i}`).toBe(valueFor(i));
         intact++;
       }
     });
@@ -128,20 +128,26 @@ test('a damaged page in the middle of the log during a whole-log rebuild costs o
     (a, b) => a - b,
   );
   const damaged = pages[Math.floor(pages.length / 2)]!;
-  const lost = new Set([...at].filter(([, a]) => a >= damaged && a < damaged + PAGE).map(([k]) => k));
+  const lost = new Set(
+    [...at].filter(([, a]) => a >= damaged && a < damaged + PAGE).map(([k]) => k),
+  );
   expect(lost.size).toBeGreaterThan(0);
   await flipByte(db, damaged);
 
   const again = await StrataProcess.start(args);
+  const intact = await countIntact(again.port, N, lost);
+  console.log(
+    `mid-log damage: ${intact} of ${N} keys intact, ${lost.size} lost with page ${damaged}`,
+  );
+  expect(intact).toBe(N - lost.size);
   const out = again.process.stdout;
   expect(out).toContain(
     `DB 0: skipped 1 damaged page in the middle of the log at [${damaged}: page checksum mismatch]`,
   );
-  expect(out).toMatch(/DB 0 loaded from disk: no checkpoint, index rebuilt, .*, 1 damaged page skipped/);
+  expect(out).toMatch(
+    /DB 0 loaded from disk: no checkpoint, index rebuilt, .*, 1 damaged page skipped/,
+  );
   expect(out).not.toMatch(/log cut off/);
-  const intact = await countIntact(again.port, N, lost);
-  console.log(`mid-log damage: ${intact} of ${N} keys intact, ${lost.size} lost with page ${damaged}`);
-  expect(intact).toBe(N - lost.size);
   const fields = await info(again.port);
   expect(fields.get('recovery_skipped_pages')).toBe('1');
   expect(fields.get('recovery_skipped_ranges')).toBe(`0@${damaged}+1`);

@@ -1,4 +1,13 @@
-import { copyFile, mkdtemp, open, readFile, rm, truncate, unlink, writeFile } from 'node:fs/promises';
+import {
+  copyFile,
+  mkdtemp,
+  open,
+  readFile,
+  rm,
+  truncate,
+  unlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileDevice } from '@strata/io';
@@ -43,19 +52,17 @@ function quiet(): { warn: (m: string) => void; warnings: string[] } {
 }
 
 const key = (i: number): Buffer => Buffer.from(`key:${i}`);
-const value = (i: number, round = 0): Buffer =>
-  Buffer.from(`value-${round}-${i}-${'#'.repeat(i % 40)}`);
+const value = (i: number): Buffer => Buffer.from(`value-${i}-${'#'.repeat(i % 40)}`);
 
-/** Writes keys [from, to) with `round`'s values, then flushes and drops the store (a crash after the flush). */
+/** Writes keys [from, to), then flushes and drops the store (a crash after the flush). */
 async function writeKeys(
   dir: string,
   from: number,
   to: number,
-  round = 0,
   more: Partial<StoreOptions> = {},
 ): Promise<void> {
   const store = await Store.open(options(dir, { logger: quiet(), ...more }));
-  for (let i = from; i < to; i++) await store.set(key(i), value(i, round));
+  for (let i = from; i < to; i++) await store.set(key(i), value(i));
   await store.log.sealAndFlush();
   await store.abandon();
 }
@@ -89,12 +96,11 @@ async function flipByte(dir: string, address: number): Promise<void> {
   await fh.close();
 }
 
-/** Every key of [0, n): found with `round`'s value, except `lost` ones, which are absent. */
+/** Every key of [0, n): found with its value, except `lost` ones, which are absent. */
 async function expectKeys(
   store: Store,
   n: number,
   lost: ReadonlySet<string>,
-  round = 0,
 ): Promise<{ found: number; missing: number }> {
   let found = 0;
   let missing = 0;
@@ -115,13 +121,15 @@ describe('damage in the middle of the log', () => {
   it('a whole-log rebuild skips one damaged page, keeps every key outside it, and reports the page', async () => {
     const dir = await tempDir();
     const N = 4000;
-    await writeKeys(dir, 0, N, 0, { checkpoints: null });
+    await writeKeys(dir, 0, N, { checkpoints: null });
     const at = await addressesOf(dir);
     const pages = [...new Set([...at.values()].map((a) => Math.floor(a / P) * P))].sort(
       (a, b) => a - b,
     );
     const damaged = pages[Math.floor(pages.length / 2)]!;
-    const lost = new Set([...at].filter(([, a]) => a >= damaged && a < damaged + P).map(([k]) => k));
+    const lost = new Set(
+      [...at].filter(([, a]) => a >= damaged && a < damaged + P).map(([k]) => k),
+    );
     expect(lost.size).toBeGreaterThan(0);
     await flipByte(dir, damaged);
     const before = await readFile(join(dir, `log.${Math.floor(damaged / SEGMENT)}`));
@@ -156,12 +164,12 @@ describe('damage in the middle of the log', () => {
 
   it('bad pages followed by a later session are damage, however close to them', async () => {
     const dir = await tempDir();
-    await writeKeys(dir, 0, 1000, 0, { checkpoints: null });
+    await writeKeys(dir, 0, 1000, { checkpoints: null });
     const at = await addressesOf(dir);
     const last = Math.max(...at.values());
     const lastPage = Math.floor(last / P) * P;
     // A second session's pages follow at once.
-    await writeKeys(dir, 1000, 1100, 0, { checkpoints: null });
+    await writeKeys(dir, 1000, 1100, { checkpoints: null });
     await flipByte(dir, lastPage);
     const lost = new Set([...at].filter(([, a]) => a >= lastPage).map(([k]) => k));
     const store = await Store.open(options(dir, { logger: quiet(), checkpoints: null }));
@@ -174,7 +182,7 @@ describe('damage in the middle of the log', () => {
   it('a torn tail is still cut: bad pages with only a few valid pages of the same session after them', async () => {
     const dir = await tempDir();
     const N = 1500;
-    await writeKeys(dir, 0, N, 0, { checkpoints: null });
+    await writeKeys(dir, 0, N, { checkpoints: null });
     const at = await addressesOf(dir);
     const pages = [...new Set([...at.values()].map((a) => Math.floor(a / P) * P))].sort(
       (a, b) => a - b,
@@ -196,7 +204,7 @@ describe('damage in the middle of the log', () => {
   it('a deleted segment file in the middle is reported as skipped pages and the rest kept', async () => {
     const dir = await tempDir();
     const N = 6000;
-    await writeKeys(dir, 0, N, 0, { checkpoints: null });
+    await writeKeys(dir, 0, N, { checkpoints: null });
     const at = await addressesOf(dir);
     const segments = Math.ceil(Math.max(...at.values()) / SEGMENT);
     expect(segments).toBeGreaterThanOrEqual(4);
@@ -204,9 +212,7 @@ describe('damage in the middle of the log', () => {
     await unlink(join(dir, `log.${gone}`));
     // A blob or record may not straddle a segment: the pages of log.2 are exactly lost.
     const lost = new Set(
-      [...at]
-        .filter(([, a]) => a >= gone * SEGMENT && a < (gone + 1) * SEGMENT)
-        .map(([k]) => k),
+      [...at].filter(([, a]) => a >= gone * SEGMENT && a < (gone + 1) * SEGMENT).map(([k]) => k),
     );
     const log = quiet();
     const store = await Store.open(options(dir, { logger: log, checkpoints: null }));
@@ -316,7 +322,9 @@ describe('an unusable checkpoint', () => {
     const log = quiet();
     const reopened = await Store.open(options(dir, { logger: log }));
     expect(reopened.recovery.checkpoint).toBeNull();
-    expect(log.warnings.join('\n')).toMatch(/checkpoint \d+ cannot be used: it covers the log up to/);
+    expect(log.warnings.join('\n')).toMatch(
+      /checkpoint \d+ cannot be used: it covers the log up to/,
+    );
     // Keys in the removed segment are gone; every other one is served.
     expect((await expectKeys(reopened, 3000, lost)).found).toBe(3000 - lost.size);
     await reopened.close();
