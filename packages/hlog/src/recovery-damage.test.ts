@@ -141,7 +141,7 @@ describe('damage in the middle of the log', () => {
       { address: damaged, pages: 1, reason: 'page checksum mismatch' },
     ]);
     expect(log.warnings.join('\n')).toContain(
-      `skipped 1 damaged page in the middle of the log at [${damaged}: page checksum mismatch]`,
+      `skipped 1 damaged page at [${damaged}: page checksum mismatch]`,
     );
     const counted = await expectKeys(store, N, lost);
     console.log(
@@ -221,7 +221,7 @@ describe('damage in the middle of the log', () => {
       { address: gone * SEGMENT, pages: SEGMENT / P, reason: 'empty page' },
     ]);
     expect(log.warnings.join('\n')).toContain(
-      `skipped ${SEGMENT / P} damaged pages in the middle of the log at [${gone * SEGMENT} (${SEGMENT / P} pages): empty page]`,
+      `skipped ${SEGMENT / P} damaged pages at [${gone * SEGMENT} (${SEGMENT / P} pages): empty page]`,
     );
     const counted = await expectKeys(store, N, lost);
     console.log(`deleted log.${gone}: ${counted.found} of ${N} keys kept, ${counted.missing} lost`);
@@ -307,6 +307,27 @@ describe('an unusable checkpoint', () => {
     );
     await expectKeys(store, 3000, none);
     await store.close();
+  }, 60_000);
+
+  it('segment files missing at the start of the log are reported, the rest kept', async () => {
+    const dir = await tempDir();
+    const store = await Store.open(options(dir, { logger: quiet() }));
+    for (let i = 0; i < 3000; i++) await store.set(key(i), value(i));
+    await store.close();
+    const at = await addressesOf(dir);
+    await unlink(join(dir, 'log.0'));
+    const lost = new Set([...at].filter(([, a]) => a < SEGMENT).map(([k]) => k));
+    const log = quiet();
+    const reopened = await Store.open(options(dir, { logger: log }));
+    expect(reopened.recovery.checkpoint).not.toBeNull();
+    expect(reopened.recovery.skipped).toEqual([
+      { address: 0, pages: SEGMENT / P, reason: 'segment files missing at the start of the log' },
+    ]);
+    expect(log.warnings.join('\n')).toContain(
+      `skipped ${SEGMENT / P} damaged pages at [0 (${SEGMENT / P} pages): segment files missing`,
+    );
+    expect((await expectKeys(reopened, 3000, lost)).found).toBe(3000 - lost.size);
+    await reopened.close();
   }, 60_000);
 
   it('a checkpoint covering log that is gone (the last segment removed) is not used', async () => {

@@ -76,7 +76,7 @@ export function describeSkipped(skipped: readonly SkippedPages[], end: number): 
     .map((r) => `${r.address}${r.pages > 1 ? ` (${r.pages} pages)` : ''}: ${r.reason}`)
     .join('; ');
   return (
-    `skipped ${pages} damaged page${pages === 1 ? '' : 's'} in the middle of the log at [${where}]: ` +
+    `skipped ${pages} damaged page${pages === 1 ? '' : 's'} at [${where}]: ` +
     'the records in them are lost (a key whose newest version was there comes back at its version ' +
     `before, or not at all); the records after them are kept and the log goes on at ${end}, ` +
     'never over the damaged pages'
@@ -188,6 +188,18 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
   }
   const begin = Math.max(deviceBegin, meta?.begin ?? 0);
   const from = meta?.until ?? begin;
+  // Compaction records the new begin in a checkpoint before it removes
+  // segments, so a checkpoint that begins below the first segment file
+  // means files at the start of the log are gone: their records are lost.
+  const missing: SkippedPages[] = [];
+  if (meta !== null && meta.begin < deviceBegin) {
+    const first = Math.floor(meta.begin / pageSize) * pageSize;
+    missing.push({
+      address: first,
+      pages: (deviceBegin - first) / pageSize,
+      reason: 'segment files missing at the start of the log',
+    });
+  }
   // A rebuild sizes the index for the log it is about to read (at most one
   // doubling's worth early), so it does not split its way up record by record.
   const configured = options.indexBuckets ?? 1 << 16;
@@ -243,7 +255,8 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
     },
   });
   rebuilder.flush();
-  if (scan.skipped.length > 0) logger.warn(describeSkipped(scan.skipped, scan.end));
+  const skipped = [...missing, ...scan.skipped];
+  if (skipped.length > 0) logger.warn(describeSkipped(skipped, scan.end));
   if (scan.cutAt !== null) {
     logger.warn(
       `log cut off at ${scan.cutAt}: ${scan.reason}; ${device.endAddress - scan.cutAt} bytes after it are ignored and will be overwritten`,
@@ -272,7 +285,7 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
     records: scan.records,
     cutAt: scan.cutAt,
     cutReason: scan.reason,
-    skipped: scan.skipped,
+    skipped,
     passedOver,
     count: snapshot !== null ? 'checkpoint' : 'recount',
     ms: performance.now() - started,
