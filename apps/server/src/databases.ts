@@ -40,6 +40,8 @@ export interface DatabasesOptions {
 interface AofStoreParts {
   device: Device;
   checkpoints: AofCheckpointStore;
+  /** The end of the checkpoint the AOF names: the log below it was synced. */
+  durableUntil?: number;
 }
 
 /** What a database's recovery passed over (hlog's RecoveryInfo). */
@@ -250,6 +252,7 @@ export class Databases implements DatabaseProvider {
     const inner = new FileCheckpointStore(dir);
     let device: Device = file;
     let approved: number | null = null;
+    let durableUntil: number | undefined;
     if (entry !== undefined) {
       // Other checkpoints stay until a newer one is recorded in the AOF
       // (AofCheckpointStore.write removes them then): nothing is deleted
@@ -268,8 +271,11 @@ export class Databases implements DatabaseProvider {
       }
       approved = present ? entry.id : null;
       const pageSize = this.options.store.pageSize ?? 1 << 20;
-      // The log up to the checkpoint's end is its state (a rebuild reads exactly that).
-      device = new ClippedDevice(file, entry.mark * pageSize);
+      // The log up to the checkpoint's end is its state (a rebuild reads
+      // exactly that), synced before the checkpoint was recorded: a bad page
+      // there is damage to skip, never a torn tail to write over.
+      durableUntil = entry.mark * pageSize;
+      device = new ClippedDevice(file, durableUntil);
     }
     aof.resetMarks(index);
     const checkpoints = new AofCheckpointStore(
@@ -280,7 +286,7 @@ export class Databases implements DatabaseProvider {
         await aof.recordCheckpoint(index, seq, meta.until / meta.pageSize);
       },
     );
-    return { device, checkpoints };
+    return { device, checkpoints, ...(durableUntil === undefined ? {} : { durableUntil }) };
   }
 
   private async closeDevice(index: number): Promise<void> {

@@ -282,3 +282,40 @@ test('with the AOF on: an unreadable checkpoint falls back to a rebuild, and the
   c.disconnect();
   await again.process.stop('SIGTERM');
 }, 180_000);
+
+test('with the AOF on: a damaged page just below the checkpoint the AOF names is skipped, not cut as a torn tail, during the fallback rebuild', async () => {
+  const dir = await tempDir('strata-aof-durable-');
+  dirs.push(dir);
+  const args = [...base(dir.path), '--appendonly', 'yes', '--appendfsync', 'always'];
+  const first = await StrataProcess.start(args);
+  const N = 8000;
+  await fill(first.port, N);
+  const r = client(first.port);
+  await r.connect();
+  expect(await r.save()).toBe('OK');
+  r.disconnect();
+  expect((await first.process.stop('SIGKILL')).signal).toBe('SIGKILL');
+  const db = join(dir.path, '0');
+  const at = await addressesOf(db);
+  const pages = [...new Set([...at.values()].map((a) => Math.floor(a / PAGE) * PAGE))].sort(
+    (a, b) => a - b,
+  );
+  // Three pages before the checkpoint's end: a torn tail's distance.
+  const damaged = pages[pages.length - 3]!;
+  await flipByte(db, damaged);
+  const index = (await checkpointFiles(db)).find((f) => f.endsWith('.index'))!;
+  await writeFile(join(db, index), 'not an index');
+  const lost = new Set(
+    [...at].filter(([, a]) => a >= damaged && a < damaged + PAGE).map(([k]) => k),
+  );
+
+  const again = await StrataProcess.start(args);
+  const intact = await countIntact(again.port, N, lost);
+  console.log(
+    `AOF fallback rebuild: ${intact} of ${N} keys intact, ${lost.size} lost with page ${damaged}`,
+  );
+  expect(intact).toBe(N - lost.size);
+  expect(again.process.stdout).toContain(`DB 0: skipped 1 damaged page at [${damaged}:`);
+  expect(again.process.stdout).not.toMatch(/log cut off/);
+  await again.process.stop('SIGTERM');
+}, 180_000);

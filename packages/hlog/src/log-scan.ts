@@ -74,6 +74,8 @@ export interface LogScanOptions {
    * them (default), 'skip' passes over them and reports them in `skipped`.
    */
   damage?: 'cut' | 'skip';
+  /** Below this address no page is a torn tail (the log there was synced): bad ones are skipped. */
+  durableUntil?: number;
   /** Runs to pass over unread (found bad by an earlier scan of the same range), in address order. */
   skip?: readonly SkippedPages[];
   onRecord: RecordVisitor;
@@ -194,10 +196,13 @@ export async function scanLog(options: LogScanOptions): Promise<LogScanResult> {
             noteSkipped(result.skipped, at, 1, reason, P);
             continue;
           }
-          const valid = await validPageAfter(pages, at, result.maxEpoch, to);
+          const durable = options.durableUntil ?? 0;
+          const valid =
+            at < durable ? durable : await validPageAfter(pages, at, result.maxEpoch, to);
           if (valid !== null) {
-            // Damage, not a torn tail: go on after the bad page (the pages
-            // up to `valid` are read again; some of them may be good).
+            // Damage, not a torn tail (valid pages follow, or the log was
+            // synced there): go on after the bad page (the pages up to
+            // `valid` are read again; some of them may be good).
             damagedUntil = valid;
             noteSkipped(result.skipped, at, 1, reason, P);
             pages.seek(at + P, to);

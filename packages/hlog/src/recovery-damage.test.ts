@@ -201,6 +201,28 @@ describe('damage in the middle of the log', () => {
     await store.close();
   });
 
+  it('below durableUntil (a synced checkpoint end) bad pages are never a torn tail: skipped, the pages after them kept', async () => {
+    const dir = await tempDir();
+    const N = 1500;
+    await writeKeys(dir, 0, N, { checkpoints: null });
+    const at = await addressesOf(dir);
+    const pages = [...new Set([...at.values()].map((a) => Math.floor(a / P) * P))].sort(
+      (a, b) => a - b,
+    );
+    const damaged = pages[pages.length - 3]!;
+    await flipByte(dir, damaged);
+    const lost = new Set(
+      [...at].filter(([, a]) => a >= damaged && a < damaged + P).map(([k]) => k),
+    );
+    const store = await Store.open(
+      options(dir, { logger: quiet(), checkpoints: null, durableUntil: pages.at(-1)! + P }),
+    );
+    expect(store.recovery.cutAt).toBeNull();
+    expect(store.recovery.skipped.map((r) => r.address)).toEqual([damaged]);
+    expect((await expectKeys(store, N, lost)).found).toBe(N - lost.size);
+    await store.close();
+  });
+
   it('a deleted segment file in the middle is reported as skipped pages and the rest kept', async () => {
     const dir = await tempDir();
     const N = 6000;

@@ -227,6 +227,7 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
     // Bad pages with valid ones after them are damage, not a torn tail:
     // skipped (their records lost), never written over.
     damage: 'skip',
+    ...(options.durableUntil !== undefined ? { durableUntil: options.durableUntil } : {}),
     ...(options.recoveryMode !== undefined ? { mode: options.recoveryMode } : {}),
     onRecord: (space, off, address) => {
       const flags = flagsOf(space, off);

@@ -32,6 +32,12 @@ export interface StoreOptions extends Omit<StoreCoreOptions, 'device'> {
   recoveryMode?: ReadMode;
   /** Ignore checkpoints and rebuild the index from the whole log. */
   rebuildIndex?: boolean;
+  /**
+   * The log below this address is known to have been synced (the end of a
+   * checkpoint the caller holds on to, as the AOF's): bad pages there are
+   * damage, skipped, never a torn tail to cut and write over.
+   */
+  durableUntil?: number;
   /** Active expiry: a slice of `buckets` index buckets every `intervalMs`. Default 100 ms, 1024. */
   expiry?: ExpiryRate | false;
   /** Background compaction once the log exceeds `maxLogBytes`. Default off. */
