@@ -258,6 +258,10 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
   rebuilder.flush();
   const skipped = [...missing, ...scan.skipped];
   if (skipped.length > 0) logger.warn(describeSkipped(skipped, scan.end));
+  // The checkpoint's count is adjusted by each tail key's state at the
+  // checkpoint, read down its chain; a chain through a skipped page cannot
+  // be followed, so after damage the count is recounted from the log.
+  const useTail = snapshot !== null && tail !== null && skipped.length === 0;
   if (scan.cutAt !== null) {
     logger.warn(
       `log cut off at ${scan.cutAt}: ${scan.reason}; ${device.endAddress - scan.cutAt} bytes after it are ignored and will be overwritten`,
@@ -288,13 +292,13 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
     cutReason: scan.reason,
     skipped,
     passedOver,
-    count: snapshot !== null ? 'checkpoint' : 'recount',
+    count: useTail ? 'checkpoint' : 'recount',
     ms: performance.now() - started,
     countMs: 0,
   };
   const counted = performance.now();
   let count: RecoveredCount;
-  if (snapshot !== null && tail !== null) count = { kind: 'checkpoint', snapshot, tail };
+  if (useTail) count = { kind: 'checkpoint', snapshot: snapshot!, tail: tail! };
   else if (expiring !== null) {
     const withExpiry: Array<[string, number]> = [];
     expiring.sweep((key, exp) => {
@@ -306,7 +310,7 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
       kind: 'recount',
       snapshot: { plain: 0, expiring: withExpiry },
       background: {
-        start: () => recountPlainKeys(device, pageSize, begin, end, keys, log, scan.skipped),
+        start: () => recountPlainKeys(device, pageSize, begin, end, keys, log, skipped),
         // Every record could be a distinct plain key.
         provisional: scan.records,
       },
@@ -314,7 +318,7 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
   } else {
     count = {
       kind: 'recount',
-      snapshot: await recountKeys(device, pageSize, begin, end, index.size, options, scan.skipped),
+      snapshot: await recountKeys(device, pageSize, begin, end, index.size, options, skipped),
     };
   }
   recovery.countMs = performance.now() - counted;
