@@ -319,3 +319,42 @@ test('with the AOF on: a damaged page just below the checkpoint the AOF names is
   expect(again.process.stdout).not.toMatch(/log cut off/);
   await again.process.stop('SIGTERM');
 }, 180_000);
+
+test('with the AOF on: a log that ends before the checkpoint the AOF names (its last segment removed) refuses the start; rebuild starts with what is there', async () => {
+  const dir = await tempDir('strata-aof-short-log-');
+  dirs.push(dir);
+  const args = [...base(dir.path), '--appendonly', 'yes', '--appendfsync', 'always'];
+  const first = await StrataProcess.start(args);
+  const N = 30_000;
+  await fill(first.port, N);
+  const r = client(first.port);
+  await r.connect();
+  expect(await r.save()).toBe('OK');
+  await r.set('late', 'yes');
+  r.disconnect();
+  expect((await first.process.stop('SIGKILL')).signal).toBe('SIGKILL');
+  const db = join(dir.path, '0');
+  const at = await addressesOf(db);
+  const segments = (await readdir(db)).filter((n) => /^log\.\d+$/.test(n));
+  const last = Math.max(...segments.map((n) => Number(n.split('.')[1])));
+  expect(last).toBeGreaterThan(0);
+  await unlink(join(db, `log.${last}`));
+  const lost = new Set([...at].filter(([, a]) => a >= last * SEGMENT).map(([k]) => k));
+  const before = await checkpointFiles(db);
+
+  const refused = await runCli(args);
+  expect(refused.code).toBe(1);
+  expect(refused.stdout).toMatch(
+    /DB 0: the log in .* ends at \d+, before the end of checkpoint \d+ \(\d+\), which the AOF replays onto: segment files are missing or cut short\. Refusing to start/,
+  );
+  expect(await checkpointFiles(db)).toEqual(before);
+
+  const again = await StrataProcess.start([...args, '--aof-missing-checkpoint', 'rebuild']);
+  expect(again.process.stdout).toMatch(/cannot be used: it covers the log up to/);
+  expect(await countIntact(again.port, N, lost)).toBe(N - lost.size);
+  const c = client(again.port);
+  await c.connect();
+  expect(await c.get('late')).toBe('yes');
+  c.disconnect();
+  await again.process.stop('SIGTERM');
+}, 180_000);
