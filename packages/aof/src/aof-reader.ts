@@ -83,7 +83,13 @@ export async function readAofFile(
         // a power loss can leave such a hole with later blocks written
         // after it: nothing from the hole on was known durable (a sync
         // covers every byte before it), so it is a torn end, not damage.
-        if (buf[pos] === 0) {
+        // Such a hole ends where a sector starts (the disk writes whole
+        // ones); zeros that end anywhere else were written over data that
+        // was there: damage, which must not cut off the records after it.
+        if (
+          buf[pos] === 0 &&
+          holeEndsAtSector(await zeroRunEnd(handle, base + pos, fileBytes), fileBytes)
+        ) {
           return {
             commands,
             validBytes: offset,
@@ -127,9 +133,10 @@ export async function readAofFile(
     await yieldToLoop();
   }
   if (carry.length > 0) {
-    const reason = (await zerosFrom(handle, base, fileBytes))
-      ? 'zero-filled tail'
-      : 'incomplete record at the end';
+    const reason =
+      (await zeroRunEnd(handle, base, fileBytes)) === fileBytes
+        ? 'zero-filled tail'
+        : 'incomplete record at the end';
     return {
       commands,
       validBytes: base,
@@ -168,13 +175,21 @@ async function tornWithZeros(handle: AofFileHandle, from: number, end: number): 
   return last < 0 || parseCommandRecord(rest.subarray(0, last + 1), 0).kind === 'incomplete';
 }
 
-async function zerosFrom(handle: AofFileHandle, from: number, end: number): Promise<boolean> {
+/** The disk's write unit: a torn write leaves whole sectors old or new. */
+const SECTOR = 512;
+
+function holeEndsAtSector(runEnd: number, fileBytes: number): boolean {
+  return runEnd === fileBytes || runEnd % SECTOR === 0;
+}
+
+/** Where the run of zero bytes starting at `from` ends (the file's end if it runs to it). */
+async function zeroRunEnd(handle: AofFileHandle, from: number, end: number): Promise<number> {
   const buf = Buffer.allocUnsafe(64 * 1024);
   for (let at = from; at < end; ) {
     const n = await handle.read(buf.subarray(0, Math.min(buf.length, end - at)), at);
-    if (n <= 0) return true;
-    for (let i = 0; i < n; i++) if (buf[i] !== 0) return false;
+    if (n <= 0) return at;
+    for (let i = 0; i < n; i++) if (buf[i] !== 0) return at + i;
     at += n;
   }
-  return true;
+  return end;
 }

@@ -1,4 +1,4 @@
-import { appendFile, readdir, readFile, stat, truncate, writeFile } from 'node:fs/promises';
+import { appendFile, readdir, readFile, stat, truncate, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { encodeCommand } from '@strata/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -129,16 +129,90 @@ describe('AppendOnlyFile', () => {
     expect((await openAof()).replayed).toEqual(['0:SET a 1']);
   });
 
-  it('removes files the manifest does not list (an interrupted rotation) and never loses listed ones', async () => {
+  it('removes the files an interrupted rotation or cut leaves, and refuses to start over a file with commands that no manifest lists', async () => {
+    const { aof } = await openAof({ policy: 'no' });
+    aof.append(0, args('SET', 'a', '1'));
+    await aof.recordCheckpoint(0, 1, 0);
+    await aof.rotate();
+    aof.append(0, args('SET', 'b', '1'));
+    await aof.close();
+    // A cut that crashed after its manifest: file 1 is not listed any more.
+    const m = JSON.parse(await readFile(join(dir, 'appendonly.aof.manifest'), 'utf8'));
+    await writeFile(
+      join(dir, 'appendonly.aof.manifest'),
+      JSON.stringify({
+        ...m,
+        files: [2],
+        databases: { 0: { id: 1, mark: 0, position: { file: 2, offset: 0 } } },
+      }),
+    );
+    // A rotation that crashed before its manifest: an empty file 3.
+    await writeFile(join(dir, 'appendonly.aof.3.incr.aof'), '');
+    const r = await openAof();
+    expect(r.replayed).toEqual(['0:SET b 1']);
+    expect(r.warnings.join()).toMatch(/Removed appendonly.aof.1.incr.aof/);
+    expect(r.warnings.join()).toMatch(/Removed appendonly.aof.3.incr.aof/);
+    expect((await readdir(dir)).sort()).toEqual([
+      'appendonly.aof.2.incr.aof',
+      'appendonly.aof.manifest',
+    ]);
+    await r.aof.close();
+    // Commands in a file the manifest never listed: nothing accounts for them.
+    const ghost = encodeCommand(['SET', 'ghost', '1']);
+    await writeFile(join(dir, 'appendonly.aof.7.incr.aof'), ghost);
+    await expect(openAof()).rejects.toMatchObject({
+      code: 'ERR_AOF_MANIFEST',
+      message: expect.stringMatching(
+        /appendonly.aof.7.incr.aof holds 31 bytes of commands but the manifest .* does not list it\. Refusing to start/,
+      ),
+    });
+    expect(await readFile(join(dir, 'appendonly.aof.7.incr.aof'))).toEqual(ghost);
+  });
+
+  it('a missing manifest over files with commands: refuses to start and removes nothing (Redis would start empty and write over them)', async () => {
     const { aof } = await openAof({ policy: 'no' });
     aof.append(0, args('SET', 'a', '1'));
     await aof.close();
-    await writeFile(join(dir, 'appendonly.aof.7.incr.aof'), encodeCommand(['SET', 'ghost', '1']));
+    const path = join(dir, 'appendonly.aof.1.incr.aof');
+    const bytes = await readFile(path);
+    await unlink(join(dir, 'appendonly.aof.manifest'));
+    await expect(openAof()).rejects.toMatchObject({
+      code: 'ERR_AOF_MANIFEST',
+      message: expect.stringMatching(
+        /manifest .* is missing, but .* holds 1 AOF file with commands \(appendonly.aof.1.incr.aof: \d+ bytes\)\. Refusing to start/,
+      ),
+    });
+    expect(await readFile(path)).toEqual(bytes);
+    expect(await readdir(dir)).toEqual(['appendonly.aof.1.incr.aof']);
+    // Only an empty file (a crash while creating the AOF): a fresh start.
+    await writeFile(path, '');
     const r = await openAof();
-    expect(r.replayed).toEqual(['0:SET a 1']);
-    expect(r.warnings.join()).toMatch(/appendonly.aof.7.incr.aof/);
-    expect(await readdir(dir)).not.toContain('appendonly.aof.7.incr.aof');
+    expect(r.replayed).toEqual([]);
     await r.aof.close();
+  });
+
+  it('a bad record in the middle refuses to start with the file, the offset and the way out', async () => {
+    const { aof } = await openAof({ policy: 'no' });
+    aof.append(0, args('SET', 'a', '1'));
+    aof.append(0, args('SET', 'b', '2'));
+    aof.append(0, args('SET', 'c', '3'));
+    await aof.close();
+    const path = join(dir, 'appendonly.aof.1.incr.aof');
+    const bytes = await readFile(path);
+    const second = bytes.indexOf('*3', 1);
+    bytes[second] = 'X'.charCodeAt(0);
+    await writeFile(path, bytes);
+    await expect(openAof()).rejects.toMatchObject({
+      code: 'ERR_AOF_CORRUPT',
+      address: second,
+      message: expect.stringMatching(
+        new RegExp(
+          `^Bad file format reading the append only file appendonly.aof.1.incr.aof at offset ${second} .*redis-check-aof --fix .*appendonly.aof.1.incr.aof`,
+        ),
+      ),
+    });
+    // Nothing cut: the operator decides.
+    expect(await readFile(path)).toEqual(bytes);
   });
 
   it('a failed manifest write leaves the old manifest and the writer where they were', async () => {

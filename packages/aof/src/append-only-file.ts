@@ -141,6 +141,20 @@ export class AppendOnlyFile {
     const bytes = await fs.readFile(path);
     let manifest: AofManifest;
     if (bytes === null) {
+      // Redis 7 starts empty without its manifest and writes new files over
+      // the old names; here those files may be the only copy of
+      // acknowledged writes, so they must be accounted for first.
+      const held = (await filesOf(fs, options.dir, base)).filter((f) => f.bytes > 0);
+      if (held.length > 0) {
+        const total = held.reduce((n, f) => n + f.bytes, 0);
+        throw new AofError(
+          'ERR_AOF_MANIFEST',
+          `The AOF manifest ${path} is missing, but ${options.dir} holds ${held.length} AOF ` +
+            `file${held.length === 1 ? '' : 's'} with commands (${held.map((f) => f.name).join(', ')}: ` +
+            `${total} bytes). Refusing to start over commands no manifest accounts for: restore ` +
+            'the manifest, or move the files aside to start without them.',
+        );
+      }
       manifest = emptyManifest();
       await fs.remove(join(options.dir, fileName(base, 1)));
       const h = await fs.open(join(options.dir, fileName(base, 1)), 'new');
@@ -150,14 +164,24 @@ export class AppendOnlyFile {
     } else {
       manifest = decodeManifest(bytes, path);
     }
-    // Files no manifest lists: left by a rotation or cut that a crash interrupted.
+    // Files no manifest lists: left by a cut (before the first listed
+    // file: the manifest moved past them) or a rotation (after the last,
+    // created empty before the manifest named it) that a crash
+    // interrupted. Anything else holds commands nothing accounts for.
     const listed = new Set(manifest.files);
-    for (const name of await fs.list(options.dir)) {
-      const n = parseFileName(base, name);
-      if (n !== null && !listed.has(n)) {
-        await fs.remove(join(options.dir, name));
-        options.logger?.warn(`Removed ${name}: no longer part of the append only file`);
+    const first = manifest.files[0]!;
+    for (const f of await filesOf(fs, options.dir, base)) {
+      if (listed.has(f.file)) continue;
+      if (f.file > first && f.bytes > 0) {
+        throw new AofError(
+          'ERR_AOF_MANIFEST',
+          `${join(options.dir, f.name)} holds ${f.bytes} bytes of commands but the manifest ` +
+            `${path} does not list it. Refusing to start over commands no manifest accounts ` +
+            'for: restore the manifest that lists it, or move the file aside.',
+        );
       }
+      await fs.remove(join(options.dir, f.name));
+      options.logger?.warn(`Removed ${f.name}: no longer part of the append only file`);
     }
     return new AppendOnlyFile(options, manifest);
   }
@@ -291,6 +315,8 @@ export class AppendOnlyFile {
             tx = null;
             return applyTransaction(items);
           },
+        }).catch((e: unknown) => {
+          throw badFormat(e, path, fileName(this.base, file));
         });
         result.files++;
         const open = file === last ? (tx as TxItem[] | null) : null;
@@ -640,6 +666,45 @@ export class AppendOnlyFile {
     this.manifestChain = run;
     return run;
   }
+}
+
+/**
+ * A record that is not a command, before the end of the last file: Redis's
+ * refusal, with the file and offset, and the way out (redis-check-aof
+ * --fix cuts a strata AOF file at its first bad record too).
+ */
+function badFormat(e: unknown, path: string, name: string): unknown {
+  if (!(e instanceof AofError) || e.code !== 'ERR_AOF_CORRUPT') return e;
+  const at = e.address;
+  return new AofError(
+    'ERR_AOF_CORRUPT',
+    `Bad file format reading the append only file ${name} at offset ${at} (${e.message}): ` +
+      `make a backup of your AOF directory, then use redis-check-aof --fix ${path} ` +
+      `to cut the file there (the commands from offset ${at} of that file on are lost)`,
+    { ...(at !== undefined ? { address: at } : {}), cause: e },
+  );
+}
+
+interface AofFileOnDisk {
+  readonly name: string;
+  readonly file: number;
+  readonly bytes: number;
+}
+
+/** The AOF files of ours in `dir` (by name), with their sizes. */
+async function filesOf(fs: AofFileSystem, dir: string, base: string): Promise<AofFileOnDisk[]> {
+  const out: AofFileOnDisk[] = [];
+  for (const name of await fs.list(dir)) {
+    const file = parseFileName(base, name);
+    if (file === null) continue;
+    const h = await fs.open(join(dir, name), 'never');
+    try {
+      out.push({ name, file, bytes: await h.size() });
+    } finally {
+      await h.close();
+    }
+  }
+  return out.sort((a, b) => a.file - b.file);
 }
 
 const FLUSHDB = Buffer.from('FLUSHDB');
