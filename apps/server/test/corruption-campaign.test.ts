@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { cp, readdir, rm } from 'node:fs/promises';
+import { cp, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { client } from './crash-writer.js';
@@ -27,11 +27,13 @@ import { StrataProcess, tempDir } from './strata-process.js';
  * intact; a key that went missing was hit and the start-up logged a warning.
  *
  * STRATA_CAMPAIGN_SEED replays a campaign (the seed is printed);
- * STRATA_CAMPAIGN_N sets the damages per variant (default 6, CI-sized).
+ * STRATA_CAMPAIGN_N sets the damages per variant (default 6, CI-sized);
+ * STRATA_CAMPAIGN_TARGETS (`segment,checkpoint,aof`) limits the files damaged.
  */
 
 const SEED = Number(process.env.STRATA_CAMPAIGN_SEED ?? randomInt(2 ** 31));
 const N = Number(process.env.STRATA_CAMPAIGN_N ?? 6);
+const TARGETS = (process.env.STRATA_CAMPAIGN_TARGETS ?? 'segment,checkpoint,aof').split(',');
 const PAGE = 16 * 1024;
 const SEGMENT = 256 * 1024;
 
@@ -64,6 +66,8 @@ interface Store {
   readonly streams: readonly string[];
   readonly map: LogKeyMap;
   readonly files: ReadonlyMap<Target, readonly string[]>;
+  /** Per AOF file, where its data ends (the zeros kept ahead of it follow). */
+  readonly dataEnds: ReadonlyMap<string, number>;
 }
 
 type Outcome =
@@ -192,12 +196,18 @@ async function buildStore(variant: Variant): Promise<Store> {
     'checkpoint',
     names.filter((n) => n.startsWith('checkpoint.')).map((n) => join('0', n)),
   );
+  const dataEnds = new Map<string, number>();
   if (variant.aof) {
-    const aofNames = await readdir(join(dir, 'appendonlydir'));
-    files.set(
-      'aof',
-      aofNames.map((n) => join('appendonlydir', n)),
+    const aofFiles = (await readdir(join(dir, 'appendonlydir'))).map((n) =>
+      join('appendonlydir', n),
     );
+    files.set('aof', aofFiles);
+    for (const f of aofFiles) {
+      const bytes = await readFile(join(dir, f));
+      let end = bytes.length;
+      while (end > 0 && bytes[end - 1] === 0) end--;
+      dataEnds.set(f, end);
+    }
   }
   return {
     dir,
@@ -207,6 +217,7 @@ async function buildStore(variant: Variant): Promise<Store> {
     streams,
     map: await mapLogKeys(db, PAGE, SEGMENT),
     files,
+    dataEnds,
   };
 }
 
@@ -323,14 +334,16 @@ describe.each(VARIANTS)('corruption campaign: $name', (variant) => {
     const random = new SeededRandom(SEED ^ (variant.aof ? 0x5a5a : 0));
     const rows = new Map<string, Tally>();
     const failures: string[] = [];
-    const targets = [...store.files].filter(([, f]) => f.length > 0).map(([t]) => t);
+    const targets = [...store.files]
+      .filter(([t, f]) => f.length > 0 && TARGETS.includes(t))
+      .map(([t]) => t);
     for (let i = 0; i < N; i++) {
       const target = random.pick(targets);
       const file = random.pick(store.files.get(target)!);
       const kind = random.pick(DAMAGE_KINDS);
       const run = join(store.dir, '..', `run-${i}`);
       await cp(store.dir, run, { recursive: true });
-      const damage = await damageFile(join(run, file), kind, random);
+      const damage = await damageFile(join(run, file), kind, random, store.dataEnds.get(file));
       const what = `#${i} ${damage.kind} ${file} [${damage.from}, ${damage.to})`;
       const outcome = await restartAndRead(store, run);
       await rm(run, { recursive: true, force: true });

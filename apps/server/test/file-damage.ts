@@ -42,17 +42,20 @@ export type Damage =
  * Damages `path` in one of `kind`'s ways, chosen by `random`: 1-3 bits
  * flipped (bit offsets within the file), a range of 1 byte to 8 KiB zeroed,
  * the file cut short somewhere before its end, or the file removed.
- * An empty file can only be deleted.
+ * An empty file can only be deleted. `within`: only the first bytes are
+ * hit (a file whose end is zeros kept ahead of its data).
  */
 export async function damageFile(
   path: string,
   kind: DamageKind,
   random: SeededRandom,
+  within?: number,
 ): Promise<Damage> {
-  const size = (await stat(path)).size;
+  const size = Math.min((await stat(path)).size, within ?? Number.POSITIVE_INFINITY);
   if (kind === 'delete' || size === 0) {
+    const whole = (await stat(path)).size;
     await rm(path);
-    return { kind: 'delete', path, from: 0, to: size };
+    return { kind: 'delete', path, from: 0, to: whole };
   }
   if (kind === 'truncate') {
     const at = random.below(size);

@@ -157,4 +157,15 @@ describe('readAofFile', () => {
       });
     }
   });
+
+  it('stray bytes in the zeros kept ahead of the data, with no record after them, are still the unwritten end', async () => {
+    const zeros = Buffer.alloc(8192);
+    zeros[3001] = 0x40; // a flipped bit
+    const r = await read(Buffer.concat([file, zeros]));
+    expect(r.commands).toBe(4);
+    expect(r.torn).toMatchObject({
+      offset: file.length,
+      reason: 'unwritten blocks before the end',
+    });
+  });
 });

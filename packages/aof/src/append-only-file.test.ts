@@ -4,6 +4,7 @@ import { encodeCommand } from '@strata/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { args, FaultyFileSystem, tempDir } from '../test/support.js';
 import { AppendOnlyFile, type AppendOnlyFileOptions } from './append-only-file.js';
+import { decodeManifest, encodeManifest } from './manifest.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -137,10 +138,11 @@ describe('AppendOnlyFile', () => {
     aof.append(0, args('SET', 'b', '1'));
     await aof.close();
     // A cut that crashed after its manifest: file 1 is not listed any more.
-    const m = JSON.parse(await readFile(join(dir, 'appendonly.aof.manifest'), 'utf8'));
+    const manifestPath = join(dir, 'appendonly.aof.manifest');
+    const m = decodeManifest(await readFile(manifestPath), manifestPath);
     await writeFile(
-      join(dir, 'appendonly.aof.manifest'),
-      JSON.stringify({
+      manifestPath,
+      encodeManifest({
         ...m,
         files: [2],
         databases: { 0: { id: 1, mark: 0, position: { file: 2, offset: 0 } } },
@@ -385,7 +387,7 @@ describe('AppendOnlyFile time stamps', () => {
     await aof.close();
     const bytes = await readFile(join(dir, 'appendonly.aof.1.incr.aof'), 'latin1');
     // Redis 7's loader skips `#` lines: the file stays a Redis AOF.
-    expect(bytes.match(/#[^\r]*\r\n/g)).toEqual([
+    expect(bytes.match(/#MS[^\r]*\r\n/g)).toEqual([
       '#MS:1000\r\n',
       '#MS:1050\r\n',
       '#MS:1060\r\n',
@@ -438,5 +440,85 @@ describe('AppendOnlyFile FLUSHALL', () => {
     const r = await openAof();
     expect(r.replayed).toEqual(['0:SET a 1', '0:FLUSHDB SYNC', '2:FLUSHDB SYNC', '2:SET c 1']);
     await r.aof.close();
+  });
+});
+
+describe('AOF manifest checksum', () => {
+  it('a manifest whose numbers were changed on disk (still valid JSON) is refused; one without a checksum (an older writer) is read', async () => {
+    const { aof } = await openAof({ policy: 'no' });
+    aof.append(0, args('SET', 'a', '1'));
+    await aof.recordCheckpoint(0, 1, 0);
+    aof.append(0, args('SET', 'b', '2'));
+    await aof.close();
+    const path = join(dir, 'appendonly.aof.manifest');
+    const good = await readFile(path, 'utf8');
+    expect(JSON.parse(good)).toHaveProperty('crc');
+    // A changed digit: b's command would be skipped, or an applied one run twice.
+    const offset: number = JSON.parse(good).databases['0'].position.offset;
+    expect(offset).toBeGreaterThan(0);
+    const flipped = good.replace(`"offset": ${offset}`, `"offset": ${offset - 1}`);
+    expect(flipped).not.toBe(good);
+    await writeFile(path, flipped);
+    await expect(openAof()).rejects.toMatchObject({
+      code: 'ERR_AOF_MANIFEST',
+      message: expect.stringMatching(/checksum does not match its contents/),
+    });
+    const { crc: _, ...older } = JSON.parse(good);
+    await writeFile(path, JSON.stringify(older));
+    const r = await openAof();
+    expect(r.replayed).toEqual(['0:SET b 2']);
+    await r.aof.close();
+  });
+});
+
+describe('AOF checksums', () => {
+  it('a flipped bit inside a value (still a valid command) is found by the #CRC line after it: the start is refused with the file and offset', async () => {
+    const { aof } = await openAof({ policy: 'always' });
+    await aof.append(0, args('SET', 'a', 'apple'));
+    await aof.append(0, args('SET', 'b', 'banana'));
+    await aof.close();
+    const path = join(dir, 'appendonly.aof.1.incr.aof');
+    const bytes = await readFile(path);
+    expect(bytes.toString('latin1').match(/#CRC:\d+\r\n/g)).toHaveLength(2);
+    const at = bytes.indexOf('banana');
+    const firstBatchEnd = bytes.indexOf('\n', bytes.indexOf('#CRC:')) + 1;
+    bytes[at]! ^= 0x04; // 'b' -> 'f': "fanana" parses as well as "banana"
+    await writeFile(path, bytes);
+    await expect(openAof()).rejects.toMatchObject({
+      code: 'ERR_AOF_CORRUPT',
+      address: firstBatchEnd,
+      message: expect.stringMatching(
+        new RegExp(`appendonly.aof.1.incr.aof at offset ${firstBatchEnd} \\(checksum mismatch`),
+      ),
+    });
+  });
+
+  it('whole records after the last #CRC line (its line cut off) are applied, and the next line covers them too', async () => {
+    const { aof } = await openAof({ policy: 'no' });
+    aof.append(0, args('SET', 'a', '1'));
+    aof.append(0, args('SET', 'b', '2'));
+    await aof.close();
+    const path = join(dir, 'appendonly.aof.1.incr.aof');
+    const text = await readFile(path, 'latin1');
+    await truncate(path, text.lastIndexOf('#CRC:'));
+    const r = await openAof({ policy: 'no' });
+    expect(r.replayed).toEqual(['0:SET a 1', '0:SET b 2']);
+    r.aof.append(0, args('SET', 'c', '3'));
+    await r.aof.close();
+    expect((await openAof()).replayed).toEqual(['0:SET a 1', '0:SET b 2', '0:SET c 3']);
+  });
+
+  it('after a reverted transaction the next #CRC line covers what is left of the batch it was cut from', async () => {
+    const { aof } = await openAof({ policy: 'no' });
+    aof.append(0, args('SET', 'a', '1'));
+    aof.append(0, args('MULTI'));
+    aof.append(0, args('INCR', 'n'));
+    await aof.close();
+    const first = await openAof({ policy: 'no' });
+    expect(first.replayed).toEqual(['0:SET a 1']);
+    expect(first.warnings.join()).toMatch(/Revert incomplete MULTI\/EXEC/);
+    first.aof.append(0, args('SET', 'b', '2'));
+    await first.aof.close();
+    expect((await openAof()).replayed).toEqual(['0:SET a 1', '0:SET b 2']);
   });
 });

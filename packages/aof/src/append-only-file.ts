@@ -1,9 +1,10 @@
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { readAofFile } from './aof-reader.js';
 import { type AofPosition, AofWriter, comparePositions, TIME_LABEL } from './aof-writer.js';
 import { CheckpointMarks } from './checkpoint-marks.js';
 import { AofError } from './errors.js';
-import { type AofFileSystem, nodeFileSystem } from './file-system.js';
+import { type AofFileHandle, type AofFileSystem, nodeFileSystem } from './file-system.js';
 import type { FsyncPolicy } from './fsync-policy.js';
 import {
   type AofManifest,
@@ -277,6 +278,10 @@ export class AppendOnlyFile {
     let tx: TxItem[] | null = null;
     /** The database of a cut-through transaction the last file ends inside: it gets its EXEC. */
     let unended: number | null = null;
+    /** Ends of the file's `#CRC:` lines that may still matter (see readAofFile). */
+    let crcEnds: number[] = [0];
+    /** crc32 of the last file's end after its last `#CRC:` line: the writer's next line covers it. */
+    let uncheckedCrc = 0;
     for (const file of manifest.files) {
       const path = join(this.options.dir, fileName(this.base, file));
       let h: Awaited<ReturnType<AofFileSystem['open']>>;
@@ -290,7 +295,13 @@ export class AppendOnlyFile {
         );
       }
       try {
+        crcEnds = [0];
         const r = await readAofFile(h, {
+          onChecked: (end) => {
+            // Kept back to the open transaction's start: a revert cuts there.
+            if (tx === null) crcEnds = [end];
+            else crcEnds.push(end);
+          },
           ...(this.options.sliceBytes !== undefined ? { sliceBytes: this.options.sliceBytes } : {}),
           onAnnotation: (text) => {
             const t = annotationTime(text);
@@ -381,23 +392,33 @@ export class AppendOnlyFile {
           };
         }
         this.sizes.set(file, r.validBytes);
-        if (file === last) lastSize = r.validBytes;
+        if (file === last) {
+          lastSize = r.validBytes;
+          const from = Math.max(...crcEnds.filter((e) => e <= lastSize));
+          uncheckedCrc = await crcOfRange(h, from, lastSize);
+        }
       } finally {
         await h.close();
       }
     }
     const handle = await fs.open(join(this.options.dir, fileName(this.base, last)), 'never');
-    this.writer = new AofWriter(last, handle, lastSize, {
-      policy: this.options.policy,
-      onStatus: (e) => this.options.onWriteStatus?.(e),
-      ...(this.options.retryMs !== undefined ? { retryMs: this.options.retryMs } : {}),
-      ...(this.options.preallocateBytes !== undefined
-        ? { preallocateBytes: this.options.preallocateBytes }
-        : {}),
-      ...(this.options.syncIntervalMs !== undefined
-        ? { syncIntervalMs: this.options.syncIntervalMs }
-        : {}),
-    });
+    this.writer = new AofWriter(
+      last,
+      handle,
+      lastSize,
+      {
+        policy: this.options.policy,
+        onStatus: (e) => this.options.onWriteStatus?.(e),
+        ...(this.options.retryMs !== undefined ? { retryMs: this.options.retryMs } : {}),
+        ...(this.options.preallocateBytes !== undefined
+          ? { preallocateBytes: this.options.preallocateBytes }
+          : {}),
+        ...(this.options.syncIntervalMs !== undefined
+          ? { syncIntervalMs: this.options.syncIntervalMs }
+          : {}),
+      },
+      uncheckedCrc,
+    );
     if (unended !== null) {
       // Ended as it was applied, so that later commands are not read as part of it.
       this.writer.append(unended, [EXEC]);
@@ -683,6 +704,19 @@ function badFormat(e: unknown, path: string, name: string): unknown {
       `to cut the file there (the commands from offset ${at} of that file on are lost)`,
     { ...(at !== undefined ? { address: at } : {}), cause: e },
   );
+}
+
+/** crc32 of the file's bytes [from, to), read in slices. */
+async function crcOfRange(h: AofFileHandle, from: number, to: number): Promise<number> {
+  const buf = Buffer.allocUnsafe(Math.min(1 << 20, Math.max(1, to - from)));
+  let crc = 0;
+  for (let at = from; at < to; ) {
+    const n = await h.read(buf.subarray(0, Math.min(buf.length, to - at)), at);
+    if (n <= 0) break;
+    crc = crc32(buf.subarray(0, n), crc);
+    at += n;
+  }
+  return crc;
 }
 
 interface AofFileOnDisk {
