@@ -223,7 +223,7 @@ async function buildStore(variant: Variant): Promise<Store> {
 
 /** Warning lines of a strata-server log (Redis's `#` level mark). */
 function warningsIn(output: string): string[] {
-  return output.split('\n').filter((l) => /^\d+:[MC] .{23} # /.test(l));
+  return output.split('\n').filter((l) => /^\d+:[MC] \d+ \w+ \d+ [\d:.]+ # /.test(l));
 }
 
 /** Starts a copy of `dir`, reads every key, and kills it. */
