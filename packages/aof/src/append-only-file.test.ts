@@ -209,7 +209,7 @@ describe('AppendOnlyFile', () => {
       address: second,
       message: expect.stringMatching(
         new RegExp(
-          `^Bad file format reading the append only file appendonly.aof.1.incr.aof at offset ${second} .*redis-check-aof --fix .*appendonly.aof.1.incr.aof`,
+          `^Bad file format reading the append only file appendonly.aof.1.incr.aof at offset ${second} .*truncate -s ${second} .*appendonly.aof.1.incr.aof \\(redis-check-aof --fix`,
         ),
       ),
     });

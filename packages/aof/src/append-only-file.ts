@@ -690,9 +690,10 @@ export class AppendOnlyFile {
 }
 
 /**
- * A record that is not a command, before the end of the last file: Redis's
- * refusal, with the file and offset, and the way out (redis-check-aof
- * --fix cuts a strata AOF file at its first bad record too).
+ * A record that is not a command, or bytes their checksum disowns, before
+ * the end of the last file: Redis's refusal, with the file and offset, and
+ * the way out (cutting the file there; redis-check-aof --fix cuts a strata
+ * AOF file at its first bad record too, but knows nothing of checksums).
  */
 function badFormat(e: unknown, path: string, name: string): unknown {
   if (!(e instanceof AofError) || e.code !== 'ERR_AOF_CORRUPT') return e;
@@ -700,8 +701,9 @@ function badFormat(e: unknown, path: string, name: string): unknown {
   return new AofError(
     'ERR_AOF_CORRUPT',
     `Bad file format reading the append only file ${name} at offset ${at} (${e.message}): ` +
-      `make a backup of your AOF directory, then use redis-check-aof --fix ${path} ` +
-      `to cut the file there (the commands from offset ${at} of that file on are lost)`,
+      `make a backup of your AOF directory, then cut the file there with truncate -s ${at} ${path} ` +
+      `(redis-check-aof --fix ${path} does the same for a bad record); the commands from ` +
+      `offset ${at} of that file on are lost`,
     { ...(at !== undefined ? { address: at } : {}), cause: e },
   );
 }
