@@ -42,17 +42,20 @@ type Target = 'segment' | 'checkpoint' | 'aof';
 interface Variant {
   readonly name: string;
   readonly aof: boolean;
-  /** How the store is stopped before the damage. */
-  readonly stop: 'SIGTERM' | 'SIGKILL';
+  /** How the store is stopped before the damage (NOSAVE: SHUTDOWN NOSAVE, no checkpoint). */
+  readonly stop: 'SIGTERM' | 'SIGKILL' | 'NOSAVE';
 }
 
 /**
- * Without the AOF a clean stop (its checkpoint covers everything); with it,
- * kill -9 after writes that followed a checkpoint, so the AOF holds them
- * (a clean stop checkpoints and cuts the AOF down to nothing).
+ * Without the AOF: a clean stop (its checkpoint covers everything), and
+ * SHUTDOWN NOSAVE (the log synced, no checkpoint: recovery reads the log's
+ * pages after the SAVE's checkpoint, where damage is mid-log damage); with
+ * the AOF, kill -9 after writes that followed a checkpoint, so the AOF
+ * holds them (a clean stop checkpoints and cuts the AOF down to nothing).
  */
 const VARIANTS: readonly Variant[] = [
   { name: 'no AOF, SIGTERM', aof: false, stop: 'SIGTERM' },
+  { name: 'no AOF, SHUTDOWN NOSAVE', aof: false, stop: 'NOSAVE' },
   { name: 'AOF always, kill -9', aof: true, stop: 'SIGKILL' },
 ];
 
@@ -183,8 +186,14 @@ async function buildStore(variant: Variant): Promise<Store> {
     if (v.kind !== 'value') throw new Error(`${k} unreadable before any damage`);
     expected.set(k, v.text);
   }
+  if (variant.stop === 'NOSAVE') {
+    await r.call('SHUTDOWN', 'NOSAVE').catch(() => undefined);
+    expect((await server.exited).code).toBe(0);
+  } else {
+    r.disconnect();
+    await server.stop(variant.stop);
+  }
   r.disconnect();
-  await server.stop(variant.stop);
   const files = new Map<Target, string[]>();
   const db = join(dir, '0');
   const names = await readdir(db);
