@@ -27,12 +27,12 @@ import { StrataProcess, tempDir } from './strata-process.js';
  * intact; a key that went missing was hit and the start-up logged a warning.
  *
  * STRATA_CAMPAIGN_SEED replays a campaign (the seed is printed);
- * STRATA_CAMPAIGN_N sets the damages per variant and kind of file (default 3, CI-sized);
+ * STRATA_CAMPAIGN_N sets the damages per variant and kind of file (default 2, CI-sized);
  * STRATA_CAMPAIGN_TARGETS (`segment,checkpoint,aof`) limits the files damaged.
  */
 
 const SEED = Number(process.env.STRATA_CAMPAIGN_SEED ?? randomInt(2 ** 31));
-const N = Number(process.env.STRATA_CAMPAIGN_N ?? 3);
+const N = Number(process.env.STRATA_CAMPAIGN_N ?? 2);
 const TARGETS = (process.env.STRATA_CAMPAIGN_TARGETS ?? 'segment,checkpoint,aof').split(',');
 const PAGE = 16 * 1024;
 const SEGMENT = 256 * 1024;
