@@ -75,7 +75,14 @@ interface Store {
 
 type Outcome =
   | { kind: 'refused'; message: string }
-  | { kind: 'served'; reads: Map<string, KeyRead>; warnings: string[]; dbsizeError: string | null }
+  | {
+      kind: 'served';
+      reads: Map<string, KeyRead>;
+      warnings: string[];
+      /** Lines of any level that speak of a cut, a torn end or damage (for the failure message). */
+      losses: string[];
+      dbsizeError: string | null;
+    }
   | { kind: 'died'; output: string };
 
 interface Tally {
@@ -263,7 +270,10 @@ async function restartAndRead(store: Store, dir: string): Promise<Outcome> {
       dbsizeError = e.message;
     });
     await r.ping();
-    return { kind: 'served', reads, warnings: warningsIn(p.stdout), dbsizeError };
+    const losses = p.stdout
+      .split('\n')
+      .filter((l) => /torn|cut|truncat|skipp|damage|lost|short read/i.test(l));
+    return { kind: 'served', reads, warnings: warningsIn(p.stdout), losses, dbsizeError };
   } catch (e) {
     return { kind: 'died', output: `${(e as Error).message}\n${p.stdout}${p.stderr}` };
   } finally {
@@ -439,7 +449,8 @@ describe.each(VARIANTS)('corruption campaign: $name', (variant) => {
         for (const c of Object.keys(counts) as (keyof typeof counts)[]) t[c] += counts[c];
         if (silent.length > 0) {
           failures.push(
-            `${what}: ${silent.length} keys gone or older and nothing logged about the damage (${silent.slice(0, 3).join(', ')}...)`,
+            `${what}: ${silent.length} keys gone or older and no warning about the damage ` +
+              `(${silent.slice(0, 3).join(', ')}...); other lines: ${outcome.losses.join(' | ') || 'none'}`,
           );
         }
         if (counts.unsound > 0) {
