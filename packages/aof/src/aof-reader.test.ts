@@ -123,9 +123,10 @@ describe('readAofFile', () => {
   });
 
   it('a hole of zeros at a record start with bytes after it (a preallocated end after a power loss) is a torn end', async () => {
+    // Sectors never written: the hole ends where a sector starts.
     const hole = Buffer.concat([
       file,
-      Buffer.alloc(4096),
+      Buffer.alloc(4096 - (file.length % 512)),
       encodeCommand(['SET', 'late', 'x'.repeat(50)]),
       Buffer.alloc(100),
     ]);
@@ -142,5 +143,29 @@ describe('readAofFile', () => {
     // Not a zero: damage, as before.
     const bad = Buffer.concat([file, Buffer.from('garbage'), Buffer.alloc(10)]);
     await expect(read(bad)).rejects.toThrow(/bad record/);
+  });
+
+  it('zeros from a record start that end inside a sector were written over data: damage, not a torn end', async () => {
+    const later = encodeCommand(['SET', 'late', 'x'.repeat(50)]);
+    // The hole ends 100 bytes into a sector: no torn write leaves that.
+    const zeros = Buffer.alloc(512 - (file.length % 512) + 100);
+    const damaged = Buffer.concat([file, zeros, later]);
+    for (const slice of [64, 1 << 20]) {
+      await expect(read(damaged, slice)).rejects.toMatchObject({
+        code: 'ERR_AOF_CORRUPT',
+        address: file.length,
+      });
+    }
+  });
+
+  it('stray bytes in the zeros kept ahead of the data, with no record after them, are still the unwritten end', async () => {
+    const zeros = Buffer.alloc(8192);
+    zeros[3001] = 0x40; // a flipped bit
+    const r = await read(Buffer.concat([file, zeros]));
+    expect(r.commands).toBe(4);
+    expect(r.torn).toMatchObject({
+      offset: file.length,
+      reason: 'unwritten blocks before the end',
+    });
   });
 });

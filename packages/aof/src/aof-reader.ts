@@ -1,4 +1,6 @@
+import { crc32 } from 'node:zlib';
 import { parseCommandRecord } from '@strata/protocol';
+import { CRC_LABEL } from './aof-writer.js';
 import { AofError } from './errors.js';
 import type { AofFileHandle } from './file-system.js';
 
@@ -11,6 +13,8 @@ export interface ReadAofOptions {
   onCommand(db: number, argv: Buffer[], offset: number): void | Promise<void>;
   /** Called for each annotation line (`#...`, Redis 7's), with its text after `#`. */
   onAnnotation?(text: Buffer, offset: number): void;
+  /** Called after each `#CRC:` line that matched, with the offset after it. */
+  onChecked?(end: number): void;
   /** Bytes read per slice; the reader yields to the event loop between slices. Default 1 MiB. */
   sliceBytes?: number;
   /** Database in effect at the start of the file. Default 0. */
@@ -26,6 +30,8 @@ export interface ReadAofResult {
   torn: { offset: number; bytes: number; reason: string } | null;
   /** Database in effect at the end. */
   db: number;
+  /** Where the bytes after the last `#CRC:` line start (0: the file has none). */
+  checkedBytes: number;
 }
 
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -35,7 +41,11 @@ const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
  * (SELECT records switch the database); an incomplete record at the end, or
  * an end of zero bytes (a file extended but never written, after a crash),
  * is reported as `torn` and not applied. Anything else that is not a
- * command throws ERR_AOF_CORRUPT with its offset.
+ * command throws ERR_AOF_CORRUPT with its offset. So does a `#CRC:` line
+ * whose crc32 is not that of the bytes since the previous one (or the
+ * file's start): a byte changed that still parses (a flipped bit in a
+ * value), found once the commands before the line were applied; the caller
+ * then refuses to start, as for any other damage.
  */
 export async function readAofFile(
   handle: AofFileHandle,
@@ -49,6 +59,9 @@ export async function readAofFile(
   /** File offset of carry[0]. */
   let base = 0;
   let readAt = 0;
+  /** crc32 of the records since the last `#CRC:` line, and where they start. */
+  let crc = 0;
+  let checkedBytes = 0;
   while (readAt < fileBytes) {
     const want = Math.min(slice, fileBytes - readAt);
     const chunk = Buffer.allocUnsafe(want);
@@ -76,6 +89,7 @@ export async function readAofFile(
             fileBytes,
             torn: { offset, bytes: fileBytes - offset, reason: 'zero-filled tail' },
             db,
+            checkedBytes,
           };
         }
         // A zero where a record starts: blocks never written. In a file
@@ -83,13 +97,19 @@ export async function readAofFile(
         // a power loss can leave such a hole with later blocks written
         // after it: nothing from the hole on was known durable (a sync
         // covers every byte before it), so it is a torn end, not damage.
-        if (buf[pos] === 0) {
+        // Such a hole ends where a sector starts (the disk writes whole
+        // ones). Zeros that end anywhere else with whole records after
+        // them were written over data: damage, which must not cut those
+        // records off. Without records after them (stray bytes in the
+        // zeros kept ahead of the data) nothing there was ever written.
+        if (buf[pos] === 0 && (await unwrittenFrom(handle, base + pos, fileBytes))) {
           return {
             commands,
             validBytes: offset,
             fileBytes,
             torn: { offset, bytes: fileBytes - offset, reason: 'unwritten blocks before the end' },
             db,
+            checkedBytes,
           };
         }
         throw new AofError('ERR_AOF_CORRUPT', `bad record at offset ${base + pos}: ${r.reason}`, {
@@ -97,7 +117,23 @@ export async function readAofFile(
         });
       }
       if (r.kind === 'annotation') {
-        options.onAnnotation?.(r.text, base + pos);
+        const sum = checksumOf(r.text);
+        if (sum === null) {
+          if (recordStart < 0) crc = crc32(buf.subarray(pos, r.end), crc);
+          options.onAnnotation?.(r.text, base + pos);
+        } else {
+          if (sum !== crc) {
+            throw new AofError(
+              'ERR_AOF_CORRUPT',
+              `checksum mismatch: the bytes from offset ${checkedBytes} to ${base + pos} are not ` +
+                `the ones written (the #CRC line at offset ${base + pos} says ${sum}, they sum to ${crc})`,
+              { address: checkedBytes },
+            );
+          }
+          crc = 0;
+          checkedBytes = base + r.end;
+          options.onChecked?.(checkedBytes);
+        }
         pos = r.end;
         continue;
       }
@@ -114,6 +150,7 @@ export async function readAofFile(
         pos = r.end;
         continue;
       }
+      crc = crc32(buf.subarray(recordStart >= 0 ? recordStart : pos, r.end), crc);
       const p = options.onCommand(db, argv, base + (recordStart >= 0 ? recordStart : pos));
       if (p !== undefined) await p;
       commands++;
@@ -127,18 +164,29 @@ export async function readAofFile(
     await yieldToLoop();
   }
   if (carry.length > 0) {
-    const reason = (await zerosFrom(handle, base, fileBytes))
-      ? 'zero-filled tail'
-      : 'incomplete record at the end';
+    const reason =
+      (await zeroRunEnd(handle, base, fileBytes)) === fileBytes
+        ? 'zero-filled tail'
+        : 'incomplete record at the end';
     return {
       commands,
       validBytes: base,
       fileBytes,
       torn: { offset: base, bytes: fileBytes - base, reason },
       db,
+      checkedBytes,
     };
   }
-  return { commands, validBytes: base, fileBytes, torn: null, db };
+  return { commands, validBytes: base, fileBytes, torn: null, db, checkedBytes };
+}
+
+/** The checksum a `#CRC:<n>` annotation holds, or null for any other annotation. */
+function checksumOf(text: Buffer): number | null {
+  if (text.length <= CRC_LABEL.length || !text.subarray(0, CRC_LABEL.length).equals(CRC_LABEL))
+    return null;
+  const n = Number(text.subarray(CRC_LABEL.length).toString('latin1'));
+  // Not a number: the line was damaged; a sum no crc32 has fails the check.
+  return Number.isInteger(n) ? n : -1;
 }
 
 function isSelect(argv: Buffer[]): boolean {
@@ -168,13 +216,43 @@ async function tornWithZeros(handle: AofFileHandle, from: number, end: number): 
   return last < 0 || parseCommandRecord(rest.subarray(0, last + 1), 0).kind === 'incomplete';
 }
 
-async function zerosFrom(handle: AofFileHandle, from: number, end: number): Promise<boolean> {
+/** The disk's write unit: a torn write leaves whole sectors old or new. */
+const SECTOR = 512;
+
+/**
+ * Whether the zeros at `from` (where a record starts) begin what was never
+ * written: they end where a sector starts, or no whole record follows them.
+ */
+async function unwrittenFrom(handle: AofFileHandle, from: number, end: number): Promise<boolean> {
+  const runEnd = await zeroRunEnd(handle, from, end);
+  if (runEnd === end || runEnd % SECTOR === 0) return true;
+  if (end - runEnd > SCAN_LIMIT) return false;
+  const rest = Buffer.allocUnsafe(end - runEnd);
+  let got = 0;
+  while (got < rest.length) {
+    const n = await handle.read(rest.subarray(got), runEnd + got);
+    if (n <= 0) break;
+    got += n;
+  }
+  const bytes = rest.subarray(0, got);
+  for (let i = bytes.indexOf(STAR); i >= 0; i = bytes.indexOf(STAR, i + 1)) {
+    if (parseCommandRecord(bytes, i).kind === 'command') return false;
+  }
+  return true;
+}
+
+const STAR = 0x2a;
+/** The most bytes past a hole searched for a record (the zeros kept ahead are 1 MiB). */
+const SCAN_LIMIT = 64 << 20;
+
+/** Where the run of zero bytes starting at `from` ends (the file's end if it runs to it). */
+async function zeroRunEnd(handle: AofFileHandle, from: number, end: number): Promise<number> {
   const buf = Buffer.allocUnsafe(64 * 1024);
   for (let at = from; at < end; ) {
     const n = await handle.read(buf.subarray(0, Math.min(buf.length, end - at)), at);
-    if (n <= 0) return true;
-    for (let i = 0; i < n; i++) if (buf[i] !== 0) return false;
+    if (n <= 0) return at;
+    for (let i = 0; i < n; i++) if (buf[i] !== 0) return at + i;
     at += n;
   }
-  return true;
+  return end;
 }

@@ -1,3 +1,4 @@
+import { crc32 } from 'node:zlib';
 import { CommandEncoder } from '@strata/protocol';
 import { AofError, describeError } from './errors.js';
 import type { AofFileHandle } from './file-system.js';
@@ -79,22 +80,45 @@ class Target {
   allocated: number;
   /** The running extension of the zeros, if any. */
   extending: Promise<void> | null = null;
+  /** Where the encoded bytes no `#CRC:` line covers yet start (logical offset). */
+  crcFrom: number;
+  /** crc32 of the bytes before `crcFrom` that no `#CRC:` line covers (a reopened file's end). */
+  crcSeed: number;
 
   constructor(
     readonly file: number,
     readonly handle: AofFileHandle,
     size: number,
+    uncheckedCrc = 0,
   ) {
     this.logical = size;
     this.written = size;
     this.synced = size;
     this.allocated = size;
+    this.crcFrom = size;
+    this.crcSeed = uncheckedCrc;
+  }
+
+  /**
+   * Ends the bytes encoded since the last `#CRC:` line with one holding
+   * their crc32, so a loader tells a changed byte from the command that was
+   * written (a flipped bit inside a value still parses).
+   */
+  sealChecksum(): void {
+    const fresh = this.logical - this.crcFrom;
+    if (fresh === 0) return;
+    const crc = crc32(this.encoder.tail(fresh), this.crcSeed);
+    this.logical += this.encoder.annotate(CRC_LABEL, crc);
+    this.crcFrom = this.logical;
+    this.crcSeed = 0;
   }
 }
 
 const SELECT = Buffer.from('SELECT');
 /** `#MS:<unix ms>`: the time the commands after it ran at (see `append`). */
 export const TIME_LABEL = Buffer.from('MS:');
+/** `#CRC:<crc32>`: the checksum of the bytes since the previous one (or the file's start). */
+export const CRC_LABEL = Buffer.from('CRC:');
 const DIGITS = Array.from({ length: 16 }, (_, i) => Buffer.from(String(i)));
 
 /**
@@ -141,8 +165,10 @@ export class AofWriter {
     handle: AofFileHandle,
     size: number,
     private readonly options: AofWriterOptions,
+    /** crc32 of the file's end after its last `#CRC:` line (see readAofFile's `uncheckedCrc`). */
+    uncheckedCrc?: number,
   ) {
-    this.targets.push(new Target(file, handle, size));
+    this.targets.push(new Target(file, handle, size, uncheckedCrc));
     if (options.policy === 'everysec') {
       this.syncTimer = setInterval(() => this.syncInBackground(), options.syncIntervalMs ?? 1000);
       this.syncTimer.unref();
@@ -297,7 +323,10 @@ export class AofWriter {
         batch = this.batch;
         this.batch = null;
         const generation = this.failures;
-        for (const t of this.targets) if (t.encoder.length > 0) this.writeOut(t);
+        for (const t of this.targets) {
+          t.sealChecksum();
+          if (t.encoder.length > 0) this.writeOut(t);
+        }
         this.preallocate(this.current);
         // Retire files left by a rotation: synced, so nothing after them is
         // ever durable while they are not.

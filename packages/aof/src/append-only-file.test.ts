@@ -1,9 +1,10 @@
-import { appendFile, readdir, readFile, stat, truncate, writeFile } from 'node:fs/promises';
+import { appendFile, readdir, readFile, stat, truncate, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { encodeCommand } from '@strata/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { args, FaultyFileSystem, tempDir } from '../test/support.js';
 import { AppendOnlyFile, type AppendOnlyFileOptions } from './append-only-file.js';
+import { decodeManifest, encodeManifest } from './manifest.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -129,16 +130,91 @@ describe('AppendOnlyFile', () => {
     expect((await openAof()).replayed).toEqual(['0:SET a 1']);
   });
 
-  it('removes files the manifest does not list (an interrupted rotation) and never loses listed ones', async () => {
+  it('removes the files an interrupted rotation or cut leaves, and refuses to start over a file with commands that no manifest lists', async () => {
+    const { aof } = await openAof({ policy: 'no' });
+    aof.append(0, args('SET', 'a', '1'));
+    await aof.recordCheckpoint(0, 1, 0);
+    await aof.rotate();
+    aof.append(0, args('SET', 'b', '1'));
+    await aof.close();
+    // A cut that crashed after its manifest: file 1 is not listed any more.
+    const manifestPath = join(dir, 'appendonly.aof.manifest');
+    const m = decodeManifest(await readFile(manifestPath), manifestPath);
+    await writeFile(
+      manifestPath,
+      encodeManifest({
+        ...m,
+        files: [2],
+        databases: { 0: { id: 1, mark: 0, position: { file: 2, offset: 0 } } },
+      }),
+    );
+    // A rotation that crashed before its manifest: an empty file 3.
+    await writeFile(join(dir, 'appendonly.aof.3.incr.aof'), '');
+    const r = await openAof();
+    expect(r.replayed).toEqual(['0:SET b 1']);
+    expect(r.warnings.join()).toMatch(/Removed appendonly.aof.1.incr.aof/);
+    expect(r.warnings.join()).toMatch(/Removed appendonly.aof.3.incr.aof/);
+    expect((await readdir(dir)).sort()).toEqual([
+      'appendonly.aof.2.incr.aof',
+      'appendonly.aof.manifest',
+    ]);
+    await r.aof.close();
+    // Commands in a file the manifest never listed: nothing accounts for them.
+    const ghost = encodeCommand(['SET', 'ghost', '1']);
+    await writeFile(join(dir, 'appendonly.aof.7.incr.aof'), ghost);
+    await expect(openAof()).rejects.toMatchObject({
+      code: 'ERR_AOF_MANIFEST',
+      message: expect.stringMatching(
+        /appendonly.aof.7.incr.aof holds 31 bytes of commands but the manifest .* does not list it\. Refusing to start/,
+      ),
+    });
+    expect(await readFile(join(dir, 'appendonly.aof.7.incr.aof'))).toEqual(ghost);
+  });
+
+  it('a missing manifest over files with commands: refuses to start and removes nothing (Redis would start empty and write over them)', async () => {
     const { aof } = await openAof({ policy: 'no' });
     aof.append(0, args('SET', 'a', '1'));
     await aof.close();
-    await writeFile(join(dir, 'appendonly.aof.7.incr.aof'), encodeCommand(['SET', 'ghost', '1']));
+    const path = join(dir, 'appendonly.aof.1.incr.aof');
+    const bytes = await readFile(path);
+    await unlink(join(dir, 'appendonly.aof.manifest'));
+    await expect(openAof()).rejects.toMatchObject({
+      code: 'ERR_AOF_MANIFEST',
+      message: expect.stringMatching(
+        /manifest .* is missing, but .* holds 1 AOF file with commands \(appendonly.aof.1.incr.aof: \d+ bytes\)\. Refusing to start/,
+      ),
+    });
+    expect(await readFile(path)).toEqual(bytes);
+    expect(await readdir(dir)).toEqual(['appendonly.aof.1.incr.aof']);
+    // Only an empty file (a crash while creating the AOF): a fresh start.
+    await writeFile(path, '');
     const r = await openAof();
-    expect(r.replayed).toEqual(['0:SET a 1']);
-    expect(r.warnings.join()).toMatch(/appendonly.aof.7.incr.aof/);
-    expect(await readdir(dir)).not.toContain('appendonly.aof.7.incr.aof');
+    expect(r.replayed).toEqual([]);
     await r.aof.close();
+  });
+
+  it('a bad record in the middle refuses to start with the file, the offset and the way out', async () => {
+    const { aof } = await openAof({ policy: 'no' });
+    aof.append(0, args('SET', 'a', '1'));
+    aof.append(0, args('SET', 'b', '2'));
+    aof.append(0, args('SET', 'c', '3'));
+    await aof.close();
+    const path = join(dir, 'appendonly.aof.1.incr.aof');
+    const bytes = await readFile(path);
+    const second = bytes.indexOf('*3', 1);
+    bytes[second] = 'X'.charCodeAt(0);
+    await writeFile(path, bytes);
+    await expect(openAof()).rejects.toMatchObject({
+      code: 'ERR_AOF_CORRUPT',
+      address: second,
+      message: expect.stringMatching(
+        new RegExp(
+          `^Bad file format reading the append only file appendonly.aof.1.incr.aof at offset ${second} .*truncate -s ${second} .*appendonly.aof.1.incr.aof \\(redis-check-aof --fix`,
+        ),
+      ),
+    });
+    // Nothing cut: the operator decides.
+    expect(await readFile(path)).toEqual(bytes);
   });
 
   it('a failed manifest write leaves the old manifest and the writer where they were', async () => {
@@ -311,7 +387,7 @@ describe('AppendOnlyFile time stamps', () => {
     await aof.close();
     const bytes = await readFile(join(dir, 'appendonly.aof.1.incr.aof'), 'latin1');
     // Redis 7's loader skips `#` lines: the file stays a Redis AOF.
-    expect(bytes.match(/#[^\r]*\r\n/g)).toEqual([
+    expect(bytes.match(/#MS[^\r]*\r\n/g)).toEqual([
       '#MS:1000\r\n',
       '#MS:1050\r\n',
       '#MS:1060\r\n',
@@ -364,5 +440,85 @@ describe('AppendOnlyFile FLUSHALL', () => {
     const r = await openAof();
     expect(r.replayed).toEqual(['0:SET a 1', '0:FLUSHDB SYNC', '2:FLUSHDB SYNC', '2:SET c 1']);
     await r.aof.close();
+  });
+});
+
+describe('AOF manifest checksum', () => {
+  it('a manifest whose numbers were changed on disk (still valid JSON) is refused; one without a checksum (an older writer) is read', async () => {
+    const { aof } = await openAof({ policy: 'no' });
+    aof.append(0, args('SET', 'a', '1'));
+    await aof.recordCheckpoint(0, 1, 0);
+    aof.append(0, args('SET', 'b', '2'));
+    await aof.close();
+    const path = join(dir, 'appendonly.aof.manifest');
+    const good = await readFile(path, 'utf8');
+    expect(JSON.parse(good)).toHaveProperty('crc');
+    // A changed digit: b's command would be skipped, or an applied one run twice.
+    const offset: number = JSON.parse(good).databases['0'].position.offset;
+    expect(offset).toBeGreaterThan(0);
+    const flipped = good.replace(`"offset": ${offset}`, `"offset": ${offset - 1}`);
+    expect(flipped).not.toBe(good);
+    await writeFile(path, flipped);
+    await expect(openAof()).rejects.toMatchObject({
+      code: 'ERR_AOF_MANIFEST',
+      message: expect.stringMatching(/checksum does not match its contents/),
+    });
+    const { crc: _, ...older } = JSON.parse(good);
+    await writeFile(path, JSON.stringify(older));
+    const r = await openAof();
+    expect(r.replayed).toEqual(['0:SET b 2']);
+    await r.aof.close();
+  });
+});
+
+describe('AOF checksums', () => {
+  it('a flipped bit inside a value (still a valid command) is found by the #CRC line after it: the start is refused with the file and offset', async () => {
+    const { aof } = await openAof({ policy: 'always' });
+    await aof.append(0, args('SET', 'a', 'apple'));
+    await aof.append(0, args('SET', 'b', 'banana'));
+    await aof.close();
+    const path = join(dir, 'appendonly.aof.1.incr.aof');
+    const bytes = await readFile(path);
+    expect(bytes.toString('latin1').match(/#CRC:\d+\r\n/g)).toHaveLength(2);
+    const at = bytes.indexOf('banana');
+    const firstBatchEnd = bytes.indexOf('\n', bytes.indexOf('#CRC:')) + 1;
+    bytes[at]! ^= 0x04; // 'b' -> 'f': "fanana" parses as well as "banana"
+    await writeFile(path, bytes);
+    await expect(openAof()).rejects.toMatchObject({
+      code: 'ERR_AOF_CORRUPT',
+      address: firstBatchEnd,
+      message: expect.stringMatching(
+        new RegExp(`appendonly.aof.1.incr.aof at offset ${firstBatchEnd} \\(checksum mismatch`),
+      ),
+    });
+  });
+
+  it('whole records after the last #CRC line (its line cut off) are applied, and the next line covers them too', async () => {
+    const { aof } = await openAof({ policy: 'no' });
+    aof.append(0, args('SET', 'a', '1'));
+    aof.append(0, args('SET', 'b', '2'));
+    await aof.close();
+    const path = join(dir, 'appendonly.aof.1.incr.aof');
+    const text = await readFile(path, 'latin1');
+    await truncate(path, text.lastIndexOf('#CRC:'));
+    const r = await openAof({ policy: 'no' });
+    expect(r.replayed).toEqual(['0:SET a 1', '0:SET b 2']);
+    r.aof.append(0, args('SET', 'c', '3'));
+    await r.aof.close();
+    expect((await openAof()).replayed).toEqual(['0:SET a 1', '0:SET b 2', '0:SET c 3']);
+  });
+
+  it('after a reverted transaction the next #CRC line covers what is left of the batch it was cut from', async () => {
+    const { aof } = await openAof({ policy: 'no' });
+    aof.append(0, args('SET', 'a', '1'));
+    aof.append(0, args('MULTI'));
+    aof.append(0, args('INCR', 'n'));
+    await aof.close();
+    const first = await openAof({ policy: 'no' });
+    expect(first.replayed).toEqual(['0:SET a 1']);
+    expect(first.warnings.join()).toMatch(/Revert incomplete MULTI\/EXEC/);
+    first.aof.append(0, args('SET', 'b', '2'));
+    await first.aof.close();
+    expect((await openAof()).replayed).toEqual(['0:SET a 1', '0:SET b 2']);
   });
 });

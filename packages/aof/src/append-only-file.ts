@@ -1,9 +1,10 @@
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { readAofFile } from './aof-reader.js';
 import { type AofPosition, AofWriter, comparePositions, TIME_LABEL } from './aof-writer.js';
 import { CheckpointMarks } from './checkpoint-marks.js';
 import { AofError } from './errors.js';
-import { type AofFileSystem, nodeFileSystem } from './file-system.js';
+import { type AofFileHandle, type AofFileSystem, nodeFileSystem } from './file-system.js';
 import type { FsyncPolicy } from './fsync-policy.js';
 import {
   type AofManifest,
@@ -141,6 +142,20 @@ export class AppendOnlyFile {
     const bytes = await fs.readFile(path);
     let manifest: AofManifest;
     if (bytes === null) {
+      // Redis 7 starts empty without its manifest and writes new files over
+      // the old names; here those files may be the only copy of
+      // acknowledged writes, so they must be accounted for first.
+      const held = (await filesOf(fs, options.dir, base)).filter((f) => f.bytes > 0);
+      if (held.length > 0) {
+        const total = held.reduce((n, f) => n + f.bytes, 0);
+        throw new AofError(
+          'ERR_AOF_MANIFEST',
+          `The AOF manifest ${path} is missing, but ${options.dir} holds ${held.length} AOF ` +
+            `file${held.length === 1 ? '' : 's'} with commands (${held.map((f) => f.name).join(', ')}: ` +
+            `${total} bytes). Refusing to start over commands no manifest accounts for: restore ` +
+            'the manifest, or move the files aside to start without them.',
+        );
+      }
       manifest = emptyManifest();
       await fs.remove(join(options.dir, fileName(base, 1)));
       const h = await fs.open(join(options.dir, fileName(base, 1)), 'new');
@@ -150,14 +165,24 @@ export class AppendOnlyFile {
     } else {
       manifest = decodeManifest(bytes, path);
     }
-    // Files no manifest lists: left by a rotation or cut that a crash interrupted.
+    // Files no manifest lists: left by a cut (before the first listed
+    // file: the manifest moved past them) or a rotation (after the last,
+    // created empty before the manifest named it) that a crash
+    // interrupted. Anything else holds commands nothing accounts for.
     const listed = new Set(manifest.files);
-    for (const name of await fs.list(options.dir)) {
-      const n = parseFileName(base, name);
-      if (n !== null && !listed.has(n)) {
-        await fs.remove(join(options.dir, name));
-        options.logger?.warn(`Removed ${name}: no longer part of the append only file`);
+    const first = manifest.files[0]!;
+    for (const f of await filesOf(fs, options.dir, base)) {
+      if (listed.has(f.file)) continue;
+      if (f.file > first && f.bytes > 0) {
+        throw new AofError(
+          'ERR_AOF_MANIFEST',
+          `${join(options.dir, f.name)} holds ${f.bytes} bytes of commands but the manifest ` +
+            `${path} does not list it. Refusing to start over commands no manifest accounts ` +
+            'for: restore the manifest that lists it, or move the file aside.',
+        );
       }
+      await fs.remove(join(options.dir, f.name));
+      options.logger?.warn(`Removed ${f.name}: no longer part of the append only file`);
     }
     return new AppendOnlyFile(options, manifest);
   }
@@ -253,6 +278,10 @@ export class AppendOnlyFile {
     let tx: TxItem[] | null = null;
     /** The database of a cut-through transaction the last file ends inside: it gets its EXEC. */
     let unended: number | null = null;
+    /** Ends of the file's `#CRC:` lines that may still matter (see readAofFile). */
+    let crcEnds: number[] = [0];
+    /** crc32 of the last file's end after its last `#CRC:` line: the writer's next line covers it. */
+    let uncheckedCrc = 0;
     for (const file of manifest.files) {
       const path = join(this.options.dir, fileName(this.base, file));
       let h: Awaited<ReturnType<AofFileSystem['open']>>;
@@ -266,7 +295,13 @@ export class AppendOnlyFile {
         );
       }
       try {
+        crcEnds = [0];
         const r = await readAofFile(h, {
+          onChecked: (end) => {
+            // Kept back to the open transaction's start: a revert cuts there.
+            if (tx === null) crcEnds = [end];
+            else crcEnds.push(end);
+          },
           ...(this.options.sliceBytes !== undefined ? { sliceBytes: this.options.sliceBytes } : {}),
           onAnnotation: (text) => {
             const t = annotationTime(text);
@@ -291,6 +326,8 @@ export class AppendOnlyFile {
             tx = null;
             return applyTransaction(items);
           },
+        }).catch((e: unknown) => {
+          throw badFormat(e, path, fileName(this.base, file));
         });
         result.files++;
         const open = file === last ? (tx as TxItem[] | null) : null;
@@ -355,23 +392,33 @@ export class AppendOnlyFile {
           };
         }
         this.sizes.set(file, r.validBytes);
-        if (file === last) lastSize = r.validBytes;
+        if (file === last) {
+          lastSize = r.validBytes;
+          const from = Math.max(...crcEnds.filter((e) => e <= lastSize));
+          uncheckedCrc = await crcOfRange(h, from, lastSize);
+        }
       } finally {
         await h.close();
       }
     }
     const handle = await fs.open(join(this.options.dir, fileName(this.base, last)), 'never');
-    this.writer = new AofWriter(last, handle, lastSize, {
-      policy: this.options.policy,
-      onStatus: (e) => this.options.onWriteStatus?.(e),
-      ...(this.options.retryMs !== undefined ? { retryMs: this.options.retryMs } : {}),
-      ...(this.options.preallocateBytes !== undefined
-        ? { preallocateBytes: this.options.preallocateBytes }
-        : {}),
-      ...(this.options.syncIntervalMs !== undefined
-        ? { syncIntervalMs: this.options.syncIntervalMs }
-        : {}),
-    });
+    this.writer = new AofWriter(
+      last,
+      handle,
+      lastSize,
+      {
+        policy: this.options.policy,
+        onStatus: (e) => this.options.onWriteStatus?.(e),
+        ...(this.options.retryMs !== undefined ? { retryMs: this.options.retryMs } : {}),
+        ...(this.options.preallocateBytes !== undefined
+          ? { preallocateBytes: this.options.preallocateBytes }
+          : {}),
+        ...(this.options.syncIntervalMs !== undefined
+          ? { syncIntervalMs: this.options.syncIntervalMs }
+          : {}),
+      },
+      uncheckedCrc,
+    );
     if (unended !== null) {
       // Ended as it was applied, so that later commands are not read as part of it.
       this.writer.append(unended, [EXEC]);
@@ -640,6 +687,60 @@ export class AppendOnlyFile {
     this.manifestChain = run;
     return run;
   }
+}
+
+/**
+ * A record that is not a command, or bytes their checksum disowns, before
+ * the end of the last file: Redis's refusal, with the file and offset, and
+ * the way out (cutting the file there; redis-check-aof --fix cuts a strata
+ * AOF file at its first bad record too, but knows nothing of checksums).
+ */
+function badFormat(e: unknown, path: string, name: string): unknown {
+  if (!(e instanceof AofError) || e.code !== 'ERR_AOF_CORRUPT') return e;
+  const at = e.address;
+  return new AofError(
+    'ERR_AOF_CORRUPT',
+    `Bad file format reading the append only file ${name} at offset ${at} (${e.message}): ` +
+      `make a backup of your AOF directory, then cut the file there with truncate -s ${at} ${path} ` +
+      `(redis-check-aof --fix ${path} does the same for a bad record); the commands from ` +
+      `offset ${at} of that file on are lost`,
+    { ...(at !== undefined ? { address: at } : {}), cause: e },
+  );
+}
+
+/** crc32 of the file's bytes [from, to), read in slices. */
+async function crcOfRange(h: AofFileHandle, from: number, to: number): Promise<number> {
+  const buf = Buffer.allocUnsafe(Math.min(1 << 20, Math.max(1, to - from)));
+  let crc = 0;
+  for (let at = from; at < to; ) {
+    const n = await h.read(buf.subarray(0, Math.min(buf.length, to - at)), at);
+    if (n <= 0) break;
+    crc = crc32(buf.subarray(0, n), crc);
+    at += n;
+  }
+  return crc;
+}
+
+interface AofFileOnDisk {
+  readonly name: string;
+  readonly file: number;
+  readonly bytes: number;
+}
+
+/** The AOF files of ours in `dir` (by name), with their sizes. */
+async function filesOf(fs: AofFileSystem, dir: string, base: string): Promise<AofFileOnDisk[]> {
+  const out: AofFileOnDisk[] = [];
+  for (const name of await fs.list(dir)) {
+    const file = parseFileName(base, name);
+    if (file === null) continue;
+    const h = await fs.open(join(dir, name), 'never');
+    try {
+      out.push({ name, file, bytes: await h.size() });
+    } finally {
+      await h.close();
+    }
+  }
+  return out.sort((a, b) => a.file - b.file);
 }
 
 const FLUSHDB = Buffer.from('FLUSHDB');

@@ -1,3 +1,4 @@
+import { crc32 } from 'node:zlib';
 import type { AofPosition } from './aof-writer.js';
 import { AofError } from './errors.js';
 
@@ -29,8 +30,24 @@ export function emptyManifest(): AofManifest {
   return { version: 1, files: [1], nextFile: 2, databases: {} };
 }
 
+/**
+ * The manifest as JSON, with `crc`: the crc32 of the same JSON without it.
+ * A flipped digit in a position or file number still reads as valid JSON;
+ * the checksum is what tells it from the manifest that was written.
+ */
 export function encodeManifest(m: AofManifest): Buffer {
-  return Buffer.from(`${JSON.stringify(m, null, 1)}\n`);
+  const { version, files, nextFile, databases } = m;
+  const body = { version, files, nextFile, databases };
+  return Buffer.from(
+    `${JSON.stringify({ ...body, crc: crc32(JSON.stringify(body, null, 1)) }, null, 1)}\n`,
+  );
+}
+
+/** Whether `o`'s `crc` matches the rest of it; true when it has none (written before checksums). */
+function checksumMatches(o: Record<string, unknown>): boolean {
+  if (!('crc' in o)) return true;
+  const { crc, ...body } = o;
+  return crc === crc32(JSON.stringify(body, null, 1));
 }
 
 export function decodeManifest(bytes: Buffer, path: string): AofManifest {
@@ -59,7 +76,14 @@ export function decodeManifest(bytes: Buffer, path: string): AofManifest {
         Number.isInteger(e.position?.offset),
     );
   if (!ok) throw new AofError('ERR_AOF_MANIFEST', `${path}: not an AOF manifest`);
-  return o as AofManifest;
+  if (!checksumMatches(o as Record<string, unknown>)) {
+    throw new AofError(
+      'ERR_AOF_MANIFEST',
+      `${path}: its checksum does not match its contents (the file is damaged)`,
+    );
+  }
+  const { version, files, nextFile, databases } = o as AofManifest;
+  return { version, files, nextFile, databases };
 }
 
 /** `<name>.<n>.incr.aof`, Redis 7's name for an incremental AOF file. */

@@ -51,4 +51,15 @@ describe('CommandEncoder / parseCommandRecord', () => {
     e.unshift(first);
     expect(e.take().toString()).toBe('*1\r\n$1\r\nA\r\n*1\r\n$1\r\nB\r\n');
   });
+
+  it('tail views the last bytes encoded and not yet taken (behind bytes put back by unshift)', () => {
+    const e = new CommandEncoder(8);
+    e.encode([Buffer.from('A')]);
+    const first = e.take();
+    const n = e.encode([Buffer.from('BB')]);
+    e.unshift(first);
+    expect(e.tail(n).toString()).toBe('*1\r\n$2\r\nBB\r\n');
+    expect(e.tail(0).length).toBe(0);
+    expect(e.take().toString()).toBe('*1\r\n$1\r\nA\r\n*1\r\n$2\r\nBB\r\n');
+  });
 });

@@ -45,6 +45,11 @@ export class CommandEncoder {
     return size;
   }
 
+  /** The last `n` bytes encoded and not yet taken, as a view valid until the next call. */
+  tail(n: number): Buffer {
+    return this.buf.subarray(this.used - n, this.used);
+  }
+
   /** The bytes encoded so far, as a view nobody writes again; the encoder starts over. */
   take(): Buffer {
     const out = this.buf.subarray(0, this.used);
