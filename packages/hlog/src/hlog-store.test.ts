@@ -224,9 +224,9 @@ describe('compaction and expiry', () => {
     await s2.close();
   });
 
-  it('refuses a compaction threshold that is not a positive size (8 << 30 is 0 in JavaScript)', async () => {
+  it('refuses a compaction threshold that is not a positive whole size (8 << 30 is 0 in JavaScript)', async () => {
     const dir = await tempDir();
-    for (const maxLogBytes of [8 << 30, -1, Number.NaN]) {
+    for (const maxLogBytes of [8 << 30, -1, Number.NaN, 1.5, 2 ** 60, Number.POSITIVE_INFINITY]) {
       await expect(
         Store.open({ dir, ...small, compaction: { maxLogBytes } }),
       ).rejects.toMatchObject({

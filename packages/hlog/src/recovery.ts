@@ -101,12 +101,13 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
     throw new HlogError('ERR_INVALID_ARGUMENT', 'open needs a dir or a device');
   }
   const compaction = options.compaction;
-  if (compaction && !(compaction.maxLogBytes > 0)) {
+  if (compaction && !(compaction.maxLogBytes > 0 && Number.isSafeInteger(compaction.maxLogBytes))) {
     // 0 would compact whenever the log is not empty: a mistake such as
-    // `8 << 30`, which is 0 in JavaScript (32-bit shifts).
+    // `8 << 30`, which is 0 in JavaScript (32-bit shifts). A fraction or a
+    // size past 2^53 is no byte count either.
     throw new HlogError(
       'ERR_INVALID_ARGUMENT',
-      `compaction.maxLogBytes must be a positive number of bytes, not ${compaction.maxLogBytes} (8 << 30 is 0 in JavaScript: write 8 * 2 ** 30)`,
+      `compaction.maxLogBytes must be a positive whole number of bytes (a safe integer), not ${compaction.maxLogBytes} (8 << 30 is 0 in JavaScript: write 8 * 2 ** 30)`,
     );
   }
   const pageSize = options.pageSize ?? 1 << 20;
