@@ -58,6 +58,7 @@ export {
   type StoreDatabasesOptions,
   storeDatabases,
 } from './server/keyspace.js';
+export { LocalClient } from './server/local-client.js';
 export {
   type InfoSectionProvider,
   RespServer,

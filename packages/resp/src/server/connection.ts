@@ -539,7 +539,7 @@ const EMPTY_KEY: Buffer = Buffer.alloc(0);
  * command ran, so the reply says it is applied and not persisted (never
  * MISCONF, which says a write was refused before it ran).
  */
-function appendErrorReply(e: unknown): string {
+export function appendErrorReply(e: unknown): string {
   if (e instanceof CommandError) return e.message;
   return notPersistedMessage(e instanceof Error ? e.message : String(e));
 }

@@ -1,7 +1,11 @@
 import { createServer, type Server, Socket } from 'node:net';
 import { join } from 'node:path';
 import type { StoreCore } from '@strata/hlog';
-import { DEFAULT_CLIENT_QUERY_BUFFER_LIMIT, DEFAULT_PROTO_MAX_BULK_LEN } from '@strata/protocol';
+import {
+  DEFAULT_CLIENT_QUERY_BUFFER_LIMIT,
+  DEFAULT_PROTO_MAX_BULK_LEN,
+  type RespVersion,
+} from '@strata/protocol';
 import {
   AclUsers,
   type AppParameter,
@@ -24,6 +28,7 @@ import {
   type StoreDatabasesOptions,
   storeDatabases,
 } from './keyspace.js';
+import { LocalClient } from './local-client.js';
 import { isLoopback } from './loopback.js';
 import {
   DEFAULT_OUTPUT_LIMITS,
@@ -169,6 +174,7 @@ export class RespServer {
   private readonly server: Server;
   private readonly health: StoreHealth;
   private closing: Promise<void> | null = null;
+  private starting: Promise<void> | null = null;
   /** The connection-less client that runs `execute` (replay). */
   private replayClient: Client | null = null;
   private replayDb = 0;
@@ -258,8 +264,7 @@ export class RespServer {
    * rather than on the first command.
    */
   async listen(port = 6379, host = '127.0.0.1', backlog = 511): Promise<RespServerAddress> {
-    await this.keyspace.ensure(0);
-    for (const beforeListen of this.state.hooks.beforeListen) await beforeListen(this.state);
+    await this.start();
     await new Promise<void>((resolve, reject) => {
       const onError = (e: Error) => reject(e);
       this.server.once('error', onError);
@@ -271,10 +276,34 @@ export class RespServer {
     const address = this.address();
     this.state.port = address.port;
     this.state.host = address.host;
-    this.state.metrics.start();
-    this.state.idleClients.start();
-    this.state.accessTicker.start();
     return address;
+  }
+
+  /**
+   * What `listen` does before it listens: database 0 opened, the families'
+   * `beforeListen` hooks run (function libraries loaded, the hash field
+   * expiry cycle started), the server's timers started. An embedded user
+   * calls it to run commands in process (`local()`) with no socket; once
+   * only, however often it is called.
+   */
+  start(): Promise<void> {
+    this.starting ??= (async () => {
+      await this.keyspace.ensure(0);
+      for (const beforeListen of this.state.hooks.beforeListen) await beforeListen(this.state);
+      this.state.metrics.start();
+      this.state.idleClients.start();
+      this.state.accessTicker.start();
+    })();
+    return this.starting;
+  }
+
+  /**
+   * A client in this process, with no connection: its commands run as a
+   * connection's do (every check, the command log, WATCH, notifications)
+   * and `send` gives each one's reply bytes. See LocalClient.
+   */
+  local(protocol: RespVersion = 3): LocalClient {
+    return new LocalClient(this.state, protocol);
   }
 
   address(): RespServerAddress {
