@@ -96,5 +96,6 @@ export {
   setRangeFunctions,
   type UpdateFunction,
 } from './rmw-functions.js';
-export { type Bytes, StoreCore, type StoreCoreOptions } from './store.js';
+export { foldOverOnOwnTurn } from './fold-over-turn.js';
+export { type Bytes, bytesOf, StoreCore, type StoreCoreOptions } from './store.js';
 export * from './store-types.js';

@@ -230,7 +230,7 @@ export type Bytes = Uint8Array | string;
  * Anything else is refused by name: JavaScript callers pass numbers and
  * objects that would otherwise be read as a key of zero bytes.
  */
-function bytesOf(arg: Bytes, name: string): Uint8Array {
+export function bytesOf(arg: Bytes, name: string): Uint8Array {
   if (arg instanceof Uint8Array) return arg;
   if (typeof arg === 'string') return Buffer.from(arg, 'utf8');
   throw new TypeError(`${name} must be a string, Buffer or Uint8Array, not ${describe(arg)}`);

@@ -1,0 +1,320 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { RecordType, type StoreCore } from '@strata/hlog';
+import { DirLock } from '@strata/io';
+import { RespServer } from '@strata/resp';
+import { CheckpointCommits, type SyncPolicy } from './checkpoint-commits.js';
+import { CommandQueue } from './command-queue.js';
+import { Commands, type Decoder, type KeyEncoding, type KeyOf } from './commands.js';
+import { fencedDatabases } from './fenced-databases.js';
+import { decodeReply, type Reply } from './reply-value.js';
+import { StoreError } from './store-error.js';
+import { TransactionFence } from './transaction-fence.js';
+import { Transaction } from './transaction.js';
+import {
+  bytesArg,
+  decodeValue,
+  isValueEncoding,
+  type KeyInput,
+  type ValueEncoding,
+  type ValueOf,
+} from './value-encoding.js';
+
+export interface OpenOptions<E extends ValueEncoding = 'utf8', K extends KeyEncoding = 'utf8'> {
+  /** How values are given and returned. Default 'utf8'. */
+  readonly valueEncoding?: E;
+  /** How keys, fields and members are returned (scan, smembers...). Default 'utf8'. */
+  readonly keyEncoding?: K;
+  /**
+   * When a write is durable (see SyncPolicy). Default 'always': an
+   * acknowledged write survives a crash.
+   */
+  readonly sync?: SyncPolicy;
+  /** A checkpoint every this many ms while something was written. Default 60 000; 0: none. */
+  readonly checkpointEveryMs?: number;
+  /** Log memory of each database (bytes). Default 64 MiB. */
+  readonly memory?: number;
+  /**
+   * Log page size (bytes). Default 64 KiB: every checkpoint seals the page
+   * at the tail, so small pages waste less under `sync: 'always'`.
+   */
+  readonly pageSize?: number;
+}
+
+/** A read's result without a promise when the record is in memory. */
+export type ReadStatus<V> =
+  | { readonly status: 'found'; readonly value: V }
+  | { readonly status: 'notFound' }
+  | { readonly status: 'pending'; readonly pending: Promise<V | undefined> };
+
+/** SCAN's filters. */
+export interface ScanOptions {
+  /** A glob-style pattern (MATCH). */
+  readonly match?: string;
+  /** Only keys holding this type (TYPE): 'string', 'hash', 'set', 'zset', 'list', 'stream'. */
+  readonly type?: string;
+  /** Keys looked at per step (COUNT). Default 100. */
+  readonly count?: number;
+}
+
+/** One operation of `batch`, as level's. */
+export type BatchOperation<V> =
+  | { readonly type: 'put'; readonly key: KeyInput; readonly value: V }
+  | { readonly type: 'del'; readonly key: KeyInput };
+
+/** The lock file strata-server takes on its `--dir`: one of either on a directory. */
+const LOCK = { file: 'strata-server.pid', holder: 'open @strata/store database' } as const;
+
+/** Commands a shared client must not run: they change its state for every caller. */
+const CLIENT_STATE = new Set([
+  'MULTI',
+  'EXEC',
+  'DISCARD',
+  'WATCH',
+  'UNWATCH',
+  'SELECT',
+  'SUBSCRIBE',
+  'PSUBSCRIBE',
+  'SSUBSCRIBE',
+  'UNSUBSCRIBE',
+  'PUNSUBSCRIBE',
+  'SUNSUBSCRIBE',
+  'RESET',
+  'HELLO',
+  'QUIT',
+  'MONITOR',
+  'SHUTDOWN',
+]);
+
+const WRONG_TYPE = 'WRONGTYPE Operation against a key holding the wrong kind of value';
+
+/**
+ * An embedded Strata database: the server's databases, command families and
+ * checkpoints in this process. Commands run through strata-server's own
+ * dispatcher (RespServer, in process through a LocalClient), so they have
+ * Redis's semantics; `get` reads the store directly, as the server's GET does.
+ */
+export class Database<V = string, K extends KeyEncoding = 'utf8'> extends Commands<V, K> {
+  private readonly queue: CommandQueue;
+  private closing: Promise<void> | null = null;
+
+  private constructor(
+    /** The RESP server over these databases (not listening unless `serve`d). */
+    readonly server: RespServer,
+    private readonly commits: CheckpointCommits,
+    private readonly lock: DirLock,
+    valueEncoding: ValueEncoding,
+    keyEncoding: K,
+  ) {
+    super(valueEncoding, keyEncoding);
+    this.queue = new CommandQueue(server.local());
+  }
+
+  /** Opens (creating or recovering) the database in `dir`; see `open`. */
+  static async open<E extends ValueEncoding = 'utf8', K extends KeyEncoding = 'utf8'>(
+    dir: string,
+    options: OpenOptions<E, K> = {},
+  ): Promise<Database<ValueOf<E>, K>> {
+    const valueEncoding = options.valueEncoding ?? 'utf8';
+    if (!isValueEncoding(valueEncoding)) {
+      throw new StoreError('ERR_INVALID_ARGUMENT', `valueEncoding must be 'buffer', 'utf8' or 'json'`);
+    }
+    const keyEncoding = (options.keyEncoding ?? 'utf8') as K;
+    if (keyEncoding !== 'utf8' && keyEncoding !== 'buffer') {
+      throw new StoreError('ERR_INVALID_ARGUMENT', `keyEncoding must be 'buffer' or 'utf8'`);
+    }
+    const sync = options.sync ?? 'always';
+    if (sync !== 'always' && sync !== 'everysec' && sync !== 'no') {
+      throw new StoreError('ERR_INVALID_ARGUMENT', `sync must be 'always', 'everysec' or 'no'`);
+    }
+    const every = options.checkpointEveryMs ?? 60_000;
+    if (!Number.isSafeInteger(every) || every < 0) {
+      throw new StoreError('ERR_INVALID_ARGUMENT', 'checkpointEveryMs must be a whole number >= 0');
+    }
+    const root = resolve(dir);
+    mkdirSync(root, { recursive: true });
+    // A second open, here or in another process, would write over this one's log.
+    const lock = DirLock.acquire(root, LOCK);
+    try {
+      const fence = new TransactionFence();
+      let server: RespServer | null = null;
+      const commits = new CheckpointCommits(sync, () => server!.keyspace.saveAll(), fence);
+      server = new RespServer({
+        databases: fencedDatabases(
+          {
+            dir: root,
+            store: { memory: options.memory ?? 64 << 20, pageSize: options.pageSize ?? 1 << 16 },
+          },
+          fence,
+        ),
+        commandLog: commits,
+      });
+      await server.start();
+      commits.start(every);
+      return new Database<ValueOf<E>, K>(server, commits, lock, valueEncoding, keyEncoding);
+    } catch (e) {
+      lock.release();
+      throw e;
+    }
+  }
+
+  private get store(): StoreCore {
+    if (this.closing !== null) throw new StoreError('ERR_CLOSED', 'the database is closed');
+    const s = this.server.keyspace.get(0);
+    if (s === undefined) throw new StoreError('ERR_CLOSED', 'the database is not open');
+    return s;
+  }
+
+  protected run<T>(argv: Buffer[], decode: Decoder<T>): Promise<T> {
+    if (this.closing !== null) {
+      return Promise.reject(new StoreError('ERR_CLOSED', 'the database is closed'));
+    }
+    return this.queue.send(argv).then((bytes) => decode(decodeReply(bytes)));
+  }
+
+  /**
+   * The value of a string key, or undefined: read from the store directly
+   * (no command dispatch), synchronously when the record is in memory.
+   * A key holding another type throws ERR_WRONG_TYPE, as GET answers.
+   */
+  read(key: KeyInput): ReadStatus<V> {
+    const v = this.store.read(bytesArg(key, 'key'));
+    if (v.status === 'notFound') return v;
+    if (v.status === 'pending') {
+      return {
+        status: 'pending',
+        pending: v.pending.then((r) => {
+          if (r.status === 'notFound') return undefined;
+          if (r.type !== RecordType.STRING) throw new StoreError('ERR_WRONG_TYPE', WRONG_TYPE);
+          return decodeValue(this.valueEncoding, r.value) as V;
+        }),
+      };
+    }
+    if (v.type !== RecordType.STRING) throw new StoreError('ERR_WRONG_TYPE', WRONG_TYPE);
+    // The view is the log's memory: the value is copied (or decoded) out of it.
+    const bytes = Buffer.from(v.bytes.subarray(v.offset, v.offset + v.length));
+    return { status: 'found', value: decodeValue(this.valueEncoding, bytes) as V };
+  }
+
+  /** GET: the value of a string key, or undefined. */
+  get(key: KeyInput): Promise<V | undefined> {
+    let r: ReadStatus<V>;
+    try {
+      r = this.read(key);
+    } catch (e) {
+      // An argument error is thrown at once, as every method's; a stored one rejects.
+      if (e instanceof TypeError) throw e;
+      return Promise.reject(e);
+    }
+    if (r.status === 'found') return Promise.resolve(r.value);
+    return r.status === 'notFound' ? Promise.resolve(undefined) : r.pending;
+  }
+
+  /**
+   * Any command by its Redis name, with Redis's semantics (`command('ZINCRBY',
+   * 'z', '2', 'm')`); the reply as values (RESP3: bulk strings as Buffers, doubles as numbers). Commands
+   * that change a client's state (MULTI, SELECT, SUBSCRIBE...) are refused:
+   * use `transaction`.
+   */
+  command(name: string, ...args: KeyInput[]): Promise<Reply> {
+    if (typeof name !== 'string') throw new TypeError('name must be a string');
+    if (CLIENT_STATE.has(name.toUpperCase())) {
+      throw new StoreError(
+        'ERR_INVALID_ARGUMENT',
+        `${name} changes the client's state: use transaction() (a client of its own)`,
+      );
+    }
+    const argv = [Buffer.from(name), ...args.map((a, i) => bytesArg(a, `args[${i}]`))];
+    return this.run(argv, (r) => r);
+  }
+
+  /**
+   * Runs `fn`'s commands as one transaction (MULTI .. EXEC on a client of its
+   * own): atomic in memory and on disk (no checkpoint holds part of it).
+   * `fn` queues commands and must not await their results; the transaction
+   * resolves to every command's result, in order (a command that failed as
+   * it ran is a StoreError there; the others applied, as in Redis). A
+   * command refused before it ran (a wrong arity) rejects the whole
+   * transaction with ERR_TRANSACTION_ABORTED: nothing applied.
+   */
+  async transaction(fn: (tx: Transaction<V, K>) => void): Promise<unknown[]> {
+    if (this.closing !== null) throw new StoreError('ERR_CLOSED', 'the database is closed');
+    const tx = new Transaction<V, K>(this.valueEncoding, this.keyEncoding);
+    fn(tx);
+    const client = this.server.local();
+    try {
+      return await tx.exec((argv) => client.send(argv));
+    } finally {
+      client.close();
+    }
+  }
+
+  /** level's batch: puts and deletes applied together, atomically. */
+  async batch(operations: readonly BatchOperation<V>[]): Promise<void> {
+    await this.transaction((tx) => {
+      for (const op of operations) {
+        if (op.type === 'put') void tx.set(op.key, op.value);
+        else if (op.type === 'del') void tx.del(op.key);
+        else throw new TypeError(`batch operation type must be 'put' or 'del'`);
+      }
+    });
+  }
+
+  /** SCAN: every key (once, if it exists from start to end), filtered by MATCH and TYPE. */
+  async *scan(options: ScanOptions = {}): AsyncGenerator<KeyOf<K>> {
+    const extra: Buffer[] = [];
+    if (options.match !== undefined) extra.push(Buffer.from('MATCH'), bytesArg(options.match, 'match'));
+    if (options.type !== undefined) extra.push(Buffer.from('TYPE'), bytesArg(options.type, 'type'));
+    extra.push(Buffer.from('COUNT'), Buffer.from(String(options.count ?? 100)));
+    let cursor: Buffer = Buffer.from('0');
+    do {
+      const [next, keys] = await this.run([Buffer.from('SCAN'), cursor, ...extra], (r) => {
+        const [c, ks] = Array.isArray(r) ? r : [];
+        return [c as Buffer, this.keyList(ks ?? null)] as const;
+      });
+      cursor = next;
+      yield* keys;
+    } while (!(cursor.length === 1 && cursor[0] === 0x30));
+  }
+
+  /** The keys matching a glob-style pattern, by SCAN (not KEYS: no long pause). */
+  keys(pattern = '*'): AsyncGenerator<KeyOf<K>> {
+    return this.scan({ match: pattern });
+  }
+
+  /** Takes a checkpoint now (SAVE); resolves once it is on disk. */
+  checkpoint(): Promise<void> {
+    return this.commits.commit();
+  }
+
+  /** Stops the timers, checkpoints and closes every database, releases the directory. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      try {
+        await this.commits.stop();
+        this.queue.close();
+        await this.server.close();
+      } finally {
+        this.lock.release();
+      }
+    })();
+    return this.closing;
+  }
+}
+
+/**
+ * Opens (creating or recovering) the embedded database in `dir`.
+ *
+ * ```ts
+ * const db = await open('./data');
+ * await db.set('greeting', 'hello');
+ * await db.get('greeting'); // 'hello'
+ * await db.close();
+ * ```
+ */
+export function open<E extends ValueEncoding = 'utf8', K extends KeyEncoding = 'utf8'>(
+  dir: string,
+  options: OpenOptions<E, K> = {},
+): Promise<Database<ValueOf<E>, K>> {
+  return Database.open(dir, options);
+}

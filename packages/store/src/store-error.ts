@@ -1,0 +1,42 @@
+import { StrataError, type StrataErrorDetails } from '@strata/io';
+
+/**
+ * Codes of @strata/store:
+ * - ERR_COMMAND: the command answered an error (Redis's text in the message)
+ * - ERR_WRONG_TYPE: the key holds another kind of value (Redis's WRONGTYPE)
+ * - ERR_NOT_DURABLE: the write ran but could not be made durable (MISCONF):
+ *   not acknowledged
+ * - ERR_TRANSACTION_ABORTED: a transaction's command was refused before it
+ *   ran (EXECABORT): nothing of it was applied
+ * - ERR_DECODE: a stored value is not in the database's value encoding (json)
+ * - ERR_CLOSED: a call after close()
+ * - ERR_INVALID_ARGUMENT: an option out of range
+ * A second open of a directory throws io's DirLockedError (ERR_LOCKED).
+ */
+export type StoreErrorCode =
+  | 'ERR_COMMAND'
+  | 'ERR_WRONG_TYPE'
+  | 'ERR_NOT_DURABLE'
+  | 'ERR_TRANSACTION_ABORTED'
+  | 'ERR_DECODE'
+  | 'ERR_CLOSED'
+  | 'ERR_INVALID_ARGUMENT';
+
+export class StoreError extends StrataError<StoreErrorCode> {
+  constructor(code: StoreErrorCode, message: string, details?: StrataErrorDetails) {
+    super(code, message, details);
+  }
+}
+
+/** The code of an error reply, by its first word (Redis's error prefix). */
+export function replyErrorCode(text: string): StoreErrorCode {
+  if (text.startsWith('WRONGTYPE')) return 'ERR_WRONG_TYPE';
+  if (text.startsWith('MISCONF')) return 'ERR_NOT_DURABLE';
+  if (text.startsWith('EXECABORT')) return 'ERR_TRANSACTION_ABORTED';
+  return 'ERR_COMMAND';
+}
+
+/** An error reply as a StoreError. */
+export function replyError(text: string): StoreError {
+  return new StoreError(replyErrorCode(text), text);
+}

@@ -1,0 +1,3 @@
+import { libraryConfig } from '@strata/tsup-preset';
+
+export default libraryConfig();

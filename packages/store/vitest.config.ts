@@ -1,0 +1,3 @@
+import { strataProject } from '@strata/vitest-preset';
+
+export default strataProject('store');
