@@ -1,5 +1,12 @@
 import { StoreError } from './store-error.js';
-import { decodeValue, encodeValue, type KeyInput, bytesArg, type ValueEncoding } from './value-encoding.js';
+import {
+  bytesArg,
+  decodeValue,
+  encodeValue,
+  type KeyInput,
+  type ValueEncoding,
+  type WriteOf,
+} from './value-encoding.js';
 import { type Reply, ReplyMap } from './reply-value.js';
 
 /** How keys, fields and members come back: as strings (UTF-8) or Buffers. */
@@ -59,7 +66,7 @@ export abstract class Commands<V, K extends KeyEncoding> {
   /** Runs (or queues) one command; its reply read by `decode`. */
   protected abstract run<T>(argv: Buffer[], decode: Decoder<T>): Promise<T>;
 
-  protected value(v: V, name = 'value'): Buffer {
+  protected value(v: WriteOf<V>, name = 'value'): Buffer {
     return encodeValue(this.valueEncoding, v, name);
   }
 
@@ -84,7 +91,7 @@ export abstract class Commands<V, K extends KeyEncoding> {
   // ---- strings ---------------------------------------------------------------
 
   /** SET: true when written (false when `nx`/`xx` kept it from writing). */
-  set(key: KeyInput, value: V, options: SetOptions = {}): Promise<boolean> {
+  set(key: KeyInput, value: WriteOf<V>, options: SetOptions = {}): Promise<boolean> {
     const argv = [word('SET'), bytesArg(key, 'key'), this.value(value)];
     if (options.ttlMs !== undefined) {
       if (!Number.isSafeInteger(options.ttlMs) || options.ttlMs <= 0) {
@@ -135,10 +142,13 @@ export abstract class Commands<V, K extends KeyEncoding> {
   // ---- hashes ----------------------------------------------------------------
 
   /** HSET: the number of fields added. */
-  hset(key: KeyInput, fields: Readonly<Record<string, V>> | ReadonlyMap<KeyInput, V>): Promise<number> {
+  hset(
+    key: KeyInput,
+    fields: Readonly<Record<string, WriteOf<V>>> | ReadonlyMap<KeyInput, WriteOf<V>>,
+  ): Promise<number> {
     const argv = [word('HSET'), bytesArg(key, 'key')];
     const entries = fields instanceof Map ? [...fields] : Object.entries(fields);
-    for (const [f, v] of entries) argv.push(bytesArg(f as KeyInput, 'field'), this.value(v as V));
+    for (const [f, v] of entries) argv.push(bytesArg(f as KeyInput, 'field'), this.value(v as WriteOf<V>));
     return this.run(argv, asNumber);
   }
 
@@ -244,12 +254,12 @@ export abstract class Commands<V, K extends KeyEncoding> {
   // ---- lists -----------------------------------------------------------------
 
   /** LPUSH: the list's new length. */
-  lpush(key: KeyInput, ...values: V[]): Promise<number> {
+  lpush(key: KeyInput, ...values: WriteOf<V>[]): Promise<number> {
     return this.run([word('LPUSH'), bytesArg(key, 'key'), ...values.map((v) => this.value(v))], asNumber);
   }
 
   /** RPUSH: the list's new length. */
-  rpush(key: KeyInput, ...values: V[]): Promise<number> {
+  rpush(key: KeyInput, ...values: WriteOf<V>[]): Promise<number> {
     return this.run([word('RPUSH'), bytesArg(key, 'key'), ...values.map((v) => this.value(v))], asNumber);
   }
 

@@ -2,9 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { RecordType, type StoreCore } from '@strata/hlog';
 import { DirLock } from '@strata/io';
-import { RespServer } from '@strata/resp';
+import { type LocalClient, RespServer } from '@strata/resp';
 import { CheckpointCommits, type SyncPolicy } from './checkpoint-commits.js';
-import { CommandQueue } from './command-queue.js';
 import { Commands, type Decoder, type KeyEncoding, type KeyOf } from './commands.js';
 import { fencedDatabases } from './fenced-databases.js';
 import { decodeReply, type Reply } from './reply-value.js';
@@ -18,6 +17,7 @@ import {
   type KeyInput,
   type ValueEncoding,
   type ValueOf,
+  type WriteOf,
 } from './value-encoding.js';
 
 export interface OpenOptions<E extends ValueEncoding = 'utf8', K extends KeyEncoding = 'utf8'> {
@@ -59,7 +59,7 @@ export interface ScanOptions {
 
 /** One operation of `batch`, as level's. */
 export type BatchOperation<V> =
-  | { readonly type: 'put'; readonly key: KeyInput; readonly value: V }
+  | { readonly type: 'put'; readonly key: KeyInput; readonly value: WriteOf<V> }
   | { readonly type: 'del'; readonly key: KeyInput };
 
 /** The lock file strata-server takes on its `--dir`: one of either on a directory. */
@@ -95,7 +95,7 @@ const WRONG_TYPE = 'WRONGTYPE Operation against a key holding the wrong kind of 
  * Redis's semantics; `get` reads the store directly, as the server's GET does.
  */
 export class Database<V = string, K extends KeyEncoding = 'utf8'> extends Commands<V, K> {
-  private readonly queue: CommandQueue;
+  private readonly client: LocalClient;
   private closing: Promise<void> | null = null;
 
   private constructor(
@@ -107,7 +107,7 @@ export class Database<V = string, K extends KeyEncoding = 'utf8'> extends Comman
     keyEncoding: K,
   ) {
     super(valueEncoding, keyEncoding);
-    this.queue = new CommandQueue(server.local());
+    this.client = server.local();
   }
 
   /** Opens (creating or recovering) the database in `dir`; see `open`. */
@@ -169,7 +169,7 @@ export class Database<V = string, K extends KeyEncoding = 'utf8'> extends Comman
     if (this.closing !== null) {
       return Promise.reject(new StoreError('ERR_CLOSED', 'the database is closed'));
     }
-    return this.queue.send(argv).then((bytes) => decode(decodeReply(bytes)));
+    return this.client.send(argv).then((bytes) => decode(decodeReply(bytes)));
   }
 
   /**
@@ -292,7 +292,7 @@ export class Database<V = string, K extends KeyEncoding = 'utf8'> extends Comman
     this.closing ??= (async () => {
       try {
         await this.commits.stop();
-        this.queue.close();
+        this.client.close();
         await this.server.close();
       } finally {
         this.lock.release();

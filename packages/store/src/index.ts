@@ -13,4 +13,4 @@ export { type Reply, ReplyMap } from './reply-value.js';
 export { type Served, type ServeOptions, serve } from './serve.js';
 export { StoreError, type StoreErrorCode } from './store-error.js';
 export type { Transaction } from './transaction.js';
-export type { KeyInput, ValueEncoding, ValueOf } from './value-encoding.js';
+export type { KeyInput, ValueEncoding, ValueOf, WriteOf } from './value-encoding.js';

@@ -42,11 +42,13 @@ export class Transaction<V, K extends KeyEncoding> extends Commands<V, K> {
   /** Sends MULTI, the commands and EXEC through `send`; every command's result, in order. */
   async exec(send: (argv: Buffer[]) => Promise<Buffer>): Promise<unknown[]> {
     if (this.queued.length === 0) return [];
-    await send(MULTI);
-    for (const q of this.queued) await send(q.argv);
+    // One pipeline: MULTI, the commands (+QUEUED, or an error that aborts EXEC), EXEC.
+    const queuedReplies = [send(MULTI), ...this.queued.map((q) => send(q.argv))];
+    const exec = send(EXEC);
+    await Promise.all(queuedReplies);
     let replies: Reply;
     try {
-      replies = decodeReply(await send(EXEC));
+      replies = decodeReply(await exec);
     } catch (e) {
       for (const q of this.queued) q.reject(e);
       throw e;

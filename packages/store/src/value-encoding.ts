@@ -11,6 +11,9 @@ export type ValueOf<E extends ValueEncoding> = E extends 'buffer'
     ? string
     : unknown;
 
+/** What a value read back as `V` is written as: a string or bytes under 'utf8' and 'buffer', anything under 'json'. */
+export type WriteOf<V> = V extends string | Buffer ? KeyInput : V;
+
 /** What a key, field or member is given as: a string (UTF-8) or bytes. */
 export type KeyInput = string | Uint8Array;
 

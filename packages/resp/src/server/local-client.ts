@@ -6,6 +6,13 @@ import type { ServerState } from './server-state.js';
 
 const EMPTY = Buffer.alloc(0);
 
+/** A command sent while another one still runs. */
+interface Waiting {
+  readonly argv: Buffer[];
+  readonly resolve: (reply: Buffer) => void;
+  readonly reject: (e: unknown) => void;
+}
+
 /**
  * A client with no connection, for a program that embeds the server
  * (`RespServer.local()`): `send(argv)` runs one command through the same
@@ -15,13 +22,17 @@ const EMPTY = Buffer.alloc(0);
  * command log holds (appendfsync always) resolves only once the append
  * settled: a failed append turns it into the error a socket client gets.
  *
- * One command at a time: a caller with several in flight queues them.
+ * Commands sent while one runs wait for it and run in order, as a
+ * connection's pipeline. Unlike a connection, the next command runs once
+ * the one before it ran, without waiting for that one's append: its reply
+ * still waits, so nothing is acknowledged early, and the appends of a
+ * pipeline share one sync (group commit).
  */
 export class LocalClient extends Client {
   /** The running command's log appends (its reply waits for them). */
   private appends: Promise<void>[] = [];
-  private appendError: string | null = null;
-  private busy = false;
+  private inCommand = false;
+  private readonly sentAfter: Waiting[] = [];
 
   constructor(server: ServerState, protocol: RespVersion) {
     // A socket that is never connected: nothing is read from it or written to it.
@@ -29,52 +40,57 @@ export class LocalClient extends Client {
     this.protocol = protocol;
   }
 
-  /** Runs one command; resolves to its whole reply (an error reply included). */
+  /** Runs one command (after those sent before it); resolves to its whole reply, an error reply included. */
   send(argv: Buffer[]): Promise<Buffer> {
-    if (this.busy) {
-      return Promise.reject(new Error('LocalClient runs one command at a time: await the last one'));
-    }
     if (this.closed) return Promise.reject(new Error('LocalClient is closed'));
-    this.busy = true;
+    if (!this.inCommand && this.sentAfter.length === 0) return this.runNow(argv);
+    return new Promise<Buffer>((resolve, reject) => {
+      this.sentAfter.push({ argv, resolve, reject });
+    });
+  }
+
+  private runNow(argv: Buffer[]): Promise<Buffer> {
+    this.inCommand = true;
     let pending: ReturnType<Client['execute']>;
     try {
       pending = this.execute(argv);
     } catch (e) {
-      this.busy = false;
+      this.inCommand = false;
+      this.drain();
       return Promise.reject(e);
     }
-    if (pending === undefined && this.appends.length === 0) {
-      this.busy = false;
-      return Promise.resolve(this.reply.flush() ?? EMPTY);
-    }
-    return this.awaitReply(pending);
+    if (pending === undefined) return this.ran();
+    return pending.then(() => {
+      const reply = this.ran();
+      this.drain();
+      return reply;
+    });
   }
 
-  private async awaitReply(pending: ReturnType<Client['execute']>): Promise<Buffer> {
-    try {
-      if (pending !== undefined) await pending;
-      // An append of this command's own (or of an EXEC's writes): its reply waits.
-      while (this.appends.length > 0) {
-        const appends = this.appends;
-        this.appends = [];
-        await Promise.all(appends);
-      }
-      const out = this.reply.flush() ?? EMPTY;
-      const error = this.appendError;
-      this.appendError = null;
+  /** The running command ended: its reply, once its appends settled. */
+  private ran(): Promise<Buffer> {
+    const out = this.reply.flush() ?? EMPTY;
+    const appends = this.appends;
+    this.appends = [];
+    this.inCommand = false;
+    if (appends.length === 0) return Promise.resolve(out);
+    return Promise.all(appends).then(
+      () => out,
       // Not acknowledged: the reply a socket client gets when its append failed.
-      return error === null ? out : Buffer.from(`-${error}\r\n`);
-    } finally {
-      this.busy = false;
+      (e: unknown) => Buffer.from(`-${appendErrorReply(e)}\r\n`),
+    );
+  }
+
+  /** Runs the commands that waited, in order, while they finish at once. */
+  private drain(): void {
+    while (!this.inCommand && this.sentAfter.length > 0) {
+      const w = this.sentAfter.shift()!;
+      this.runNow(w.argv).then(w.resolve, w.reject);
     }
   }
 
   protected override hold(p: Promise<void>, _start: number, _end: number): void {
-    this.appends.push(
-      p.then(undefined, (e: unknown) => {
-        this.appendError ??= appendErrorReply(e);
-      }),
-    );
+    this.appends.push(p);
   }
 
   /** Lets go of the client's state (WATCHed keys, MULTI, the families' slots). */

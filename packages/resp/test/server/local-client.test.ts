@@ -77,7 +77,9 @@ describe('RespServer.local', () => {
     });
     await new Promise((resolve) => setImmediate(resolve));
     expect(settled).toBe(false);
-    await expect(c.send(argv('GET', 'k'))).rejects.toThrow(/one command at a time/);
+    // The next command runs meanwhile (a read needs no append); the SET's reply still waits.
+    expect(String(await c.send(argv('GET', 'k')))).toBe('$1\r\nv\r\n');
+    expect(settled).toBe(false);
     log.waiting.shift()!.resolve();
     expect(await r).toBe('+OK\r\n');
 
@@ -86,5 +88,22 @@ describe('RespServer.local', () => {
     log.waiting.shift()!.reject(new Error('disk full'));
     expect(String(await failed)).toMatch(/^-NOTPERSISTED .*disk full/);
     expect(log.entries).toEqual(['0 SET k v', '0 SET k w']);
+  });
+
+  test('commands sent together run in order, each reply its own', async () => {
+    const s = await open();
+    const c = s.local(2);
+    const replies = await Promise.all([
+      c.send(argv('RPUSH', 'l', 'a')),
+      c.send(argv('RPUSH', 'l', 'b')),
+      c.send(argv('NOSUCH')),
+      c.send(argv('LRANGE', 'l', '0', '-1')),
+    ]);
+    expect(replies.map(String)).toEqual([
+      ':1\r\n',
+      ':2\r\n',
+      "-ERR unknown command 'NOSUCH', with args beginning with: \r\n",
+      '*2\r\n$1\r\na\r\n$1\r\nb\r\n',
+    ]);
   });
 });
