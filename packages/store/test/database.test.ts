@@ -196,29 +196,6 @@ describe('transactions', () => {
     expect([await db.get('a'), await db.get('b'), await db.get('gone')]).toEqual(['1', '2', undefined]);
   });
 
-  it('no checkpoint falls inside a transaction whose command waits on the disk', async () => {
-    const dir = await tempDir();
-    const db = await openAt(dir, { sync: 'no', memory: 64 << 10, pageSize: 16 << 10 });
-    // A hash pushed to the disk by many keys written after it.
-    await db.hset('h', { f: '0' });
-    await db.batch(
-      Array.from({ length: 3000 }, (_, i) => ({ type: 'put' as const, key: `k${i}`, value: 'x'.repeat(20) })),
-    );
-    await db.checkpoint();
-    // INCR runs at once; HINCRBY must read the evicted hash: a checkpoint asked
-    // for between them must wait for EXEC.
-    const tx = db.transaction((t) => {
-      void t.incr('n');
-      void t.command('HINCRBY', 'h', 'f', '1');
-    });
-    await new Promise((resolve) => setImmediate(resolve));
-    const cp = db.checkpoint();
-    await Promise.all([tx, cp]);
-    await db.close();
-    // Nothing written after that checkpoint: what reopens is what it holds.
-    const again = await openAt(dir, { sync: 'no', memory: 64 << 10, pageSize: 16 << 10 });
-    expect([await again.get('n'), await again.hget('h', 'f')]).toEqual(['1', '1']);
-  });
 });
 
 describe('durability and the directory', () => {

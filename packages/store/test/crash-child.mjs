@@ -1,0 +1,58 @@
+// A process that writes to an embedded database and then waits to be
+// killed (crash.test.ts). Runs the built package, as a user's program would.
+import { open } from '../dist/index.js';
+
+const [mode, dir] = process.argv.slice(2);
+const say = (line) => process.stdout.write(`${line}\n`);
+
+if (mode === 'lock') {
+  try {
+    await open(dir);
+    say('opened');
+  } catch (e) {
+    say(e.code);
+  }
+  process.exit(0);
+}
+
+if (mode === 'write' || mode === 'write-sync-no') {
+  const db = await open(dir, mode === 'write' ? {} : { sync: 'no' });
+  await db.set('k', 'v');
+  await db.hset('h', { f: '1' });
+  await db.transaction((tx) => {
+    tx.incr('n');
+    tx.rpush('l', 'a', 'b');
+  });
+  await Promise.all(Array.from({ length: 50 }, (_, i) => db.set(`c${i}`, `v${i}`)));
+  say('acked');
+}
+
+if (mode === 'tx-checkpoint') {
+  // A transaction whose commands read 200 hashes from the disk, one after
+  // another, and a checkpoint asked for while it runs: the checkpoint must
+  // hold all of it or none of it. Nothing is checkpointed after it (sync
+  // 'no', no timer, no close).
+  const db = await open(dir, { sync: 'no', checkpointEveryMs: 0, memory: 64 << 10, pageSize: 16 << 10 });
+  await db.transaction((tx) => {
+    for (let i = 0; i < 200; i++) tx.hset(`h${i}`, { f: '0' });
+  });
+  // Later writes push those hashes out of the log's memory and the collection cache.
+  await db.batch(
+    Array.from({ length: 3000 }, (_, i) => ({ type: 'put', key: `k${i}`, value: 'x'.repeat(20) })),
+  );
+  await db.transaction((tx) => {
+    for (let i = 0; i < 2000; i++) tx.hset(`other${i}`, { f: 'y'.repeat(60) });
+  });
+  await db.checkpoint();
+  const tx = db.transaction((t) => {
+    t.incr('n');
+    for (let i = 0; i < 200; i++) t.command('HINCRBY', `h${i}`, 'f', '1');
+  });
+  await new Promise((resolve) => setImmediate(resolve));
+  await db.checkpoint();
+  say('checkpointed');
+  await tx;
+}
+
+// Wait to be killed: no close(), no checkpoint on the way out.
+setInterval(() => undefined, 1000);

@@ -1,0 +1,104 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { open } from '../src/index.js';
+
+const child = fileURLToPath(new URL('./crash-child.mjs', import.meta.url));
+const dirs: string[] = [];
+const children: ChildProcess[] = [];
+afterEach(async () => {
+  for (const c of children.splice(0)) c.kill('SIGKILL');
+  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
+});
+
+/** Starts the child writer; resolves once it printed `line`, with the process. */
+function runUntil(mode: string, dir: string, line: string): Promise<ChildProcess> {
+  const p = spawn(process.execPath, [child, mode, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(p);
+  let out = '';
+  let err = '';
+  return new Promise((resolve, reject) => {
+    p.stdout!.on('data', (b: Buffer) => {
+      out += b.toString();
+      if (out.split('\n').includes(line)) resolve(p);
+    });
+    p.stderr!.on('data', (b: Buffer) => {
+      err += b.toString();
+    });
+    p.once('exit', (code) => reject(new Error(`child exited ${code} before '${line}': ${out}${err}`)));
+  });
+}
+
+function killed(p: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    p.once('exit', () => resolve());
+    p.kill('SIGKILL');
+  });
+}
+
+async function tempDir(): Promise<string> {
+  const d = await mkdtemp(join(tmpdir(), 'strata-crash-'));
+  dirs.push(d);
+  return d;
+}
+
+describe('a crash (kill -9) after acknowledged writes', () => {
+  it('with the default options, every acknowledged write is there after reopen', async () => {
+    const dir = await tempDir();
+    await killed(await runUntil('write', dir, 'acked'));
+    const db = await open(dir);
+    try {
+      expect(await db.get('k')).toBe('v');
+      expect(await db.hget('h', 'f')).toBe('1');
+      expect(await db.get('n')).toBe('1');
+      expect(await db.lrange('l', 0, -1)).toEqual(['a', 'b']);
+      for (let i = 0; i < 50; i++) expect(await db.get(`c${i}`)).toBe(`v${i}`);
+    } finally {
+      await db.close();
+    }
+  }, 60_000);
+
+  it("with sync: 'no' the same writes are not there (what the default prevents)", async () => {
+    const dir = await tempDir();
+    await killed(await runUntil('write-sync-no', dir, 'acked'));
+    const db = await open(dir);
+    try {
+      expect(await db.get('k')).toBeUndefined();
+      expect(await db.command('DBSIZE')).toBe(0);
+    } finally {
+      await db.close();
+    }
+  }, 60_000);
+
+  it('a checkpoint asked for during a transaction holds all of it', async () => {
+    const dir = await tempDir();
+    await killed(await runUntil('tx-checkpoint', dir, 'checkpointed'));
+    const db = await open(dir, { memory: 64 << 10, pageSize: 16 << 10 });
+    try {
+      const fields = new Set<string | undefined>();
+      for (let i = 0; i < 200; i++) fields.add(await db.hget(`h${i}`, 'f'));
+      // All or nothing; with the fence the checkpoint waited for EXEC: all.
+      expect({ n: await db.get('n'), fields: [...fields] }).toEqual({ n: '1', fields: ['1'] });
+    } finally {
+      await db.close();
+    }
+  }, 60_000);
+});
+
+describe('one process per directory', () => {
+  it('an open in another process fails with ERR_LOCKED while this one holds it', async () => {
+    const dir = await tempDir();
+    const db = await open(dir);
+    try {
+      const p = await runUntil('lock', dir, 'ERR_LOCKED');
+      await new Promise((resolve) => p.once('exit', resolve));
+    } finally {
+      await db.close();
+    }
+    // Released by close: the other process opens it now.
+    await runUntil('lock', dir, 'opened');
+  }, 60_000);
+});
