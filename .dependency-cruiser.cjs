@@ -28,6 +28,7 @@ const layers = {
   'packages/scan': ['hlog', 'pagebuf', 'io'],
   'packages/collections': ['hlog', 'io'],
   'packages/resp': ['collections', 'hlog', 'scan', 'protocol', 'rdb', 'io'],
+  'packages/store': ['resp', 'hlog', 'protocol', 'io'],
   'apps/server': ['aof', 'hlog', 'io', 'resp', 'protocol'],
   'apps/bench': ['aof', 'collections', 'hlog', 'io', 'pagebuf', 'protocol', 'resp', 'scan'],
 };

@@ -13,6 +13,7 @@ export {
   MemoryCheckpointStore,
 } from './checkpoint-store.js';
 export { HlogError, type HlogErrorCode } from './errors.js';
+export { foldOverOnOwnTurn } from './fold-over-turn.js';
 export { HashIndex, type HashIndexOptions, type HashIndexStats } from './hash-index.js';
 export {
   type CompactionResult,
@@ -96,6 +97,5 @@ export {
   setRangeFunctions,
   type UpdateFunction,
 } from './rmw-functions.js';
-export { foldOverOnOwnTurn } from './fold-over-turn.js';
 export { type Bytes, bytesOf, StoreCore, type StoreCoreOptions } from './store.js';
 export * from './store-types.js';

@@ -17,8 +17,11 @@ export type SyncPolicy = 'always' | 'everysec' | 'no';
  */
 export class CheckpointCommits implements CommandLog {
   /** The checkpoint the writes so far wait for (not started yet), if any. */
-  private next: { promise: Promise<void>; resolve: () => void; reject: (e: unknown) => void } | null =
-    null;
+  private next: {
+    promise: Promise<void>;
+    resolve: () => void;
+    reject: (e: unknown) => void;
+  } | null = null;
   private running: Promise<void> | null = null;
   /** Writes since the last checkpoint began. */
   private dirty = false;

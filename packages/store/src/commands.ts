@@ -1,3 +1,4 @@
+import { type Reply, ReplyMap } from './reply-value.js';
 import { StoreError } from './store-error.js';
 import {
   bytesArg,
@@ -7,7 +8,6 @@ import {
   type ValueEncoding,
   type WriteOf,
 } from './value-encoding.js';
-import { type Reply, ReplyMap } from './reply-value.js';
 
 /** How keys, fields and members come back: as strings (UTF-8) or Buffers. */
 export type KeyEncoding = 'utf8' | 'buffer';
@@ -148,7 +148,8 @@ export abstract class Commands<V, K extends KeyEncoding> {
   ): Promise<number> {
     const argv = [word('HSET'), bytesArg(key, 'key')];
     const entries = fields instanceof Map ? [...fields] : Object.entries(fields);
-    for (const [f, v] of entries) argv.push(bytesArg(f as KeyInput, 'field'), this.value(v as WriteOf<V>));
+    for (const [f, v] of entries)
+      argv.push(bytesArg(f as KeyInput, 'field'), this.value(v as WriteOf<V>));
     return this.run(argv, asNumber);
   }
 
@@ -161,14 +162,18 @@ export abstract class Commands<V, K extends KeyEncoding> {
   hgetall(key: KeyInput): Promise<Map<KeyOf<K>, V>> {
     return this.run([word('HGETALL'), bytesArg(key, 'key')], (r) => {
       const out = new Map<KeyOf<K>, V>();
-      if (r instanceof ReplyMap) for (const [f, v] of r.entries) out.set(this.keyOf(f), this.valueOf(v) as V);
+      if (r instanceof ReplyMap)
+        for (const [f, v] of r.entries) out.set(this.keyOf(f), this.valueOf(v) as V);
       return out;
     });
   }
 
   /** HDEL: the number of fields removed. */
   hdel(key: KeyInput, ...fields: KeyInput[]): Promise<number> {
-    return this.run([word('HDEL'), bytesArg(key, 'key'), ...Commands.args('fields', fields)], asNumber);
+    return this.run(
+      [word('HDEL'), bytesArg(key, 'key'), ...Commands.args('fields', fields)],
+      asNumber,
+    );
   }
 
   /** HLEN. */
@@ -180,17 +185,26 @@ export abstract class Commands<V, K extends KeyEncoding> {
 
   /** SADD: the number of members added. */
   sadd(key: KeyInput, ...members: KeyInput[]): Promise<number> {
-    return this.run([word('SADD'), bytesArg(key, 'key'), ...Commands.args('members', members)], asNumber);
+    return this.run(
+      [word('SADD'), bytesArg(key, 'key'), ...Commands.args('members', members)],
+      asNumber,
+    );
   }
 
   /** SREM: the number of members removed. */
   srem(key: KeyInput, ...members: KeyInput[]): Promise<number> {
-    return this.run([word('SREM'), bytesArg(key, 'key'), ...Commands.args('members', members)], asNumber);
+    return this.run(
+      [word('SREM'), bytesArg(key, 'key'), ...Commands.args('members', members)],
+      asNumber,
+    );
   }
 
   /** SISMEMBER. */
   sismember(key: KeyInput, member: KeyInput): Promise<boolean> {
-    return this.run([word('SISMEMBER'), bytesArg(key, 'key'), bytesArg(member, 'member')], (r) => r === 1);
+    return this.run(
+      [word('SISMEMBER'), bytesArg(key, 'key'), bytesArg(member, 'member')],
+      (r) => r === 1,
+    );
   }
 
   /** SMEMBERS (in no particular order). */
@@ -243,7 +257,10 @@ export abstract class Commands<V, K extends KeyEncoding> {
 
   /** ZREM: the number of members removed. */
   zrem(key: KeyInput, ...members: KeyInput[]): Promise<number> {
-    return this.run([word('ZREM'), bytesArg(key, 'key'), ...Commands.args('members', members)], asNumber);
+    return this.run(
+      [word('ZREM'), bytesArg(key, 'key'), ...Commands.args('members', members)],
+      asNumber,
+    );
   }
 
   /** ZCARD. */
@@ -255,12 +272,18 @@ export abstract class Commands<V, K extends KeyEncoding> {
 
   /** LPUSH: the list's new length. */
   lpush(key: KeyInput, ...values: WriteOf<V>[]): Promise<number> {
-    return this.run([word('LPUSH'), bytesArg(key, 'key'), ...values.map((v) => this.value(v))], asNumber);
+    return this.run(
+      [word('LPUSH'), bytesArg(key, 'key'), ...values.map((v) => this.value(v))],
+      asNumber,
+    );
   }
 
   /** RPUSH: the list's new length. */
   rpush(key: KeyInput, ...values: WriteOf<V>[]): Promise<number> {
-    return this.run([word('RPUSH'), bytesArg(key, 'key'), ...values.map((v) => this.value(v))], asNumber);
+    return this.run(
+      [word('RPUSH'), bytesArg(key, 'key'), ...values.map((v) => this.value(v))],
+      asNumber,
+    );
   }
 
   /** LPOP: the first value, or undefined. */

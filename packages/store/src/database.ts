@@ -8,8 +8,8 @@ import { Commands, type Decoder, type KeyEncoding, type KeyOf } from './commands
 import { fencedDatabases } from './fenced-databases.js';
 import { decodeReply, type Reply } from './reply-value.js';
 import { StoreError } from './store-error.js';
-import { TransactionFence } from './transaction-fence.js';
 import { Transaction } from './transaction.js';
+import { TransactionFence } from './transaction-fence.js';
 import {
   bytesArg,
   decodeValue,
@@ -117,7 +117,10 @@ export class Database<V = string, K extends KeyEncoding = 'utf8'> extends Comman
   ): Promise<Database<ValueOf<E>, K>> {
     const valueEncoding = options.valueEncoding ?? 'utf8';
     if (!isValueEncoding(valueEncoding)) {
-      throw new StoreError('ERR_INVALID_ARGUMENT', `valueEncoding must be 'buffer', 'utf8' or 'json'`);
+      throw new StoreError(
+        'ERR_INVALID_ARGUMENT',
+        `valueEncoding must be 'buffer', 'utf8' or 'json'`,
+      );
     }
     const keyEncoding = (options.keyEncoding ?? 'utf8') as K;
     if (keyEncoding !== 'utf8' && keyEncoding !== 'buffer') {
@@ -263,7 +266,8 @@ export class Database<V = string, K extends KeyEncoding = 'utf8'> extends Comman
   /** SCAN: every key (once, if it exists from start to end), filtered by MATCH and TYPE. */
   async *scan(options: ScanOptions = {}): AsyncGenerator<KeyOf<K>> {
     const extra: Buffer[] = [];
-    if (options.match !== undefined) extra.push(Buffer.from('MATCH'), bytesArg(options.match, 'match'));
+    if (options.match !== undefined)
+      extra.push(Buffer.from('MATCH'), bytesArg(options.match, 'match'));
     if (options.type !== undefined) extra.push(Buffer.from('TYPE'), bytesArg(options.type, 'type'));
     extra.push(Buffer.from('COUNT'), Buffer.from(String(options.count ?? 100)));
     let cursor: Buffer = Buffer.from('0');

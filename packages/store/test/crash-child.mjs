@@ -32,7 +32,12 @@ if (mode === 'tx-checkpoint') {
   // another, and a checkpoint asked for while it runs: the checkpoint must
   // hold all of it or none of it. Nothing is checkpointed after it (sync
   // 'no', no timer, no close).
-  const db = await open(dir, { sync: 'no', checkpointEveryMs: 0, memory: 64 << 10, pageSize: 16 << 10 });
+  const db = await open(dir, {
+    sync: 'no',
+    checkpointEveryMs: 0,
+    memory: 64 << 10,
+    pageSize: 16 << 10,
+  });
   await db.transaction((tx) => {
     for (let i = 0; i < 200; i++) tx.hset(`h${i}`, { f: '0' });
   });

@@ -28,7 +28,9 @@ function runUntil(mode: string, dir: string, line: string): Promise<ChildProcess
     p.stderr!.on('data', (b: Buffer) => {
       err += b.toString();
     });
-    p.once('exit', (code) => reject(new Error(`child exited ${code} before '${line}': ${out}${err}`)));
+    p.once('exit', (code) =>
+      reject(new Error(`child exited ${code} before '${line}': ${out}${err}`)),
+    );
   });
 }
 

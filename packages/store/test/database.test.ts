@@ -1,11 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Store } from '@strata/hlog';
+import type { Store } from '@strata/hlog';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Database, type OpenOptions, open, serve, StoreError } from '../src/index.js';
 import type { KeyEncoding } from '../src/commands.js';
+import { type Database, type OpenOptions, open, StoreError, serve } from '../src/index.js';
 import type { ValueEncoding, ValueOf } from '../src/value-encoding.js';
 
 const dirs: string[] = [];
@@ -77,15 +77,19 @@ describe('keys and values', () => {
     await json.command('SET', 'raw', 'not json');
     await expect(json.get('raw')).rejects.toMatchObject({ code: 'ERR_DECODE' });
 
-    await expect(
-      open(await tempDir(), { valueEncoding: 'yaml' as 'json' }),
-    ).rejects.toMatchObject({ code: 'ERR_INVALID_ARGUMENT' });
+    await expect(open(await tempDir(), { valueEncoding: 'yaml' as 'json' })).rejects.toMatchObject({
+      code: 'ERR_INVALID_ARGUMENT',
+    });
   });
 
   it('read() is found without a promise in memory and pending for a record on disk', async () => {
     const db = await fresh({ sync: 'no', memory: 64 << 10, pageSize: 16 << 10 });
     await db.batch(
-      Array.from({ length: 3000 }, (_, i) => ({ type: 'put' as const, key: `k${i}`, value: `v${i}` })),
+      Array.from({ length: 3000 }, (_, i) => ({
+        type: 'put' as const,
+        key: `k${i}`,
+        value: `v${i}`,
+      })),
     );
     expect(db.read('k2999')).toEqual({ status: 'found', value: 'v2999' });
     expect(db.read('nope')).toEqual({ status: 'notFound' });
@@ -100,7 +104,12 @@ describe('commands with Redis semantics', () => {
   it('collections, WRONGTYPE as ERR_WRONG_TYPE, expiry', async () => {
     const db = await fresh();
     expect(await db.hset('h', { a: '1', b: '2' })).toBe(2);
-    expect(await db.hgetall('h')).toEqual(new Map([['a', '1'], ['b', '2']]));
+    expect(await db.hgetall('h')).toEqual(
+      new Map([
+        ['a', '1'],
+        ['b', '2'],
+      ]),
+    );
     expect(await db.hdel('h', 'a', 'zz')).toBe(1);
     expect(await db.zadd('z', { member: 'm', score: 2.5 }, { member: 'n', score: -1 })).toBe(2);
     expect(await db.zrange('z', 0, -1)).toEqual(['n', 'm']);
@@ -193,9 +202,12 @@ describe('transactions', () => {
       { type: 'put', key: Buffer.from('b'), value: '2' },
       { type: 'del', key: 'gone' },
     ]);
-    expect([await db.get('a'), await db.get('b'), await db.get('gone')]).toEqual(['1', '2', undefined]);
+    expect([await db.get('a'), await db.get('b'), await db.get('gone')]).toEqual([
+      '1',
+      '2',
+      undefined,
+    ]);
   });
-
 });
 
 describe('durability and the directory', () => {
