@@ -4,8 +4,10 @@ import { StrataError, type StrataErrorDetails } from '@strata/io';
  * Codes of @strata/store:
  * - ERR_COMMAND: the command answered an error (Redis's text in the message)
  * - ERR_WRONG_TYPE: the key holds another kind of value (Redis's WRONGTYPE)
- * - ERR_NOT_DURABLE: the write ran but could not be made durable (MISCONF):
- *   not acknowledged
+ * - ERR_NOT_DURABLE: the write was applied in memory but could not be made
+ *   durable (Redis's NOTPERSISTED reply): not acknowledged
+ * - ERR_WRITES_REFUSED: writes are refused while the disk fails (MISCONF):
+ *   nothing was applied
  * - ERR_TRANSACTION_ABORTED: a transaction's command was refused before it
  *   ran (EXECABORT): nothing of it was applied
  * - ERR_DECODE: a stored value is not in the database's value encoding (json)
@@ -17,6 +19,7 @@ export type StoreErrorCode =
   | 'ERR_COMMAND'
   | 'ERR_WRONG_TYPE'
   | 'ERR_NOT_DURABLE'
+  | 'ERR_WRITES_REFUSED'
   | 'ERR_TRANSACTION_ABORTED'
   | 'ERR_DECODE'
   | 'ERR_CLOSED'
@@ -31,7 +34,8 @@ export class StoreError extends StrataError<StoreErrorCode> {
 /** The code of an error reply, by its first word (Redis's error prefix). */
 export function replyErrorCode(text: string): StoreErrorCode {
   if (text.startsWith('WRONGTYPE')) return 'ERR_WRONG_TYPE';
-  if (text.startsWith('MISCONF')) return 'ERR_NOT_DURABLE';
+  if (text.startsWith('NOTPERSISTED')) return 'ERR_NOT_DURABLE';
+  if (text.startsWith('MISCONF')) return 'ERR_WRITES_REFUSED';
   if (text.startsWith('EXECABORT')) return 'ERR_TRANSACTION_ABORTED';
   return 'ERR_COMMAND';
 }
