@@ -63,7 +63,11 @@ export type BatchOperation<V> =
   | { readonly type: 'del'; readonly key: KeyInput };
 
 /** The lock file strata-server takes on its `--dir`: one of either on a directory. */
-const LOCK = { file: 'strata-server.pid', holder: 'open @strata/store database' } as const;
+const LOCK = {
+  file: 'strata-server.pid',
+  // Whoever holds it: a strata-server or another open database.
+  holder: 'strata-server or open @strata/store database',
+} as const;
 
 /** Commands a shared client must not run: they change its state for every caller. */
 const CLIENT_STATE = new Set([
