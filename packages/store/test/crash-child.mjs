@@ -59,5 +59,23 @@ if (mode === 'tx-checkpoint') {
   await tx;
 }
 
+if (mode === 'everysec') {
+  // Acknowledged at once; durable once the next second's checkpoint ran.
+  const db = await open(dir, { sync: 'everysec' });
+  const store = () => db.server.keyspace.get(0);
+  const before = store().stats().checkpoints;
+  await db.set('k', 'v');
+  say('acked');
+  await new Promise((resolve) => {
+    const t = setInterval(() => {
+      if (store().stats().checkpoints > before) {
+        clearInterval(t);
+        resolve();
+      }
+    }, 20);
+  });
+  say('synced');
+}
+
 // Wait to be killed: no close(), no checkpoint on the way out.
 setInterval(() => undefined, 1000);

@@ -75,6 +75,17 @@ describe('a crash (kill -9) after acknowledged writes', () => {
     }
   }, 60_000);
 
+  it("with sync: 'everysec', a write is there once the next checkpoint ran", async () => {
+    const dir = await tempDir();
+    await killed(await runUntil('everysec', dir, 'synced'));
+    const db = await open(dir);
+    try {
+      expect(await db.get('k')).toBe('v');
+    } finally {
+      await db.close();
+    }
+  }, 60_000);
+
   it('a checkpoint asked for during a transaction holds all of it', async () => {
     const dir = await tempDir();
     await killed(await runUntil('tx-checkpoint', dir, 'checkpointed'));
