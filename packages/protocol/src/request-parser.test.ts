@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { encodeCommand } from './encode-command.js';
 import { DEFAULT_PROTO_MAX_BULK_LEN, PROTO_INLINE_MAX_SIZE } from './limits.js';
 import type { ProtocolErrorCode } from './protocol-error.js';
-import { type ParsedCommand, RequestParser, type RequestParserOptions } from './request-parser.js';
+import {
+  ARGUMENT_OBJECT_BYTES,
+  ARGUMENT_SLOT_BYTES,
+  type ParsedCommand,
+  type ParseResult,
+  RequestParser,
+  type RequestParserOptions,
+} from './request-parser.js';
 
 const latin1 = (s: string): Buffer => Buffer.from(s, 'latin1');
 
@@ -529,6 +536,9 @@ describe('RequestParser: clients that have not authenticated', () => {
   });
 });
 
+/** What an argument costs beyond its bytes while its command is still arriving. */
+const ARGUMENT = ARGUMENT_SLOT_BYTES + ARGUMENT_OBJECT_BYTES;
+
 describe('RequestParser: memory', () => {
   it('reserves nothing for a huge announced bulk, holding only what arrives', () => {
     const before = process.memoryUsage().arrayBuffers;
@@ -538,7 +548,7 @@ describe('RequestParser: memory', () => {
       parser.feed(latin1(`*2\r\n$3\r\nSET\r\n$${DEFAULT_PROTO_MAX_BULK_LEN}\r\n`));
       parser.feed(Buffer.alloc(1024, 0x61));
       expect(parser.next().kind).toBe('need-more');
-      expect(parser.bufferedBytes).toBe(3 + 1024);
+      expect(parser.bufferedBytes).toBe(ARGUMENT + 3 + 1024);
       parsers.push(parser);
     }
     // Eight 512 MB bulks announced; a few KB held.
@@ -556,7 +566,9 @@ describe('RequestParser: memory', () => {
       const r = parser.next();
       if (r.kind === 'command') result = r;
       else expect(r.kind).toBe('need-more');
-      if (result === undefined) expect(parser.bufferedBytes).toBeLessThanOrEqual(at + 65536);
+      if (result === undefined) {
+        expect(parser.bufferedBytes).toBeLessThanOrEqual(at + 65536 + 2 * ARGUMENT);
+      }
     }
     const arg = result?.argv[2] ?? Buffer.alloc(0);
     expect(arg.equals(value)).toBe(true);
@@ -568,11 +580,82 @@ describe('RequestParser: memory', () => {
     const parser = new RequestParser();
     parser.feed(latin1('*2\r\n$3\r\nGET\r\n$3\r\nke'));
     expect(parser.next().kind).toBe('need-more');
-    expect(parser.bufferedBytes).toBe(3 + 2);
+    expect(parser.bufferedBytes).toBe(ARGUMENT + 3 + 2);
+    expect(parser.argvMemory).toBe(ARGUMENT + 3);
     parser.feed(latin1('y\r\nPIN'));
     expect(parser.next().kind).toBe('command');
     expect(parser.next().kind).toBe('need-more');
     expect(parser.bufferedBytes).toBe(3);
+  });
+});
+
+describe('RequestParser: hostile sizes (issue 22)', () => {
+  it('gives every empty argument one shared Buffer: a flood of them costs their slots only', () => {
+    const parser = new RequestParser();
+    parser.feed(latin1('*2147483647\r\n'));
+    const empties = latin1('$0\r\n\r\n'.repeat(10_000));
+    for (let i = 0; i < 10; i++) {
+      parser.feed(Buffer.from(empties));
+      expect(parser.next().kind).toBe('need-more');
+    }
+    // 100,000 arguments: no Buffer each, and none keeps the chunks they came in.
+    expect(parser.argvMemory).toBe(100_000 * ARGUMENT_SLOT_BYTES);
+    expect(parser.bufferedBytes).toBe(100_000 * ARGUMENT_SLOT_BYTES);
+
+    const small = new RequestParser();
+    const chunks = ['*4\r\n$0\r\n\r\n', '$0\r\n', '\r\n$0\r\n\r\n$', '0\r\n\r\n'].map(latin1);
+    let got: ParseResult = { kind: 'need-more' };
+    for (const c of chunks) {
+      small.feed(c);
+      got = small.next();
+    }
+    if (got.kind !== 'command') throw new Error(got.kind);
+    expect(got.argv).toHaveLength(4);
+    for (const arg of got.argv) {
+      expect(arg.length).toBe(0);
+      expect(arg).toBe(got.argv[0]);
+      for (const c of chunks) expect(arg.buffer).not.toBe(c.buffer);
+    }
+  });
+
+  it('counts what the arguments so far cost, beyond their bytes', () => {
+    const parser = new RequestParser();
+    parser.feed(latin1('*2147483647\r\n'));
+    parser.feed(latin1('$1\r\na\r\n'.repeat(1000)));
+    expect(parser.next().kind).toBe('need-more');
+    expect(parser.argvMemory).toBe(1000 * (1 + ARGUMENT_SLOT_BYTES + ARGUMENT_OBJECT_BYTES));
+  });
+
+  it('gathers a big bulk out of each chunk as it comes: no fed chunk is held until the end', () => {
+    const value = Buffer.alloc(300_000);
+    for (let i = 0; i < value.length; i++) value[i] = (i * 7) & 0xff;
+    const stream = encodeCommand(['SET', 'k', value]);
+    const parser = new RequestParser();
+    let result: ParseResult = { kind: 'need-more' };
+    for (let at = 0; at < stream.length; at += 10_000) {
+      const chunk = Buffer.from(stream.subarray(at, at + 10_000));
+      parser.feed(chunk);
+      result = parser.next();
+      // Once next() has returned, the parser holds no byte of this chunk past the bulk's start.
+      if (at > 100) chunk.fill(0);
+    }
+    if (result.kind !== 'command') throw new Error(result.kind);
+    expect(result.argv[2]!.equals(value)).toBe(true);
+    expect(result.argv[2]!.buffer.byteLength).toBe(value.length);
+  });
+
+  it('refuses a command with more arguments than it can hold, in Redis words', () => {
+    const parser = new RequestParser({ maxArguments: 100 });
+    parser.feed(latin1(`*101\r\n${'$0\r\n\r\n'.repeat(100)}`));
+    expect(parser.next().kind).toBe('need-more');
+    parser.feed(latin1('$0\r\n\r\n'));
+    expect(parser.next()).toMatchObject({
+      kind: 'error',
+      reply: latin1('-ERR Protocol error: invalid multibulk length\r\n'),
+    });
+    const fine = new RequestParser({ maxArguments: 100 });
+    fine.feed(encodeCommand(Array.from({ length: 100 }, () => '')));
+    expect(fine.next().kind).toBe('command');
   });
 });
 

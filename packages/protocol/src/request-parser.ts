@@ -18,13 +18,16 @@ export interface RequestParserOptions {
    * so an anonymous client cannot make it buffer much. Settable later.
    */
   readonly authRequired?: boolean;
+  /** Most arguments one command may have (MAX_ARGUMENTS, V8's bound); a test's smaller one. */
+  readonly maxArguments?: number;
 }
 
 export interface ParsedCommand {
   readonly kind: 'command';
   /**
    * The arguments, never empty. A bulk that lies within one fed chunk is a
-   * view into it (no copy); one that spans chunks is copied once. A short
+   * view into it (no copy); one that spans chunks is copied once (a big one
+   * as it arrives); every empty one is one shared Buffer. A short
    * command name (argv[0]) seen lately may be a Buffer shared between
    * commands (see NAME_CACHE): arguments are never written to.
    */
@@ -82,6 +85,37 @@ const NO_SPARES: Buffer[][] = [];
 /** A scratch line buffer past this size is dropped once used. */
 const SCRATCH_KEEP = 2 * PROTO_INLINE_MAX_SIZE;
 
+/**
+ * A bulk this long that is not all buffered yet is assembled as its bytes
+ * arrive (Redis's PROTO_MBULK_BIG_ARG), into a buffer that grows with them
+ * from BULK_FIRST_CAPACITY up to the bulk's length: the chunks it came in are
+ * let go at once instead of being held until the last byte, and an announced
+ * length that never comes reserves nothing.
+ */
+const BIG_BULK = 32 * 1024;
+const BULK_FIRST_CAPACITY = 64 * 1024;
+
+/**
+ * What an argument of a command still arriving costs beyond its bytes, for
+ * the query buffer limit: its slot in the arguments array (8 bytes, with
+ * room for the array's growth), and a Buffer object (a view) unless it is
+ * empty (one shared Buffer). Redis's argument costs ~40 bytes; ours, in V8,
+ * ~110: without them, `*2147483647` and tiny arguments would grow the heap
+ * ~15 times faster than the bytes that come, unseen by the limit.
+ */
+export const ARGUMENT_SLOT_BYTES = 16;
+export const ARGUMENT_OBJECT_BYTES = 96;
+
+/**
+ * Most arguments one command may have here: a JS array of ~2^27 elements
+ * is past what V8 can grow (a fatal error, not an exception). Redis's bound
+ * is 2^31-1 (MAX_MULTIBULK_LENGTH); a count up to that is accepted as Redis
+ * does, and the command fails when its arguments reach this many. With the
+ * default client-query-buffer-limit (1 GB, 16 bytes an empty argument) the
+ * limit closes the client first.
+ */
+export const MAX_ARGUMENTS = 64 * 1024 * 1024;
+
 const EMPTY = Buffer.alloc(0);
 
 /**
@@ -101,14 +135,17 @@ const EMPTY = Buffer.alloc(0);
  * Usage: `feed()` every chunk, then call `next()` until it returns
  * `need-more` (wait for data) or an error (write `error.reply`, close). The
  * parser keeps views into fed chunks: a chunk must not be modified after it is
- * fed. A huge announced bulk reserves nothing: bytes are held as they arrive
- * and copied once, into a buffer of the bulk's size, when all are there.
+ * fed. A huge announced bulk reserves nothing: its bytes are gathered as they
+ * arrive into a buffer that grows with them to the bulk's size; a huge
+ * announced count reserves nothing either (the arguments array grows as they
+ * come), and what the arguments so far cost counts in `bufferedBytes`.
  */
 export class RequestParser {
   /** proto-max-bulk-len; may be changed between commands (CONFIG SET). */
   maxBulkLength: number;
   /** Set to false once the client has authenticated. */
   authRequired: boolean;
+  private readonly maxArguments: number;
 
   private readonly chunks: Buffer[] = [];
   private head = 0;
@@ -121,8 +158,11 @@ export class RequestParser {
   /** Length of the bulk being read, -1 while its `$N` line is not read yet. */
   private bulkLength = -1;
   private argv: Buffer[] = [];
-  /** Bytes in `argv` so far, for `bufferedBytes`. */
+  /** What `argv` costs so far (`argvMemory`): its bytes, and each argument's slot and object. */
   private argvBytes = 0;
+  /** The bulk being assembled as it arrives (BIG_BULK), and its bytes so far; null when none is. */
+  private bulk: Buffer | null = null;
+  private bulkFilled = 0;
 
   /** A line split across chunks, gathered here. */
   private scratch: Buffer = EMPTY;
@@ -151,15 +191,27 @@ export class RequestParser {
   constructor(options: RequestParserOptions = {}) {
     this.maxBulkLength = options.maxBulkLength ?? DEFAULT_PROTO_MAX_BULK_LEN;
     this.authRequired = options.authRequired ?? false;
+    this.maxArguments = Math.min(options.maxArguments ?? MAX_ARGUMENTS, MAX_ARGUMENTS);
   }
 
   /**
    * Bytes held for commands not returned yet: input not parsed (Redis's
-   * `qbuf`) plus the arguments of the command in progress, which is what
-   * Redis's client-query-buffer-limit bounds.
+   * `qbuf`, with a big bulk's bytes so far) plus what the arguments of the
+   * command in progress cost (`argvMemory`). The query buffer limit bounds
+   * this: Redis's counts its query buffer only, whose parsed arguments cost
+   * little; ours cost more than their bytes, so they count too.
    */
   get bufferedBytes(): number {
-    return this.buffered + this.scratchLength + this.argvBytes;
+    return this.buffered + this.scratchLength + this.bulkFilled + this.argvBytes;
+  }
+
+  /**
+   * What the arguments parsed so far of the command in progress cost: their
+   * bytes, and per argument ARGUMENT_SLOT_BYTES plus, unless it is empty,
+   * ARGUMENT_OBJECT_BYTES (CLIENT LIST's `argv-mem`).
+   */
+  get argvMemory(): number {
+    return this.argvBytes;
   }
 
   /**
@@ -396,8 +448,14 @@ export class RequestParser {
       }
       const arg = this.readBulk();
       if (arg === null) return NEED_MORE;
+      if (this.argv.length === this.maxArguments) {
+        return this.fail(protocolError('ERR_PROTO_INVALID_MULTIBULK_LENGTH'));
+      }
       this.argv.push(arg);
-      this.argvBytes += arg.length;
+      this.argvBytes +=
+        arg.length === 0
+          ? ARGUMENT_SLOT_BYTES
+          : arg.length + ARGUMENT_SLOT_BYTES + ARGUMENT_OBJECT_BYTES;
       this.bulkLength = -1;
       this.multibulkLength--;
     }
@@ -406,30 +464,72 @@ export class RequestParser {
 
   /**
    * Read a bulk of `bulkLength` bytes and skip the two after it (Redis does
-   * not check they are `\r\n`). Nothing is taken until all of them are
-   * buffered, as Redis waits for them before it creates the argument.
+   * not check they are `\r\n`). The argument exists once all of them are
+   * there, as in Redis; a big one (BIG_BULK) is gathered as it comes.
    */
   private readBulk(): Buffer | null {
     const length = this.bulkLength;
-    if (this.buffered < length + 2) return null;
-    const chunk = this.chunks[this.head]!;
-    let arg: Buffer;
-    if (chunk.length - this.pos >= length) {
-      arg = chunk.subarray(this.pos, this.pos + length);
-      this.consume(length);
-    } else {
-      arg = Buffer.allocUnsafe(length);
-      let filled = 0;
-      while (filled < length) {
-        const c = this.chunks[this.head]!;
-        const take = Math.min(c.length - this.pos, length - filled);
-        c.copy(arg, filled, this.pos, this.pos + take);
-        filled += take;
-        this.consume(take);
+    if (this.bulk === null) {
+      if (this.buffered < length + 2) {
+        if (length < BIG_BULK) return null;
+        this.bulk = EMPTY;
+      } else {
+        const chunk = this.chunks[this.head]!;
+        let arg: Buffer;
+        if (length === 0) {
+          // One shared Buffer: a flood of empty arguments costs their slots only.
+          arg = EMPTY;
+        } else if (chunk.length - this.pos >= length) {
+          arg = chunk.subarray(this.pos, this.pos + length);
+          this.consume(length);
+        } else {
+          arg = Buffer.allocUnsafe(length);
+          this.copyOut(arg, 0, length);
+        }
+        this.consume(2);
+        return arg;
       }
     }
+    return this.gatherBulk(length);
+  }
+
+  /**
+   * A big bulk: what is buffered of it moves into `bulk`, grown (doubling,
+   * at most to `length`) as its bytes come; the argument once whole.
+   */
+  private gatherBulk(length: number): Buffer | null {
+    const take = Math.min(length - this.bulkFilled, this.buffered);
+    if (take > 0) {
+      const need = this.bulkFilled + take;
+      let bulk = this.bulk!;
+      if (need > bulk.length) {
+        let capacity = Math.max(BULK_FIRST_CAPACITY, bulk.length * 2);
+        while (capacity < need) capacity *= 2;
+        const grown = Buffer.allocUnsafe(Math.min(capacity, length));
+        bulk.copy(grown, 0, 0, this.bulkFilled);
+        this.bulk = bulk = grown;
+      }
+      this.copyOut(bulk, this.bulkFilled, take);
+      this.bulkFilled = need;
+    }
+    if (this.bulkFilled < length || this.buffered < 2) return null;
     this.consume(2);
+    const arg = this.bulk!;
+    this.bulk = null;
+    this.bulkFilled = 0;
     return arg;
+  }
+
+  /** Copies the next `n` buffered bytes into `target` at `at`, consuming them. */
+  private copyOut(target: Buffer, at: number, n: number): void {
+    let filled = 0;
+    while (filled < n) {
+      const c = this.chunks[this.head]!;
+      const take = Math.min(c.length - this.pos, n - filled);
+      c.copy(target, at + filled, this.pos, this.pos + take);
+      filled += take;
+      this.consume(take);
+    }
   }
 
   /**
@@ -568,6 +668,8 @@ export class RequestParser {
     this.scratchLength = 0;
     this.argv = [];
     this.argvBytes = 0;
+    this.bulk = null;
+    this.bulkFilled = 0;
     return error;
   }
 }

@@ -300,12 +300,6 @@ export abstract class Dispatcher extends Connection {
     if (server.writeError !== null && this.refusesWrite(spec)) {
       // Checked again: a database's failed pages may have been written since.
       const writeError = server.currentWriteError();
-      if (writeError !== null && spec.runsTransaction && this.multi !== null) {
-        // Redis's execCommandAbort: the transaction is discarded with the reason.
-        this.multi = null;
-        this.unwatchAll();
-        return this.reject(execAbortBecauseError(writeError), spec);
-      }
       if (writeError !== null) {
         return this.reject(new CommandError('ERR_MISCONF', writeError), spec);
       }
@@ -601,6 +595,14 @@ export abstract class Dispatcher extends Connection {
   /** A command refused before it ran (`spec`: counted among its rejected_calls, when known). */
   private reject(e: CommandError, spec: CommandSpec | null): undefined {
     if (spec !== null) spec.rejectedCalls++;
+    if (this.multi !== null && spec?.runsTransaction === true) {
+      // Redis's rejectCommand on EXEC (execCommandAbort): the transaction is
+      // discarded at once, and the reason is said without its `ERR `.
+      this.multi = null;
+      this.unwatchAll();
+      this.replyError(execAbortBecauseError(e.message.replace(/^ERR /, '')));
+      return undefined;
+    }
     if (this.multi !== null) this.multi.error = true;
     this.replyError(e);
     return undefined;
