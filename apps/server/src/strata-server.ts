@@ -18,6 +18,7 @@ import { describeConfig, logMemoryFor, type ServerConfig } from './config.js';
 import { fileConfigRewrite } from './config-rewrite-file.js';
 import { Databases } from './databases.js';
 import { lockServerDir } from './dir-lock.js';
+import { fullCollection } from './full-collection.js';
 import { commandsInFlight, waitForCommands } from './in-flight.js';
 import {
   type BoundAddresses,
@@ -110,6 +111,7 @@ export class StrataServer {
         ],
       },
       log: (level, message) => logger[level](message),
+      releaseMemory: fullCollection() ?? undefined,
       users: loaded.users,
       configValues: { ...startupConfigValues(loaded), ...aofConfigValues(config) },
       appParameters: this.liveParameters(),

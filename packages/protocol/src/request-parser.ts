@@ -87,13 +87,16 @@ const SCRATCH_KEEP = 2 * PROTO_INLINE_MAX_SIZE;
 
 /**
  * A bulk this long that is not all buffered yet is assembled as its bytes
- * arrive (Redis's PROTO_MBULK_BIG_ARG), into a buffer that grows with them
- * from BULK_FIRST_CAPACITY up to the bulk's length: the chunks it came in are
- * let go at once instead of being held until the last byte, and an announced
- * length that never comes reserves nothing.
+ * arrive (Redis does so from 32 KB, PROTO_MBULK_BIG_ARG; below 1 MB holding
+ * the chunks costs no more), into a buffer that grows with them
+ * (doubling from BULK_FIRST_CAPACITY, the whole bulk once a sixteenth of it
+ * came): the chunks it came in are let go at once instead of being held
+ * until the last byte, and an announced length that never comes reserves
+ * nothing. (Redis reserves the whole announced length at once.)
  */
-const BIG_BULK = 32 * 1024;
-const BULK_FIRST_CAPACITY = 64 * 1024;
+const BIG_BULK = 1024 * 1024;
+const BULK_FIRST_CAPACITY = BIG_BULK;
+const BULK_WHOLE_AFTER = 16;
 
 /**
  * What an argument of a command still arriving costs beyond its bytes, for
@@ -220,6 +223,22 @@ export class RequestParser {
    */
   get idle(): boolean {
     return this.failure === null && this.reqType === REQ_UNKNOWN && this.buffered === 0;
+  }
+
+  /**
+   * Up to `n` of the next input bytes not parsed yet (Redis logs a query
+   * buffer's first bytes when it closes a client over the limit); a copy.
+   */
+  peek(n: number): Buffer {
+    const out = Buffer.allocUnsafe(Math.min(n, this.buffered));
+    let at = 0;
+    let pos = this.pos;
+    for (let i = this.head; i < this.chunks.length && at < out.length; i++) {
+      const c = this.chunks[i]!;
+      at += c.copy(out, at, pos, Math.min(c.length, pos + out.length - at));
+      pos = 0;
+    }
+    return out;
   }
 
   /** Hand the parser the next chunk read from the socket. */
@@ -505,6 +524,9 @@ export class RequestParser {
       if (need > bulk.length) {
         let capacity = Math.max(BULK_FIRST_CAPACITY, bulk.length * 2);
         while (capacity < need) capacity *= 2;
+        // Most of a big bulk's growing costs a copy each time; past a
+        // sixteenth of it the sender means it, and the rest is reserved once.
+        if (need >= length / BULK_WHOLE_AFTER) capacity = length;
         const grown = Buffer.allocUnsafe(Math.min(capacity, length));
         bulk.copy(grown, 0, 0, this.bulkFilled);
         this.bulk = bulk = grown;

@@ -3,7 +3,8 @@ import { ReplyWriter, RequestParser } from '@strata/protocol';
 import { CommandError, notPersistedMessage } from '../errors.js';
 import type { Client } from './client.js';
 import type { CommandResult } from './command-table.js';
-import type { OutputLimit, ServerState } from './server-state.js';
+import { repr } from './monitor-feed.js';
+import { type OutputLimit, RELEASE_MEMORY_AFTER_BYTES, type ServerState } from './server-state.js';
 import { readChunks } from './socket-reader.js';
 
 // Why reading from the socket is paused (bits): a command waiting on the
@@ -90,6 +91,8 @@ export abstract class Connection {
   private aheadEnd = 0;
   /** Argument bytes of the commands in `ahead` not run yet: the query buffer limit counts them. */
   private aheadBytes = 0;
+  /** The most request bytes held since memory was last given back (RELEASE_MEMORY_AFTER_BYTES). */
+  private heldPeak = 0;
   /** The keys of `ahead`, for the store's prefetch. */
   private readonly aheadKeys: Buffer[] = new Array<Buffer>(AHEAD_MAX).fill(EMPTY_KEY);
   /** CLIENT REPLY OFF: no reply is sent until CLIENT REPLY ON. */
@@ -128,6 +131,7 @@ export abstract class Connection {
     if (replay) return;
     readChunks(socket, (chunk) => this.onData(chunk));
     socket.on('drain', () => this.resume(PAUSE_DRAIN));
+    socket.once('close', () => this.closedWith());
   }
 
   /** Runs one command; a promise only when it is still running (the dispatcher). */
@@ -142,10 +146,40 @@ export abstract class Connection {
     this.lastInteraction = Date.now();
     this.parser.feed(chunk);
     if (this.paused === 0) this.run();
+    const held = this.parser.bufferedBytes + this.aheadBytes;
+    if (held > this.heldPeak) this.heldPeak = held;
     // Redis's client-query-buffer-limit: dropped, with no reply, as Redis does.
-    if (this.parser.bufferedBytes + this.aheadBytes > this.server.config.queryBufferLimit) {
-      this.kill();
-    }
+    if (held > this.server.config.queryBufferLimit && !this.closed) this.overQueryLimit();
+  }
+
+  /** Redis's words in its log, then the client is dropped (readQueryFromClient). */
+  private overQueryLimit(): void {
+    const info = this.server.users.clientInfo(this.client);
+    const first = repr(this.parser.peek(64));
+    this.server.log(
+      'warning',
+      `Closing client that reached max query buffer length: ${info} (qbuf initial bytes: ${first})`,
+    );
+    this.server.stats.queryLimitDisconnections++;
+    this.kill();
+  }
+
+  /**
+   * A client that held a lot of request bytes (a huge argument or argument
+   * list) is done with them: the server is asked to give the memory back
+   * rather than keep it until the runtime next collects.
+   */
+  private letGo(): void {
+    if (this.heldPeak < RELEASE_MEMORY_AFTER_BYTES) return;
+    this.heldPeak = 0;
+    this.server.releaseMemorySoon();
+  }
+
+  /** The connection is gone: what it held counts toward giving memory back (many clients' halves add up). */
+  private closedWith(): void {
+    const held = this.heldPeak;
+    this.heldPeak = 0;
+    this.server.letGoOf(held);
   }
 
   /** Runs every complete command buffered, then writes their replies at once. */
@@ -201,13 +235,23 @@ export abstract class Connection {
       }
       this.flushReplies();
       // QUIT after a write whose append is pending: its replies go first.
-      if (this.closeAfterReply && !this.closed && this.holding === 0) {
-        this.closed = true;
-        this.socket.end();
-      }
+      if (this.closeAfterReply && !this.closed && this.holding === 0) this.closeAfterReplies();
+      if (this.heldPeak !== 0 && this.parser.idle) this.letGo();
     } finally {
       this.running = false;
     }
+  }
+
+  /**
+   * Redis's CLIENT_CLOSE_AFTER_REPLY (QUIT, a protocol error): the replies
+   * leave, then the connection is closed whole. Nothing more is read, and
+   * it is not left half-open, counted, after its last reply.
+   */
+  private closeAfterReplies(): void {
+    this.closed = true;
+    const socket = this.socket;
+    socket.pause();
+    socket.end(() => socket.destroy());
   }
 
   /**

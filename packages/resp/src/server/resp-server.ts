@@ -124,6 +124,15 @@ export interface RespServerOptions {
    */
   readonly log?: ServerLog;
   /**
+   * Gives the memory the process no longer uses back to the system now
+   * (strata-server: a full collection of V8's heap, whose dead Buffers
+   * are then freed). Called shortly after a client let go of a huge
+   * request (held or closed), at most once a second, and by MEMORY PURGE.
+   * Default none: V8 collects when it next needs to, which an idle server
+   * may not do for long.
+   */
+  readonly releaseMemory?: () => void;
+  /**
    * The config file's `user <name> <rules...>` lines (each checked with
    * `checkUserDirective`, which gives the words to pass), loaded before the
    * server listens as Redis's ACLLoadConfiguredUsers; with an aclfile set
@@ -251,6 +260,7 @@ export class RespServer {
     this.state.appParameters = options.appParameters ?? {};
     this.state.configRewrite = options.configRewrite ?? null;
     if (options.log !== undefined) this.state.log = options.log;
+    if (options.releaseMemory !== undefined) this.state.releaseMemory = options.releaseMemory;
     this.state.configuredUsers = options.users ?? [];
     this.health = new StoreHealth(this.state);
     this.server = createServer({ noDelay: true }, (socket) => this.accept(socket));

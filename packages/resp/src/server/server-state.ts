@@ -85,6 +85,12 @@ export interface ServerStateOptions {
   readonly accessNow?: () => number;
 }
 
+/** After a client let go of much memory, how soon, and how often at most, the app is asked to give it back. */
+const RELEASE_DELAY_MS = 100;
+/** Request bytes let go of (one client's, or closed clients' together) that make the app give memory back. */
+export const RELEASE_MEMORY_AFTER_BYTES = 32 << 20;
+const RELEASE_INTERVAL_MS = 1000;
+
 /**
  * What every connection and command shares: the command table, the
  * databases, the connected clients, the config, the counters, and the state
@@ -104,6 +110,8 @@ export class ServerState {
     commands: 0,
     netInput: 0,
     netOutput: 0,
+    /** Clients dropped over the query buffer limit (client_query_buffer_limit_disconnections). */
+    queryLimitDisconnections: 0,
     /** Clients dropped over an output buffer limit (client_output_buffer_limit_disconnections). */
     outputLimitDisconnections: 0,
     /** Keys the stores found expired (expired_keys). */
@@ -283,6 +291,40 @@ export class ServerState {
    * the current tick's commands ran, in one socket write per client however
    * many messages a pipeline published to it.
    */
+  /**
+   * The app's way to give memory back to the system at once
+   * (RespServerOptions.releaseMemory), or null.
+   */
+  releaseMemory: (() => void) | null = null;
+  private releaseTimer: NodeJS.Timeout | null = null;
+  private lastRelease = 0;
+  /** Request bytes closed clients held, since memory was last given back. */
+  private closedHeld = 0;
+
+  /** A client closed holding `bytes` of requests: many such add up to a release. */
+  letGoOf(bytes: number): void {
+    this.closedHeld += bytes;
+    if (this.closedHeld < RELEASE_MEMORY_AFTER_BYTES) return;
+    this.closedHeld = 0;
+    this.releaseMemorySoon();
+  }
+
+  /**
+   * A client let go of a lot of memory (a huge request, held or closed):
+   * the app's `releaseMemory` runs shortly after, once however many ask,
+   * at most once a second (a full collection is not free).
+   */
+  releaseMemorySoon(): void {
+    if (this.releaseMemory === null || this.releaseTimer !== null) return;
+    const delay = Math.max(RELEASE_DELAY_MS, this.lastRelease + RELEASE_INTERVAL_MS - Date.now());
+    this.releaseTimer = setTimeout(() => {
+      this.releaseTimer = null;
+      this.lastRelease = Date.now();
+      this.releaseMemory?.();
+    }, delay);
+    this.releaseTimer.unref();
+  }
+
   flushSoon(c: Client): void {
     if (this.pushedClients.push(c) === 1) process.nextTick(this.flushPushed);
   }

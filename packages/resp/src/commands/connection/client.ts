@@ -44,7 +44,7 @@ export function clientInfoLine(c: Client): string {
     `id=${c.id} addr=${clientAddress(c)} laddr=${localAddress(c)} fd=-1 name=${name}` +
     ` age=${Math.floor((now - c.createdAt) / 1000)} idle=${Math.floor((now - c.lastInteraction) / 1000)}` +
     ` flags=${flags} db=${c.db} sub=${subs.channels} psub=${subs.patterns} ssub=${subs.shardChannels} multi=${c.multi === null ? -1 : c.multi.queue.length}` +
-    ` qbuf=${c.parser.bufferedBytes} qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0` +
+    ` qbuf=${c.parser.bufferedBytes - c.parser.argvMemory} qbuf-free=0 argv-mem=${c.parser.argvMemory} multi-mem=0 rbs=0 rbp=0` +
     ` obl=${c.reply.pendingBytes} oll=0 omem=${c.socket.writableLength} tot-mem=0 events=r` +
     ` cmd=${c.lastCommand} user=${c.user.name} redir=${tracking.redir} resp=${c.protocol} lib-name=${c.libName} lib-ver=${c.libVer}\n`
   );

@@ -82,8 +82,9 @@ const memoryCommand: CommandDefinition = {
       tips: ['request_policy:all_shards', 'response_policy:all_succeeded'],
       complexity: 'Depends on how much memory is allocated, could be slow',
       summary: 'Asks the allocator to release memory.',
-      // V8's heap gives pages back by itself; there is no allocator to ask.
+      // The app's way to give memory back, when it has one (strata-server: a full collection).
       handler: (c) => {
+        c.server.releaseMemory?.();
         c.reply.simple('OK');
         return undefined;
       },

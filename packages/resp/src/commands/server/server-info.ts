@@ -83,6 +83,7 @@ const SECTIONS: Record<string, Section> = {
     `tracking_total_keys:${trackingCounts(s).keys}`,
     `tracking_total_items:${trackingCounts(s).items}`,
     `tracking_total_prefixes:${trackingCounts(s).prefixes}`,
+    `client_query_buffer_limit_disconnections:${s.stats.queryLimitDisconnections}`,
     `client_output_buffer_limit_disconnections:${s.stats.outputLimitDisconnections}`,
     `total_error_replies:${s.stats.errorReplies}`,
   ],
