@@ -226,12 +226,14 @@ export class RequestParser {
   }
 
   /**
-   * Up to `n` of the next input bytes not parsed yet (Redis logs a query
-   * buffer's first bytes when it closes a client over the limit); a copy.
+   * Up to `n` of the first bytes of Redis's query buffer: a big bulk's
+   * bytes so far, then the input not parsed yet (Redis logs them when it
+   * closes a client over the limit); a copy.
    */
   peek(n: number): Buffer {
-    const out = Buffer.allocUnsafe(Math.min(n, this.buffered));
-    let at = 0;
+    const out = Buffer.allocUnsafe(Math.min(n, this.bulkFilled + this.buffered));
+    let at =
+      this.bulk === null ? 0 : this.bulk.copy(out, 0, 0, Math.min(out.length, this.bulkFilled));
     let pos = this.pos;
     for (let i = this.head; i < this.chunks.length && at < out.length; i++) {
       const c = this.chunks[i]!;

@@ -595,9 +595,10 @@ export abstract class Dispatcher extends Connection {
   /** A command refused before it ran (`spec`: counted among its rejected_calls, when known). */
   private reject(e: CommandError, spec: CommandSpec | null): undefined {
     if (spec !== null) spec.rejectedCalls++;
-    if (this.multi !== null && spec?.runsTransaction === true) {
-      // Redis's rejectCommand on EXEC (execCommandAbort): the transaction is
-      // discarded at once, and the reason is said without its `ERR `.
+    if (spec?.runsTransaction === true) {
+      // Redis's rejectCommand on EXEC (execCommandAbort), inside MULTI or
+      // not: the transaction is discarded, WATCHed keys unwatched, and the
+      // reason said without its `ERR `.
       this.multi = null;
       this.unwatchAll();
       this.replyError(execAbortBecauseError(e.message.replace(/^ERR /, '')));
