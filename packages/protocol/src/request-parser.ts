@@ -88,9 +88,8 @@ const SCRATCH_KEEP = 2 * PROTO_INLINE_MAX_SIZE;
 /**
  * A bulk this long that is not all buffered yet is assembled as its bytes
  * arrive (Redis does so from 32 KB, PROTO_MBULK_BIG_ARG; below 1 MB holding
- * the chunks costs no more), into a buffer that grows with them
- * (doubling from BULK_FIRST_CAPACITY, the whole bulk once a sixteenth of it
- * came): the chunks it came in are let go at once instead of being held
+ * the chunks costs no more), into a buffer that grows with them (by half
+ * from BULK_FIRST_CAPACITY, the whole bulk once a sixteenth of it came): the chunks it came in are let go at once instead of being held
  * until the last byte, and an announced length that never comes reserves
  * nothing. (Redis reserves the whole announced length at once.)
  */
@@ -524,8 +523,9 @@ export class RequestParser {
       const need = this.bulkFilled + take;
       let bulk = this.bulk!;
       if (need > bulk.length) {
-        let capacity = Math.max(BULK_FIRST_CAPACITY, bulk.length * 2);
-        while (capacity < need) capacity *= 2;
+        // Growing by half: never more than half again what came is reserved.
+        let capacity = Math.max(BULK_FIRST_CAPACITY, Math.floor(bulk.length * 1.5));
+        while (capacity < need) capacity = Math.floor(capacity * 1.5);
         // Most of a big bulk's growing costs a copy each time; past a
         // sixteenth of it the sender means it, and the rest is reserved once.
         if (need >= length / BULK_WHOLE_AFTER) capacity = length;

@@ -191,6 +191,29 @@ function suite(target: Target): void {
     }
   });
 
+  test('counts past 64 bits answer in Redis words (RPOP, SRANDMEMBER), and limits below Redis least are refused', async () => {
+    const port = target.port();
+    const c = await RequestConnection.open(port);
+    try {
+      const call = async (...argv: string[]) => (await c.call(argv)).toString('latin1');
+      await call('DEL', 'L', 'S');
+      await call('RPUSH', 'L', 'a');
+      await call('SADD', 'S', 'a');
+      expect(await call('RPOP', 'L', '9223372036854775808')).toBe(
+        '-ERR value is out of range, must be positive\r\n',
+      );
+      expect(await call('SRANDMEMBER', 'S', '-9223372036854775808')).toBe(
+        '-ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807\r\n',
+      );
+      expect(await call('CONFIG', 'SET', 'client-query-buffer-limit', '1048575')).toBe(
+        "-ERR CONFIG SET failed (possibly related to argument 'client-query-buffer-limit') - argument must be between 1048576 and 9223372036854775807 inclusive\r\n",
+      );
+      await call('DEL', 'L', 'S');
+    } finally {
+      c.close();
+    }
+  });
+
   test('a client announcing 2^31-1 arguments and sending empty ones is not refused (the count is legal)', async () => {
     const port = target.port();
     const c = await StubbornClient.open(port);
