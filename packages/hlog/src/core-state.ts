@@ -4,6 +4,7 @@ import { HlogError } from './errors.js';
 import { HashIndex, type HashIndexStats } from './hash-index.js';
 import { HybridLog, type HybridLogStats } from './hybrid-log.js';
 import { KeyCount } from './key-count.js';
+import { DamageLog } from './record-damage.js';
 import {
   EXPIRY_SIZE,
   expiresAtOf,
@@ -176,6 +177,10 @@ export class CoreState {
   readonly count: KeyCount;
   /** Where the expiry cycle continues (a bucket). */
   expiryCursor = 0;
+  /** Damage met on the device: records that failed verification, pages skipped (record-damage.ts). */
+  readonly damage = new DamageLog();
+  /** Pages of records without checksums whose page checksum was verified this session (legacy-page-check.ts). */
+  readonly verifiedPages = new Set<number>();
   readonly counters = {
     reads: 0,
     hits: 0,

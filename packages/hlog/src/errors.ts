@@ -6,6 +6,10 @@ import { StrataError, type StrataErrorCode, type StrataErrorDetails } from '@str
  * - ERR_INVALID_ARGUMENT: bad option or operand (key too long, bad TTL...)
  * - ERR_STORE_CLOSED: operation after close()
  * - ERR_CORRUPT: a page, record or checkpoint failed validation
+ * - ERR_CORRUPT_RECORD: a record read from the device for a key failed
+ *   verification (its checksum, or no record where the chain points: zeros,
+ *   a truncated file); a `CorruptRecordError`, naming the key, the address
+ *   and the damage. Never served; the key can still be deleted or overwritten.
  * - ERR_NOT_INTEGER: INCR on a value that is not a 64-bit integer
  * - ERR_INCR_OVERFLOW: INCR/INCRBY whose result would leave the 64-bit range
  * - ERR_VALUE_TOO_LARGE: value over the 512 MiB limit
@@ -15,6 +19,7 @@ export type HlogErrorCode =
   | 'ERR_INVALID_ARGUMENT'
   | 'ERR_STORE_CLOSED'
   | 'ERR_CORRUPT'
+  | 'ERR_CORRUPT_RECORD'
   | 'ERR_NOT_INTEGER'
   | 'ERR_INCR_OVERFLOW'
   | 'ERR_VALUE_TOO_LARGE'
@@ -28,5 +33,43 @@ export type HlogErrorCode =
 export class HlogError<C extends string = HlogErrorCode> extends StrataError<C> {
   constructor(code: NoInfer<C>, message: string, details?: StrataErrorDetails) {
     super(code, message, details);
+  }
+}
+
+/** What was wrong with a record read from the device (the text ends the error reply). */
+export const RecordDamage = {
+  CHECKSUM_MISMATCH: 'checksum mismatch',
+  /** No record where the chain points: zeros (a hole, a truncated segment) or a cleared flag. */
+  NOT_A_RECORD: 'no record there',
+  BAD_LENGTH: 'bad record length',
+  /** The device ends before the record does (a truncated last segment). */
+  SHORT_READ: 'the log ends inside it',
+  /** A record written before records had checksums, whose page's checksum fails. */
+  PAGE_CHECKSUM_MISMATCH: 'page checksum mismatch',
+} as const;
+
+/** One of RecordDamage's values. */
+export type RecordDamage = (typeof RecordDamage)[keyof typeof RecordDamage];
+
+/**
+ * A record on `key`'s chain, read from the device at `address`, failed
+ * verification (`damage`). The record may hold another key of the same
+ * hash bucket: then it is `key`'s chain that is cut, and its value unknown.
+ * Code ERR_CORRUPT_RECORD.
+ */
+export class CorruptRecordError extends HlogError {
+  readonly key: Buffer;
+  readonly damage: RecordDamage;
+  readonly recordAddress: number;
+
+  constructor(key: Uint8Array, address: number, damage: RecordDamage) {
+    super(
+      'ERR_CORRUPT_RECORD',
+      `corrupt record for key '${Buffer.from(key).toString('latin1')}' at log address ${address}: ${damage}`,
+      { address },
+    );
+    this.key = Buffer.from(key);
+    this.damage = damage;
+    this.recordAddress = address;
   }
 }

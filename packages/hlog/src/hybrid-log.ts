@@ -13,6 +13,7 @@ import {
   writeBlobPrefix,
   writePageHeader,
 } from './page-header.js';
+import { sealRecordChecksums } from './record-checksum.js';
 import { createRecordSpace, type RecordSpace } from './record-layout.js';
 
 /**
@@ -453,6 +454,8 @@ export class HybridLog {
   private issuePageWrite(p: number): void {
     const off = (p % this.frameCount) * this.pageSize;
     const bytes = this.ring.bytes;
+    // The records' checksums first: the page's covers them.
+    sealRecordChecksums(this.ring, off);
     sealPageChecksum(bytes, off);
     const used = pageUsedOf(this.ring, off);
     const a = this.device.alignment;

@@ -12,7 +12,7 @@ export {
   FileCheckpointStore,
   MemoryCheckpointStore,
 } from './checkpoint-store.js';
-export { HlogError, type HlogErrorCode } from './errors.js';
+export { CorruptRecordError, HlogError, type HlogErrorCode, RecordDamage } from './errors.js';
 export { foldOverOnOwnTurn } from './fold-over-turn.js';
 export { HashIndex, type HashIndexOptions, type HashIndexStats } from './hash-index.js';
 export {
@@ -53,8 +53,16 @@ export {
   sealPageChecksum,
 } from './page-header.js';
 export {
+  crc32Range,
+  RecordCheck,
+  sealRecordChecksums,
+  verifyRecord,
+} from './record-checksum.js';
+export { DamageLog } from './record-damage.js';
+export {
   align8,
   bytesEqual,
+  checksumOffsetOf,
   copyKey,
   createRecordSpace,
   EXPIRY_SIZE,
@@ -65,6 +73,7 @@ export {
   keyOffsetOf,
   OVERFLOW_POINTER_SIZE,
   previousAddress,
+  RECORD_CHECKSUM_SIZE,
   RECORD_EXPIRY_OFFSET,
   RECORD_FLAGS_OFFSET,
   RECORD_HEADER_SIZE,

@@ -1,3 +1,4 @@
+import { CorruptRecordError } from './errors.js';
 import { isInternalKey } from './internal-keys.js';
 import { hashBytes } from './key-hash.js';
 import { KeyStateTable } from './key-state-table.js';
@@ -150,7 +151,11 @@ export class KeyCount {
           this.plainKeys--;
         },
         (e: unknown) => {
-          this.failure ??= e;
+          // A damaged old version (reported by the read) counts as a key
+          // that was there without expiry, as most are: the count stays
+          // usable, off by one at most per damaged key.
+          if (e instanceof CorruptRecordError) this.plainKeys--;
+          else this.failure ??= e;
         },
       )
       .finally(() => this.resolutions.delete(run));

@@ -3,7 +3,9 @@
 import { isStrataError } from '@strata/io';
 import { readBlob, readBlobRange } from './blob-read.js';
 import type { CoreState } from './core-state.js';
-import { HlogError } from './errors.js';
+import { CorruptRecordError, HlogError, RecordDamage } from './errors.js';
+import { legacyPageVerified } from './legacy-page-check.js';
+import { RecordCheck, verifyRecord } from './record-checksum.js';
 import {
   align8,
   createRecordSpace,
@@ -12,9 +14,9 @@ import {
   keyLengthOf,
   keyOffsetOf,
   previousAddress,
+  RECORD_HEADER_SIZE,
   RecordFlag,
   type RecordSpace,
-  slotSize,
   usedSize,
 } from './record-layout.js';
 import {
@@ -74,14 +76,24 @@ export async function drive<T>(
         const entry = c.entry;
         const start = c.diskStart;
         try {
+          hint.damaged = false;
           await walkDisk(c, key, start, hint);
           hint.walked = true;
           hint.entry = entry;
           hint.start = start;
         } catch (e) {
-          // The walk ran into truncated log (compaction): start again.
-          if (!isStrataError(e, 'ERR_ADDRESS_OUT_OF_RANGE')) throw e;
-          hint.walked = false;
+          if (hint.tolerateDamage && e instanceof CorruptRecordError) {
+            // Walked as far as it can be: the step decides (DEL writes its tombstone).
+            hint.walked = true;
+            hint.found = false;
+            hint.damaged = true;
+            hint.entry = entry;
+            hint.start = start;
+          } else {
+            // The walk ran into truncated log (compaction): start again.
+            if (!isStrataError(e, 'ERR_ADDRESS_OUT_OF_RANGE')) throw e;
+            hint.walked = false;
+          }
         }
         break;
       }
@@ -163,7 +175,7 @@ export async function walkDisk(
     const space =
       a === hint.knownAddress && hint.knownSpace !== null
         ? hint.knownSpace
-        : await readRecord(c, a);
+        : await readRecord(c, key, a);
     if (
       (flagsOf(space, 0) & RecordFlag.INVALID) === 0 &&
       keyEquals(space.bytes, keyOffsetOf(space, 0), keyLengthOf(space, 0), key)
@@ -177,33 +189,65 @@ export async function walkDisk(
   }
 }
 
-/** Reads the record at `address` from the device into its own space. */
-export async function readRecord(c: CoreState, address: number): Promise<RecordSpace> {
+/**
+ * Reads the record at `address` (on `key`'s chain) from the device into its
+ * own space, verified before any byte of it is used: its checksum, or, for a
+ * record written before checksums, its page's (legacy-page-check.ts). A
+ * record that fails is never returned, nor is the chain followed past it to
+ * an older version: a `CorruptRecordError` names the key, the address and
+ * the damage, and the store's `damage` log counts it.
+ */
+export async function readRecord(
+  c: CoreState,
+  key: Uint8Array,
+  address: number,
+): Promise<RecordSpace> {
   const P = c.log.pageSize;
-  const pageEnd = (Math.floor(address / P) + 1) * P;
-  let space = createRecordSpace(Math.min(FIRST_READ, pageEnd - address));
+  const room = (Math.floor(address / P) + 1) * P - address;
+  let space = createRecordSpace(Math.min(FIRST_READ, room));
   c.counters.diskReads++;
+  let asked = space.bytes.length;
   let n = await c.log.device.read(address, space.bytes);
-  if (n < 16 || (flagsOf(space, 0) & RecordFlag.VALID) === 0) throw corrupt(c, address);
-  // A record that shrank in place (FILLER) keeps its slot size in the word
-  // after its used bytes, which can lie past the first read: read up to it.
-  const used = align8(usedSize(space, 0));
-  const filler = (flagsOf(space, 0) & RecordFlag.FILLER) !== 0;
-  const need = filler ? used + 8 : used;
-  if (used < 16 || need > pageEnd - address) throw corrupt(c, address);
-  if (need > n) {
-    space = createRecordSpace(need);
-    c.counters.diskReads++;
-    n = await c.log.device.read(address, space.bytes);
-    if (n < need) throw corrupt(c, address);
+  if (n === asked && n >= RECORD_HEADER_SIZE && (flagsOf(space, 0) & RecordFlag.VALID) !== 0) {
+    // A record longer than the first read: read it whole (never past its page).
+    const used = usedSize(space, 0);
+    if (used > n && used <= room) {
+      space = createRecordSpace(align8(used));
+      asked = used;
+      c.counters.diskReads++;
+      n = await c.log.device.read(address, space.bytes.subarray(0, used));
+    }
   }
-  const size = slotSize(space, 0);
-  if (size < used || size > pageEnd - address || size % 8 !== 0) throw corrupt(c, address);
-  return space;
+  const check = verifyRecord(space, 0, n);
+  if (check === RecordCheck.OK) return space;
+  if (check === RecordCheck.NO_CHECKSUM) {
+    if (await legacyPageVerified(c, address)) return space;
+    throw damaged(c, key, address, RecordDamage.PAGE_CHECKSUM_MISMATCH);
+  }
+  // Fewer bytes than asked: the device ends inside the record.
+  if (n < asked) throw damaged(c, key, address, RecordDamage.SHORT_READ);
+  throw damaged(
+    c,
+    key,
+    address,
+    check === RecordCheck.NOT_A_RECORD
+      ? RecordDamage.NOT_A_RECORD
+      : check === RecordCheck.BAD_LENGTH
+        ? RecordDamage.BAD_LENGTH
+        : RecordDamage.CHECKSUM_MISMATCH,
+  );
 }
 
-export function corrupt(_c: CoreState, address: number): HlogError {
-  return new HlogError('ERR_CORRUPT', `no valid record at address ${address}`, { address });
+/** The error for a damaged record on `key`'s chain, counted in the store's damage log. */
+export function damaged(
+  c: CoreState,
+  key: Uint8Array,
+  address: number,
+  damage: RecordDamage,
+): CorruptRecordError {
+  const e = new CorruptRecordError(key, address, damage);
+  c.damage.record(e);
+  return e;
 }
 
 /** The newest record of `key` on the device chain from `start`, or null (the live-key count). */

@@ -11,8 +11,20 @@
  * +12 u32  value length (for an OVERFLOW record: the blob's length)
  * +16 f64  expiry, ms since the epoch (only with HAS_EXPIRY; 0 = none)
  *     ...  key bytes, then value bytes (OVERFLOW: an f64 blob address)
+ *     u32  with CHECKSUM: crc32 of every byte above it (header to the value's end),
+ *          unaligned, stored when the page is sealed for flush
  *     pad  to 8 bytes; with FILLER, a u32 at that point holds the slot size
  * ```
+ *
+ * The checksum is a trailer so that every offset before it (expiry, key,
+ * value) is the same with or without it: readers that load fields inline
+ * need no change, and records written before it (no CHECKSUM flag) keep
+ * their layout. It costs 4 bytes before the 8-byte rounding (0 or 8 bytes
+ * a record, 4 on average) and nothing on the write path: the log computes
+ * it for a whole page when the page becomes read-only and is written out
+ * (`sealRecordChecksums`, record-checksum.ts), so in-place updates in the
+ * mutable region pay nothing. Every read of a record from the device checks
+ * it (`verifyRecord`) before any byte of the record is used.
  *
  * The slot (bytes the record owns in the log) is the used size rounded to 8,
  * unless the value shrank in place: then FILLER records the original slot
@@ -30,6 +42,8 @@
 export const RECORD_HEADER_SIZE = 16;
 export const EXPIRY_SIZE = 8;
 export const OVERFLOW_POINTER_SIZE = 8;
+/** Bytes of the checksum trailer of a record with CHECKSUM. */
+export const RECORD_CHECKSUM_SIZE = 4;
 
 // Byte offsets of the header fields from the record's start. The accessors
 // below read through them; they are exported for walks over whole pages
@@ -66,7 +80,16 @@ export const RecordFlag = {
   FILLER: 16,
   /** Value lives in a blob (oversize pages); the inline value is its address. */
   OVERFLOW: 32,
+  /**
+   * The record ends with a u32 checksum trailer (every record written since
+   * the trailer exists; one without it was written before and is verified
+   * through its page's checksum).
+   */
+  CHECKSUM: 64,
 } as const;
+
+/** `flags & CHECKSUM` as the trailer's size, without a branch (64 >>> 4 = 4). */
+const CHECKSUM_SIZE_SHIFT = 4;
 
 /**
  * Value types, the record's type byte. Collections are serialized values in
@@ -134,7 +157,8 @@ export function recordSize(
     RECORD_HEADER_SIZE +
       (hasExpiry ? EXPIRY_SIZE : 0) +
       keyLength +
-      (overflow ? OVERFLOW_POINTER_SIZE : valueLength),
+      (overflow ? OVERFLOW_POINTER_SIZE : valueLength) +
+      RECORD_CHECKSUM_SIZE,
   );
 }
 
@@ -157,7 +181,7 @@ export function writeRecordHeader(
   s.u32[(off + PREVIOUS_LOW_OFFSET) >>> 2] = previous >>> 0;
   s.u32[(off + META_OFFSET) >>> 2] =
     ((previous / TWO_32) & 0xffff) |
-    ((flags | RecordFlag.VALID) << FLAGS_SHIFT) |
+    ((flags | RecordFlag.VALID | RecordFlag.CHECKSUM) << FLAGS_SHIFT) |
     ((type & 0xff) << TYPE_SHIFT);
   s.u32[(off + RECORD_KEY_LENGTH_OFFSET) >>> 2] = keyLength;
   s.u32[(off + RECORD_VALUE_LENGTH_OFFSET) >>> 2] = valueLength;
@@ -246,7 +270,7 @@ export function valueOffsetOf(s: RecordSpace, off: number): number {
   return keyOffsetOf(s, off) + keyLengthOf(s, off);
 }
 
-/** Bytes of the record in use (header, expiry, key, inline value). */
+/** Bytes of the record in use (header, expiry, key, inline value, checksum trailer). */
 export function usedSize(s: RecordSpace, off: number): number {
   const flags = flagsOf(s, off);
   const inlineValue =
@@ -255,8 +279,14 @@ export function usedSize(s: RecordSpace, off: number): number {
     RECORD_HEADER_SIZE +
     ((flags & RecordFlag.HAS_EXPIRY) !== 0 ? EXPIRY_SIZE : 0) +
     keyLengthOf(s, off) +
-    inlineValue
+    inlineValue +
+    ((flags & RecordFlag.CHECKSUM) >>> CHECKSUM_SIZE_SHIFT)
   );
+}
+
+/** Offset of the checksum trailer of a record with CHECKSUM: its used bytes end there + 4. */
+export function checksumOffsetOf(s: RecordSpace, off: number): number {
+  return off + usedSize(s, off) - RECORD_CHECKSUM_SIZE;
 }
 
 /** Bytes the record owns in the log: the distance to the next record. */
@@ -276,15 +306,20 @@ export function slotSizeFrom(
     RECORD_HEADER_SIZE +
       ((flags & RecordFlag.HAS_EXPIRY) !== 0 ? EXPIRY_SIZE : 0) +
       keyLength +
-      ((flags & RecordFlag.OVERFLOW) !== 0 ? OVERFLOW_POINTER_SIZE : valueLength),
+      ((flags & RecordFlag.OVERFLOW) !== 0 ? OVERFLOW_POINTER_SIZE : valueLength) +
+      ((flags & RecordFlag.CHECKSUM) >>> CHECKSUM_SIZE_SHIFT),
   );
   // A value shrunk in place keeps its slot; FILLER says the size is stored.
   return (flags & RecordFlag.FILLER) === 0 ? used : s.u32[(off + used) >>> 2]!;
 }
 
-/** Value capacity of the slot for an in-place update (inline values only). */
+/** Value capacity of the slot for an in-place update (inline values only; the trailer moves with the value's end). */
 export function valueCapacity(s: RecordSpace, off: number): number {
-  return slotSize(s, off) - (valueOffsetOf(s, off) - off);
+  return (
+    slotSize(s, off) -
+    (valueOffsetOf(s, off) - off) -
+    ((flagsOf(s, off) & RecordFlag.CHECKSUM) >>> CHECKSUM_SIZE_SHIFT)
+  );
 }
 
 /**

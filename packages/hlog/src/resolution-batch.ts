@@ -1,5 +1,6 @@
 import type { CoreState } from './core-state.js';
 import { readNewest } from './pending-driver.js';
+import { RecordCheck, verifyRecord } from './record-checksum.js';
 import {
   align8,
   createRecordSpace,
@@ -10,7 +11,6 @@ import {
   previousAddress,
   RecordFlag,
   type RecordSpace,
-  slotSize,
   spaceOver,
   usedSize,
 } from './record-layout.js';
@@ -116,17 +116,14 @@ export class ResolutionBatch {
 
 /**
  * The record at `off` of `buf` (`n` bytes read) copied into a space of its
- * own, or null when it is not whole there or does not look valid (the
- * per-key read then checks it properly, and fails on a corrupt one).
+ * own, or null when it is not whole there or does not verify (its checksum;
+ * one without is left to the per-key read too, which checks it through its
+ * page and fails on a corrupt one, naming the key).
  */
 function recordIn(buf: RecordSpace, off: number, n: number): RecordSpace | null {
-  if (off + 16 > n) return null;
-  const flags = flagsOf(buf, off);
-  if ((flags & RecordFlag.VALID) === 0 || (flags & RecordFlag.FILLER) !== 0) return null;
+  if (verifyRecord(buf, off, n - off) !== RecordCheck.OK) return null;
   const used = align8(usedSize(buf, off));
-  if (used < 16 || used > n - off) return null;
-  const size = slotSize(buf, off);
-  if (size < used || size % 8 !== 0) return null;
+  if (used > n - off) return null;
   const space = createRecordSpace(used);
   space.bytes.set(buf.bytes.subarray(off, off + used));
   return space;

@@ -51,6 +51,13 @@ export class Hint {
   rangeTo = 0;
   rangeBytes: Buffer | null = null;
   rangeOffset = 0;
+  /**
+   * The operation goes on over a damaged record on its key's chain (DEL:
+   * a tombstone needs none of the damaged bytes); others fail with it.
+   */
+  tolerateDamage = false;
+  /** The walk met a damaged record (only with `tolerateDamage`): the key's newest version is unknown. */
+  damaged = false;
   /** A record the caller already holds (compaction): no read needed for it. */
   knownAddress = -1;
   knownSpace: RecordSpace | null = null;

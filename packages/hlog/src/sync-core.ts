@@ -6,7 +6,7 @@ import { HlogError } from './errors.js';
 import { expireSlice, expiryStep } from './expiry-path.js';
 import type { ExpiringTtl } from './key-count.js';
 import { hashKey } from './key-hash.js';
-import { drivePending } from './pending-driver.js';
+import { drive, drivePending, pendingView } from './pending-driver.js';
 import { prefetchKeys } from './prefetch-path.js';
 import { FixedRange, getStep, rangeStep } from './read-path.js';
 import { type RecordSpace, RecordType } from './record-layout.js';
@@ -15,6 +15,7 @@ import { rmwStep } from './rmw-path.js';
 import {
   EXPIRY_PERSIST,
   EXPIRY_SET,
+  Hint,
   R_NOT_FOUND,
   R_NOT_SET,
   R_OK,
@@ -202,12 +203,19 @@ export class SyncCore extends CoreState {
     const code = deleteStep(this, key, h, null);
     if (code === R_OK) return DELETED;
     if (code === R_NOT_FOUND) return NOT_FOUND;
-    return drivePending(
+    // A damaged record on the key's chain does not stop a delete.
+    const hint = new Hint();
+    hint.tolerateDamage = true;
+    return pendingView(
       this,
-      key,
-      code,
-      (hint) => deleteStep(this, key, h, hint),
-      (c): DeleteResult => (c === R_OK ? { status: 'deleted' } : { status: 'notFound' }),
+      drive(
+        this,
+        key,
+        code,
+        (hint) => deleteStep(this, key, h, hint),
+        (c): DeleteResult => (c === R_OK ? { status: 'deleted' } : { status: 'notFound' }),
+        hint,
+      ),
     );
   }
 

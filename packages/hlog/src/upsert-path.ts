@@ -119,6 +119,16 @@ export function fitsInPlace(c: CoreState, length: number, exp: number): boolean 
 export function deleteStep(c: CoreState, key: Uint8Array, h: number, hint: Hint | null): number {
   const st = c.locate(key, h, hint);
   if (st === L_DISK) return R_NEED_DISK;
+  if (st === L_NONE && hint !== null && hint.damaged) {
+    // The newest version is damaged (unreadable): a tombstone replaces it
+    // all the same, so a damaged key can always be deleted. It counts as a
+    // key that was there (the count's own read of it decides as for a
+    // blind write).
+    const prev = c.keyState(key, L_DISK);
+    const code = c.appendRecord(key, h, RecordFlag.TOMBSTONE, null, 0, 0, 0, 0, RecordType.STRING);
+    if (code === R_OK) c.keyChanged(key, prev, -1);
+    return code;
+  }
   if (st === L_NONE || !c.locLive()) return R_NOT_FOUND;
   const prev = c.keyState(key, st);
   if (c.locMutable) {
