@@ -26,7 +26,7 @@ const options: Partial<StoreOptions> = {
 };
 
 const key = (i: number) => Buffer.from(`key:${i}`);
-function valueOf(i: number, round: number): Buffer {
+function expected(i: number, round: number): Buffer {
   const rng = new Prng(i * 7919 + round);
   const v = Buffer.alloc(8 + rng.nextInt(120));
   rng.fill(v);
@@ -37,7 +37,7 @@ async function setup(n: number): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'hlog-corrupt-'));
   dirs.push(dir);
   const s = await Store.open({ dir, ...options });
-  for (let i = 0; i < n; i++) await s.set(key(i), valueOf(i, 0));
+  for (let i = 0; i < n; i++) await s.set(key(i), expected(i, 0));
   await s.close();
   return dir;
 }
@@ -64,11 +64,11 @@ async function readAll(s: Store, n: number, rounds: Int32Array): Promise<Tally> 
       expect(await s.delete(key(i))).toBe(true);
       expect((await s.get(key(i))).status).toBe('notFound');
       rounds[i] = rounds[i]! + 1;
-      await s.set(key(i), valueOf(i, rounds[i]!));
+      await s.set(key(i), expected(i, rounds[i]!));
       continue;
     }
     if (r.status !== 'found') t.missing++;
-    else if (r.value.equals(valueOf(i, rounds[i]!))) t.right++;
+    else if (r.value.equals(expected(i, rounds[i]!))) t.right++;
     else t.wrong++;
   }
   return t;
