@@ -1,6 +1,7 @@
-import { HlogError } from './errors.js';
+import { CorruptRecordError } from './errors.js';
 import type { HybridLog } from './hybrid-log.js';
 import { scanLog } from './log-scan.js';
+import type { DamageLog } from './record-damage.js';
 import {
   createRecordSpace,
   flagsOf,
@@ -17,6 +18,8 @@ export interface CompactionHost {
   relocateBlobIfLive(key: Uint8Array, blobAddress: number): Promise<boolean> | boolean;
   readBlobKey(address: number): Promise<Buffer | null>;
   checkpoint(): Promise<number>;
+  /** Where a damaged page that stops compaction is reported. */
+  readonly damage: Pick<DamageLog, 'page'>;
 }
 
 /**
@@ -24,6 +27,16 @@ export interface CompactionHost {
  * `head`): live records are copied to the tail, the rest dropped, a
  * checkpoint is taken, then those segments are truncated. Runs in
  * page-sized slices, yielding between pages, while other operations go on.
+ *
+ * Damage stops it short, never past: a page that fails its check, or a
+ * record whose liveness cannot be decided because a damaged record lies
+ * above it on its key's chain, ends the range at that page. What lies below
+ * is compacted as usual; that page and everything after it stay, unread
+ * records and all (dropping them would lose the live records after the
+ * damage, or drop a damaged key's newest version so that an older one
+ * resurfaced without anyone knowing). The page is reported to the store's
+ * damage log and in the result (`damagedAt`); the damaged keys stay
+ * reported on every read until they are deleted or overwritten.
  */
 export async function runCompaction(
   host: CompactionHost,
@@ -40,8 +53,12 @@ export async function runCompaction(
     copied: 0,
     dropped: 0,
     bytesFreed: 0,
+    damagedAt: null,
   };
   if (target <= begin) return result;
+  const P = log.pageSize;
+  /** The page compaction stops at: a record there could not be decided (damage above it). */
+  let stopAt: number | null = null;
   // Copies of live records, collected per page and processed between pages.
   const batch: Array<{ address: number; bytes: Uint8Array }> = [];
   const blobs: number[] = [];
@@ -49,7 +66,14 @@ export async function runCompaction(
     for (const r of batch) {
       const space = createRecordSpace(r.bytes.length);
       space.bytes.set(r.bytes);
-      const copied = await host.copyIfLive(space, r.address);
+      let copied: boolean;
+      try {
+        copied = await host.copyIfLive(space, r.address);
+      } catch (e) {
+        if (!(e instanceof CorruptRecordError)) throw e;
+        stopAt = Math.floor(r.address / P) * P;
+        break;
+      }
       if (copied) result.copied++;
       else result.dropped++;
     }
@@ -61,6 +85,7 @@ export async function runCompaction(
     from: begin,
     to: target,
     onRecord: (space, off, address) => {
+      if (stopAt !== null) return false;
       result.scanned++;
       const flags = flagsOf(space, off);
       if ((flags & (RecordFlag.INVALID | RecordFlag.TOMBSTONE)) !== 0) {
@@ -83,24 +108,36 @@ export async function runCompaction(
       await new Promise<void>((resolve) => setImmediate(resolve));
     },
   });
-  await processBatch();
-  if (scan.cutAt !== null) {
-    // Never drop what could not be read and checked.
-    throw new HlogError(
-      'ERR_CORRUPT',
-      `compaction stopped at ${scan.cutAt ?? scan.end}: ${scan.reason ?? 'short log'}`,
-      { address: scan.cutAt ?? scan.end },
-    );
-  }
+  if (stopAt === null) await processBatch();
+  // A bad page met by the scan (below head and flushed: damage, not a torn tail).
+  const damagedAt = stopAt ?? scan.cutAt;
+  let newBegin = damagedAt ?? scan.end;
   // Blobs in the range may belong to live records beyond it: move those.
   for (const address of blobs) {
-    const key = await host.readBlobKey(address);
-    if (key !== null && (await host.relocateBlobIfLive(key, address))) result.copied++;
+    if (address >= newBegin) break;
+    let key: Buffer | null;
+    let relocated: boolean;
+    try {
+      key = await host.readBlobKey(address);
+      relocated = key !== null && (await host.relocateBlobIfLive(key, address));
+    } catch (e) {
+      if (!(e instanceof CorruptRecordError)) throw e;
+      newBegin = Math.floor(address / P) * P;
+      break;
+    }
+    if (relocated) result.copied++;
   }
+  if (damagedAt !== null) {
+    result.damagedAt = damagedAt;
+    host.damage.page(
+      damagedAt,
+      stopAt !== null ? 'a record there is behind a damaged one' : (scan.reason ?? 'bad page'),
+    );
+  }
+  if (newBegin <= begin) return result;
   // Drop the range (a blob crossing its end stays, from its start), make
   // the copies and the new begin durable in a checkpoint, then free the
   // segments: a crash at any point leaves a consistent store.
-  const newBegin = scan.end;
   log.dropUntil(newBegin);
   await host.checkpoint();
   await log.truncateDevice();

@@ -22,7 +22,7 @@ const options: Partial<StoreOptions> = {
   segmentSize: 16384,
   indexBuckets: 1024,
   expiry: false,
-  logger: { warn: () => {}, info: () => {} },
+  logger: { warn: () => {} },
 };
 
 const key = (i: number) => Buffer.from(`key:${i}`);

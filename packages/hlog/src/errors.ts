@@ -46,6 +46,8 @@ export const RecordDamage = {
   SHORT_READ: 'the log ends inside it',
   /** A record written before records had checksums, whose page's checksum fails. */
   PAGE_CHECKSUM_MISMATCH: 'page checksum mismatch',
+  /** The record's value is a blob (a large value) whose checksum fails, or that is cut short. */
+  BLOB_DAMAGED: 'its value (a blob) is damaged',
 } as const;
 
 /** One of RecordDamage's values. */
@@ -62,10 +64,11 @@ export class CorruptRecordError extends HlogError {
   readonly damage: RecordDamage;
   readonly recordAddress: number;
 
-  constructor(key: Uint8Array, address: number, damage: RecordDamage) {
+  /** `detail`: what the check found, where the damage says too little (a blob's chunk). */
+  constructor(key: Uint8Array, address: number, damage: RecordDamage, detail?: string) {
     super(
       'ERR_CORRUPT_RECORD',
-      `corrupt record for key '${Buffer.from(key).toString('latin1')}' at log address ${address}: ${damage}`,
+      `corrupt record for key '${Buffer.from(key).toString('latin1')}' at log address ${address}: ${damage}${detail === undefined ? '' : ` (${detail})`}`,
       { address },
     );
     this.key = Buffer.from(key);

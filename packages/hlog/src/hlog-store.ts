@@ -341,6 +341,7 @@ export class Store extends StoreCore {
         relocateBlobIfLive: (key, address) => this.relocateBlobIfLive(key, address),
         readBlobKey: (address) => this.readBlobKey(address),
         checkpoint: () => this.checkpoint(),
+        damage: this.damage,
       },
       until,
     );

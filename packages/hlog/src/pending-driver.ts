@@ -106,6 +106,8 @@ export async function drive<T>(
           hint.oldBlob = await readBlob(c, address, c.blobKeyLength, c.blobLength);
           hint.oldBlobAddress = address;
         } catch (e) {
+          if (isStrataError(e, 'ERR_CORRUPT'))
+            throw damaged(c, key, address, RecordDamage.BLOB_DAMAGED, e.message);
           // Compacted away meanwhile: the step finds the copy.
           if (!isStrataError(e, 'ERR_ADDRESS_OUT_OF_RANGE')) throw e;
           hint.walked = false;
@@ -124,6 +126,8 @@ export async function drive<T>(
           hint.rangeBytes = r.bytes;
           hint.rangeOffset = r.offset;
         } catch (e) {
+          if (isStrataError(e, 'ERR_CORRUPT'))
+            throw damaged(c, key, address, RecordDamage.BLOB_DAMAGED, e.message);
           // Compacted away meanwhile: the step finds the copy.
           if (!isStrataError(e, 'ERR_ADDRESS_OUT_OF_RANGE')) throw e;
           hint.walked = false;
@@ -244,8 +248,9 @@ export function damaged(
   key: Uint8Array,
   address: number,
   damage: RecordDamage,
+  detail?: string,
 ): CorruptRecordError {
-  const e = new CorruptRecordError(key, address, damage);
+  const e = new CorruptRecordError(key, address, damage, detail);
   c.damage.record(e);
   return e;
 }

@@ -89,6 +89,11 @@ export interface CompactionResult {
   copied: number;
   dropped: number;
   bytesFreed: number;
+  /**
+   * A damaged page that stopped compaction short (`until` is at most that
+   * page): it and everything after it were kept. Null when none.
+   */
+  damagedAt: number | null;
 }
 
 export interface StoreStats {

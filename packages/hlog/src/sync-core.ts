@@ -6,7 +6,7 @@ import { HlogError } from './errors.js';
 import { expireSlice, expiryStep } from './expiry-path.js';
 import type { ExpiringTtl } from './key-count.js';
 import { hashKey } from './key-hash.js';
-import { drive, drivePending, pendingView } from './pending-driver.js';
+import { drive, drivePending, pendingView, readRecord } from './pending-driver.js';
 import { prefetchKeys } from './prefetch-path.js';
 import { FixedRange, getStep, rangeStep } from './read-path.js';
 import { type RecordSpace, RecordType } from './record-layout.js';
@@ -193,6 +193,16 @@ export class SyncCore extends CoreState {
       (hint) => upsertStep(this, key, h, value, expiresAt, flags, type, hint),
       (c) => this.setResult(c),
     );
+  }
+
+  /**
+   * The record at `address` on `key`'s chain, read from the device and
+   * verified (its checksum): a space of its own, or a `CorruptRecordError`
+   * (counted in `damage`). For readers that follow chains on the device
+   * themselves (@strata/scan's liveness checks).
+   */
+  readVerified(key: Uint8Array, address: number): Promise<RecordSpace> {
+    return readRecord(this, key, address);
   }
 
   /** Deletes `key` (a tombstone). */

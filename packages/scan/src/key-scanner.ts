@@ -74,7 +74,10 @@ export class KeyScanner {
     private readonly store: StoreCore,
     options: KeyScannerOptions = {},
   ) {
-    this.iterator = new LogIterator(store.log, options.mode ? { mode: options.mode } : {});
+    this.iterator = new LogIterator(
+      store.log,
+      options.mode ? { mode: options.mode, damage: store.damage } : { damage: store.damage },
+    );
     this.liveness = new LivenessChecker(store);
     this.pending = new PendingChecks(this.liveness);
     this.clock = options.clock ?? Date.now;

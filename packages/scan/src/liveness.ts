@@ -1,7 +1,6 @@
 import {
-  align8,
   bytesEqual,
-  createRecordSpace,
+  CorruptRecordError,
   EXPIRY_SIZE,
   flagsOf,
   hashBytes,
@@ -40,8 +39,6 @@ export type Verdict = (typeof Liveness)[keyof typeof Liveness];
 const INVALID = RecordFlag.INVALID;
 const TOMBSTONE = RecordFlag.TOMBSTONE;
 const HAS_EXPIRY = RecordFlag.HAS_EXPIRY;
-/** Enough for the header, expiry and a typical key in one device read. */
-const FIRST_READ = 512;
 
 export class LivenessChecker {
   /** After NEEDS_DISK: the first chain address on another device page. */
@@ -143,30 +140,26 @@ export class LivenessChecker {
     from: number,
   ): Promise<boolean> {
     const log = this.store.log;
-    const P = log.pageSize;
     let a = from;
+    let key: Buffer | null = null;
     while (a > address) {
       if (a < log.begin) return false;
-      const pageEnd = (Math.floor(a / P) + 1) * P;
-      const want = Math.min(
-        pageEnd - a,
-        Math.max(FIRST_READ, RECORD_HEADER_SIZE + EXPIRY_SIZE + keyLength),
-      );
-      // Record addresses are 8-aligned, so an aligned read stays in the page.
-      const space = createRecordSpace(align8(want));
+      // Verified as every device read of a record is (hlog's readVerified).
+      key ??= Buffer.from(rec.bytes.subarray(keyOff, keyOff + keyLength));
       this.diskReads++;
-      let n: number;
+      let space: RecordSpace;
       try {
-        n = await log.device.read(a, space.bytes);
+        space = await this.store.readVerified(key, a);
       } catch (e) {
         if (log.begin > a) return false;
+        // A damaged record above it on the chain (reported by the read): this
+        // record may be stale, so it is not served as live.
+        if (e instanceof CorruptRecordError) return false;
         throw e;
       }
-      if (n < RECORD_HEADER_SIZE) return false;
       const kl = keyLengthOf(space, 0);
-      const ko = keyOffsetOf(space, 0);
-      if ((flagsOf(space, 0) & INVALID) === 0 && kl === keyLength && ko + kl <= n) {
-        if (bytesEqual(space.bytes, ko, rec.bytes, keyOff, kl)) return false;
+      if ((flagsOf(space, 0) & INVALID) === 0 && kl === keyLength) {
+        if (bytesEqual(space.bytes, keyOffsetOf(space, 0), rec.bytes, keyOff, kl)) return false;
       }
       a = previousAddress(space, 0);
     }

@@ -1,4 +1,5 @@
 import {
+  type DamageLog,
   flagsOf,
   type HybridLog,
   LogPage,
@@ -22,7 +23,10 @@ import { ScanError } from './scan-error.js';
  * the device through hlog's `LogPages`, the one reader that verifies them
  * (header, checksum; walked in place in pagebuf's frames). The record
  * structure is checked by the walk itself, slot by slot (BAD_SLOT).
- * Each record goes to a visitor as hlog's `RecordVisitor`: typed views over
+ * A damaged device page (its checksum, its structure, a device ending
+ * inside it) is skipped, none of its records visited, and reported
+ * (`damagedPages`, the `damage` option): a scan goes on past it rather than
+ * failing the whole command. Each record goes to a visitor as hlog's `RecordVisitor`: typed views over
  * the ring or the frame, valid during the call only, so nothing is
  * allocated per record.
  *
@@ -89,11 +93,19 @@ export interface IterateResult {
   diskPages: number;
   /** Pages skipped on their summary, unread. */
   skippedPages: number;
+  /**
+   * Device pages skipped as damaged (a checksum or structure that fails, the
+   * device ending inside one): none of their records is visited; each is
+   * reported to the iterator's `damage`.
+   */
+  damagedPages: number;
 }
 
 export interface LogIteratorOptions {
   /** Device read mode. Default single buffering (bounded work); whole-log work passes `wholeLogMode`. */
   mode?: ReadMode;
+  /** Hears each damaged device page the walk skips (the store's `damage` log). */
+  damage?: Pick<DamageLog, 'page'>;
 }
 
 /** Whole-log reads grow to this size at most (pages larger than it are read whole). */
@@ -135,6 +147,7 @@ export class LogIterator {
   readonly page: PageContext;
   /** Device pages, verified by hlog's one reader of them. */
   private pages: LogPages | null = null;
+  private readonly damage: Pick<DamageLog, 'page'> | null;
   private closed = false;
 
   constructor(
@@ -142,6 +155,7 @@ export class LogIterator {
     options: LogIteratorOptions = {},
   ) {
     this.mode = options.mode ?? readMode.single();
+    this.damage = options.damage ?? null;
     this.page = { address: 0, rec: log.ring, base: 0, used: 0, onDisk: false };
   }
 
@@ -157,6 +171,7 @@ export class LogIterator {
       memoryPages: 0,
       diskPages: 0,
       skippedPages: 0,
+      damagedPages: 0,
     };
     const summaries = options.summaries;
     const query = options.query;
@@ -304,7 +319,11 @@ export class LogIterator {
           options.walker !== undefined
             ? options.walker.walkPage(ctx.rec, ctx.base, pg, ctx.used, from, to, result)
             : this.walk(ctx.rec, ctx.base, pg, ctx.used, from, to, options.onRecord, result);
-        if (next === BAD_SLOT) throw badSlot(pg);
+        if (next === BAD_SLOT) {
+          // Its checksum held but a slot does not: the rest of it is not walked.
+          this.damaged(pg, 'bad record', result);
+          continue;
+        }
         if (options.onPage !== undefined) await options.onPage(ctx);
         if (result.stopped) return next;
         // A record at or past `to` ends the range.
@@ -316,12 +335,22 @@ export class LogIterator {
         // A blob crossing the end of this run: the next run starts after it.
         summaries?.observeBlob(pg, pages.blobPages);
         return Math.max(pg + pages.blobPages * P, runEnd);
-      } else if (!NOT_A_PAGE_START.has(pages.check) || pages.kind === LogPage.SHORT) {
-        throw new ScanError('ERR_CORRUPT', `${pages.reason} at ${pg}`, { address: pg });
+      } else if (pages.kind === LogPage.SHORT) {
+        // The device ends inside this page (a truncated segment): nothing after it to read.
+        this.damaged(pg, pages.reason ?? 'damaged page', result);
+        return Math.max(pg + P, runEnd);
+      } else if (!NOT_A_PAGE_START.has(pages.check)) {
+        // A damaged page is never served: skipped and reported, the walk goes on after it.
+        this.damaged(pg, pages.reason ?? 'damaged page', result);
       }
       // Else not a page start (a foreign cursor inside a blob): skipped.
     }
     return Math.max(pages.position, runEnd);
+  }
+
+  private damaged(page: number, reason: string, result: IterateResult): void {
+    result.damagedPages++;
+    this.damage?.page(page, reason);
   }
 
   /** The device reader, moved to `[start, end)` (created on the first call). */

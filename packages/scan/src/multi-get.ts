@@ -11,12 +11,14 @@ import {
   previousAddress,
   RECORD_HEADER_SIZE,
   type ReadResult,
+  RecordCheck,
   RecordFlag,
   type RecordSpace,
   type StoreCore,
   typeOf,
   usedSize,
   valueLengthOf,
+  verifyRecord,
 } from '@strata/hlog';
 
 /**
@@ -248,8 +250,8 @@ async function readSpan(store: StoreCore, span: Span): Promise<SpanBytes | null>
  * Follows `c`'s chain inside the span: a result, 'next' (an address outside
  * it, or a record whose end it does not hold: `c.need` says how much to read
  * there), or 'fallback'. Records are checked as `store.get` checks them (valid
- * flag, size inside the page); the page checksum is not, as the span is not
- * the whole page.
+ * flag, size inside the page, the record's checksum); the page checksum is
+ * not, as the span is not the whole page.
  */
 function walkSpan(
   got: SpanBytes,
@@ -283,6 +285,10 @@ function walkSpan(
       c.need = size;
       return 'next';
     }
+    // Nothing of a record is used before it verifies; one that does not (or
+    // has no checksum: its page vouches for it) goes to `store.get`, which
+    // verifies it and reports the damage with the key.
+    if (verifyRecord(rec, off, read - a) !== RecordCheck.OK) return 'fallback';
     if (
       (flags & RecordFlag.INVALID) === 0 &&
       kl === key.length &&

@@ -86,7 +86,10 @@ async function livePass(
   };
   if (filter.type.kind === 'none') return { stats, live: 0 };
   const log = store.log;
-  const iterator = new LogIterator(log, { mode: options.mode ?? wholeLogMode(log.pageSize) });
+  const iterator = new LogIterator(log, {
+    mode: options.mode ?? wholeLogMode(log.pageSize),
+    damage: store.damage,
+  });
   const liveness = new LivenessChecker(store);
   const pending = new PendingChecks(liveness);
   const now = (options.clock ?? Date.now)();
@@ -188,7 +191,10 @@ export async function buildSummaries(
 ): Promise<number> {
   const log = store.log;
   summaries.catchUp();
-  const iterator = new LogIterator(log, { mode: options.mode ?? wholeLogMode(log.pageSize) });
+  const iterator = new LogIterator(log, {
+    mode: options.mode ?? wholeLogMode(log.pageSize),
+    damage: store.damage,
+  });
   const sliceMs = options.sliceMs ?? DEFAULT_SLICE_MS;
   let sliceStart = performance.now();
   try {
