@@ -13,6 +13,7 @@ import { checkAofCheckpoints } from './aof-checkpoint-guard.js';
 import { AofCheckpointStore } from './aof-checkpoint-store.js';
 import { ClippedDevice } from './clipped-device.js';
 import type { MissingCheckpointPolicy } from './config.js';
+import { logCorruptRecords } from './corrupt-record-log.js';
 import { foldOverOnOwnTurn } from './fold-over-turn.js';
 import { type Logger, seconds } from './logger.js';
 import { ReadErrorLogDevice } from './read-error-device.js';
@@ -201,6 +202,7 @@ export class Databases implements DatabaseProvider {
       throw e;
     }
     logWriteErrors(store, `DB ${index}`, dir, logger);
+    logCorruptRecords(store, `DB ${index}`, dir, logger);
     // Its AOF records carry the log page each change saw: no fold-over between a change and its record.
     if (this.aof !== null) store.onBeforeCheckpoint(foldOverOnOwnTurn());
     const r = store.recovery;
@@ -397,7 +399,10 @@ export class Databases implements DatabaseProvider {
         logger.notice(
           `DB ${index} compacted: ${r.copied} records copied, ${r.dropped} dropped, ` +
             `${describeSize(r.bytesFreed)} freed, log ${describeSize(store.stats().logBytes)}, ` +
-            `in ${seconds(performance.now() - started)} seconds`,
+            `in ${seconds(performance.now() - started)} seconds` +
+            (r.damagedAt === null
+              ? ''
+              : `; stopped before the damaged page at log address ${r.damagedAt}, kept with all after it`),
         );
       } catch (e) {
         logger.warning(`DB ${index} compaction failed: ${(e as Error).message}`);

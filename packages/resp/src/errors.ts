@@ -7,7 +7,7 @@
  */
 
 // StrataError through hlog's re-export: resp has no @strata/io dependency of its own.
-import type { HlogErrorCode } from '@strata/hlog';
+import { CorruptRecordError, type HlogErrorCode } from '@strata/hlog';
 import { isStrataError, StrataError } from '@strata/io';
 
 export type CommandErrorCode =
@@ -42,6 +42,8 @@ export type CommandErrorCode =
   | 'ERR_RESERVED_KEY'
   | 'ERR_INVALID_CURSOR'
   | 'ERR_STORE'
+  /** A record of the key read from disk failed verification (hlog's ERR_CORRUPT_RECORD): never served. */
+  | 'ERR_CORRUPT_RECORD'
   | 'ERR_MISCONF'
   /**
    * A write that ran (it is applied in memory) whose append to the AOF failed
@@ -281,6 +283,33 @@ export function cString(bytes: Buffer, max: number): string {
 }
 
 /**
+ * A record of the key on disk failed verification: one line naming the key
+ * (bytes outside printable ASCII escaped, as `\xNN`; at most 128 of them),
+ * where it is in the log and what is wrong. The value is never served; DEL
+ * or an overwrite of the key works.
+ */
+export function corruptRecordError(e: CorruptRecordError): CommandError {
+  return new CommandError(
+    'ERR_CORRUPT_RECORD',
+    `ERR corrupt record for key '${printableKey(e.key, 128)}' at log address ${e.recordAddress}: ${e.damage}`,
+  );
+}
+
+/** `key`'s first `max` bytes, printable ASCII as it is, the rest (quotes and backslash too) as `\xNN`. */
+function printableKey(key: Buffer, max: number): string {
+  let out = '';
+  const n = Math.min(key.length, max);
+  for (let i = 0; i < n; i++) {
+    const b = key[i]!;
+    out +=
+      b >= 0x20 && b < 0x7f && b !== 0x27 && b !== 0x5c
+        ? String.fromCharCode(b)
+        : `\\x${b.toString(16).padStart(2, '0')}`;
+  }
+  return key.length > max ? `${out}...` : out;
+}
+
+/**
  * Any error a handler threw, as an error reply: CommandErrors as they are,
  * the store's coded errors mapped by code (never by message) to what Redis
  * says for the same condition, anything else as `ERR <message>`.
@@ -296,6 +325,9 @@ export function toCommandError(e: unknown): CommandError {
         return overflowError();
       case 'ERR_VALUE_TOO_LARGE' satisfies HlogErrorCode:
         return tooLargeError();
+      case 'ERR_CORRUPT_RECORD' satisfies HlogErrorCode:
+        if (e instanceof CorruptRecordError) return corruptRecordError(e);
+        break;
     }
   }
   const message = e instanceof Error ? e.message : String(e);

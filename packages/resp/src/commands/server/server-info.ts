@@ -86,6 +86,7 @@ const SECTIONS: Record<string, Section> = {
     `client_query_buffer_limit_disconnections:${s.stats.queryLimitDisconnections}`,
     `client_output_buffer_limit_disconnections:${s.stats.outputLimitDisconnections}`,
     `total_error_replies:${s.stats.errorReplies}`,
+    ...damageLines(s),
   ],
   replication: () => ['role:master', 'connected_slaves:0'],
   cpu: () => {
@@ -133,6 +134,35 @@ const SECTIONS: Record<string, Section> = {
     return out;
   },
 };
+
+/**
+ * Strata's own stats lines: damage met on the open databases' devices
+ * (hlog's `DamageLog`). `corrupt_record_reads`: reads of a record that
+ * failed verification (each answered with an error, never the value);
+ * `corrupt_records`: distinct damaged record addresses; `damaged_pages`:
+ * pages scans or compaction skipped; `last_corrupt_address`: `db:address`
+ * of the last one seen, `-` for none.
+ */
+function damageLines(s: ServerState): string[] {
+  let reads = 0;
+  let records = 0;
+  let pages = 0;
+  let last = '-';
+  for (let db = 0; db < s.keyspace.count; db++) {
+    const d = s.keyspace.get(db)?.damage;
+    if (d === undefined) continue;
+    reads += d.recordReads;
+    records += d.records;
+    pages += d.pages;
+    if (d.lastAddress >= 0) last = `${db}:${d.lastAddress}`;
+  }
+  return [
+    `corrupt_record_reads:${reads}`,
+    `corrupt_records:${records}`,
+    `damaged_pages:${pages}`,
+    `last_corrupt_address:${last}`,
+  ];
+}
 
 /**
  * INFO latencystats: per command, the latency-tracking-info-percentiles of
