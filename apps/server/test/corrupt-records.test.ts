@@ -25,7 +25,7 @@ const ARGS = [
   ...['--segment-size', '256kb'],
 ];
 
-const valueOf = (i: number) => `value-${i}-${'abcdefghij'.repeat(5)}-end`;
+const written = (i: number) => `value-${i}-${'abcdefghij'.repeat(5)}-end`;
 
 /** The segment file holding `needle` and where in it (each record is written once). */
 async function find(dir: string, needle: string): Promise<{ path: string; at: number }> {
@@ -45,7 +45,7 @@ async function find(dir: string, needle: string): Promise<{ path: string; at: nu
 async function fill(r: Redis, n: number, from = 0): Promise<void> {
   for (let base = from; base < from + n; base += 500) {
     const kv: string[] = [];
-    for (let i = base; i < Math.min(base + 500, from + n); i++) kv.push(`k${i}`, valueOf(i));
+    for (let i = base; i < Math.min(base + 500, from + n); i++) kv.push(`k${i}`, written(i));
     await r.mset(...kv);
   }
 }
@@ -77,7 +77,7 @@ test('a bit flipped inside a value: GET answers the error (never the value), INF
   expect((await first.process.stop('SIGTERM')).code).toBe(0);
 
   // One bit in the middle of k1234's value.
-  const { path, at } = await find(dir.path, valueOf(1234));
+  const { path, at } = await find(dir.path, written(1234));
   const f = await open(path, 'r+');
   const byte = Buffer.alloc(1);
   await f.read(byte, 0, 1, at + 20);
@@ -98,7 +98,7 @@ test('a bit flipped inside a value: GET answers the error (never the value), INF
   for (let base = 0; base < 3000; base += 500) {
     const keys = Array.from({ length: 500 }, (_, j) => `k${base + j}`).filter((k) => k !== 'k1234');
     const values = await r.mget(...keys);
-    expect(values).toEqual(keys.map((k) => valueOf(Number(k.slice(1)))));
+    expect(values).toEqual(keys.map((k) => written(Number(k.slice(1)))));
   }
   const info = await r.info('stats');
   expect(Number(stat(info, 'corrupt_record_reads'))).toBeGreaterThanOrEqual(2);
@@ -155,7 +155,7 @@ test('a segment truncated: the keys in the lost range answer the error, INFO key
   for (let i = 0; i < 12000; i++) {
     const e = await errorOf(r.get(`k${i}`));
     if (e.startsWith('no error')) {
-      expect(e).toBe(`no error: ${JSON.stringify(valueOf(i))}`);
+      expect(e).toBe(`no error: ${JSON.stringify(written(i))}`);
       right++;
     } else {
       expect(e).toMatch(new RegExp(`^ERR corrupt record for key 'k${i}' at log address \\d+: `));
