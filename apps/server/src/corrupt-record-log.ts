@@ -1,4 +1,5 @@
 import type { DamageLog } from '@strata/hlog';
+import { printableKey } from '@strata/resp';
 import type { Logger } from './logger.js';
 
 /** What the log of a damaged store needs of it (hlog's Store). */
@@ -25,17 +26,8 @@ export function logCorruptRecords(
     logger.warning(
       key === null
         ? `${name}: damaged page at log address ${address} in ${dir} skipped: ${what}`
-        : `${name}: corrupt record for key '${printable(key)}' at log address ${address} in ${dir}: ${what}. ` +
+        : `${name}: corrupt record for key '${printableKey(key, 128)}' at log address ${address} in ${dir}: ${what}. ` +
             'Reads of the key answer an error until it is deleted or overwritten.',
     );
   };
-}
-
-function printable(key: Buffer): string {
-  const s = key.subarray(0, 128).toString('latin1');
-  const shown = s.replace(
-    /[^\x20-\x7e]/g,
-    (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
-  );
-  return key.length > 128 ? `${shown}...` : shown;
 }

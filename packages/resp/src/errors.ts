@@ -295,8 +295,12 @@ export function corruptRecordError(e: CorruptRecordError): CommandError {
   );
 }
 
-/** `key`'s first `max` bytes, printable ASCII as it is, the rest (quotes and backslash too) as `\xNN`. */
-function printableKey(key: Buffer, max: number): string {
+/**
+ * `key`'s first `max` bytes for a one-line message (an error reply, a log
+ * line): printable ASCII as it is, the rest (quote and backslash too) as
+ * `\xNN`, then `...` when it was longer.
+ */
+export function printableKey(key: Buffer, max: number): string {
   let out = '';
   const n = Math.min(key.length, max);
   for (let i = 0; i < n; i++) {

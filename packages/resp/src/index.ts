@@ -26,6 +26,7 @@ export {
   type CommandErrorCode,
   notPersistedMessage,
   PROTECTED_MODE_REPLY,
+  printableKey,
   ReplayError,
   storeWriteErrorMessage,
   toCommandError,
