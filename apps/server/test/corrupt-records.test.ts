@@ -179,6 +179,9 @@ test('a segment truncated: the keys in the lost range answer the error, INFO key
     scanned += keys.length;
   } while (cursor !== '0');
   expect(scanned).toBeGreaterThan(8000);
+  // It skipped the emptied pages and reported them.
+  expect(Number(stat(await r.info('stats'), 'damaged_pages'))).toBeGreaterThan(0);
+  expect(again.process.stdout).toMatch(/# DB 0: damaged page at log address \d+ in .* skipped: /);
   r.disconnect();
   await again.process.stop('SIGTERM');
 });

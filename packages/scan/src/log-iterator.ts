@@ -297,6 +297,8 @@ export class LogIterator {
       while (runEnd < limit && !summaries.cannotMatch(runEnd, query)) runEnd += P;
     }
     const pages = this.pagesFor(page, runEnd);
+    /** A page or blob start was met in this run: pages follow each other from there. */
+    let synced = false;
     for (;;) {
       try {
         if (!(pages.nextInFrame() ?? (await pages.next()))) break;
@@ -306,6 +308,7 @@ export class LogIterator {
         throw e;
       }
       const pg = pages.address;
+      if (pages.kind === LogPage.RECORDS || pages.kind === LogPage.BLOB) synced = true;
       if (pages.kind === LogPage.RECORDS) {
         const ctx = this.page;
         ctx.address = pg;
@@ -339,8 +342,10 @@ export class LogIterator {
         // The device ends inside this page (a truncated segment): nothing after it to read.
         this.damaged(pg, pages.reason ?? 'damaged page', result);
         return Math.max(pg + P, runEnd);
-      } else if (!NOT_A_PAGE_START.has(pages.check)) {
-        // A damaged page is never served: skipped and reported, the walk goes on after it.
+      } else if (!NOT_A_PAGE_START.has(pages.check) || synced) {
+        // A damaged page is never served: skipped and reported, the walk goes
+        // on after it. (Past a good page, pages follow each other: one
+        // without a header there, zeros too, is damage, not a blob's inside.)
         this.damaged(pg, pages.reason ?? 'damaged page', result);
       }
       // Else not a page start (a foreign cursor inside a blob): skipped.
