@@ -1,4 +1,4 @@
-import type { CoreState } from './core-state.js';
+import type { HybridLog } from './hybrid-log.js';
 import {
   checkPageHeader,
   PAGE_HEADER_SIZE,
@@ -21,7 +21,15 @@ const REMEMBERED = 4096;
  * page first met, falls only on logs written before, until compaction or
  * overwrites move their records.
  */
-export async function legacyPageVerified(c: CoreState, address: number): Promise<boolean> {
+/** What the check needs of the store (its CoreState). */
+export interface LegacyPageHost {
+  readonly log: HybridLog;
+  /** Pages verified this session. */
+  readonly verifiedPages: Set<number>;
+  readonly counters: { diskReads: number };
+}
+
+export async function legacyPageVerified(c: LegacyPageHost, address: number): Promise<boolean> {
   const P = c.log.pageSize;
   const page = Math.floor(address / P) * P;
   if (c.verifiedPages.has(page)) return true;
