@@ -56,4 +56,12 @@ export class AofCheckpointStore implements CheckpointStore {
   writeEpoch(epoch: number): Promise<void> {
     return this.inner.writeEpoch(epoch);
   }
+
+  readCleanClose(): Promise<number | null> {
+    return this.inner.readCleanClose();
+  }
+
+  writeCleanClose(point: number): Promise<void> {
+    return this.inner.writeCleanClose(point);
+  }
 }

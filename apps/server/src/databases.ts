@@ -192,6 +192,11 @@ export class Databases implements DatabaseProvider {
         ...(this.memory === undefined ? {} : { memory: this.memory }),
         dir,
         ...parts,
+        // Without the AOF a crash recovers one moment: the last checkpoint
+        // (or clean close), never a tail of strings without the collection
+        // changes the object cache held (with it, the device is clipped at
+        // the AOF's checkpoint and the AOF replays the rest).
+        consistentRecovery: true,
         // Shutdown checkpoints explicitly, to log it and to know the result.
         checkpointOnClose: false,
         logger: { warn: (m) => logger.warning(`DB ${index}: ${m}`) },

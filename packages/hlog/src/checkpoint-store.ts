@@ -31,6 +31,14 @@ export interface CheckpointStore {
   /** Highest session epoch handed out (so pages of a new session sort after every old one). */
   readEpoch(): Promise<number>;
   writeEpoch(epoch: number): Promise<void>;
+  /**
+   * The log's end at the last close that flushed and synced it whole
+   * without a checkpoint (a fold-over: one moment), or null. Recovery that
+   * keeps to one moment (`consistentRecovery`) replays the log after the
+   * checkpoint up to this point, never the tail a crash left past it.
+   */
+  readCleanClose(): Promise<number | null>;
+  writeCleanClose(point: number): Promise<void>;
 }
 
 export interface CheckpointMeta {
@@ -163,10 +171,28 @@ export class FileCheckpointStore implements CheckpointStore {
   }
 
   async writeEpoch(epoch: number): Promise<void> {
+    await this.writeNumber('epoch', epoch);
+  }
+
+  async readCleanClose(): Promise<number | null> {
+    try {
+      const n = Number((await readFile(join(this.dir, 'clean-close'), 'utf8')).trim());
+      return Number.isSafeInteger(n) && n >= 0 ? n : null;
+    } catch {
+      return null;
+    }
+  }
+
+  async writeCleanClose(point: number): Promise<void> {
+    await this.writeNumber('clean-close', point);
+  }
+
+  /** A small file replaced atomically and durably (write a temporary, sync, rename, sync the directory). */
+  private async writeNumber(name: string, n: number): Promise<void> {
     await mkdir(this.dir, { recursive: true });
-    const tmp = join(this.dir, 'epoch.tmp');
-    await writeDurably(tmp, [Buffer.from(String(epoch))]);
-    await rename(tmp, join(this.dir, 'epoch'));
+    const tmp = join(this.dir, `${name}.tmp`);
+    await writeDurably(tmp, [Buffer.from(String(n))]);
+    await rename(tmp, join(this.dir, name));
     await syncDir(this.dir);
   }
 }
@@ -209,6 +235,7 @@ async function syncDir(dir: string): Promise<void> {
 export class MemoryCheckpointStore implements CheckpointStore {
   private readonly entries = new Map<number, { meta: CheckpointMeta; index: Uint8Array }>();
   private epoch = 0;
+  private cleanClose: number | null = null;
   failNextWrite = false;
 
   async list(): Promise<number[]> {
@@ -241,6 +268,14 @@ export class MemoryCheckpointStore implements CheckpointStore {
 
   async writeEpoch(epoch: number): Promise<void> {
     this.epoch = epoch;
+  }
+
+  async readCleanClose(): Promise<number | null> {
+    return this.cleanClose;
+  }
+
+  async writeCleanClose(point: number): Promise<void> {
+    this.cleanClose = point;
   }
 
   /** Test hook: corrupt a stored index byte. */

@@ -131,6 +131,9 @@ export class Store extends StoreCore {
       const store = new Store(options, r);
       store.lock = lock;
       await store.restoreCount(r.count);
+      if (options.consistentRecovery === true && r.checkpoints !== null) {
+        await store.checkpointRecoveredMoment();
+      }
       return store;
     } catch (e) {
       lock?.release();
@@ -164,6 +167,27 @@ export class Store extends StoreCore {
       if (this.count.unresolved >= 256) await this.count.settle();
     }
     await this.count.settle();
+  }
+
+  /**
+   * `consistentRecovery`: a checkpoint at open when the store is new (a
+   * crash before its first checkpoint then recovers it empty, rather than
+   * from whatever of its log reached the device) or when a crash's tail was
+   * left unreplayed (the new log starts after that tail, which the next
+   * recovery must skip too: a checkpoint puts it behind, and a clean close
+   * later never spans it).
+   */
+  private async checkpointRecoveredMoment(): Promise<void> {
+    const r = this.recovery;
+    const fresh = r.checkpoint === null && r.scannedBytes === 0 && r.records === 0;
+    if (r.unreplayedBytes > 0) {
+      this.logger.warn(
+        `${r.unreplayedBytes} bytes of log after checkpoint ${r.checkpoint} (written before a crash, ` +
+          'not a clean close) were not replayed: the store is as of that checkpoint, one moment; ' +
+          'they stay on the device until compaction',
+      );
+    }
+    if (fresh || r.unreplayedBytes > 0) await this.checkpoint();
   }
 
   /**
@@ -381,8 +405,11 @@ export class Store extends StoreCore {
       if (this.checkpointOnClose && this.checkpoints !== null) await this.checkpoint();
       else {
         await this.log.retryWrites();
-        await this.log.waitFlushed(await this.foldOver());
+        const point = await this.foldOver();
+        await this.log.waitFlushed(point);
         await this.log.sync();
+        // The log up to `point` is one moment (the fold-over), all on the device.
+        await this.checkpoints?.writeCleanClose(point);
       }
     }
     this.closed = true;

@@ -209,6 +209,10 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
     initialBuckets: Math.max(configured, floorPowerOfTwo(Math.min(estimate, 1 << 26))),
   });
 
+  // consistentRecovery: the replay stops at the recovered moment.
+  const replayTo = await consistentPoint(options, checkpoints, meta);
+  let unreplayedRecords = 0;
+
   // 2. Replay the log after it (or the whole log): newest record wins. With
   // a count in the checkpoint, note each key the tail writes.
   const rebuilder = new IndexRebuilder(index, Math.max(0, device.endAddress - from));
@@ -231,6 +235,11 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
     ...(options.durableUntil !== undefined ? { durableUntil: options.durableUntil } : {}),
     ...(options.recoveryMode !== undefined ? { mode: options.recoveryMode } : {}),
     onRecord: (space, off, address) => {
+      // Past the recovered moment: read (verified, its end found), not replayed.
+      if (address >= replayTo) {
+        unreplayedRecords++;
+        return true;
+      }
       const flags = flagsOf(space, off);
       if ((flags & RecordFlag.INVALID) !== 0) return true;
       const ko = keyOffsetOf(space, off);
@@ -288,8 +297,9 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
     checkpoint: meta?.seq ?? null,
     scannedFrom: from,
     scannedBytes: scan.bytesRead,
-    records: scan.records,
+    records: scan.records - unreplayedRecords,
     cutAt: scan.cutAt,
+    unreplayedBytes: Math.max(0, end - replayTo),
     cutReason: scan.reason,
     skipped,
     passedOver,
@@ -333,6 +343,26 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
     lastSeq,
     count,
   };
+}
+
+/**
+ * Where the replay of the log after the checkpoint stops: nowhere (every
+ * record replayed) unless `consistentRecovery`; then at the checkpoint's
+ * fold-over point, or at a clean close's end after it (both one moment).
+ * Without a checkpoint there is no moment to stop at: the whole log is
+ * replayed (a new store is checkpointed at its first open, so this is a
+ * directory whose checkpoints are gone).
+ */
+async function consistentPoint(
+  options: StoreOptions,
+  checkpoints: CheckpointStore | null,
+  meta: CheckpointMeta | null,
+): Promise<number> {
+  if (options.consistentRecovery !== true || meta === null || checkpoints === null) {
+    return Number.POSITIVE_INFINITY;
+  }
+  const closed = await checkpoints.readCleanClose();
+  return closed !== null && closed > meta.until ? closed : meta.until;
 }
 
 /**

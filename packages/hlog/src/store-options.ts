@@ -44,6 +44,18 @@ export interface StoreOptions extends Omit<StoreCoreOptions, 'device'> {
   compaction?: { maxLogBytes: number; intervalMs?: number } | false;
   /** Checkpoint on close (when there is a checkpoint store). Default true. */
   checkpointOnClose?: boolean;
+  /**
+   * Recover the state of one moment: the newest checkpoint, plus the log
+   * after it only up to the end of a clean close (`readCleanClose`); the
+   * tail a crash left past that point is kept on the device but not
+   * replayed, and open then checkpoints (so the next tail starts after it),
+   * as it does for a new, empty store. Default false: every record that
+   * reached the device is replayed, which after a crash is no one moment
+   * (pages reach the device as they leave memory, each with the in-place
+   * updates it got until then; a cache above the store, such as
+   * @strata/collections', writes its changes back later still).
+   */
+  consistentRecovery?: boolean;
   logger?: Logger;
 }
 
@@ -56,6 +68,12 @@ export interface RecoveryInfo {
   records: number;
   /** Where a torn or corrupt page cut the log off, or null. */
   cutAt: number | null;
+  /**
+   * Bytes of log after the recovered moment that were not replayed
+   * (`consistentRecovery`: a crash's tail past the checkpoint or clean
+   * close), kept on the device; 0 otherwise.
+   */
+  unreplayedBytes: number;
   cutReason: string | null;
   /**
    * Runs of damaged pages in the middle of the log that were passed over

@@ -1,0 +1,112 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Store, type StoreOptions } from './hlog-store.js';
+
+/**
+ * `consistentRecovery`: a restart after a crash recovers one moment, the
+ * newest checkpoint or a clean close after it, never the tail a crash left
+ * (pages that reached the device as they left memory). The tail is kept,
+ * not replayed, and put behind a checkpoint taken at open.
+ */
+
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
+async function options(consistent: boolean): Promise<StoreOptions> {
+  const dir = await mkdtemp(join(tmpdir(), 'hlog-consistent-'));
+  dirs.push(dir);
+  return {
+    dir,
+    memory: 8192,
+    pageSize: 1024,
+    segmentSize: 1 << 16,
+    expiry: false,
+    checkpointOnClose: false,
+    consistentRecovery: consistent,
+    logger: { warn: () => undefined },
+  };
+}
+
+const b = (s: string) => Buffer.from(s);
+
+async function value(store: Store, key: string): Promise<string | null> {
+  const r = await store.get(b(key));
+  return r.status === 'found' ? r.value.toString() : null;
+}
+
+/** Writes `n` keys `prefix:i` = `v`; the log grows past memory, so pages reach the device. */
+async function fill(store: Store, prefix: string, n: number, v: string): Promise<void> {
+  for (let i = 0; i < n; i++) await store.set(b(`${prefix}:${i}`), b(v));
+}
+
+describe('consistentRecovery', () => {
+  it('recovers the checkpoint, not the tail a crash left; the tail is kept and put behind a checkpoint', async () => {
+    const o = await options(true);
+    let store = await Store.open(o);
+    await fill(store, 'a', 100, 'old');
+    await store.checkpoint();
+    await fill(store, 'a', 50, 'new');
+    await fill(store, 'b', 300, 'tail');
+    // Every page of the tail on the device, as a crash long after the writes finds it.
+    await store.log.sealAndFlush();
+    const end = store.log.tail;
+    await store.abandon();
+
+    store = await Store.open(o);
+    expect(store.recovery.unreplayedBytes).toBeGreaterThan(0);
+    expect(await value(store, 'a:0')).toBe('old');
+    expect(await value(store, 'a:99')).toBe('old');
+    expect(await value(store, 'b:0')).toBeNull();
+    expect(await store.exactCount()).toBe(100);
+    // Nothing of the tail is overwritten: the new log starts after it.
+    expect(store.log.tail).toBeGreaterThanOrEqual(end);
+    const seq = store.recovery.checkpoint!;
+    // Open checkpointed: the next recovery starts after the unreplayed tail.
+    expect(await readdir(o.dir!)).toContain(`checkpoint.${seq + 1}.meta`);
+
+    // A clean close (no checkpoint) is one moment: replayed, the old tail still not.
+    await fill(store, 'c', 20, 'after');
+    await store.close();
+    store = await Store.open(o);
+    expect(store.recovery.checkpoint).toBe(seq + 1);
+    expect(store.recovery.unreplayedBytes).toBe(0);
+    expect(await value(store, 'c:19')).toBe('after');
+    expect(await value(store, 'a:0')).toBe('old');
+    expect(await value(store, 'b:299')).toBeNull();
+    expect(await store.exactCount()).toBe(120);
+    await store.close();
+  });
+
+  it('a new store is checkpointed at open: a crash before any other checkpoint recovers it empty', async () => {
+    const o = await options(true);
+    let store = await Store.open(o);
+    expect(await readdir(o.dir!)).toContain('checkpoint.1.meta');
+    await fill(store, 'k', 300, 'v');
+    await store.log.sealAndFlush();
+    await store.abandon();
+    store = await Store.open(o);
+    expect(store.recovery.checkpoint).toBe(1);
+    expect(store.recovery.unreplayedBytes).toBeGreaterThan(0);
+    expect(await value(store, 'k:0')).toBeNull();
+    expect(await store.exactCount()).toBe(0);
+    await store.close();
+  });
+
+  it('is off by default: every record that reached the device is replayed', async () => {
+    const o = await options(false);
+    let store = await Store.open(o);
+    await fill(store, 'a', 10, 'old');
+    await store.checkpoint();
+    await fill(store, 'b', 300, 'tail');
+    await store.log.sealAndFlush();
+    await store.abandon();
+    store = await Store.open(o);
+    expect(store.recovery.unreplayedBytes).toBe(0);
+    expect(await value(store, 'b:299')).toBe('tail');
+    await store.close();
+  });
+});
