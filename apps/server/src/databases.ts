@@ -194,9 +194,11 @@ export class Databases implements DatabaseProvider {
         ...parts,
         // Without the AOF a crash recovers one moment: the last checkpoint
         // (or clean close), never a tail of strings without the collection
-        // changes the object cache held (with it, the device is clipped at
-        // the AOF's checkpoint and the AOF replays the rest).
-        consistentRecovery: true,
+        // changes the object cache held. With the AOF's entry, the device is
+        // clipped at its checkpoint and the AOF replays the rest, onto an
+        // empty store when that checkpoint is gone (no checkpoint at open
+        // then: it would move the AOF's position past what must replay).
+        consistentRecovery: this.aof === null || adopt,
         // Shutdown checkpoints explicitly, to log it and to know the result.
         checkpointOnClose: false,
         logger: { warn: (m) => logger.warning(`DB ${index}: ${m}`) },
