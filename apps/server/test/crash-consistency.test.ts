@@ -182,8 +182,9 @@ test(`without the AOF, ${CYCLES} kills at random points (mid-checkpoint too) eac
   let behindCheckpoint = 0;
   let lost = 0;
   const report: string[] = [];
+  // Each restart that is checked goes on as the next cycle's server.
+  let server = await StrataProcess.start(args);
   for (let cycle = 0; cycle < CYCLES; cycle++) {
-    const server = await StrataProcess.start(args);
     const w = await connected(server.port);
     const control = await connected(server.port);
     const writer = new HistoryWriter(w, k, shape, 64);
@@ -238,7 +239,7 @@ test(`without the AOF, ${CYCLES} kills at random points (mid-checkpoint too) eac
     const r = await connected(again.port);
     const { state, dbsize } = await readState(r, shape);
     r.disconnect();
-    await again.process.stop('SIGKILL');
+    server = again;
     const recovered = prefixOf(state);
     const diff = differences(state, modelAfter(recovered, shape));
     const line = `cycle ${cycle}: ${aimed ? 'aimed' : 'random'} kill after ${runMs} ms${mid ? ' (mid-checkpoint)' : ''}, sent ${sent}, acked ${acked}, floor ${floor}, recovered prefix ${recovered}`;
@@ -258,6 +259,7 @@ test(`without the AOF, ${CYCLES} kills at random points (mid-checkpoint too) eac
     // The history goes on from the recovered prefix.
     k = recovered;
   }
+  await server.process.stop('SIGKILL');
   console.log(report.join('\n'));
   console.log(
     `crash consistency: ${CYCLES} kills (${midCheckpoint} mid-checkpoint, ${behindCheckpoint} after a completed SAVE), ` +

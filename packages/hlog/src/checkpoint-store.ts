@@ -33,7 +33,8 @@ export interface CheckpointStore {
   writeEpoch(epoch: number): Promise<void>;
   /**
    * The log's end at the last close that flushed and synced it whole
-   * without a checkpoint (a fold-over: one moment), or null. Recovery that
+   * without a checkpoint (a fold-over: one moment), or a new store's empty
+   * start, or null; `write` drops it (a checkpoint is newer). Recovery that
    * keeps to one moment (`consistentRecovery`) replays the log after the
    * checkpoint up to this point, never the tail a crash left past it.
    */
@@ -93,6 +94,9 @@ function verified(meta: CheckpointMeta, index: Uint8Array): boolean {
   return index.byteLength === meta.indexBytes && crc32(index) === meta.indexCrc;
 }
 
+/** The file of `writeCleanClose`. */
+const CLEAN_CLOSE = 'clean-close';
+
 /** Checkpoints as files: `checkpoint.<seq>.index`, then `checkpoint.<seq>.meta` by rename. */
 export class FileCheckpointStore implements CheckpointStore {
   readonly dir: string;
@@ -143,6 +147,8 @@ export class FileCheckpointStore implements CheckpointStore {
     await writeDurably(tmp, [Buffer.from(JSON.stringify(meta))]);
     await rename(tmp, this.path(seq, 'meta'));
     await syncDir(this.dir);
+    // The checkpoint is newer than any clean close.
+    await rm(join(this.dir, CLEAN_CLOSE), { force: true });
   }
 
   async read(seq: number): Promise<{ meta: CheckpointMeta; index: Uint8Array } | null> {
@@ -176,7 +182,7 @@ export class FileCheckpointStore implements CheckpointStore {
 
   async readCleanClose(): Promise<number | null> {
     try {
-      const n = Number((await readFile(join(this.dir, 'clean-close'), 'utf8')).trim());
+      const n = Number((await readFile(join(this.dir, CLEAN_CLOSE), 'utf8')).trim());
       return Number.isSafeInteger(n) && n >= 0 ? n : null;
     } catch {
       return null;
@@ -184,7 +190,7 @@ export class FileCheckpointStore implements CheckpointStore {
   }
 
   async writeCleanClose(point: number): Promise<void> {
-    await this.writeNumber('clean-close', point);
+    await this.writeNumber(CLEAN_CLOSE, point);
   }
 
   /** A small file replaced atomically and durably (write a temporary, sync, rename, sync the directory). */
@@ -248,6 +254,7 @@ export class MemoryCheckpointStore implements CheckpointStore {
       throw new HlogError('ERR_IO', 'simulated crash while writing a checkpoint');
     }
     this.entries.set(seq, { meta: { ...meta }, index: Buffer.concat(index) });
+    this.cleanClose = null;
   }
 
   async read(seq: number): Promise<{ meta: CheckpointMeta; index: Uint8Array } | null> {

@@ -132,7 +132,7 @@ export class Store extends StoreCore {
       store.lock = lock;
       await store.restoreCount(r.count);
       if (options.consistentRecovery === true && r.checkpoints !== null) {
-        await store.checkpointRecoveredMoment();
+        await store.checkpointRecoveredMoment(r.checkpoints);
       }
       return store;
     } catch (e) {
@@ -170,24 +170,27 @@ export class Store extends StoreCore {
   }
 
   /**
-   * `consistentRecovery`: a checkpoint at open when the store is new (a
-   * crash before its first checkpoint then recovers it empty, rather than
-   * from whatever of its log reached the device) or when a crash's tail was
-   * left unreplayed (the new log starts after that tail, which the next
-   * recovery must skip too: a checkpoint puts it behind, and a clean close
-   * later never spans it).
+   * `consistentRecovery`: a new store records its empty start as a clean
+   * close (a crash before its first checkpoint recovers it empty, rather
+   * than from whatever of its log reached the device); a crash's tail left
+   * unreplayed is put behind a checkpoint (the new log starts after that
+   * tail, which no later recovery or clean close may span).
    */
-  private async checkpointRecoveredMoment(): Promise<void> {
+  private async checkpointRecoveredMoment(checkpoints: CheckpointStore): Promise<void> {
     const r = this.recovery;
-    const fresh = r.checkpoint === null && r.scannedBytes === 0 && r.records === 0;
+    if (r.checkpoint === null && r.scannedBytes === 0 && r.records === 0) {
+      await checkpoints.writeCleanClose(this.log.begin);
+      return;
+    }
     if (r.unreplayedBytes > 0) {
+      const at = r.checkpoint === null ? 'its empty start' : `checkpoint ${r.checkpoint}`;
       this.logger.warn(
-        `${r.unreplayedBytes} bytes of log after checkpoint ${r.checkpoint} (written before a crash, ` +
-          'not a clean close) were not replayed: the store is as of that checkpoint, one moment; ' +
+        `${r.unreplayedBytes} bytes of log written after ${at} (or a clean close after it) ` +
+          'before a crash were not replayed: the store is as of that one moment; ' +
           'they stay on the device until compaction',
       );
+      await this.checkpoint();
     }
-    if (fresh || r.unreplayedBytes > 0) await this.checkpoint();
   }
 
   /**

@@ -278,6 +278,8 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
     );
   }
   const end = scan.cutAt ?? scan.end;
+  // The log the index holds: the key recount reads no further.
+  const replayed = Math.min(end, replayTo);
 
   // 3. A new epoch above every page ever written.
   const persisted = checkpoints === null ? 0 : await checkpoints.readEpoch();
@@ -321,7 +323,7 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
       kind: 'recount',
       snapshot: { plain: 0, expiring: withExpiry },
       background: {
-        start: () => recountPlainKeys(device, pageSize, begin, end, keys, log, skipped),
+        start: () => recountPlainKeys(device, pageSize, begin, replayed, keys, log, skipped),
         // Every record could be a distinct plain key.
         provisional: scan.records,
       },
@@ -329,7 +331,7 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
   } else {
     count = {
       kind: 'recount',
-      snapshot: await recountKeys(device, pageSize, begin, end, index.size, options, skipped),
+      snapshot: await recountKeys(device, pageSize, begin, replayed, index.size, options, skipped),
     };
   }
   recovery.countMs = performance.now() - counted;
@@ -348,20 +350,18 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
 /**
  * Where the replay of the log after the checkpoint stops: nowhere (every
  * record replayed) unless `consistentRecovery`; then at the checkpoint's
- * fold-over point, or at a clean close's end after it (both one moment).
- * Without a checkpoint there is no moment to stop at: the whole log is
- * replayed (a new store is checkpointed at its first open, so this is a
- * directory whose checkpoints are gone).
+ * fold-over point, or at a clean close's end after it (both one moment;
+ * a new store records its empty start as one). With neither there is no
+ * moment to stop at (checkpoint files gone): the whole log is replayed.
  */
 async function consistentPoint(
   options: StoreOptions,
   checkpoints: CheckpointStore | null,
   meta: CheckpointMeta | null,
 ): Promise<number> {
-  if (options.consistentRecovery !== true || meta === null || checkpoints === null) {
-    return Number.POSITIVE_INFINITY;
-  }
+  if (options.consistentRecovery !== true || checkpoints === null) return Number.POSITIVE_INFINITY;
   const closed = await checkpoints.readCleanClose();
+  if (meta === null) return closed ?? Number.POSITIVE_INFINITY;
   return closed !== null && closed > meta.until ? closed : meta.until;
 }
 
