@@ -168,7 +168,9 @@ const CYCLES = Number(process.env.STRATA_CRASH_CYCLES ?? 20);
 
 test(`without the AOF, ${CYCLES} kills at random points (mid-checkpoint too) each recover one prefix of the history`, async () => {
   const seed = Number(process.env.STRATA_CRASH_SEED ?? Date.now() % 2 ** 31);
-  console.log(`crash consistency: seed ${seed} (STRATA_CRASH_SEED=${seed} replays the kill points)`);
+  console.log(
+    `crash consistency: seed ${seed} (STRATA_CRASH_SEED=${seed} replays the kill points)`,
+  );
   const random = prng(seed);
   const shape: HistoryShape = { collectionKeys: 6, stringKeys: 400, pad: 'p'.repeat(48) };
   const dir = await tempDir('strata-consistency-');
@@ -255,7 +257,7 @@ test(`without the AOF, ${CYCLES} kills at random points (mid-checkpoint too) eac
     expect(recovered, line).toBeGreaterThanOrEqual(floor);
     expect(recovered, line).toBeLessThanOrEqual(sent);
     if (floor > k) behindCheckpoint++;
-    lost += acked - recovered > 0 ? acked - recovered : 0;
+    lost += Math.max(acked - recovered, 0);
     // The history goes on from the recovered prefix.
     k = recovered;
   }

@@ -87,8 +87,8 @@ export function modelAfter(k: number, shape: HistoryShape): State {
         push(lists, w.key, a[2]!);
         break;
       case 'hset': {
-        let h = hashes.get(w.key);
-        if (h === undefined) hashes.set(w.key, (h = new Map()));
+        const h = hashes.get(w.key) ?? new Map<string, string>();
+        hashes.set(w.key, h);
         h.set(a[2]!, a[3]!);
         break;
       }
@@ -183,13 +183,22 @@ export function differences(actual: State, expected: State, limit = 5): string[]
     const a = actual.get(key);
     const e = expected.get(key);
     if (a === e) continue;
-    out.push(`${key}: has ${clip(a)}, prefix has ${clip(e)}`);
+    const at = firstDifference(a ?? '', e ?? '');
+    out.push(`${key}: from char ${at}, has ${clip(a, at)}, prefix has ${clip(e, at)}`);
     if (out.length >= limit) break;
   }
   return out;
 }
 
-function clip(s: string | undefined): string {
+function firstDifference(a: string, b: string): number {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return i;
+}
+
+/** `s` around char `at` (where two states part), with its length. */
+function clip(s: string | undefined, at: number): string {
   if (s === undefined) return '(none)';
-  return s.length <= 160 ? s : `${s.slice(0, 70)} ... ${s.slice(-70)} (${s.length} chars)`;
+  const from = Math.max(0, at - 60);
+  return `...${s.slice(from, at + 100)}... (${s.length} chars)`;
 }
