@@ -172,13 +172,19 @@ test(`without the AOF, ${CYCLES} kills at random points (mid-checkpoint too) eac
     `crash consistency: seed ${seed} (STRATA_CRASH_SEED=${seed} replays the kill points)`,
   );
   const random = prng(seed);
-  const shape: HistoryShape = { collectionKeys: 6, stringKeys: 400, pad: 'p'.repeat(48) };
+  const shape: HistoryShape = {
+    collectionKeys: 6,
+    stringKeys: 400,
+    pad: 'p'.repeat(48),
+    bigPad: 'b'.repeat(300),
+  };
   const dir = await tempDir('strata-consistency-');
   dirs.push(dir);
   const args = [
     ...['--port', '0', '--dir', dir.path, '--checkpoint-interval', '1'],
-    ...['--memory', '1mb', '--page-size', '64kb'],
+    ...['--memory', '8mb', '--page-size', '64kb'],
   ];
+  const cache = { evictions: 0, writeBacks: 0 };
   let k = 0;
   let midCheckpoint = 0;
   let behindCheckpoint = 0;
@@ -205,7 +211,7 @@ test(`without the AOF, ${CYCLES} kills at random points (mid-checkpoint too) eac
       );
       return p;
     };
-    const runMs = 300 + Math.floor(random() * 900);
+    const runMs = 250 + Math.floor(random() * 800);
     const aimed = random() < 0.5;
     const started = Date.now();
     // SAVEs awaited at random points (0-2), besides the periodic checkpoints
@@ -219,6 +225,11 @@ test(`without the AOF, ${CYCLES} kills at random points (mid-checkpoint too) eac
       await save();
     }
     await sleep(Math.max(0, runMs - (Date.now() - started)));
+    // The object cache's work in this run (evictions and write-backs between checkpoints).
+    const info = await control.info('storage');
+    const m = /collections_evictions=(\d+),collections_writebacks=(\d+)/.exec(info);
+    cache.evictions += Number(m?.[1] ?? 0);
+    cache.writeBacks += Number(m?.[2] ?? 0);
     if (aimed) {
       // Into a checkpoint: a SAVE, then the kill 0-15 ms later, while it
       // seals, writes the collections back, flushes, syncs or writes the index.
@@ -265,7 +276,8 @@ test(`without the AOF, ${CYCLES} kills at random points (mid-checkpoint too) eac
   console.log(report.join('\n'));
   console.log(
     `crash consistency: ${CYCLES} kills (${midCheckpoint} mid-checkpoint, ${behindCheckpoint} after a completed SAVE), ` +
-      `final prefix ${k}, ${lost} acknowledged writes lost in all (written after the last checkpoint)`,
+      `final prefix ${k}, ${lost} acknowledged writes lost in all (written after the last checkpoint); ` +
+      `object cache: ${cache.evictions} evictions, ${cache.writeBacks} write-backs`,
   );
   expect(midCheckpoint).toBeGreaterThan(0);
   expect(k).toBeGreaterThan(0);

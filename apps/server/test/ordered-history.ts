@@ -2,7 +2,8 @@ import type { Redis } from 'ioredis';
 
 /**
  * An ordered history of writes across strings, lists, hashes, sets, sorted
- * sets and streams, each write carrying its sequence number, and the check
+ * sets and streams (and one set large enough that the object cache writes
+ * it back in slices), each write carrying its sequence number, and the check
  * that a database holds exactly the state after some prefix of it.
  *
  * Write `i` is a function of `i` alone, so the state after any prefix `k`
@@ -19,9 +20,11 @@ export interface HistoryShape {
   readonly stringKeys: number;
   /** Appended to every value, element and member. */
   readonly pad: string;
+  /** Appended to the members of the one large set (`big`): large enough to write back in slices. */
+  readonly bigPad: string;
 }
 
-const KINDS = ['set', 'rpush', 'hset', 'sadd', 'zadd', 'xadd'] as const;
+const KINDS = ['set', 'rpush', 'hset', 'sadd', 'zadd', 'xadd', 'big'] as const;
 type Kind = (typeof KINDS)[number];
 
 /** Hash fields per hash: a field is written again every this many hash writes. */
@@ -57,6 +60,8 @@ export function writeAt(i: number, shape: HistoryShape): Write {
       return { kind, key: `z:${c}`, argv: ['ZADD', `z:${c}`, String(i), v] };
     case 'xadd':
       return { kind, key: `x:${c}`, argv: ['XADD', `x:${c}`, `${i + 1}-1`, 'v', v] };
+    case 'big':
+      return { kind, key: 'big', argv: ['SADD', 'big', tagged(i, shape.bigPad)] };
   }
 }
 
@@ -93,6 +98,7 @@ export function modelAfter(k: number, shape: HistoryShape): State {
         break;
       }
       case 'sadd':
+      case 'big':
         push(sets, w.key, a[2]!);
         break;
       case 'zadd':
@@ -156,6 +162,8 @@ export async function readState(
       state.set(`x:${c}`, `stream ${items.join(',')}`);
     }
   }
+  const big = await r.smembers('big');
+  if (big.length > 0) state.set('big', `set ${sortedBySeq(big).join(',')}`);
   return { state, dbsize: await r.dbsize() };
 }
 
