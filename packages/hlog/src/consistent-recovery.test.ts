@@ -1,7 +1,9 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MemoryDevice } from '@strata/io';
 import { afterAll, describe, expect, it } from 'vitest';
+import { MemoryCheckpointStore } from './checkpoint-store.js';
 import { Store, type StoreOptions } from './hlog-store.js';
 
 /**
@@ -102,6 +104,43 @@ describe('consistentRecovery', () => {
     expect(await value(store, 'n:4')).toBe('v');
     expect(await value(store, 'k:0')).toBeNull();
     expect(await store.exactCount()).toBe(5);
+    await store.close();
+  });
+
+  it('when the checkpoint after recovery fails, the store serves, and no clean close spans the unreplayed tail', async () => {
+    const checkpoints = new MemoryCheckpointStore();
+    const warnings: string[] = [];
+    const o: StoreOptions = {
+      device: new MemoryDevice(),
+      checkpoints,
+      memory: 8192,
+      pageSize: 1024,
+      expiry: false,
+      checkpointOnClose: false,
+      consistentRecovery: true,
+      logger: { warn: (m) => warnings.push(m) },
+    };
+    let store = await Store.open(o);
+    await fill(store, 'a', 10, 'old');
+    await store.checkpoint();
+    await fill(store, 'b', 300, 'tail');
+    await store.log.sealAndFlush();
+    await store.abandon();
+
+    checkpoints.failNextWrite = true;
+    store = await Store.open(o);
+    expect(warnings.some((w) => w.startsWith('the checkpoint after recovery failed'))).toBe(true);
+    expect(await value(store, 'a:9')).toBe('old');
+    expect(await value(store, 'b:0')).toBeNull();
+    await fill(store, 'c', 5, 'new');
+    await store.close();
+    expect(await checkpoints.readCleanClose()).toBeNull();
+
+    // The same moment again: c was written after the gap, b stays out.
+    store = await Store.open(o);
+    expect(await value(store, 'b:0')).toBeNull();
+    expect(await value(store, 'c:0')).toBeNull();
+    expect(await store.exactCount()).toBe(10);
     await store.close();
   });
 

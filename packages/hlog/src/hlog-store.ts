@@ -66,6 +66,12 @@ export class Store extends StoreCore {
   activeExpiry = true;
   /** The lock on `dir` (none for a store on a device alone). */
   private lock: DirLock | null = null;
+  /**
+   * A crash's unreplayed tail lies between the last checkpoint and this
+   * session's log (consistentRecovery) until a checkpoint succeeds: a clean
+   * close now would span it, so none is recorded.
+   */
+  private tailBehindNoCheckpoint = false;
 
   private constructor(options: StoreOptions, r: RecoveredLog) {
     super({ ...options, device: r.device }, r.log, r.index);
@@ -189,7 +195,14 @@ export class Store extends StoreCore {
           'before a crash were not replayed: the store is as of that one moment; ' +
           'they stay on the device until compaction',
       );
-      await this.checkpoint();
+      this.tailBehindNoCheckpoint = true;
+      try {
+        await this.checkpoint();
+      } catch (e) {
+        // Served all the same (a full disk must not keep the data offline);
+        // until a checkpoint succeeds a restart recovers this moment again.
+        this.logger.warn(`the checkpoint after recovery failed: ${String(e)}`);
+      }
     }
   }
 
@@ -342,6 +355,7 @@ export class Store extends StoreCore {
       if (old < seq) await this.checkpoints.remove(old);
     }
     this.checkpointsTaken++;
+    this.tailBehindNoCheckpoint = false;
     return seq;
   }
 
@@ -412,7 +426,7 @@ export class Store extends StoreCore {
         await this.log.waitFlushed(point);
         await this.log.sync();
         // The log up to `point` is one moment (the fold-over), all on the device.
-        await this.checkpoints?.writeCleanClose(point);
+        if (!this.tailBehindNoCheckpoint) await this.checkpoints?.writeCleanClose(point);
       }
     }
     this.closed = true;
