@@ -45,6 +45,16 @@ async function fill(store: Store, prefix: string, n: number, v: string): Promise
   for (let i = 0; i < n; i++) await store.set(b(`${prefix}:${i}`), b(v));
 }
 
+/** a:0..9 checkpointed, then b:0..299 written and on the device, then a crash. */
+async function checkpointThenCrash(o: StoreOptions): Promise<void> {
+  const store = await Store.open(o);
+  await fill(store, 'a', 10, 'old');
+  await store.checkpoint();
+  await fill(store, 'b', 300, 'tail');
+  await store.log.sealAndFlush();
+  await store.abandon();
+}
+
 describe('consistentRecovery', () => {
   it('recovers the checkpoint, not the tail a crash left; the tail is kept and put behind a checkpoint', async () => {
     const o = await options(true);
@@ -120,15 +130,10 @@ describe('consistentRecovery', () => {
       consistentRecovery: true,
       logger: { warn: (m) => warnings.push(m) },
     };
-    let store = await Store.open(o);
-    await fill(store, 'a', 10, 'old');
-    await store.checkpoint();
-    await fill(store, 'b', 300, 'tail');
-    await store.log.sealAndFlush();
-    await store.abandon();
+    await checkpointThenCrash(o);
 
     checkpoints.failNextWrite = true;
-    store = await Store.open(o);
+    let store = await Store.open(o);
     expect(warnings.some((w) => w.startsWith('the checkpoint after recovery failed'))).toBe(true);
     expect(await value(store, 'a:9')).toBe('old');
     expect(await value(store, 'b:0')).toBeNull();
@@ -146,13 +151,8 @@ describe('consistentRecovery', () => {
 
   it('is off by default: every record that reached the device is replayed', async () => {
     const o = await options(false);
-    let store = await Store.open(o);
-    await fill(store, 'a', 10, 'old');
-    await store.checkpoint();
-    await fill(store, 'b', 300, 'tail');
-    await store.log.sealAndFlush();
-    await store.abandon();
-    store = await Store.open(o);
+    await checkpointThenCrash(o);
+    const store = await Store.open(o);
     expect(store.recovery.unreplayedBytes).toBe(0);
     expect(await value(store, 'b:299')).toBe('tail');
     await store.close();
