@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat, truncate } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryDevice } from '@strata/io';
@@ -146,6 +146,26 @@ describe('consistentRecovery', () => {
     expect(await value(store, 'b:0')).toBeNull();
     expect(await value(store, 'c:0')).toBeNull();
     expect(await store.exactCount()).toBe(10);
+    await store.close();
+  });
+
+  it('a log cut short before a clean close is reported, with how much is missing', async () => {
+    const o = await options(true);
+    const warnings: string[] = [];
+    o.logger = { warn: (m) => warnings.push(m) };
+    let store = await Store.open(o);
+    await fill(store, 'a', 300, 'v');
+    // SHUTDOWN NOSAVE: no checkpoint, a clean close records where the log is durable.
+    await store.close();
+    const files = (await readdir(o.dir!)).filter((f) => /^log\.\d+$/.test(f)).sort();
+    const last = join(o.dir!, files[files.length - 1]!);
+    const size = (await stat(last)).size;
+    await truncate(last, Math.floor(size / 2));
+    store = await Store.open(o);
+    const cut = warnings.find((w) => w.includes('bytes of it are missing'));
+    expect(cut, warnings.join('\n')).toMatch(
+      /the log ends at \d+, before \d+, where the last clean close left it durable: \d+ bytes/,
+    );
     await store.close();
   });
 

@@ -280,6 +280,16 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
   const end = scan.cutAt ?? scan.end;
   // The log the index holds: the key recount reads no further.
   const replayed = Math.min(end, replayTo);
+  if (Number.isFinite(replayTo) && end < replayTo) {
+    // The recovered moment was durable up to replayTo (a checkpoint's or a
+    // clean close's end): log that is gone before it was lost on the disk
+    // (a segment file cut short or removed), never by a crash.
+    logger.warn(
+      `the log ends at ${end}, before ${replayTo}, where the last ${
+        replayTo > (meta?.until ?? 0) ? 'clean close' : 'checkpoint'
+      } left it durable: ${replayTo - end} bytes of it are missing (a segment file cut short or removed); the keys whose newest records were there are lost or back at an older version`,
+    );
+  }
 
   // 3. A new epoch above every page ever written.
   const persisted = checkpoints === null ? 0 : await checkpoints.readEpoch();
