@@ -211,6 +211,13 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
 
   // consistentRecovery: the replay stops at the recovered moment.
   const replayTo = await consistentPoint(options, checkpoints, meta);
+  // That moment was synced before it was recorded (a checkpoint's fold-over
+  // point, a clean close's end): a bad page below it is damage, never a
+  // torn tail to cut and write over.
+  const durableUntil = Math.max(
+    options.durableUntil ?? 0,
+    Number.isFinite(replayTo) ? replayTo : 0,
+  );
   let unreplayedRecords = 0;
 
   // 2. Replay the log after it (or the whole log): newest record wins. With
@@ -232,7 +239,7 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
     // Bad pages with valid ones after them are damage, not a torn tail:
     // skipped (their records lost), never written over.
     damage: 'skip',
-    ...(options.durableUntil !== undefined ? { durableUntil: options.durableUntil } : {}),
+    ...(durableUntil > 0 ? { durableUntil } : {}),
     ...(options.recoveryMode !== undefined ? { mode: options.recoveryMode } : {}),
     onRecord: (space, off, address) => {
       // Past the recovered moment: read (verified, its end found), not replayed.
