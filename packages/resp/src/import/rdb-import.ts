@@ -4,7 +4,7 @@ import { isInternalKey, RecordType, type StoreCore } from '@strata/hlog';
 import { openRdbFile, RdbError, type RdbRecord, type RdbValueType } from '@strata/rdb';
 import { streamFromRdb } from '../commands/dump/stream-bridge.js';
 import { fromRdbValue, type RestoredRecord, rdbValueSize } from '../commands/dump/value-bridge.js';
-import { REGISTRY_KEY } from '../commands/hashes/field-registry.js';
+import { noteSoonest, REGISTRY_KEY } from '../commands/hashes/field-registry.js';
 import { readRecord } from '../commands/shared/read-record.js';
 import { CommandError } from '../errors.js';
 import { RdbImportError } from './import-error.js';
@@ -143,7 +143,7 @@ export async function importRdb(options: RdbImportOptions): Promise<RdbImportSum
         if (v.fieldExpiry !== undefined) {
           const reg = registries.get(r.db) ?? HashValue.empty();
           registries.set(r.db, reg);
-          reg.set(latin1(r.key), String(v.fieldExpiry.minFieldTtl()));
+          noteSoonest(reg, latin1(r.key), v.fieldExpiry.minFieldTtl());
         }
         keys++;
         byType[r.value.type]++;
@@ -207,8 +207,7 @@ async function register(store: StoreCore, imported: HashValue): Promise<void> {
       ? HashValue.decode(old.value)
       : HashValue.empty();
   imported.forEach((key, at) => {
-    const was = reg.get(key);
-    if (was === undefined || Number(at) < Number(was)) reg.set(key, at);
+    noteSoonest(reg, key, Number(at));
   });
   const w = store.upsert(REGISTRY_KEY, reg.encode(), 0, 0, RecordType.HASH);
   if (w.status === 'pending') await w.pending;

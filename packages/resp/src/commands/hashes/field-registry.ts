@@ -23,6 +23,18 @@ export const REGISTRY_KEY: Buffer = internalKey(Buffer.from('hfe', 'latin1'));
 const HASH = RecordType.HASH;
 
 /**
+ * The registry's one rule: `key`'s entry becomes `min` (unix ms) when it
+ * has none or a later one; an entry may be early, never late. Returns
+ * whether it changed.
+ */
+export function noteSoonest(registry: HashValue, key: string, min: number): boolean {
+  const at = registry.get(key);
+  if (at !== undefined && Number(at) <= min) return false;
+  registry.set(key, String(min));
+  return true;
+}
+
+/**
  * Registers `key` for the active cycle if its soonest field expiry is
  * earlier than the registry's entry (or it has none). Called in the step
  * that changed the hash; when the registry is not in the cache it is
@@ -34,11 +46,9 @@ export function registerHash(c: Client, key: Buffer, h: HashValue): CommandResul
   if (min === 0 || h.size === 0) return undefined;
   const k = latin1(key);
   return withCollection<HashValue>(c, REGISTRY_KEY, HASH, (registry) => {
-    const at = registry?.get(k);
     h.registeredAs = k;
-    if (at !== undefined && Number(at) <= min) return undefined;
     const reg = registry ?? HashValue.empty();
-    reg.set(k, String(min));
+    if (!noteSoonest(reg, k, min)) return undefined;
     if (registry !== null) {
       c.collections.changed(REGISTRY_KEY, reg);
       return undefined;
