@@ -69,6 +69,21 @@ async function client(port: number, db = 0): Promise<Redis> {
   return r;
 }
 
+/** strata-server importing `file` into a new directory, then serving it (--import-serve yes). */
+function importServing(file: string): ReturnType<typeof StrataProcess.start> {
+  return StrataProcess.start([
+    '--import-rdb',
+    file,
+    '--import-serve',
+    'yes',
+    '--port',
+    '0',
+    '--dir',
+    newDir(),
+    ...SMALL,
+  ]);
+}
+
 /** What is in a directory after an import that must not have happened. */
 const entries = (dir: string) => (existsSync(dir) ? readdirSync(dir).sort() : null);
 
@@ -108,17 +123,7 @@ describe('--import-rdb on files built here', () => {
 
   test('--import-serve yes goes on serving the imported keys', async () => {
     const file = await writeTemp('serve.rdb', good);
-    const s = await StrataProcess.start([
-      '--import-rdb',
-      file,
-      '--import-serve',
-      'yes',
-      '--port',
-      '0',
-      '--dir',
-      newDir(),
-      ...SMALL,
-    ]);
+    const s = await importServing(file);
     const c = await client(s.port);
     expect(await c.get('b')).toBe('two');
     c.disconnect();
@@ -203,17 +208,7 @@ describe('--import-rdb on files built here', () => {
         str('3'),
       ),
     );
-    const s = await StrataProcess.start([
-      '--import-rdb',
-      file,
-      '--import-serve',
-      'yes',
-      '--port',
-      '0',
-      '--dir',
-      newDir(),
-      ...SMALL,
-    ]);
+    const s = await importServing(file);
     const c = await client(s.port);
     const sub = await client(s.port);
     await c.config('SET', 'notify-keyspace-events', 'Eh');
