@@ -114,6 +114,16 @@ export class HybridLog {
   writeError: AnyStrataError | null = null;
   /** Called on every failed write or sync. */
   onWriteError: ((error: AnyStrataError) => void) | null = null;
+  /**
+   * While a write error stands, an operation that needs room at the tail
+   * (or a blob write that failed) waits for the failed pages to be written
+   * again instead of failing. Set by a caller that retries them (the
+   * server's StoreHealth, every second): an operation that has begun then
+   * always completes, so a command writing several keys is never left half
+   * applied behind an error reply. Off by default: an embedded caller gets
+   * the error at once.
+   */
+  waitOutWriteErrors = false;
 
   private tailPage: number;
   private tailPageEnd: number;
@@ -134,6 +144,8 @@ export class HybridLog {
   private failed: FlushRange[] = [];
   private syncFailed = false;
   private waiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
+  /** `waitForSpace` callers while a write error stands: woken by any completed write, rejected only by `fail`. */
+  private outlasting: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
   private flushScheduled = false;
   private pagesFlushed = 0;
   private blobsWritten = 0;
@@ -586,6 +598,12 @@ export class HybridLog {
         return start;
       },
       (e: unknown) => {
+        if (this.waitOutWriteErrors) {
+          // The caller keeps its buffer until this resolves: the retry
+          // writes it, then the blob is the caller's as if written at once.
+          this.writeFailed(range, e);
+          return this.outlast(range).then(() => start);
+        }
         // The caller's buffer is theirs again once this rejects: a retry
         // writes a copy (the blob is then orphaned, skipped by scans).
         body = Buffer.from(value);
@@ -603,8 +621,21 @@ export class HybridLog {
     return range;
   }
 
+  /** Resolves once `range` is written (after retries); rejects only when the log fails. */
+  private async outlast(range: FlushRange): Promise<void> {
+    while (!range.done) {
+      if (this.failure !== undefined) throw this.failure;
+      await new Promise<void>((resolve, reject) => this.outlasting.push({ resolve, reject }));
+    }
+  }
+
   private complete(range: FlushRange): void {
     range.done = true;
+    if (this.outlasting.length > 0) {
+      const outlasting = this.outlasting;
+      this.outlasting = [];
+      for (const w of outlasting) w.resolve();
+    }
     let moved = false;
     for (;;) {
       const first = this.inflight[0];
@@ -626,8 +657,9 @@ export class HybridLog {
 
   private fail(e: unknown): void {
     this.failure ??= e instanceof Error ? e : new HlogError('ERR_IO', String(e));
-    const waiters = this.waiters;
+    const waiters = [...this.waiters, ...this.outlasting];
     this.waiters = [];
+    this.outlasting = [];
     for (const w of waiters) w.reject(this.failure);
   }
 
@@ -647,6 +679,18 @@ export class HybridLog {
     if (this.failure !== undefined) return Promise.reject(this.failure);
     if (this.failed.length > 0) return Promise.reject(this.writeError);
     return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+  }
+
+  /**
+   * `waitForProgress` for an operation that needs room at the tail: with
+   * `waitOutWriteErrors` it resolves on any completed write and a failed
+   * one does not reject it (the operation tries again, and waits again
+   * until the failed pages are written again).
+   */
+  waitForSpace(): Promise<void> {
+    if (!this.waitOutWriteErrors || this.failure !== undefined) return this.waitForProgress();
+    // Woken by any completed write (progress, or a retried page), never by a failed one.
+    return new Promise((resolve, reject) => this.outlasting.push({ resolve, reject }));
   }
 
   /** Waits until everything below `address` is on the device. */

@@ -98,7 +98,7 @@ export async function drive<T>(
         break;
       }
       case R_NEED_SPACE:
-        await c.log.waitForProgress();
+        await c.log.waitForSpace();
         break;
       case R_NEED_BLOB_READ: {
         const address = c.blobAddress;

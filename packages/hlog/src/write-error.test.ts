@@ -133,4 +133,40 @@ describe('write errors', () => {
     expect(r.status === 'found' && r.value.equals(big)).toBe(true);
     await s2.close();
   });
+  it('with waitOutWriteErrors a write that needs a frame (or a blob write) waits for the retry instead of failing', async () => {
+    const { device, checkpoints, reopen } = setup();
+    const s = await Store.open({ device, checkpoints, ...small });
+    s.log.waitOutWriteErrors = true;
+    for (let i = 0; i < 20; i++) await s.set(k(`k${i}`), k(`value-${i}`));
+    device.addFault({ on: 'write', code: 'ERR_IO' });
+    // Enough writes to need frames whose pages cannot be flushed.
+    const writes: Promise<void>[] = [];
+    let settled = 0;
+    for (let i = 20; i < 400; i++) {
+      writes.push(
+        s.set(k(`k${i}`), k(`value-${i}`)).then(() => {
+          settled++;
+        }),
+      );
+    }
+    const big = Buffer.alloc(3000, 7);
+    const bigWrite = s.set(k('big'), big);
+    await expect.poll(() => s.writeError).not.toBeNull();
+    // Waiting, not failed: nothing settles while the device fails.
+    const before = settled;
+    await s.retryWrites().catch(() => undefined);
+    expect(settled).toBe(before);
+    expect(settled).toBeLessThan(380);
+    device.clearFaults();
+    await s.retryWrites();
+    await Promise.all(writes);
+    await bigWrite;
+    expect(s.writeError).toBeNull();
+    await s.close();
+    const s2 = await reopen();
+    await expectValues(s2, 400);
+    const r = await s2.get(k('big'));
+    expect(r.status === 'found' && r.value.equals(big)).toBe(true);
+    await s2.close();
+  });
 });

@@ -38,6 +38,9 @@ export class StoreHealth {
     if (this.watched.has(store)) return;
     this.watched.add(store);
     const log = store.log;
+    // A write that has begun waits for the retries below rather than fail
+    // half applied (a multi-key command's reply is then the truth).
+    log.waitOutWriteErrors = true;
     const previous = log.onWriteError;
     log.onWriteError = (error) => {
       previous?.(error);
