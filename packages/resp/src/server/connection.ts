@@ -81,6 +81,8 @@ export abstract class Connection {
   /** Replies waiting for their command log appends; `holding` of them not settled. */
   private held: HeldReply[] = [];
   private holding = 0;
+  /** The server's `syncSeq` when a reply or push was last written: they wait for that sync. */
+  private replySeq = 0;
   private paused = 0;
   private running = false;
   /** The arguments array of a command that ended keeping nothing of it (see `Dispatcher.call`). */
@@ -201,6 +203,7 @@ export abstract class Connection {
         }
         if (this.skipNext) this.beginSkip();
         const pending = this.execute(argv);
+        this.replySeq = this.server.syncSeq;
         if (this.remute) this.endSentReply();
         if (pending === undefined) {
           if (this.muteFrom >= 0) this.dropMuted();
@@ -215,6 +218,7 @@ export abstract class Connection {
           this.flushReplies();
           // execute() never rejects: errors became replies already.
           void pending.then(() => {
+            this.replySeq = this.server.syncSeq;
             if (this.muteFrom >= 0) this.dropMuted();
             this.commandPending = false;
             this.releasePushes();
@@ -332,6 +336,17 @@ export abstract class Connection {
       this.pause(PAUSE_APPEND);
       return;
     }
+    const barrier = this.server.syncBarrier;
+    if (barrier !== null && this.replySeq > this.server.syncedSeq) {
+      // Written after a write whose sync is pending (appendfsync always):
+      // it may show that write, which a crash could still lose.
+      this.holding++;
+      void barrier.then(() => {
+        if (--this.holding === 0) this.resume(PAUSE_APPEND);
+      });
+      this.pause(PAUSE_APPEND);
+      return;
+    }
     let out = this.reply.flush();
     if (this.held.length > 0) out = this.releaseHeld(out);
     if (out === null) return;
@@ -420,6 +435,7 @@ export abstract class Connection {
    * client's own replies when its command loop is running.
    */
   pushed(): void {
+    this.replySeq = this.server.syncSeq;
     if (this.closed || this.overOutputLimit() || this.running || this.flushQueued) return;
     if (this.replyOpen) return;
     this.flushQueued = true;

@@ -231,7 +231,10 @@ export abstract class Dispatcher extends Connection {
     db = this.db,
   ): void {
     const p = log.append(db, argv);
-    if (p !== undefined) this.hold(p, start, end);
+    if (p !== undefined) {
+      this.hold(p, start, end);
+      this.server.noteAppend(p);
+    }
   }
 
   /** EXEC begins: its writes, if any, are logged inside MULTI .. EXEC. */

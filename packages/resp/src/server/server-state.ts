@@ -170,6 +170,38 @@ export class ServerState {
   /** Where write commands are logged (an AOF), or null. */
   commandLog: CommandLog | null = null;
 
+  /**
+   * appendfsync always: settled (either way) once every write appended so
+   * far is synced, null while none is pending. A reply written while it is
+   * pending waits for it (Connection.flushReplies), as Redis sends no reply
+   * before beforeSleep's fsync: a reader never sees a write a crash can
+   * still take away.
+   */
+  syncBarrier: Promise<void> | null = null;
+  /** Barriers begun (one per sync batch appended to); `syncedSeq`: the newest settled. */
+  syncSeq = 0;
+  syncedSeq = 0;
+  private lastAppend: Promise<void> | null = null;
+
+  /** A write was appended; `p` settles once its batch is synced (one barrier per batch). */
+  noteAppend(p: Promise<void>): void {
+    if (p === this.lastAppend) return;
+    this.lastAppend = p;
+    const seq = ++this.syncSeq;
+    const prev = this.syncBarrier;
+    const settled = p.then(NOOP, NOOP);
+    // Batches sync concurrently: the barrier covers every one before it too.
+    const barrier = prev === null ? settled : Promise.all([prev, settled]).then(NOOP);
+    this.syncBarrier = barrier;
+    void barrier.then(() => {
+      if (seq > this.syncedSeq) this.syncedSeq = seq;
+      if (this.syncBarrier === barrier) {
+        this.syncBarrier = null;
+        this.lastAppend = null;
+      }
+    });
+  }
+
   /** An app's INFO lines (RespServerOptions.infoSections) and CONFIG GET values (configValues). */
   infoSections: Readonly<Record<string, () => readonly string[]>> = {};
   configValues: Readonly<Record<string, () => string>> = {};
@@ -535,3 +567,5 @@ export class ServerState {
     }
   }
 }
+
+const NOOP = (): void => undefined;

@@ -123,16 +123,22 @@ describe('CommandLog', () => {
         ]),
       );
       await waitFor(() => log.entries.length === 2);
-      // Another connection is not held, and sees the write.
-      expect(await r.get('a')).toBe('1');
+      // Another connection sees the write, once it is durable: its reply waits too.
+      let other: string | null | undefined;
+      const read = r.get('a').then((v) => {
+        other = v;
+      });
       await sleep(30);
       expect(raw.take()).toBe('');
       log.deferred[0]!.resolve();
       await sleep(30);
       // The GET and the second SET come after the first: all wait for the second append.
       expect(raw.take()).toBe('');
+      expect(other).toBeUndefined();
       log.deferred[1]!.resolve();
       expect(await raw.takeLengthOf('+OK\r\n$1\r\n1\r\n+OK\r\n')).toBe('+OK\r\n$1\r\n1\r\n+OK\r\n');
+      await read;
+      expect(other).toBe('1');
     } finally {
       raw.close();
     }
@@ -177,6 +183,39 @@ describe('CommandLog', () => {
     }
     expect(order).toEqual(['set OK', 'incr 1', 'get 1', 'append 2']);
     expect(log.take()).toEqual(['0 SET a 1', '0 incr n', '0 append a x']);
+  });
+
+  test("another client's reply that could show a write waits for that write's append (appendfsync always: no read of what a crash can take away)", async () => {
+    const log = new RecordingLog();
+    log.deferred = [];
+    const r = await start(log);
+    const reader = new Redis({ port: t!.port, host: '127.0.0.1', maxRetriesPerRequest: 0 });
+    try {
+      expect(await reader.get('a')).toBeNull();
+      const write = r.set('a', '1');
+      await waitFor(() => log.entries.length === 1);
+      let read: string | null | undefined;
+      const got = reader.get('a').then((v) => {
+        read = v;
+      });
+      await sleep(30);
+      // The GET ran and saw the value: its reply waits for the sync.
+      expect(read).toBeUndefined();
+      for (const d of log.deferred.splice(0)) d.resolve();
+      await Promise.all([write, got]);
+      expect(read).toBe('1');
+      // Nothing pending: replies go at once.
+      expect(await reader.get('a')).toBe('1');
+      // A failed append (NOTPERSISTED: applied in memory) releases the readers too.
+      const failing = r.set('b', '2').catch((e: Error) => e.message);
+      await waitFor(() => log.entries.length === 2);
+      const readB = reader.get('b');
+      log.deferred[0]!.reject(new Error('EIO: i/o error, write'));
+      expect(await failing).toMatch(/^NOTPERSISTED /);
+      expect(await readB).toBe('2');
+    } finally {
+      reader.disconnect();
+    }
   });
 
   test('a rejected append turns that reply into NOTPERSISTED (it ran: applied, not durable); the replies around it stay', async () => {
