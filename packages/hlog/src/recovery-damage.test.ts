@@ -357,6 +357,26 @@ describe('an unusable checkpoint', () => {
     await reopened.close();
   }, 60_000);
 
+  it('with consistentRecovery the fallback to the older checkpoint says the log after it is not replayed past a clean close, and is not', async () => {
+    const dir = await tempDir();
+    await twoCheckpoints(dir);
+    await restoreFirst(dir);
+    await truncate(join(dir, 'checkpoint.2.index'), 100);
+    const log = quiet();
+    const store = await Store.open(options(dir, { logger: log, consistentRecovery: true }));
+    expect(store.recovery.checkpoint).toBe(1);
+    const said = log.warnings.join('\n');
+    expect(said).toContain(
+      'loaded the older checkpoint 1 instead of 2; the log after it is replayed only up to a clean close recorded after it, if there is one (a crash left none: the store is as of that checkpoint)',
+    );
+    expect(said).not.toContain('the log after it is replayed,');
+    // The store is as of checkpoint 1: the keys written after it are not there.
+    await expectKeys(store, 1000, none);
+    expect((await store.get(key(1500))).status).toBe('notFound');
+    expect((await store.get(key(2500))).status).toBe('notFound');
+    await store.close();
+  }, 60_000);
+
   it('a corrupt meta file: the index is rebuilt from the whole log, every key kept', async () => {
     const dir = await tempDir();
     await twoCheckpoints(dir);

@@ -184,7 +184,7 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
     logger.warn(
       meta === null
         ? `no checkpoint could be loaded (${passedOver.map((p) => p.seq).join(', ')} unusable): rebuilding the index from the whole log; the checkpoint files are left as they are`
-        : `loaded the older checkpoint ${meta.seq} instead of ${passedOver.map((p) => p.seq).join(', ')}; the log after it is replayed, and the unusable checkpoint files are left as they are`,
+        : `loaded the older checkpoint ${meta.seq} instead of ${passedOver.map((p) => p.seq).join(', ')}; ${options.consistentRecovery === true ? 'the log after it is replayed only up to a clean close recorded after it, if there is one (a crash left none: the store is as of that checkpoint)' : 'the log after it is replayed'}, and the unusable checkpoint files are left as they are`,
     );
   }
   const begin = Math.max(deviceBegin, meta?.begin ?? 0);
