@@ -185,3 +185,82 @@ test('a segment truncated: the keys in the lost range answer the error, INFO key
   r.disconnect();
   await again.process.stop('SIGTERM');
 });
+
+/** Flips one bit in every copy of `needle` in the database's segment files; returns how many. */
+async function flipEvery(dir: string, needle: string): Promise<number> {
+  const db0 = join(dir, '0');
+  let n = 0;
+  for (const name of await readdir(db0)) {
+    if (!/^log\.\d+$/.test(name)) continue;
+    const path = join(db0, name);
+    const bytes = await readFile(path);
+    let at = bytes.indexOf(needle);
+    if (at < 0) continue;
+    const f = await open(path, 'r+');
+    while (at >= 0) {
+      const byte = Buffer.from([bytes[at + 3]! ^ 0x04]);
+      await f.write(byte, 0, 1, at + 3);
+      n++;
+      at = bytes.indexOf(needle, at + 1);
+    }
+    await f.close();
+  }
+  return n;
+}
+
+test("a damaged stream block names the stream's key; MGET over damaged keys answers one error naming one, and every damaged read is counted", async () => {
+  const dir = await tempDir('strata-corrupt-stream-');
+  dirs.push(dir);
+  const args = ['--port', '0', '--dir', dir.path, ...ARGS];
+  const first = await StrataProcess.start(args);
+  let r = client(first.port);
+  await r.connect();
+  const pipe = r.pipeline();
+  for (let i = 1; i <= 4000; i++) pipe.xadd('mystream', `${i}-0`, 'f', `entry-${i}-marker`);
+  await pipe.exec();
+  await fill(r, 3000);
+  r.disconnect();
+  expect((await first.process.stop('SIGTERM')).code).toBe(0);
+
+  expect(await flipEvery(dir.path, 'entry-1234-marker')).toBeGreaterThan(0);
+  expect(await flipEvery(dir.path, written(100))).toBe(1);
+  expect(await flipEvery(dir.path, written(200))).toBe(1);
+
+  const again = await StrataProcess.start(args);
+  r = client(again.port);
+  await r.connect();
+  const streamError = await errorOf(r.xrange('mystream', '1200', '1300'));
+  expect(streamError).toMatch(/^ERR corrupt record for key 'mystream' at log address \d+: /);
+  // The entries in other blocks still read.
+  expect((await r.xrange('mystream', '1', '5')).length).toBe(5);
+
+  const before = Number(stat(await r.info('stats'), 'corrupt_record_reads'));
+  const mgetError = await errorOf(r.mget('k1', 'k100', 'k150', 'k200', 'k250'));
+  expect(mgetError).toMatch(/^ERR corrupt record for key 'k(100|200)' at log address \d+: /);
+  let info = await r.info('stats');
+  // The read that met the damage is counted (a batch read stops at the
+  // first damaged record: the other is not read, nor counted, by this MGET).
+  const met = Number(stat(info, 'corrupt_record_reads')) - before;
+  expect(met).toBeGreaterThanOrEqual(1);
+  expect(met).toBeLessThanOrEqual(2);
+  // Each damaged address once: the stream's block and the keys met so far.
+  expect(Number(stat(info, 'corrupt_records'))).toBe(1 + met);
+  // Each damaged key answers its own error to a GET, and is then counted.
+  expect(await errorOf(r.get('k100'))).toMatch(/^ERR corrupt record for key 'k100' /);
+  expect(await errorOf(r.get('k200'))).toMatch(/^ERR corrupt record for key 'k200' /);
+  info = await r.info('stats');
+  expect(Number(stat(info, 'corrupt_records'))).toBe(3);
+  expect(Number(stat(info, 'corrupt_record_reads')) - before).toBe(met + 2);
+  // The others are intact.
+  expect(await r.mget('k1', 'k150', 'k250')).toEqual([written(1), written(150), written(250)]);
+  // DBSIZE counts every key once, damaged ones included (they are keys until deleted).
+  expect(await r.dbsize()).toBe(3001);
+  // A blind SET over one damaged key, a DEL of the other: still one key each.
+  expect(await r.set('k100', 'new')).toBe('OK');
+  expect(await r.dbsize()).toBe(3001);
+  expect(await r.del('k200')).toBe(1);
+  expect(await r.dbsize()).toBe(3000);
+  expect(await r.info('keyspace')).toMatch(/db0:keys=3000,/);
+  r.disconnect();
+  await again.process.stop('SIGTERM');
+});

@@ -1,4 +1,4 @@
-import { internalKey, RecordType } from '@strata/hlog';
+import { CorruptRecordError, internalKey, RecordType } from '@strata/hlog';
 import { decoderFor } from './codecs.js';
 import { CollectionError } from './collection-error.js';
 import type { CollectionStore } from './collection-store.js';
@@ -102,12 +102,15 @@ export class CachedStreamBlocks implements StreamBlocks {
  * memory), else a promise of them all (read together: the read-ahead of a
  * long range). `carried`: blocks an earlier round of the same command
  * loaded, used where the cache no longer has them if still current.
+ * `owner`: the stream's key, which a damaged block's error names (its
+ * record's key is an internal one, no key to a user).
  */
 export function loadStreamBlocks(
   cache: CollectionStore,
   head: StreamValue,
   refs: readonly StreamBlockRef[],
   carried?: CachedStreamBlocks,
+  owner?: Uint8Array,
 ): CachedStreamBlocks | Promise<CachedStreamBlocks> {
   if (refs.length === 0) return new CachedStreamBlocks(cache, head, head.version, null);
   const sid = head.sid;
@@ -116,13 +119,33 @@ export function loadStreamBlocks(
   const carry = carried?.current(head) === true ? carried : undefined;
   const waits: Promise<unknown>[] = [];
   for (const ref of refs) {
-    const r = cache.get<StreamBlockValue>(streamBlockKey(sid, ref.no), RecordType.STREAM_BLOCK);
+    let r: ReturnType<typeof cache.get<StreamBlockValue>>;
+    try {
+      r = cache.get<StreamBlockValue>(streamBlockKey(sid, ref.no), RecordType.STREAM_BLOCK);
+    } catch (e) {
+      throw ownedBy(e, owner, ref);
+    }
     if (!(r instanceof Promise)) loaded.set(ref.no, blockOf(r, ref));
     else if (carry?.has(ref)) loaded.set(ref.no, carry.get(ref));
-    else waits.push(r.then((x) => loaded.set(ref.no, blockOf(x, ref))));
+    else {
+      waits.push(
+        r.then(
+          (x) => loaded.set(ref.no, blockOf(x, ref)),
+          (e: unknown) => {
+            throw ownedBy(e, owner, ref);
+          },
+        ),
+      );
+    }
   }
   const done = () => new CachedStreamBlocks(cache, head, head.version, loaded);
   return waits.length === 0 ? done() : Promise.all(waits).then(done);
+}
+
+/** A damaged block's error, naming the stream's key rather than the block's internal one. */
+function ownedBy(e: unknown, owner: Uint8Array | undefined, ref: StreamBlockRef): unknown {
+  if (owner === undefined || !(e instanceof CorruptRecordError)) return e;
+  return new CorruptRecordError(owner, e.recordAddress, e.damage, `block ${ref.no} of the stream`);
 }
 
 function blockOf(r: CollectionLookup<StreamBlockValue>, ref: StreamBlockRef): StreamBlockValue {

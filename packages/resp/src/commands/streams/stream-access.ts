@@ -82,9 +82,10 @@ export function withBlocks(
   refs: readonly StreamBlockRef[],
   run: (blocks: CachedStreamBlocks) => CommandResult,
   again: () => CommandResult,
+  key?: Uint8Array,
 ): CommandResult {
   const carry = refs.length === 0 ? undefined : takeCarried(c)?.find((b) => b.current(s));
-  const b = loadStreamBlocks(c.collections, s, refs, carry);
+  const b = loadStreamBlocks(c.collections, s, refs, carry, key);
   if (!(b instanceof Promise)) return run(b);
   return b.then((loaded) => {
     carryTo(c, [loaded]);
@@ -96,6 +97,8 @@ export function withBlocks(
 export interface BlockNeed {
   readonly stream: StreamValue;
   readonly refs: readonly StreamBlockRef[];
+  /** The stream's key (what a damaged block's error names). */
+  readonly key?: Uint8Array;
 }
 
 /** withBlocks for several streams at once; `run` gets their blocks in `needs`' order. */
@@ -112,6 +115,7 @@ export function withBlocksOf(
       n.stream,
       n.refs,
       carry?.find((b) => b.current(n.stream)),
+      n.key,
     ),
   );
   if (!got.some((g) => g instanceof Promise)) return run(got as CachedStreamBlocks[]);

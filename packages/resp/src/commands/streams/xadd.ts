@@ -143,6 +143,7 @@ function xadd(c: Client, argv: Buffer[]): CommandResult {
         });
       },
       () => xadd(c, argv),
+      key,
     );
   });
 }
@@ -182,6 +183,7 @@ function xtrim(c: Client, argv: Buffer[]): CommandResult {
         });
       },
       () => xtrim(c, argv),
+      key,
     );
   });
 }
@@ -214,6 +216,7 @@ function xdel(c: Client, argv: Buffer[]): CommandResult {
         });
       },
       () => xdel(c, argv),
+      key,
     );
   });
 }

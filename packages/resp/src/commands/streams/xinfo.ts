@@ -87,6 +87,7 @@ export function xinfoStream(c: Client, argv: Buffer[]): CommandResult {
       refs,
       (b) => info(c, s, b, full, count),
       () => xinfoStream(c, argv),
+      argv[2]!,
     );
   });
 }

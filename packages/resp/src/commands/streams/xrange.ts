@@ -31,6 +31,7 @@ function range(c: Client, argv: Buffer[], reverse: boolean): CommandResult {
           return undefined;
         },
         () => range(c, argv, reverse),
+        argv[1]!,
       );
     }
     return undefined;

@@ -319,11 +319,11 @@ function servingOf(a: ReadArgs, r: KeyRead): Serving {
   if (r.group !== null && r.after !== NEW_ENTRIES) {
     const consumer = r.group.consumer(latin1(a.consumer!), 0, false);
     const history = historyOf(r.group, consumer, r.after, count);
-    return { read: r, need: { stream: s, refs: s.refsOf(history) }, history };
+    return { read: r, need: { stream: s, refs: s.refsOf(history), key: r.key }, history };
   }
   const from = nextStreamId(r.group === null ? r.after! : r.group.lastId);
   const refs = from === null ? [] : s.refsFor(from, MAX_STREAM_ID, false, count);
-  return { read: r, need: { stream: s, refs }, history: null };
+  return { read: r, need: { stream: s, refs, key: r.key }, history: null };
 }
 
 function serveOrBlock(
