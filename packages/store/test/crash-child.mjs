@@ -79,3 +79,26 @@ if (mode === 'everysec') {
 
 // Wait to be killed: no close(), no checkpoint on the way out.
 setInterval(() => undefined, 1000);
+
+if (mode === 'mixed') {
+  // An ordered history across strings and collections (issue 22's mixed
+  // state): a checkpoint after round 100, then more rounds and filler, so
+  // the log after the checkpoint reaches the device while the collections'
+  // changes wait in the object cache. Then killed.
+  const db = await open(dir, {
+    sync: 'no',
+    checkpointEveryMs: 0,
+    memory: 64 << 10,
+    pageSize: 16 << 10,
+  });
+  for (let i = 0; i < 300; i++) {
+    await db.rpush('mylist', String(i));
+    await db.hset('myhash', { [`f${i}`]: String(i) });
+    await db.set(`str${i}`, String(i));
+    if (i === 99) await db.checkpoint();
+  }
+  await db.batch(
+    Array.from({ length: 2000 }, (_, i) => ({ type: 'put', key: `fill${i}`, value: 'x'.repeat(100) })),
+  );
+  say('ready');
+}

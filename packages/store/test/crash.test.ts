@@ -47,6 +47,28 @@ async function tempDir(): Promise<string> {
   return d;
 }
 
+describe('a crash (kill -9) recovers one moment', () => {
+  it('strings and collections come back from the same moment (the last checkpoint), never a mix', async () => {
+    const dir = await tempDir();
+    await killed(await runUntil('mixed', dir, 'ready'));
+    const db = await open(dir, { memory: 64 << 10, pageSize: 16 << 10 });
+    try {
+      const n = Number(await db.command('LLEN', 'mylist'));
+      expect(Number(await db.command('HLEN', 'myhash'))).toBe(n);
+      // No older than the checkpoint after round 100.
+      expect(n).toBeGreaterThanOrEqual(100);
+      for (let i = 0; i < 300; i++) {
+        expect(await db.get(`str${i}`), `str${i} with ${n} list entries`).toBe(
+          i < n ? String(i) : undefined,
+        );
+      }
+      if (n < 300) expect(await db.get('fill0')).toBeUndefined();
+    } finally {
+      await db.close();
+    }
+  }, 60_000);
+});
+
 describe('a crash (kill -9) after acknowledged writes', () => {
   it('with the default options, every acknowledged write is there after reopen', async () => {
     const dir = await tempDir();

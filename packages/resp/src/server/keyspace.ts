@@ -46,7 +46,13 @@ export interface StoreDatabasesOptions {
   readonly dir: string;
   /** Default 16, as Redis. */
   readonly count?: number;
-  /** Options for every database's store (memory, pageSize...). */
+  /**
+   * Options for every database's store (memory, pageSize...).
+   * `consistentRecovery` is on unless set here: after a crash each database
+   * comes back as of one moment (its last checkpoint, or a clean close
+   * after it), never the log tail a crash left, whose strings are from a
+   * later moment than the collections beside them.
+   */
   readonly store?: Omit<StoreOptions, 'dir' | 'device'>;
   /** Bytes of decoded collections each database caches. Default: half its log memory, at least 64 KiB. */
   readonly collectionMemory?: number;
@@ -125,7 +131,7 @@ export function storeDatabases(options: StoreDatabasesOptions): DatabaseProvider
   const open = async (index: number): Promise<StoreCore> => {
     const path = await dirs.pathOf(index);
     await mkdir(path, { recursive: true });
-    return Store.open({ ...storeOptions, dir: path });
+    return Store.open({ consistentRecovery: true, ...storeOptions, dir: path });
   };
   const collectionMemory = options.collectionMemory;
   return {
