@@ -82,7 +82,10 @@ test('appendfsync always: what a reader was shown survives kill -9', async () =>
     if (cycle > 0) {
       const after = (await check.mget(...keys)).map((v) => (v === null ? 0 : Number(v)));
       for (let i = 0; i < keys.length; i++) {
-        expect(after[i], `cycle ${cycle}, ${keys[i]}: the reader saw ${seen[i]}`).toBeGreaterThanOrEqual(seen[i]!);
+        expect(
+          after[i],
+          `cycle ${cycle}, ${keys[i]}: the reader saw ${seen[i]}`,
+        ).toBeGreaterThanOrEqual(seen[i]!);
       }
       readsChecked++;
     }

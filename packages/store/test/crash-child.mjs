@@ -98,7 +98,11 @@ if (mode === 'mixed') {
     if (i === 99) await db.checkpoint();
   }
   await db.batch(
-    Array.from({ length: 2000 }, (_, i) => ({ type: 'put', key: `fill${i}`, value: 'x'.repeat(100) })),
+    Array.from({ length: 2000 }, (_, i) => ({
+      type: 'put',
+      key: `fill${i}`,
+      value: 'x'.repeat(100),
+    })),
   );
   say('ready');
 }

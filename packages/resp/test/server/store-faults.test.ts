@@ -173,7 +173,9 @@ test('a multi-key write that meets the first failed page flush is never answered
   // is refused before it runs.
   const other = new Redis({ port: server!.address().port, host: '127.0.0.1' });
   try {
-    await until(async () => /^MISCONF /.test(await other.set('m0', 'late').catch((e: Error) => e.message)));
+    await until(async () =>
+      /^MISCONF /.test(await other.set('m0', 'late').catch((e: Error) => e.message)),
+    );
   } finally {
     other.disconnect();
   }
