@@ -131,3 +131,27 @@ export async function coldCache(mode: CacheMode, dir: string): Promise<CacheStat
   if (mode === 'drop' && (await dropPageCache())) return 'dropped';
   return (await evictFiles(dir)) ? 'evicted' : 'warm';
 }
+
+/**
+ * Evicts every file under `dir` from the page cache again and again
+ * (`evictFiles`, then `everyMs`) until the returned stop is called: a run
+ * that reads the same files for seconds keeps reading the device, not the
+ * pages its own earlier reads left in the cache. Resolves, once stopped,
+ * how many passes were made (0: eviction is not possible here).
+ */
+export function keepEvicting(dir: string, everyMs = 20): () => Promise<number> {
+  let stopped = false;
+  let passes = 0;
+  const loop = (async () => {
+    while (!stopped) {
+      if (!(await evictFiles(dir))) return;
+      passes++;
+      if (!stopped) await new Promise((r) => setTimeout(r, everyMs));
+    }
+  })();
+  return async () => {
+    stopped = true;
+    await loop;
+    return passes;
+  };
+}

@@ -1,5 +1,6 @@
 import type { AnyScenario } from '../scenario.js';
 import { bitsDisk } from './bits-disk.js';
+import { diskRead } from './disk-read.js';
 import { durability } from './durability.js';
 import { geo } from './geo.js';
 import { hlogLoad } from './hlog-load.js';
@@ -39,6 +40,7 @@ export const scenarios: readonly AnyScenario[] = [
   scanSummaries,
   multigetBatch,
   respThroughput,
+  diskRead,
   pubsub,
   durability,
   types,

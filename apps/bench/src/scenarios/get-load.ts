@@ -1,0 +1,158 @@
+import net from 'node:net';
+import { ReplyReader } from '@strata/protocol';
+import type { BenchLoad } from './server-harness.js';
+
+/**
+ * The GET load of the `disk-read` scenario, over real sockets: `connections`
+ * clients, each keeping `pipeline` GETs in flight (closed loop), so
+ * `connections x pipeline` requests wait on the server at once: the depth
+ * compared with the device's queue depth. Keys are `key:%012d` (the form
+ * redis-benchmark's `__rand_int__` gives), the number from `pick`. Also the
+ * bulk loader that writes every key of `[0, n)` once, so every GET hits.
+ */
+
+/** The key of item `i`: `key:` and 12 digits (16 bytes). */
+export function keyOf(i: number): string {
+  return `key:${String(i).padStart(12, '0')}`;
+}
+
+const GET_HEAD = Buffer.from('*2\r\n$3\r\nGET\r\n$16\r\n');
+const CRLF = Buffer.from('\r\n');
+/** Bytes of one GET of a 16-byte key. */
+const GET_BYTES = GET_HEAD.length + 16 + CRLF.length;
+
+/** Writes `GET key:<i>` at `at` of `out`; returns the end. */
+function putGet(out: Buffer, at: number, i: number): number {
+  GET_HEAD.copy(out, at);
+  at += GET_HEAD.length;
+  at += out.write(keyOf(i), at, 'latin1');
+  CRLF.copy(out, at);
+  return at + CRLF.length;
+}
+
+export interface GetLoadOptions {
+  connections: number;
+  pipeline: number;
+  requests: number;
+  /** The next key's number. */
+  pick: () => number;
+}
+
+/** A GET run's numbers: BenchLoad's, and the GETs that found no key (nil). */
+export interface GetLoad extends BenchLoad {
+  readonly misses: number;
+}
+
+/** Runs `requests` GETs; latency is per batch (one pipeline's round trip), ms. */
+export async function getLoad(port: number, o: GetLoadOptions): Promise<GetLoad> {
+  let issued = 0;
+  let misses = 0;
+  const latencies: number[] = [];
+  const client = () =>
+    new Promise<void>((resolve, reject) => {
+      const sock = net.connect(port, '127.0.0.1');
+      sock.setNoDelay(true);
+      const out = Buffer.alloc(GET_BYTES * o.pipeline);
+      const replies = new ReplyReader((reply) => {
+        // `$-1`: a nil bulk, the key is not there.
+        if (reply[0] === 0x24 && reply[1] === 0x2d) misses++;
+        else if (reply[0] === 0x2d) failed ??= reply.toString('latin1').trimEnd();
+      });
+      let failed: string | null = null;
+      let waiting = 0;
+      let sent = 0;
+      const send = () => {
+        const n = Math.min(o.pipeline, o.requests - issued);
+        if (n <= 0) {
+          sock.end();
+          resolve();
+          return;
+        }
+        issued += n;
+        waiting = n;
+        let at = 0;
+        for (let i = 0; i < n; i++) at = putGet(out, at, o.pick());
+        sent = performance.now();
+        sock.write(Buffer.from(out.subarray(0, at)));
+      };
+      sock.on('data', (d: Buffer) => {
+        waiting -= replies.feed(d);
+        if (failed !== null) {
+          sock.destroy();
+          reject(new Error(`server error: ${failed}`));
+          return;
+        }
+        if (waiting <= 0) {
+          latencies.push(performance.now() - sent);
+          send();
+        }
+      });
+      sock.once('connect', send);
+      sock.once('error', reject);
+    });
+  const start = performance.now();
+  await Promise.all(Array.from({ length: o.connections }, client));
+  const ms = performance.now() - start;
+  latencies.sort((a, b) => a - b);
+  const q = (f: number) =>
+    latencies[Math.min(latencies.length - 1, Math.floor(f * latencies.length))] ?? 0;
+  return { rps: (o.requests / ms) * 1000, p50: q(0.5), p99: q(0.99), misses };
+}
+
+/**
+ * SETs every key of `[0, n)` once, `valueBytes` each, over `connections`
+ * sockets with `pipeline` commands in flight on each; error replies throw.
+ */
+export async function fillKeys(
+  port: number,
+  n: number,
+  valueBytes: number,
+  connections = 4,
+  pipeline = 64,
+): Promise<void> {
+  const value = Buffer.alloc(valueBytes, 0x78);
+  const head = Buffer.from(`*3\r\n$3\r\nSET\r\n$16\r\n`);
+  const mid = Buffer.from(`\r\n$${valueBytes}\r\n`);
+  const one = head.length + 16 + mid.length + valueBytes + 2;
+  let next = 0;
+  const client = () =>
+    new Promise<void>((resolve, reject) => {
+      const sock = net.connect(port, '127.0.0.1');
+      const out = Buffer.alloc(one * pipeline);
+      let failed: string | null = null;
+      const replies = new ReplyReader((reply) => {
+        if (reply[0] === 0x2d) failed ??= reply.toString('latin1').trimEnd();
+      });
+      let waiting = 0;
+      const send = () => {
+        let at = 0;
+        let k = 0;
+        for (; k < pipeline && next < n; k++) {
+          at += head.copy(out, at);
+          at += out.write(keyOf(next++), at, 'latin1');
+          at += mid.copy(out, at);
+          at += value.copy(out, at);
+          at += CRLF.copy(out, at);
+        }
+        if (k === 0) {
+          sock.end();
+          resolve();
+          return;
+        }
+        waiting = k;
+        sock.write(Buffer.from(out.subarray(0, at)));
+      };
+      sock.on('data', (d: Buffer) => {
+        waiting -= replies.feed(d);
+        if (failed !== null) {
+          sock.destroy();
+          reject(new Error(`server error: ${failed}`));
+          return;
+        }
+        if (waiting <= 0) send();
+      });
+      sock.once('connect', send);
+      sock.once('error', reject);
+    });
+  await Promise.all(Array.from({ length: connections }, client));
+}
