@@ -4,6 +4,7 @@ import { HlogError } from './errors.js';
 import { HashIndex, type HashIndexStats } from './hash-index.js';
 import { HybridLog, type HybridLogStats } from './hybrid-log.js';
 import { KeyCount } from './key-count.js';
+import { EarlyReads } from './early-reads.js';
 import { DamageLog } from './record-damage.js';
 import {
   EXPIRY_SIZE,
@@ -181,6 +182,8 @@ export class CoreState {
   readonly damage = new DamageLog();
   /** Pages of records without checksums whose page checksum was verified this session (legacy-page-check.ts). */
   readonly verifiedPages = new Set<number>();
+  /** Device reads a pipelined run's prefetch started for the operations to come (early-reads.ts). */
+  readonly earlyReads = new EarlyReads();
   readonly counters = {
     reads: 0,
     hits: 0,

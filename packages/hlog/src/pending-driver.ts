@@ -4,6 +4,7 @@ import { isStrataError } from '@strata/io';
 import { readBlob, readBlobRange } from './blob-read.js';
 import type { CoreState } from './core-state.js';
 import { CorruptRecordError, HlogError, RecordDamage } from './errors.js';
+import { firstRead } from './early-reads.js';
 import { legacyPageVerified } from './legacy-page-check.js';
 import { RecordCheck, verifyRecord } from './record-checksum.js';
 import {
@@ -20,7 +21,6 @@ import {
   usedSize,
 } from './record-layout.js';
 import {
-  FIRST_READ,
   Hint,
   MAX_RETRIES,
   R_NEED_BLOB_RANGE,
@@ -208,10 +208,11 @@ export async function readRecord(
 ): Promise<RecordSpace> {
   const P = c.log.pageSize;
   const room = (Math.floor(address / P) + 1) * P - address;
-  let space = createRecordSpace(Math.min(FIRST_READ, room));
-  c.counters.diskReads++;
+  // A pipelined run's prefetch may have started this read already (early-reads.ts).
+  const first = (await c.earlyReads.take(address)) ?? (await firstRead(c, address));
+  let space = first.space;
   let asked = space.bytes.length;
-  let n = await c.log.device.read(address, space.bytes);
+  let n = first.n;
   if (n === asked && n >= RECORD_HEADER_SIZE && (flagsOf(space, 0) & RecordFlag.VALID) !== 0) {
     // A record longer than the first read: read it whole (never past its page).
     const used = usedSize(space, 0);

@@ -15,7 +15,9 @@ const hashes = new Float64Array(PREFETCH_MAX);
  * optimised away). Each pass does only loads that do not depend on each
  * other, so their cache misses overlap; the operations that follow on these
  * keys then hit the cache instead of waiting for two misses each, one after
- * another. Changes nothing.
+ * another. A key whose newest record is on the device has its first read
+ * started (early-reads.ts), so a run's reads wait on the device together.
+ * Changes nothing in the store.
  */
 export function prefetchKeys(c: CoreState, keys: readonly Uint8Array[], count: number): number {
   const n = Math.min(count, PREFETCH_MAX);
@@ -31,7 +33,11 @@ export function prefetchKeys(c: CoreState, keys: readonly Uint8Array[], count: n
   for (let i = 0; i < n; i++) hashes[i] = index.find(hashes[i]!);
   for (let i = 0; i < n; i++) {
     const a = hashes[i]!;
-    if (a < head) continue;
+    if (a < head) {
+      // On the device: its read starts now, beside the run's others.
+      if (a !== 0 && a >= log.begin) c.earlyReads.start(c, a);
+      continue;
+    }
     const w = log.offsetOf(a) >>> 2;
     sink ^= u32[w]!;
     if (w + 2 * LINE_WORDS <= lastWord) sink ^= u32[w + LINE_WORDS]! ^ u32[w + 2 * LINE_WORDS]!;
