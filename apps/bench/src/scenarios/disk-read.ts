@@ -157,9 +157,9 @@ export const diskRead = defineScenario<Params, State>({
       pageCache: 'evict-loop',
     },
     ci: {
-      memory: 4 * MiB,
+      memory: 2 * MiB,
       pageSize: 256 * KiB,
-      keys: 460_000,
+      keys: 230_000,
       valueBytes: 100,
       depths: [1, 8, 32],
       pipeline: 16,
