@@ -1,5 +1,11 @@
 import { readFileSync, statSync } from 'node:fs';
 
+/** A block device's read counters. */
+export interface DiskReadCount {
+  readonly reads: number;
+  readonly bytes: number;
+}
+
 /**
  * Reads completed by the block device that holds a path, from
  * /proc/diskstats (Linux): the scenarios that read the disk count the
@@ -20,22 +26,28 @@ export class DiskReads {
       const major = (dev >>> 8) & 0xfff;
       const minor = (dev & 0xff) | ((dev >>> 12) & 0xfff00);
       const d = new DiskReads(major, minor);
-      return Number.isFinite(d.count()) ? d : null;
+      return Number.isFinite(d.count().reads) ? d : null;
     } catch {
       return null;
     }
   }
 
-  /** Reads completed so far (field 4 of the device's line); NaN if it cannot be read. */
-  count(): number {
+  /**
+   * Reads completed so far and the bytes they read (fields 4 and 6 of the
+   * device's line: a request of any size counts once, so the bytes tell a
+   * 4 KiB read from a read-ahead's 128 KiB); NaN if it cannot be read.
+   */
+  count(): DiskReadCount {
     try {
       for (const line of readFileSync('/proc/diskstats', 'latin1').split('\n')) {
         const f = line.trim().split(/\s+/);
-        if (Number(f[0]) === this.major && Number(f[1]) === this.minor) return Number(f[3]);
+        if (Number(f[0]) === this.major && Number(f[1]) === this.minor) {
+          return { reads: Number(f[3]), bytes: Number(f[5]) * 512 };
+        }
       }
     } catch {
       // No /proc: not Linux.
     }
-    return Number.NaN;
+    return { reads: Number.NaN, bytes: Number.NaN };
   }
 }

@@ -28,9 +28,12 @@ import { query, type ServerProcess, startStrataServer, stopServers } from './ser
  * memory, not the machine's), so during every run the bench evicts the
  * scenario's files from it again and again (`posix_fadvise(DONTNEED)`
  * every `evictEveryMs`; no root, no cgroup), device and server alike:
- * reads reach the device but for pages read within the last pass. Sample
- * `device_reads_per_op` is the block device's completed reads
- * (/proc/diskstats, the whole device's) over the run's operations.
+ * reads reach the device but for pages read within the last pass. Samples
+ * `device_reads_per_op` and `device_kib_per_op` are the block device's
+ * completed reads and the bytes they read (/proc/diskstats, the whole
+ * device's: other processes' reads count too) over the run's operations:
+ * one read of 4 KiB per GET is the aim (a kernel read-ahead would show as
+ * more KiB).
  *
  * The bench and strata-server read through Node's thread pool: its size
  * (UV_THREADPOOL_SIZE) bounds the reads in flight; the bench's is
@@ -217,7 +220,7 @@ export const diskRead = defineScenario<Params, State>({
     const plan = planOf(p, variant.name);
     const ops = plan.depth === 1 ? Math.max(1, Math.floor(p.requests / 4)) : p.requests;
     const stop = keepEvicting(ctx.dir, p.evictEveryMs);
-    const reads0 = s.disk?.count() ?? Number.NaN;
+    const reads0 = s.disk?.count();
     const cpu0 = s.server.cpuUs();
     const samples: Record<string, number> = {};
     let value: number;
@@ -243,8 +246,11 @@ export const diskRead = defineScenario<Params, State>({
     } finally {
       samples.evict_passes = await stop();
     }
-    const reads = (s.disk?.count() ?? Number.NaN) - reads0;
-    if (Number.isFinite(reads)) samples.device_reads_per_op = reads / ops;
+    const reads1 = s.disk?.count();
+    if (reads0 !== undefined && reads1 !== undefined && Number.isFinite(reads1.reads - reads0.reads)) {
+      samples.device_reads_per_op = (reads1.reads - reads0.reads) / ops;
+      samples.device_kib_per_op = (reads1.bytes - reads0.bytes) / KiB / ops;
+    }
     return { value, samples };
   },
 
