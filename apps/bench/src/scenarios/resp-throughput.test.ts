@@ -27,6 +27,7 @@ describe('resp-throughput (tiny size)', () => {
         keyspace: 500,
         clients: 50,
         pipelines: [1, 16],
+        manyClients: 120,
         valueBytes: 100,
         memory: 16 * MiB,
         diskMemory: 1 * MiB,
@@ -40,6 +41,15 @@ describe('resp-throughput (tiny size)', () => {
     expect(names).toContain('strata-set-p1');
     expect(names).toContain('strata-get-p16');
     expect(names).toContain('strata16x-get-p1');
+    // The many-clients case, and strata-server on its defaults beside the tuned one.
+    expect(names).toContain('strata-get-p1-c120');
+    expect(names).toContain('defaults-set-p16');
+    expect(names).toContain('defaults-get-p1-c120');
+    expect(names).not.toContain('strata16x-get-p1-c120');
+    // The first run on each fresh server (inserts) is reported apart from the variants' runs.
+    expect(json.metrics['first_run.strata']).toBeGreaterThan(0);
+    expect(json.metrics['first_run.defaults']).toBeGreaterThan(0);
+    expect(Number.isFinite(json.metrics['first_run_p99_ms.defaults'])).toBe(true);
     // Most of strata16x's data is on the device; every server is its own process.
     expect(json.metrics.strata_peak_rss_mb).toBeGreaterThan(10);
     expect(json.metrics.strata16x_data_over_memory).toBeGreaterThan(2);
@@ -54,7 +64,12 @@ describe('resp-throughput (tiny size)', () => {
     if (names.includes('redis-set-p1')) {
       expect(json.ratios.map((r) => r.name)).toContain('strata-set-p1/redis-set-p1');
       expect(json.ratios.map((r) => r.name)).toContain('strata16x-get-p16/redis-get-p16');
+      expect(json.ratios.map((r) => r.name)).toContain('defaults-get-p1-c120/redis-get-p1-c120');
+      // The P1 p99 rows: strata's p99 over redis's in the same case.
+      expect(json.metrics['p99_ratio.strata-get-p1']).toBeGreaterThan(0);
+      expect(json.metrics['p99_ratio.defaults-set-p1']).toBeGreaterThan(0);
+      expect(json.metrics['first_run_ratio.defaults']).toBeGreaterThan(0);
     }
     for (const r of json.ratios) expect(r.median).toBeGreaterThan(0);
-  }, 60_000);
+  }, 180_000);
 });

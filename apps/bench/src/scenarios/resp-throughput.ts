@@ -19,7 +19,8 @@ import {
 
 /**
  * GET and SET through strata-server, 50 connections,
- * pipeline depths 1 and 16, 16-byte keys (`key:000000012345`), 100-byte
+ * pipeline depths 1 and 16 (cases `<op>-p<depth>`), and 500 connections at
+ * pipeline 1 (`<op>-p1-c500`, `manyClients`), 16-byte keys (`key:000000012345`), 100-byte
  * values, data in memory. Load from `redis-benchmark` when installed, else
  * a built-in Node generator (net sockets, pipelined RESP). When
  * `redis-server` is installed, the same load runs against it in the same
@@ -28,7 +29,19 @@ import {
  *
  * Every server runs alone in its own process, as users run it: the built
  * strata-server binary (`STRATA_SERVER_CLI=<path>` runs another build) with
- * periodic checkpoints off, and redis-server with no snapshots or AOF.
+ * periodic checkpoints off and `memory` (`strata-...`, the tuned one), the
+ * same binary with no flags at all but its port and directory
+ * (`defaults-...`: exactly as `strata-server` starts, 64 MiB, periodic
+ * checkpoints on), and redis-server with no snapshots or AOF.
+ *
+ * The first run against a fresh server inserts most keys; later ones update
+ * them. Each in-memory server's first SET run (pipeline 16, before the fill)
+ * is reported apart, as `metrics.first_run.<server>` (ops/s),
+ * `first_run_p99_ms.<server>` and `first_run_ratio.<server>` (over
+ * redis-server's first run); every variant's runs come after the fill: the
+ * steady state (updates). `metrics.p99_ratio.<server>-<case>` is the
+ * median p99 latency over redis-server's in the same case (P1 rows
+ * included: `p99_ratio.strata-get-p1`).
  *
  * Data 16x memory: a second strata-server (`strata16x-...`) whose store has
  * `diskMemory` bytes of memory and 16 times that in keys (`diskKeyspace`,
@@ -53,6 +66,8 @@ type Params = {
   keyspace: number;
   clients: number;
   pipelines: readonly number[];
+  /** Connections of the many-clients case (pipeline 1). */
+  manyClients: number;
   valueBytes: number;
   memory: number;
   /** Memory of the `strata16x` server's store; it holds 16 times that in keys. */
@@ -66,18 +81,39 @@ type Params = {
 interface State {
   servers: Record<string, ServerProcess>;
   useBenchmark: boolean;
+  /** Each in-memory server's first SET run, on the fresh server (mostly inserts). */
+  firstRuns: Record<string, BenchLoad>;
 }
 
 const OPS = ['set', 'get'] as const;
 
 const hasRedisBenchmark = () => which('redis-benchmark') !== null;
 
-function servers(): string[] {
-  return hasRedisServer() ? ['strata', 'strata16x', 'redis'] : ['strata', 'strata16x'];
+/** The servers whose data is in memory: they run every case. */
+function memoryServers(): string[] {
+  return hasRedisServer() ? ['strata', 'defaults', 'redis'] : ['strata', 'defaults'];
 }
 
+/** `<op>-p<depth>` at `clients` connections. */
 function cases(p: Params): string[] {
   return OPS.flatMap((op) => p.pipelines.map((d) => `${op}-p${d}`));
+}
+
+/** The cases of the in-memory servers: `cases`, and `<op>-p1-c<manyClients>`. */
+function memoryCases(p: Params): string[] {
+  return [...cases(p), ...OPS.map((op) => `${op}-p1-c${p.manyClients}`)];
+}
+
+/** Which server, op, depth and connections a variant name says. */
+function parseVariant(name: string): { server: string; op: string; depth: number; clients?: number } {
+  const m = /^(\w+)-(set|get)-p(\d+)(?:-c(\d+))?$/.exec(name);
+  if (m === null) throw new Error(`unknown variant ${name}`);
+  return {
+    server: m[1]!,
+    op: m[2]!,
+    depth: Number(m[3]),
+    ...(m[4] === undefined ? {} : { clients: Number(m[4]) }),
+  };
 }
 
 /** The redis-benchmark load of one case: `op` (set, get) at pipeline `depth`. */
@@ -154,13 +190,14 @@ async function logBytes(port: number): Promise<number> {
 export const respThroughput = defineScenario<Params, State>({
   name: 'resp-throughput',
   description:
-    'GET/SET through RespServer vs redis-server, 50 clients, pipeline 1 and 16 (redis-benchmark load)',
+    'GET/SET through strata-server (tuned, and on its defaults) vs redis-server, 50 clients at pipeline 1 and 16, 500 at pipeline 1 (redis-benchmark load)',
   params: {
     full: {
       requests: 200_000,
       keyspace: 100_000,
       clients: 50,
       pipelines: [1, 16],
+      manyClients: 500,
       valueBytes: 100,
       memory: 256 * MiB,
       diskMemory: 16 * MiB,
@@ -173,6 +210,7 @@ export const respThroughput = defineScenario<Params, State>({
       keyspace: 10_000,
       clients: 50,
       pipelines: [1, 16],
+      manyClients: 500,
       valueBytes: 100,
       memory: 64 * MiB,
       diskMemory: 2 * MiB,
@@ -180,10 +218,16 @@ export const respThroughput = defineScenario<Params, State>({
       diskRequests: 5_000,
     },
   },
-  variants: (p) => servers().flatMap((s) => cases(p).map((c) => higher(`${s}-${c}`, 'ops/s'))),
+  variants: (p) => [
+    ...memoryServers().flatMap((s) => memoryCases(p).map((c) => higher(`${s}-${c}`, 'ops/s'))),
+    ...cases(p).map((c) => higher(`strata16x-${c}`, 'ops/s')),
+  ],
   ratios: (p) =>
     hasRedisServer()
-      ? cases(p).flatMap((c) => [`strata-${c}/redis-${c}`, `strata16x-${c}/redis-${c}`])
+      ? [
+          ...memoryCases(p).flatMap((c) => [`strata-${c}/redis-${c}`, `defaults-${c}/redis-${c}`]),
+          ...cases(p).map((c) => `strata16x-${c}/redis-${c}`),
+        ]
       : [],
 
   async setup(ctx) {
@@ -192,6 +236,7 @@ export const respThroughput = defineScenario<Params, State>({
     if (!useBenchmark)
       ctx.log('redis-benchmark not installed: using the built-in Node load generator');
     const servers: Record<string, ServerProcess> = {};
+    const state: State = { servers, useBenchmark, firstRuns: {} };
     try {
       const quiet = ['--checkpoint-interval', '0'];
       servers.strata = await startStrataServer(path.join(ctx.dir, 'strata'), [
@@ -207,8 +252,23 @@ export const respThroughput = defineScenario<Params, State>({
         '--page-size',
         String(256 * 1024),
       ]);
+      // As a user starts it: no flags (the harness's port, dir and log level only).
+      servers.defaults = await startStrataServer(path.join(ctx.dir, 'defaults'));
       if (hasRedisServer()) servers.redis = await startRedisServer(ctx.dir);
       else ctx.log('redis-server not installed: strata variants only');
+      // The first SET run on each fresh in-memory server: mostly inserts, reported apart.
+      const firstRuns: Record<string, BenchLoad> = {};
+      const depth = Math.max(...p.pipelines);
+      for (const name of memoryServers()) {
+        ctx.log(`${name}: first SET run (pipeline ${depth}) on the fresh server`);
+        firstRuns[name] = await (useBenchmark ? benchmarkLoad : nodeLoad)(
+          servers[name]!.port,
+          'set',
+          depth,
+          p,
+        );
+      }
+      state.firstRuns = firstRuns;
       // Fill the keyspace so GETs hit (data in memory).
       for (const [name, t] of Object.entries(servers)) {
         const keyspace = name === 'strata16x' ? p.diskKeyspace : p.keyspace;
@@ -220,21 +280,23 @@ export const respThroughput = defineScenario<Params, State>({
       await stopServers(Object.values(servers), 'SIGKILL');
       throw err;
     }
-    return { servers, useBenchmark };
+    return state;
   },
 
   async run(variant, ctx): Promise<Measurement> {
-    const m = /^(\w+)-(set|get)-p(\d+)$/.exec(variant.name)!;
-    const name = m[1]!;
+    const v = parseVariant(variant.name);
+    const name = v.server;
     const target = ctx.state.servers[name]!;
     const p = ctx.params;
     const params =
-      name === 'strata16x' ? { ...p, keyspace: p.diskKeyspace, requests: p.diskRequests } : p;
+      name === 'strata16x'
+        ? { ...p, keyspace: p.diskKeyspace, requests: p.diskRequests }
+        : { ...p, clients: v.clients ?? p.clients };
     const cpu0 = target.cpuUs();
     const load = await (ctx.state.useBenchmark ? benchmarkLoad : nodeLoad)(
       target.port,
-      m[2]!,
-      Number(m[3]),
+      v.op,
+      v.depth,
       params,
     );
     const cpuUsPerOp = (target.cpuUs() - cpu0) / params.requests;
@@ -261,12 +323,27 @@ export const respThroughput = defineScenario<Params, State>({
       redis_server: servers.redis !== undefined ? 1 : 0,
     };
     if (servers.redis !== undefined) {
-      for (const c of cases(ctx.params)) {
-        const redis = median(results.samples(`redis-${c}`, 'cpu_us_per_op'));
-        for (const s of ['strata', 'strata16x']) {
-          const mine = median(results.samples(`${s}-${c}`, 'cpu_us_per_op'));
-          if (Number.isFinite(mine / redis)) out[`cpu_ratio.${s}-${c}`] = mine / redis;
+      const base = new Set(cases(ctx.params));
+      for (const c of memoryCases(ctx.params)) {
+        const ours = base.has(c) ? ['strata', 'defaults', 'strata16x'] : ['strata', 'defaults'];
+        for (const [key, sample] of [
+          ['cpu_ratio', 'cpu_us_per_op'],
+          ['p99_ratio', 'p99_ms'],
+        ] as const) {
+          const redis = median(results.samples(`redis-${c}`, sample));
+          for (const s of ours) {
+            const mine = median(results.samples(`${s}-${c}`, sample));
+            if (Number.isFinite(mine / redis)) out[`${key}.${s}-${c}`] = mine / redis;
+          }
         }
+      }
+    }
+    const first = ctx.state.firstRuns;
+    for (const [name, load] of Object.entries(first)) {
+      out[`first_run.${name}`] = load.rps;
+      out[`first_run_p99_ms.${name}`] = load.p99;
+      if (first.redis !== undefined && name !== 'redis') {
+        out[`first_run_ratio.${name}`] = load.rps / first.redis.rps;
       }
     }
     Object.assign(out, peakRssMetrics(servers));
