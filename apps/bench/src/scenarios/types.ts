@@ -1,11 +1,14 @@
+import path from 'node:path';
 import { defineScenario, higher, type Measurement } from '../scenario.js';
 import { MiB } from '../sizes.js';
+import { median } from '../stats.js';
 import {
   hasRedisServer,
   peakRssMetrics,
   query,
   type ServerProcess,
   startStrataAndRedis,
+  startStrataServer,
   stopServers,
 } from './server-harness.js';
 import { type BenchLoad, benchmarkCommand, sendAll, which } from './types-support.js';
@@ -27,12 +30,24 @@ import { type BenchLoad, benchmarkCommand, sendAll, which } from './types-suppor
  * same for redis-server. Needs redis-benchmark (the load generator).
  * Metrics also give strata's collection cache (INFO storage) and each
  * server's peak resident set (`<server>_peak_rss_mb`).
+ *
+ * Beside the tuned strata-server (`strata-...`: `memory`, no periodic
+ * checkpoints), `defaults-...` is the same binary with no flags but its
+ * port and directory, exactly as `strata-server` starts. `<op>-c500`
+ * (HSET, HGET) runs with `manyClients` connections. `p99_ratio.<server>-<op>`
+ * is the median p99 over redis-server's (pipeline 1). The first run of
+ * each write (HSET, SADD, ZADD) on a fresh server adds new members, later
+ * ones mostly update them: it is measured once before the fill and
+ * reported apart, `first_run.<server>-<op>` (ops/s) and
+ * `first_run_ratio.<server>-<op>` (over redis-server's).
  */
 
 type Params = {
   requests: number;
   keyspace: number;
   clients: number;
+  /** Connections of the `-c500` cases. */
+  manyClients: number;
   bigMembers: number;
   valueBytes: number;
   memory: number;
@@ -41,12 +56,22 @@ type Params = {
 const OPS = ['hset', 'hget', 'sadd', 'sismember', 'zadd', 'zrange', 'lpush', 'lpop'] as const;
 type Op = (typeof OPS)[number];
 const SIZES = ['zadd-1k', 'zadd-1m'] as const;
+/** The ops also run with many connections (`<op>-c500`). */
+const MANY = ['hset', 'hget'] as const;
+/** The writes whose first run on a fresh server is reported apart. */
+const FIRST = ['hset', 'sadd', 'zadd'] as const;
 
 interface State {
   servers: Record<string, ServerProcess>;
+  /** Each write's first run on each fresh server (new members). */
+  firstRuns: Record<string, BenchLoad>;
 }
 
-const systems = (): string[] => (hasRedisServer() ? ['strata', 'redis'] : ['strata']);
+const systems = (): string[] =>
+  hasRedisServer() ? ['strata', 'defaults', 'redis'] : ['strata', 'defaults'];
+const manyOps = (p: Params): string[] => MANY.map((op) => `${op}-c${p.manyClients}`);
+/** The ops compared with redis-server's: pipeline 1, 50 and many clients. */
+const comparedOps = (p: Params): string[] => [...OPS, ...manyOps(p)];
 
 function command(op: Op, value: string): string[] {
   switch (op) {
@@ -111,12 +136,13 @@ async function collectionCache(port: number): Promise<{ bytes: number; evictions
 export const types = defineScenario<Params, State>({
   name: 'types',
   description:
-    'HSET HGET SADD SISMEMBER ZADD ZRANGE LPUSH LPOP through RespServer vs redis-server (redis-benchmark, 50 clients); ZADD cost on a 1M-member set over a 1K one',
+    'HSET HGET SADD SISMEMBER ZADD ZRANGE LPUSH LPOP through strata-server (tuned, and on its defaults) vs redis-server (redis-benchmark, 50 clients; HSET/HGET at 500); ZADD cost on a 1M-member set over a 1K one',
   params: {
     full: {
       requests: 100_000,
       keyspace: 10_000,
       clients: 50,
+      manyClients: 500,
       bigMembers: 1_000_000,
       valueBytes: 16,
       memory: 512 * MiB,
@@ -125,6 +151,7 @@ export const types = defineScenario<Params, State>({
       requests: 5_000,
       keyspace: 1_000,
       clients: 50,
+      manyClients: 500,
       bigMembers: 100_000,
       valueBytes: 16,
       memory: 256 * MiB,
@@ -132,9 +159,14 @@ export const types = defineScenario<Params, State>({
   },
   runs: { full: 3, ci: 1 },
   warmup: { full: 1, ci: 0 },
-  variants: () =>
-    systems().flatMap((s) => [...OPS, ...SIZES].map((op) => higher(`${s}-${op}`, 'ops/s'))),
-  ratios: () => (hasRedisServer() ? OPS.map((op) => `strata-${op}/redis-${op}`) : []),
+  variants: (p) =>
+    systems().flatMap((s) =>
+      [...OPS, ...SIZES, ...manyOps(p)].map((op) => higher(`${s}-${op}`, 'ops/s')),
+    ),
+  ratios: (p) =>
+    hasRedisServer()
+      ? comparedOps(p).flatMap((op) => [`strata-${op}/redis-${op}`, `defaults-${op}/redis-${op}`])
+      : [],
 
   async setup(ctx) {
     if (which('redis-benchmark') === null) {
@@ -148,7 +180,20 @@ export const types = defineScenario<Params, State>({
       ['--checkpoint-interval', '0', '--memory', String(p.memory)],
       ctx.log,
     );
+    const firstRuns: Record<string, BenchLoad> = {};
     try {
+      // As a user starts it: no flags (the harness's port, dir and log level only).
+      servers.defaults = await startStrataServer(path.join(ctx.dir, 'defaults'));
+      for (const [name, srv] of Object.entries(servers)) {
+        for (const op of FIRST) {
+          firstRuns[`${name}-${op}`] = await benchmarkCommand(srv.port, command(op, value), {
+            requests: p.requests,
+            clients: p.clients,
+            depth: 1,
+            keyspace: p.keyspace,
+          });
+        }
+      }
       for (const [name, srv] of Object.entries(servers)) {
         ctx.log(`${name}: loading ${p.keyspace} members per type and a ${p.bigMembers}-member set`);
         await fill(srv.port, p, value);
@@ -157,7 +202,7 @@ export const types = defineScenario<Params, State>({
       await stopServers(Object.values(servers), 'SIGKILL');
       throw e;
     }
-    return { servers };
+    return { servers, firstRuns };
   },
 
   async run(variant, ctx): Promise<Measurement> {
@@ -169,7 +214,13 @@ export const types = defineScenario<Params, State>({
     const value = 'v'.repeat(p.valueBytes);
     const base = { requests: p.requests, clients: p.clients, depth: 1, keyspace: p.keyspace };
     let load: BenchLoad;
-    if (op === 'zadd-1k' || op === 'zadd-1m') {
+    const many = /^(\w+)-c(\d+)$/.exec(op);
+    if (many !== null) {
+      load = await benchmarkCommand(port, command(many[1] as Op, value), {
+        ...base,
+        clients: Number(many[2]),
+      });
+    } else if (op === 'zadd-1k' || op === 'zadd-1m') {
       const big = op === 'zadd-1m';
       load = await benchmarkCommand(
         port,
@@ -196,6 +247,23 @@ export const types = defineScenario<Params, State>({
       const small = results.median(`${s}-zadd-1k`);
       const big = results.median(`${s}-zadd-1m`);
       out[s === 'strata' ? 'zadd_1m_over_1k' : `${s}_zadd_1m_over_1k`] = small / big;
+    }
+    if (servers.redis !== undefined) {
+      for (const op of comparedOps(ctx.params)) {
+        const redis = median(results.samples(`redis-${op}`, 'p99_ms'));
+        for (const s of ['strata', 'defaults']) {
+          const mine = median(results.samples(`${s}-${op}`, 'p99_ms'));
+          if (Number.isFinite(mine / redis)) out[`p99_ratio.${s}-${op}`] = mine / redis;
+        }
+      }
+    }
+    for (const [name, load] of Object.entries(ctx.state.firstRuns)) {
+      out[`first_run.${name}`] = load.rps;
+      const dash = name.indexOf('-');
+      const redis = ctx.state.firstRuns[`redis${name.slice(dash)}`];
+      if (redis !== undefined && !name.startsWith('redis-')) {
+        out[`first_run_ratio.${name}`] = load.rps / redis.rps;
+      }
     }
     const cache = await collectionCache(servers.strata!.port);
     out.collection_cache_mb = cache.bytes / MiB;
