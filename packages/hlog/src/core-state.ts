@@ -1,10 +1,10 @@
 import type { AnyStrataError, Device } from '@strata/io';
 import { AccessClock } from './access-clock.js';
+import { EarlyReads } from './early-reads.js';
 import { HlogError } from './errors.js';
 import { HashIndex, type HashIndexStats } from './hash-index.js';
 import { HybridLog, type HybridLogStats } from './hybrid-log.js';
 import { KeyCount } from './key-count.js';
-import { EarlyReads } from './early-reads.js';
 import { DamageLog } from './record-damage.js';
 import {
   EXPIRY_SIZE,

@@ -18,7 +18,7 @@ async function storeOnDisk(n: number): Promise<StoreCore> {
 }
 
 /** Reads key `i` and returns its value as the store gives it (through the device or not). */
-async function valueOf(s: StoreCore, i: number): Promise<string> {
+async function readValue(s: StoreCore, i: number): Promise<string> {
   const v = s.read(k(i));
   if (v.status === 'found') return v.bytes.toString('latin1', v.offset, v.offset + v.length);
   if (v.status === 'notFound') return 'notFound';
@@ -33,7 +33,7 @@ it("a pipelined run's keys on the device are read together by prefetch, once eac
   s.prefetch(keys, keys.length);
   // All 16 first reads are on their way before any GET of the run runs.
   expect(s.counters.diskReads - reads0).toBe(16);
-  for (let i = 0; i < 16; i++) expect(await valueOf(s, i)).toBe(value(i));
+  for (let i = 0; i < 16; i++) expect(await readValue(s, i)).toBe(value(i));
   // Each GET took its key's read: no second read of any record.
   expect(s.counters.diskReads - reads0).toBe(16);
 });
@@ -43,8 +43,8 @@ it('a read started early serves the newest value: a key written meanwhile is rea
   s.prefetch([k(0), k(1)], 2);
   const w = s.upsert(k(0), Buffer.from('new'));
   if (w.status === 'pending') await w.pending;
-  expect(await valueOf(s, 0)).toBe('new');
-  expect(await valueOf(s, 1)).toBe(value(1));
+  expect(await readValue(s, 0)).toBe('new');
+  expect(await readValue(s, 1)).toBe(value(1));
 });
 
 it('keeps at most EARLY_READS_MAX reads; the forgotten ones are read again when wanted', async () => {
@@ -54,5 +54,5 @@ it('keeps at most EARLY_READS_MAX reads; the forgotten ones are read again when 
     const keys = Array.from({ length: Math.min(64, n - from) }, (_, i) => k(from + i));
     s.prefetch(keys, keys.length);
   }
-  for (let i = 0; i < n; i++) expect(await valueOf(s, i)).toBe(value(i));
+  for (let i = 0; i < n; i++) expect(await readValue(s, i)).toBe(value(i));
 });

@@ -75,5 +75,4 @@ export class EarlyReads {
     if (read !== undefined) this.reads.delete(address);
     return read;
   }
-
 }

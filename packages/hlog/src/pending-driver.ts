@@ -3,8 +3,8 @@
 import { isStrataError } from '@strata/io';
 import { readBlob, readBlobRange } from './blob-read.js';
 import type { CoreState } from './core-state.js';
-import { CorruptRecordError, HlogError, RecordDamage } from './errors.js';
 import { firstRead } from './early-reads.js';
+import { CorruptRecordError, HlogError, RecordDamage } from './errors.js';
 import { legacyPageVerified } from './legacy-page-check.js';
 import { RecordCheck, verifyRecord } from './record-checksum.js';
 import {

@@ -82,7 +82,10 @@ function plans(p: Params): { name: string; plan: Plan }[] {
   for (const d of p.depths) out.push({ name: `device-q${d}`, plan: { kind: 'device', depth: d } });
   for (const dist of ['uniform', 'zipf'] as const) {
     for (const d of p.depths) {
-      out.push({ name: `strata-${dist}-q${d}`, plan: { kind: 'get', dist, depth: d, pipeline: 1 } });
+      out.push({
+        name: `strata-${dist}-q${d}`,
+        plan: { kind: 'get', dist, depth: d, pipeline: 1 },
+      });
     }
   }
   if (p.pipeline > 1 && top % p.pipeline === 0) {
@@ -237,7 +240,8 @@ export const diskRead = defineScenario<Params, State>({
           pick:
             plan.dist === 'uniform' ? () => Math.floor(Math.random() * keys) : () => zipf.next(),
         });
-        if (load.misses > 0) throw new Error(`${load.misses} GETs found no key: the load is broken`);
+        if (load.misses > 0)
+          throw new Error(`${load.misses} GETs found no key: the load is broken`);
         value = load.rps;
         samples.p50_ms = load.p50;
         samples.p99_ms = load.p99;
@@ -247,7 +251,11 @@ export const diskRead = defineScenario<Params, State>({
       samples.evict_passes = await stop();
     }
     const reads1 = s.disk?.count();
-    if (reads0 !== undefined && reads1 !== undefined && Number.isFinite(reads1.reads - reads0.reads)) {
+    if (
+      reads0 !== undefined &&
+      reads1 !== undefined &&
+      Number.isFinite(reads1.reads - reads0.reads)
+    ) {
       samples.device_reads_per_op = (reads1.reads - reads0.reads) / ops;
       samples.device_kib_per_op = (reads1.bytes - reads0.bytes) / KiB / ops;
     }

@@ -105,7 +105,12 @@ function memoryCases(p: Params): string[] {
 }
 
 /** Which server, op, depth and connections a variant name says. */
-function parseVariant(name: string): { server: string; op: string; depth: number; clients?: number } {
+function parseVariant(name: string): {
+  server: string;
+  op: string;
+  depth: number;
+  clients?: number;
+} {
   const m = /^(\w+)-(set|get)-p(\d+)(?:-c(\d+))?$/.exec(name);
   if (m === null) throw new Error(`unknown variant ${name}`);
   return {
