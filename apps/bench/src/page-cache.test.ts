@@ -3,7 +3,13 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { canDropPageCache, coldCache, evictFiles, warmerState } from './page-cache.js';
+import {
+  canDropPageCache,
+  coldCache,
+  evictFiles,
+  keepEvicting,
+  warmerState,
+} from './page-cache.js';
 
 /** Resident bytes of a file in the page cache (util-linux fincore), or undefined without fincore. */
 function residentBytes(file: string): number | undefined {
@@ -69,6 +75,31 @@ describe('page cache', () => {
       } finally {
         await rm(outside, { force: true });
       }
+    },
+  );
+
+  it.skipIf(!hasFincore)(
+    'keeps evicting until stopped: pages read during a run leave the cache again',
+    async () => {
+      const sub = path.join(dir, 'loop');
+      await mkdir(sub, { recursive: true });
+      const file = path.join(sub, 'data.bin');
+      const bytes = Buffer.alloc(1 << 20, 3);
+      await writeFile(file, bytes);
+      const stop = keepEvicting(sub, 1);
+      try {
+        // Read into the cache after the loop started: a later pass takes it out.
+        await readFile(file);
+        for (let i = 0; i < 1000 && residentBytes(file) !== 0; i++) {
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        expect(residentBytes(file)).toBe(0);
+      } finally {
+        expect(await stop()).toBeGreaterThan(0);
+      }
+      // Stopped: what is read now stays cached.
+      await readFile(file);
+      expect(residentBytes(file)).toBe(bytes.length);
     },
   );
 
