@@ -209,7 +209,8 @@ export async function readRecord(
   const P = c.log.pageSize;
   const room = (Math.floor(address / P) + 1) * P - address;
   // A pipelined run's prefetch may have started this read already (early-reads.ts).
-  const first = (await c.earlyReads.take(address)) ?? (await firstRead(c, address));
+  const early = c.earlyReads.take(address);
+  const first = (early === undefined ? null : await early) ?? (await firstRead(c, address));
   let space = first.space;
   let asked = space.bytes.length;
   let n = first.n;
