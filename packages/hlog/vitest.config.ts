@@ -1,3 +1,6 @@
 import { strataProject } from '@strata/vitest-preset';
 
-export default strataProject('hlog');
+// The parallel index rebuild's worker is bundled from the sources first.
+export default strataProject('hlog', {
+  test: { globalSetup: ['./scripts/rebuild-worker-setup.ts'] },
+});

@@ -46,6 +46,8 @@ const SNAPSHOT_MAGIC_V1 = 0x58444948; // 'HIDX'
 /** The snapshot format with the access words after the buckets. */
 const SNAPSHOT_MAGIC = 0x32444948; // 'HID2'
 const ACHUNK_WORDS = CHUNK_BUCKETS * SLOTS;
+/** Words of the snapshot header before the free overflow ids. */
+const HEADER_WORDS = 10;
 const OACHUNK_WORDS = CHUNK_BUCKETS * OSLOTS;
 /** `lastSlot` of an overflow bucket's entry: OVERFLOW_SLOT + j. */
 const OVERFLOW_SLOT = 8;
@@ -57,6 +59,18 @@ export interface HashIndexOptions {
   initialBuckets?: number;
   /** Entries per primary bucket before one is split. Default 5.5. */
   maxLoad?: number;
+}
+
+/**
+ * An index's arrays and geometry (`parts()`): the snapshot header, then
+ * the chunks of buckets and of access words.
+ */
+export interface HashIndexParts {
+  header: Uint32Array;
+  primary: Uint32Array[];
+  overflow: Uint32Array[];
+  primaryAccess: Uint32Array[];
+  overflowAccess: Uint32Array[];
 }
 
 export interface HashIndexStats {
@@ -686,9 +700,9 @@ export class HashIndex {
     for (const c of this.overflowAccess) c.fill(word);
   }
 
-  /** A copy of the index as bytes (taken synchronously; write it at leisure). */
-  snapshot(): Uint8Array[] {
-    const header = new Uint32Array(10 + this.freeOverflow.length);
+  /** The snapshot header: magic, geometry, counts, then the free overflow ids. */
+  private header(): Uint32Array {
+    const header = new Uint32Array(HEADER_WORDS + this.freeOverflow.length);
     header[0] = SNAPSHOT_MAGIC;
     header[1] = this.baseBits;
     header[2] = this.level;
@@ -699,8 +713,13 @@ export class HashIndex {
     header[7] = this.freeOverflow.length;
     header[8] = Math.round(this.maxLoad * 1000);
     header[9] = this.primary.length;
-    header.set(this.freeOverflow, 10);
-    const parts: Uint8Array[] = [new Uint8Array(header.buffer)];
+    header.set(this.freeOverflow, HEADER_WORDS);
+    return header;
+  }
+
+  /** A copy of the index as bytes (taken synchronously; write it at leisure). */
+  snapshot(): Uint8Array[] {
+    const parts: Uint8Array[] = [new Uint8Array(this.header().buffer)];
     const lenPrefix = new Uint32Array([this.overflow.length]);
     for (const c of this.primary) parts.push(new Uint8Array(c.slice().buffer));
     parts.push(new Uint8Array(lenPrefix.buffer));
@@ -712,15 +731,74 @@ export class HashIndex {
   }
 
   /**
+   * The index's own arrays, not copied (each chunk owns its buffer), to be
+   * transferred to another thread and made an index again there with
+   * `fromParts` (the parallel rebuild builds it in a worker). The index
+   * must not be used afterwards.
+   */
+  parts(): HashIndexParts {
+    return {
+      header: this.header(),
+      primary: this.primary,
+      overflow: this.overflow,
+      primaryAccess: this.primaryAccess,
+      overflowAccess: this.overflowAccess,
+    };
+  }
+
+  /** The buffers of `parts()`, for a transfer list. */
+  static buffersOf(parts: HashIndexParts): ArrayBuffer[] {
+    const out: ArrayBuffer[] = [parts.header.buffer as ArrayBuffer];
+    for (const list of [parts.primary, parts.overflow, parts.primaryAccess, parts.overflowAccess]) {
+      for (const c of list) out.push(c.buffer as ArrayBuffer);
+    }
+    return out;
+  }
+
+  /**
+   * An index over `parts` (from `parts()`, or read from a snapshot): takes
+   * the arrays over. Throws ERR_CORRUPT when they do not fit the header.
+   */
+  static fromParts(parts: HashIndexParts): HashIndex {
+    const words = parts.header;
+    const version = words[0] === SNAPSHOT_MAGIC ? 2 : words[0] === SNAPSHOT_MAGIC_V1 ? 1 : 0;
+    if (version === 0) throw corrupt('bad magic');
+    const baseBits = words[1]!;
+    const freeCount = words[7]!;
+    if (baseBits < 4 || baseBits > MAX_LEVEL) throw corrupt('bad base bits');
+    if (words.length < HEADER_WORDS + freeCount) throw corrupt('truncated');
+    const index = new HashIndex({ initialBuckets: 1 << baseBits, maxLoad: words[8]! / 1000 });
+    index.level = words[2]!;
+    index.split = words[3]!;
+    index.bucketCount = words[4]!;
+    index.overflowHigh = words[5]!;
+    index.entryCount = words[6]!;
+    for (let i = 0; i < freeCount; i++) index.freeOverflow.push(words[HEADER_WORDS + i]!);
+    index.primary.length = 0;
+    index.primaryAccess.length = 0;
+    index.primary.push(...parts.primary);
+    index.overflow.push(...parts.overflow);
+    if (index.primary.length * CHUNK_BUCKETS < index.bucketCount) throw corrupt('bucket count');
+    if (version === 2) {
+      index.primaryAccess.push(...parts.primaryAccess);
+      index.overflowAccess.push(...parts.overflowAccess);
+    } else {
+      // Format 1 kept no access words: every entry counts as accessed at load.
+      for (const _ of parts.primary) index.primaryAccess.push(new Uint32Array(ACHUNK_WORDS));
+      for (const _ of parts.overflow) index.overflowAccess.push(new Uint32Array(OACHUNK_WORDS));
+      index.accessLoaded = false;
+    }
+    return index;
+  }
+
+  /**
    * Rebuilds an index from `snapshot()` bytes; throws ERR_CORRUPT on garbage.
    * The index takes the bytes over: its chunks are views into them (no copy:
    * recovery holds the index once, not the file plus a copy), so the caller
    * must not use them afterwards. Bytes not 4-aligned are copied.
    */
   static fromSnapshot(bytes: Uint8Array): HashIndex {
-    const corrupt = (why: string): HlogError =>
-      new HlogError('ERR_CORRUPT', `index snapshot is corrupt: ${why}`);
-    if (bytes.byteLength < 40) throw corrupt('too short');
+    if (bytes.byteLength < HEADER_WORDS * 4) throw corrupt('too short');
     let own = bytes;
     if (bytes.byteOffset % 4 !== 0) {
       own = new Uint8Array(bytes.byteLength);
@@ -729,56 +807,38 @@ export class HashIndex {
     const words = new Uint32Array(own.buffer, own.byteOffset, own.byteLength >>> 2);
     const version = words[0] === SNAPSHOT_MAGIC ? 2 : words[0] === SNAPSHOT_MAGIC_V1 ? 1 : 0;
     if (version === 0) throw corrupt('bad magic');
-    const baseBits = words[1]!;
-    const freeCount = words[7]!;
     const primaryChunks = words[9]!;
-    if (baseBits < 4 || baseBits > MAX_LEVEL) throw corrupt('bad base bits');
-    const index = new HashIndex({ initialBuckets: 1 << baseBits, maxLoad: words[8]! / 1000 });
-    index.level = words[2]!;
-    index.split = words[3]!;
-    index.bucketCount = words[4]!;
-    index.overflowHigh = words[5]!;
-    index.entryCount = words[6]!;
-    let at = 10;
-    for (let i = 0; i < freeCount; i++) index.freeOverflow.push(words[at++]!);
-    index.primary.length = 0;
-    index.primaryAccess.length = 0;
+    let at = HEADER_WORDS + words[7]!;
     const need = (n: number): void => {
       if (at + n > words.length) throw corrupt('truncated');
     };
-    for (let i = 0; i < primaryChunks; i++) {
-      need(CHUNK_WORDS);
-      index.primary.push(words.subarray(at, at + CHUNK_WORDS));
-      at += CHUNK_WORDS;
-    }
+    need(0);
+    const parts: HashIndexParts = {
+      header: words.subarray(0, at),
+      primary: [],
+      overflow: [],
+      primaryAccess: [],
+      overflowAccess: [],
+    };
+    const take = (into: Uint32Array[], chunks: number, size: number): void => {
+      for (let i = 0; i < chunks; i++) {
+        need(size);
+        into.push(words.subarray(at, at + size));
+        at += size;
+      }
+    };
+    take(parts.primary, primaryChunks, CHUNK_WORDS);
     need(1);
     const overflowChunks = words[at++]!;
-    for (let i = 0; i < overflowChunks; i++) {
-      need(OCHUNK_WORDS);
-      index.overflow.push(words.subarray(at, at + OCHUNK_WORDS));
-      at += OCHUNK_WORDS;
-    }
-    if (index.primary.length * CHUNK_BUCKETS < index.bucketCount) throw corrupt('bucket count');
+    take(parts.overflow, overflowChunks, OCHUNK_WORDS);
     if (version === 2) {
-      for (let i = 0; i < primaryChunks; i++) {
-        need(ACHUNK_WORDS);
-        index.primaryAccess.push(words.subarray(at, at + ACHUNK_WORDS));
-        at += ACHUNK_WORDS;
-      }
-      for (let i = 0; i < overflowChunks; i++) {
-        need(OACHUNK_WORDS);
-        index.overflowAccess.push(words.subarray(at, at + OACHUNK_WORDS));
-        at += OACHUNK_WORDS;
-      }
-    } else {
-      // Format 1 kept no access words: every entry counts as accessed at load.
-      for (let i = 0; i < primaryChunks; i++)
-        index.primaryAccess.push(new Uint32Array(ACHUNK_WORDS));
-      for (let i = 0; i < overflowChunks; i++) {
-        index.overflowAccess.push(new Uint32Array(OACHUNK_WORDS));
-      }
-      index.accessLoaded = false;
+      take(parts.primaryAccess, primaryChunks, ACHUNK_WORDS);
+      take(parts.overflowAccess, overflowChunks, OACHUNK_WORDS);
     }
-    return index;
+    return HashIndex.fromParts(parts);
   }
+}
+
+function corrupt(why: string): HlogError {
+  return new HlogError('ERR_CORRUPT', `index snapshot is corrupt: ${why}`);
 }

@@ -9,12 +9,13 @@ import type { HashIndex } from './hash-index.js';
  * (bucket, tag) wins. (Grouping a batch by bucket range with a counting
  * sort was tried and measured slower: 65536 records spread over a large
  * index share almost no lines, and the sort costs three more passes.)
+ *
+ * The batches are inserted here (`IndexRebuilder`) or handed to a worker
+ * thread that inserts them with the same `BatchInserter`
+ * (parallel-rebuild.ts): either way the same batches, in the same order,
+ * into an index sized the same way.
  */
-export class IndexRebuilder {
-  private readonly hashes: Float64Array;
-  private readonly addresses: Float64Array;
-  private n = 0;
-
+export class BatchInserter {
   private reserved = false;
 
   /**
@@ -22,10 +23,40 @@ export class IndexRebuilder {
    * how many records that is, and the index is grown for them at once.
    */
   constructor(
-    private readonly index: HashIndex,
-    private readonly bytes = 0,
-    private readonly capacity = 1 << 14,
+    readonly index: HashIndex,
+    private readonly bytes: number,
+  ) {}
+
+  insert(hashes: Float64Array, addresses: Float64Array, n: number): void {
+    if (n === 0) return;
+    const index = this.index;
+    if (!this.reserved) {
+      this.reserved = true;
+      const span = addresses[n - 1]! - addresses[0]! + 1;
+      if (this.bytes > span) index.reserve(Math.ceil((n * this.bytes) / span));
+      else index.reserve(index.size + n);
+    }
+    index.insertBatch(hashes, addresses, n);
+  }
+}
+
+/** Records a batch holds (the batch the first reserve is estimated from). */
+export const REBUILD_BATCH = 1 << 14;
+
+/** Batches (hash, address) of the records read, in log order, and inserts each full batch. */
+export class IndexRebuilder {
+  protected hashes: Float64Array;
+  protected addresses: Float64Array;
+  private n = 0;
+  private readonly inserter: BatchInserter | null;
+
+  /** `index` null: a subclass takes the batches (`handOff`). */
+  constructor(
+    index: HashIndex | null,
+    bytes = 0,
+    protected readonly capacity = REBUILD_BATCH,
   ) {
+    this.inserter = index === null ? null : new BatchInserter(index, bytes);
     this.hashes = new Float64Array(capacity);
     this.addresses = new Float64Array(capacity);
   }
@@ -36,18 +67,16 @@ export class IndexRebuilder {
     if (++this.n === this.capacity) this.flush();
   }
 
-  /** Inserts everything batched so far. */
+  /** Inserts (or hands off) everything batched so far. */
   flush(): void {
     const n = this.n;
     if (n === 0) return;
-    const index = this.index;
-    if (!this.reserved) {
-      this.reserved = true;
-      const span = this.addresses[n - 1]! - this.addresses[0]! + 1;
-      if (this.bytes > span) index.reserve(Math.ceil((n * this.bytes) / span));
-      else index.reserve(index.size + n);
-    }
-    index.insertBatch(this.hashes, this.addresses, n);
     this.n = 0;
+    this.handOff(n);
+  }
+
+  /** The batch `hashes/addresses[0, n)` is full or final. */
+  protected handOff(n: number): void {
+    this.inserter!.insert(this.hashes, this.addresses, n);
   }
 }

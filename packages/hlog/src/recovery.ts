@@ -1,5 +1,6 @@
 import { DEFAULT_SEGMENT_SIZE, type Device, FileDevice } from '@strata/io';
 import { readMode } from '@strata/pagebuf';
+import { AccessClock } from './access-clock.js';
 import {
   type CheckpointMeta,
   type CheckpointStore,
@@ -14,7 +15,14 @@ import { decodeKeyCount, type KeyCountSnapshot } from './key-count.js';
 import { hashBytes } from './key-hash.js';
 import { KeyKind, KeyKindTable } from './key-kind-table.js';
 import { KeyStateTable } from './key-state-table.js';
-import { type LogScanOptions, type SkippedPages, scanLog } from './log-scan.js';
+import { type LogScanOptions, type LogScanResult, type SkippedPages, scanLog } from './log-scan.js';
+import {
+  ParallelIndexRebuilder,
+  type RebuildThreads,
+  RebuildWorkerFailure,
+  rebuildThreads,
+  rebuildWorkerUrl,
+} from './parallel-rebuild.js';
 import {
   expiresAtOf,
   flagsOf,
@@ -83,6 +91,15 @@ export function describeSkipped(skipped: readonly SkippedPages[], end: number): 
   );
 }
 
+/** What the replay pass found (it may run twice: see the worker's fallback). */
+interface Replayed {
+  scan: LogScanResult;
+  index: HashIndex;
+  unreplayedRecords: number;
+  tail: Map<string, TailKey> | null;
+  expiring: KeyStateTable | null;
+}
+
 /** Records whose recount slots are touched before they are set: their lines stay in L2. */
 const TOUCH_BLOCK = 512;
 
@@ -108,6 +125,13 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
     throw new HlogError(
       'ERR_INVALID_ARGUMENT',
       `compaction.maxLogBytes must be a positive whole number of bytes (a safe integer), not ${compaction.maxLogBytes} (8 << 30 is 0 in JavaScript: write 8 * 2 ** 30)`,
+    );
+  }
+  const threadsOption = options.rebuildThreads;
+  if (threadsOption !== undefined && !(Number.isSafeInteger(threadsOption) && threadsOption >= 1)) {
+    throw new HlogError(
+      'ERR_INVALID_ARGUMENT',
+      `rebuildThreads must be a whole number >= 1, not ${threadsOption}`,
     );
   }
   const pageSize = options.pageSize ?? 1 << 20;
@@ -205,9 +229,7 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
   // doubling's worth early), so it does not split its way up record by record.
   const configured = options.indexBuckets ?? 1 << 16;
   const estimate = Math.floor((device.endAddress - begin) / 128 / 5.5);
-  index ??= new HashIndex({
-    initialBuckets: Math.max(configured, floorPowerOfTwo(Math.min(estimate, 1 << 26))),
-  });
+  const initialBuckets = Math.max(configured, floorPowerOfTwo(Math.min(estimate, 1 << 26)));
 
   // consistentRecovery: the replay stops at the recovered moment.
   const replayTo = await consistentPoint(options, checkpoints, meta);
@@ -218,61 +240,103 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
     options.durableUntil ?? 0,
     Number.isFinite(replayTo) ? replayTo : 0,
   );
-  let unreplayedRecords = 0;
 
   // 2. Replay the log after it (or the whole log): newest record wins. With
-  // a count in the checkpoint, note each key the tail writes.
-  const rebuilder = new IndexRebuilder(index, Math.max(0, device.endAddress - from));
-  const tail = snapshot === null ? null : new Map<string, TailKey>();
-  // Without a checkpoint the whole log is read here. The keys whose newest
-  // record has an expiry are found in this pass (few, and the write path
-  // needs them from the start); the plain keys, a table as large as the key
-  // set, are recounted after open, in the background (recountPlainKeys).
-  const expiring = meta === null ? new KeyStateTable() : null;
-  const scan = await scanLog({
-    device,
-    pageSize,
-    from,
-    minEpoch: meta?.epoch ?? 0,
-    // Without a checkpoint the first segment may start inside a blob.
-    resync: meta === null,
-    // Bad pages with valid ones after them are damage, not a torn tail:
-    // skipped (their records lost), never written over.
-    damage: 'skip',
-    ...(durableUntil > 0 ? { durableUntil } : {}),
-    ...(options.recoveryMode !== undefined ? { mode: options.recoveryMode } : {}),
-    onRecord: (space, off, address) => {
-      // Past the recovered moment: read (verified, its end found), not replayed.
-      if (address >= replayTo) {
-        unreplayedRecords++;
-        return true;
-      }
-      const flags = flagsOf(space, off);
-      if ((flags & RecordFlag.INVALID) !== 0) return true;
-      const ko = keyOffsetOf(space, off);
-      const kl = keyLengthOf(space, off);
-      const hash = hashBytes(space.bytes, ko, kl);
-      rebuilder.add(hash, address);
-      if (expiring !== null && address >= begin) {
-        if ((flags & (RecordFlag.HAS_EXPIRY | RecordFlag.TOMBSTONE)) === RecordFlag.HAS_EXPIRY) {
-          const exp = expiresAtOf(space, off);
-          if (exp > 0) expiring.set(space.bytes, ko, kl, hash, exp);
-          else if (expiring.size > 0) expiring.delete(space.bytes, ko, kl, hash);
-        } else if (expiring.size > 0) {
-          expiring.delete(space.bytes, ko, kl, hash);
-        }
-      }
-      if (tail !== null) {
-        const k = space.bytes.toString('latin1', ko, ko + kl);
-        const state = (flags & RecordFlag.TOMBSTONE) !== 0 ? -1 : expiresAtOf(space, off);
-        const seen = tail.get(k);
-        if (seen === undefined) tail.set(k, { state, firstPrevious: previousAddress(space, off) });
-        else seen.state = state;
-      }
-      return true;
-    },
-  });
-  rebuilder.flush();
+  // a count in the checkpoint, note each key the tail writes. A whole-log
+  // rebuild may insert on a worker thread (parallel-rebuild.ts); the pass
+  // is the same either way.
+  const bytes = Math.max(0, device.endAddress - from);
+  const replay = async (threads: RebuildThreads): Promise<Replayed> => {
+    const parallel =
+      threads === 2
+        ? new ParallelIndexRebuilder(rebuildWorkerUrl()!, {
+            initialBuckets,
+            bytes,
+            fresh: new AccessClock(Date.now).fresh,
+          })
+        : null;
+    const into = parallel === null ? (index ?? new HashIndex({ initialBuckets })) : null;
+    const rebuilder = parallel ?? new IndexRebuilder(into, bytes);
+    let unreplayedRecords = 0;
+    const tail = snapshot === null ? null : new Map<string, TailKey>();
+    // Without a checkpoint the whole log is read here. The keys whose newest
+    // record has an expiry are found in this pass (few, and the write path
+    // needs them from the start); the plain keys, a table as large as the key
+    // set, are recounted after open, in the background (recountPlainKeys).
+    const expiring = meta === null ? new KeyStateTable() : null;
+    let scan: LogScanResult;
+    try {
+      scan = await scanLog({
+        device,
+        pageSize,
+        from,
+        minEpoch: meta?.epoch ?? 0,
+        // Without a checkpoint the first segment may start inside a blob.
+        resync: meta === null,
+        // Bad pages with valid ones after them are damage, not a torn tail:
+        // skipped (their records lost), never written over.
+        damage: 'skip',
+        ...(durableUntil > 0 ? { durableUntil } : {}),
+        ...(options.recoveryMode !== undefined ? { mode: options.recoveryMode } : {}),
+        // The worker keeps up, or the scan waits for it between frames.
+        ...(parallel === null ? {} : { onPage: () => parallel.pace() }),
+        onRecord: (space, off, address) => {
+          // Past the recovered moment: read (verified, its end found), not replayed.
+          if (address >= replayTo) {
+            unreplayedRecords++;
+            return true;
+          }
+          const flags = flagsOf(space, off);
+          if ((flags & RecordFlag.INVALID) !== 0) return true;
+          const ko = keyOffsetOf(space, off);
+          const kl = keyLengthOf(space, off);
+          const hash = hashBytes(space.bytes, ko, kl);
+          rebuilder.add(hash, address);
+          if (expiring !== null && address >= begin) {
+            if (
+              (flags & (RecordFlag.HAS_EXPIRY | RecordFlag.TOMBSTONE)) ===
+              RecordFlag.HAS_EXPIRY
+            ) {
+              const exp = expiresAtOf(space, off);
+              if (exp > 0) expiring.set(space.bytes, ko, kl, hash, exp);
+              else if (expiring.size > 0) expiring.delete(space.bytes, ko, kl, hash);
+            } else if (expiring.size > 0) {
+              expiring.delete(space.bytes, ko, kl, hash);
+            }
+          }
+          if (tail !== null) {
+            const k = space.bytes.toString('latin1', ko, ko + kl);
+            const state = (flags & RecordFlag.TOMBSTONE) !== 0 ? -1 : expiresAtOf(space, off);
+            const seen = tail.get(k);
+            if (seen === undefined) {
+              tail.set(k, { state, firstPrevious: previousAddress(space, off) });
+            } else seen.state = state;
+          }
+          return true;
+        },
+      });
+    } catch (e) {
+      await parallel?.abort();
+      throw e;
+    }
+    rebuilder.flush();
+    const built = parallel === null ? into! : await parallel.finish();
+    return { scan, index: built, unreplayedRecords, tail, expiring };
+  };
+  const threads = meta === null ? rebuildThreads(options.rebuildThreads, bytes) : 1;
+  let replayed: Replayed;
+  let usedThreads = threads;
+  try {
+    replayed = await replay(threads);
+  } catch (e) {
+    if (!(e instanceof RebuildWorkerFailure)) throw e;
+    // Nothing the pass found is kept: it is run again, all of it, on this thread.
+    logger.warn(`${e.message}; rebuilding the index on one thread`);
+    usedThreads = 1;
+    replayed = await replay(1);
+  }
+  const { scan, unreplayedRecords, tail, expiring } = replayed;
+  index = replayed.index;
   const skipped = [...missing, ...scan.skipped];
   if (skipped.length > 0) logger.warn(describeSkipped(skipped, scan.end));
   // The checkpoint's count is adjusted by each tail key's state at the
@@ -286,7 +350,7 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
   }
   const end = scan.cutAt ?? scan.end;
   // The log the index holds: the key recount reads no further.
-  const replayed = Math.min(end, replayTo);
+  const replayedTo = Math.min(end, replayTo);
   if (Number.isFinite(replayTo) && end < replayTo) {
     // The recovered moment was durable up to replayTo (a checkpoint's or a
     // clean close's end): log that is gone before it was lost on the disk
@@ -324,6 +388,7 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
     passedOver,
     count: useTail ? 'checkpoint' : 'recount',
     ms: performance.now() - started,
+    rebuildThreads: usedThreads,
     countMs: 0,
   };
   const counted = performance.now();
@@ -340,7 +405,7 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
       kind: 'recount',
       snapshot: { plain: 0, expiring: withExpiry },
       background: {
-        start: () => recountPlainKeys(device, pageSize, begin, replayed, keys, log, skipped),
+        start: () => recountPlainKeys(device, pageSize, begin, replayedTo, keys, log, skipped),
         // Every record could be a distinct plain key.
         provisional: scan.records,
       },
@@ -348,7 +413,15 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
   } else {
     count = {
       kind: 'recount',
-      snapshot: await recountKeys(device, pageSize, begin, replayed, index.size, options, skipped),
+      snapshot: await recountKeys(
+        device,
+        pageSize,
+        begin,
+        replayedTo,
+        index.size,
+        options,
+        skipped,
+      ),
     };
   }
   recovery.countMs = performance.now() - counted;

@@ -33,6 +33,16 @@ export interface StoreOptions extends Omit<StoreCoreOptions, 'device'> {
   /** Ignore checkpoints and rebuild the index from the whole log. */
   rebuildIndex?: boolean;
   /**
+   * Threads of a whole-log index rebuild (no usable checkpoint): 1 rebuilds
+   * on the calling thread; 2 or more read and verify the log on the calling
+   * thread while a worker thread inserts into the index (two are used at
+   * most). Default: `os.availableParallelism()` for a log of 64 MiB or more,
+   * else 1 (a worker costs more than it saves on a small log). Same index
+   * and count either way; 1 when the worker's script is not there (running
+   * from TypeScript sources).
+   */
+  rebuildThreads?: number;
+  /**
    * The log below this address is known to have been synced (the end of a
    * checkpoint the caller holds on to, as the AOF's): bad pages there are
    * damage, skipped, never a torn tail to cut and write over.
@@ -91,6 +101,12 @@ export interface RecoveryInfo {
   count: 'checkpoint' | 'recount';
   /** Time to load the checkpoint, replay or rebuild the index, and cut a torn tail. */
   ms: number;
+  /**
+   * Threads the index was rebuilt with (`rebuildThreads`): 2 when a worker
+   * inserted while this thread read the log; 1 otherwise (and after a
+   * checkpoint, whose tail is replayed on this thread).
+   */
+  rebuildThreads: 1 | 2;
   /**
    * Time of a whole-log recount of live keys made during open (a checkpoint
    * without a count). ~0 with a count in the checkpoint, and after a rebuild,
