@@ -17,6 +17,8 @@ import type { HashIndex } from './hash-index.js';
  */
 export class BatchInserter {
   private reserved = false;
+  /** The index was empty: every entry's access word is the fresh one, filled at `finish`. */
+  private fillAccess = false;
 
   /**
    * `bytes`: the length of the log about to be read; the first batch tells
@@ -32,12 +34,34 @@ export class BatchInserter {
     const index = this.index;
     if (!this.reserved) {
       this.reserved = true;
-      const span = addresses[n - 1]! - addresses[0]! + 1;
-      if (this.bytes > span) index.reserve(Math.ceil((n * this.bytes) / span));
-      else index.reserve(index.size + n);
+      this.fillAccess = index.size === 0;
+      index.reserve(entriesToReserve(index.size, this.bytes, addresses, n));
     }
-    index.insertBatch(hashes, addresses, n);
+    index.insertBatch(hashes, addresses, n, this.fillAccess);
   }
+
+  /**
+   * After the last batch: a build of an empty index gives every word the
+   * fresh one (as each insert would have; empty slots' words are never read).
+   */
+  finish(): void {
+    if (this.fillAccess) this.index.fillAccess(this.index.clock.fresh);
+  }
+}
+
+/**
+ * The entries to grow the index for at the first batch (`n` records at
+ * `addresses`, `size` entries in it already) of `bytes` of log: as many
+ * as the log holds records at the batch's density.
+ */
+export function entriesToReserve(
+  size: number,
+  bytes: number,
+  addresses: Float64Array,
+  n: number,
+): number {
+  const span = addresses[n - 1]! - addresses[0]! + 1;
+  return bytes > span ? Math.ceil((n * bytes) / span) : size + n;
 }
 
 /** Records a batch holds (the batch the first reserve is estimated from). */
@@ -67,12 +91,18 @@ export class IndexRebuilder {
     if (++this.n === this.capacity) this.flush();
   }
 
-  /** Inserts (or hands off) everything batched so far. */
+  /** Inserts (or hands off) everything batched so far; `finish` once the log is read. */
   flush(): void {
     const n = this.n;
     if (n === 0) return;
     this.n = 0;
     this.handOff(n);
+  }
+
+  /** After the last record: the last batch in, the access words filled. */
+  finish(): void {
+    this.flush();
+    this.inserter?.finish();
   }
 
   /** The batch `hashes/addresses[0, n)` is full or final. */

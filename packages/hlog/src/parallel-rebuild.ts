@@ -3,44 +3,46 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { HashIndex, type HashIndexParts } from './hash-index.js';
-import { IndexRebuilder } from './index-rebuild.js';
+import { entriesToReserve, IndexRebuilder } from './index-rebuild.js';
 
 /**
- * The whole-log rebuild on two threads: this thread reads the log (pagebuf's
- * read-ahead), verifies every page and applies the recovery policy (torn
- * tail, damage skipped, epochs) exactly as the one-thread rebuild, hashes
- * each record's key, and hands the (hash, address) batches to a worker,
- * which inserts them into the index: the same batches, in log order, with
- * the same `BatchInserter`, so the worker's index is the one-thread
- * rebuild's, bit for bit (access words too: the worker is given this
- * thread's fresh word). The index then comes back by transfer (its chunks'
- * buffers move, nothing is copied).
+ * The whole-log rebuild on two threads. This thread reads the log
+ * (pagebuf's read-ahead), verifies every page and applies the recovery
+ * policy (torn tail, damage skipped, epochs) exactly as the one-thread
+ * rebuild, and hashes each record's key; the index inserts, the other
+ * half of the work (cache misses on a large index), are split by bucket:
+ * a worker owns most of the buckets and inserts their records, this thread
+ * the rest (a quarter: the scan costs about as much as three quarters of
+ * the inserts, plus the worker's start, so the two threads finish together).
  *
- * Why this split: a rebuild's time is about half reading, checksums and
- * hashing, half index inserts (cache misses on a large index), so the two
- * halves overlap on two cores. Splitting the inserts themselves by hash
- * partition (a SharedArrayBuffer index, one writer per bucket range) would
- * need the linear-hashing geometry frozen for the build and per-thread
- * overflow pools; with two cores this thread is busy with the reading
- * half anyway, so one inserting worker is what the cores can run.
+ * Each thread builds an index of the same geometry (sized from the first
+ * batch, as the one-thread rebuild is, and not split while building), with
+ * only its own buckets' records, in log order: so the newest record of each
+ * (bucket, tag) wins in each, exactly as on one thread. The worker's index
+ * comes back by transfer (its chunks' buffers move, nothing is copied) and
+ * the two are joined (`HashIndex.join`: this thread's buckets, the
+ * worker's buckets, its overflow buckets renumbered), then grown if the
+ * first batch underestimated the log, and the access words set to the
+ * fresh word, as each insert on one thread would have. The entries and
+ * what every lookup finds are the one-thread rebuild's; only the places
+ * of some entries in their bucket chains may differ (a split during the
+ * build against one after it).
  *
  * Batches travel by transfer (no copy); the worker hands each pair of
  * arrays back for reuse. At most `MAX_IN_FLIGHT` batches wait for the
  * worker: past that the scan pauses between read-ahead frames (`pace`),
- * so memory stays bounded when inserting is the slower half.
+ * so memory stays bounded when the worker is the slower.
  */
 
 /** What the worker is started with. */
 export interface RebuildWorkerData {
   initialBuckets: number;
-  /** The log about to be read (the index is reserved from the first batch, as on one thread). */
-  bytes: number;
-  /** The access word of new entries (the calling thread's clock at the start). */
-  fresh: number;
 }
 
 /** Messages to the worker. */
 export type ToRebuildWorker =
+  /** The geometry: grow for `entries` (the first batch's estimate), then never split. */
+  | { kind: 'start'; entries: number }
   | { kind: 'batch'; hashes: Float64Array; addresses: Float64Array; n: number }
   | { kind: 'end' };
 
@@ -52,6 +54,16 @@ export type FromRebuildWorker =
 
 /** Batches handed over and not yet inserted before the scan pauses (16 Ki records each). */
 const MAX_IN_FLIGHT = 16;
+
+/**
+ * This thread's share of the buckets (it also reads and verifies the log):
+ * measured on 2 cores, 2M records, the threads' CPU times came closest
+ * with a quarter (an eighth or none left the worker the longer).
+ */
+const OWN_SHARE = 1 / 4;
+
+/** Buckets per index chunk: the parts are split on chunk bounds. */
+const CHUNK_BUCKETS = 4096;
 
 /**
  * Below this much log the one-thread rebuild is used unless a thread count
@@ -103,14 +115,35 @@ export class ParallelIndexRebuilder extends IndexRebuilder {
   private inFlight = 0;
   private failure: RebuildWorkerFailure | null = null;
   private resume: (() => void) | null = null;
-  private readonly built: Promise<HashIndex>;
+  private readonly result: Promise<HashIndex>;
+  /** This thread's part, made at the first batch (null before). */
+  private own: HashIndex | null = null;
+  /** Buckets below this are this thread's. */
+  private atBucket = 0;
+  private ownHashes: Float64Array;
+  private ownAddresses: Float64Array;
+  private ownN = 0;
+  private sendHashes: Float64Array;
+  private sendAddresses: Float64Array;
+  private sendN = 0;
 
-  constructor(url: URL, data: RebuildWorkerData) {
+  constructor(
+    url: URL,
+    private readonly initialBuckets: number,
+    private readonly bytes: number,
+    /** The access word of every entry (the clock at the start of the rebuild). */
+    private readonly fresh: number,
+  ) {
     super(null);
+    this.ownHashes = new Float64Array(this.capacity);
+    this.ownAddresses = new Float64Array(this.capacity);
+    this.sendHashes = new Float64Array(this.capacity);
+    this.sendAddresses = new Float64Array(this.capacity);
+    const data: RebuildWorkerData = { initialBuckets };
     this.worker = new Worker(url, { workerData: data });
     // A store that never finishes its rebuild must not be kept alive by it.
     this.worker.unref();
-    this.built = new Promise<HashIndex>((resolve, reject) => {
+    this.result = new Promise<HashIndex>((resolve, reject) => {
       let settled = false;
       const fail = (why: string): void => {
         if (settled) return;
@@ -138,19 +171,49 @@ export class ParallelIndexRebuilder extends IndexRebuilder {
       this.worker.on('messageerror', (e) => fail(String(e)));
       this.worker.on('exit', (code) => fail(`exited (code ${code}) before handing back the index`));
     });
-    // Seen by `finish` (or never, when the scan itself failed first).
-    this.built.catch(() => {});
+    // Seen by `built` (or never, when the scan itself failed first).
+    this.result.catch(() => {});
   }
 
+  override add(hash: number, address: number): void {
+    const own = this.own;
+    if (own === null) {
+      super.add(hash, address);
+    } else if (own.bucketOf(hash) < this.atBucket) {
+      const n = this.ownN;
+      this.ownHashes[n] = hash;
+      this.ownAddresses[n] = address;
+      if (++this.ownN === this.capacity) this.insertOwn();
+    } else {
+      const n = this.sendN;
+      this.sendHashes[n] = hash;
+      this.sendAddresses[n] = address;
+      if (++this.sendN === this.capacity) this.send();
+    }
+  }
+
+  /** The first batch: sets both parts' geometry from it, then splits it between them. */
   protected override handOff(n: number): void {
-    if (this.failure !== null) return;
-    const { hashes, addresses } = this;
-    const batch: ToRebuildWorker = { kind: 'batch', hashes, addresses, n };
-    this.worker.postMessage(batch, [hashes.buffer as ArrayBuffer, addresses.buffer as ArrayBuffer]);
-    this.inFlight++;
-    const next = this.spare.pop();
-    this.hashes = next?.[0] ?? new Float64Array(this.capacity);
-    this.addresses = next?.[1] ?? new Float64Array(this.capacity);
+    const own = new HashIndex({ initialBuckets: this.initialBuckets });
+    const entries = entriesToReserve(0, this.bytes, this.addresses, n);
+    own.reserve(entries);
+    own.fixGeometry();
+    this.own = own;
+    const chunks = Math.ceil(own.buckets / CHUNK_BUCKETS);
+    this.atBucket = Math.floor(chunks * OWN_SHARE) * CHUNK_BUCKETS;
+    this.post({ kind: 'start', entries });
+    for (let i = 0; i < n; i++) this.add(this.hashes[i]!, this.addresses[i]!);
+  }
+
+  override flush(): void {
+    super.flush();
+    this.insertOwn();
+    this.send();
+  }
+
+  /** Joins the parts in `built`. */
+  override finish(): void {
+    this.flush();
   }
 
   /**
@@ -167,24 +230,55 @@ export class ParallelIndexRebuilder extends IndexRebuilder {
     });
   }
 
-  /** Hands over the last batch and waits for the worker's index. */
-  async finish(): Promise<HashIndex> {
-    this.flush();
-    if (this.failure === null) {
-      const end: ToRebuildWorker = { kind: 'end' };
-      this.worker.postMessage(end);
-    }
+  /** After `finish`: the worker's part, joined with this thread's. */
+  async built(): Promise<HashIndex> {
+    if (this.failure === null) this.post({ kind: 'end' });
+    let theirs: HashIndex;
     try {
-      return await this.built;
+      theirs = await this.result;
     } finally {
       await this.worker.terminate();
     }
+    const own = this.own;
+    // No record at all: the worker's index is the empty one.
+    if (own === null) return theirs;
+    const index = HashIndex.join(own, theirs, this.atBucket);
+    if (index === null) throw new RebuildWorkerFailure('index rebuild worker: parts do not match');
+    // The first batch's estimate was short: grow as the inserts would have.
+    index.reserve(index.size);
+    index.fillAccess(this.fresh);
+    return index;
   }
 
   /** Stops the worker (the scan failed, or the rebuild is abandoned). */
   async abort(): Promise<void> {
     this.failure ??= new RebuildWorkerFailure('index rebuild worker: aborted');
     await this.worker.terminate();
+  }
+
+  private insertOwn(): void {
+    if (this.ownN === 0) return;
+    this.own!.insertBatch(this.ownHashes, this.ownAddresses, this.ownN, true);
+    this.ownN = 0;
+  }
+
+  private send(): void {
+    const n = this.sendN;
+    if (n === 0 || this.failure !== null) return;
+    this.sendN = 0;
+    const { sendHashes: hashes, sendAddresses: addresses } = this;
+    this.worker.postMessage({ kind: 'batch', hashes, addresses, n } satisfies ToRebuildWorker, [
+      hashes.buffer as ArrayBuffer,
+      addresses.buffer as ArrayBuffer,
+    ]);
+    this.inFlight++;
+    const next = this.spare.pop();
+    this.sendHashes = next?.[0] ?? new Float64Array(this.capacity);
+    this.sendAddresses = next?.[1] ?? new Float64Array(this.capacity);
+  }
+
+  private post(m: ToRebuildWorker): void {
+    this.worker.postMessage(m);
   }
 
   private wake(): void {

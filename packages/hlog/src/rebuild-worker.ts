@@ -1,25 +1,27 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { HashIndex } from './hash-index.js';
-import { BatchInserter } from './index-rebuild.js';
 import type { FromRebuildWorker, RebuildWorkerData, ToRebuildWorker } from './parallel-rebuild.js';
 
 /**
  * The worker of the parallel whole-log rebuild (parallel-rebuild.ts):
- * inserts the batches it is sent, in order, then hands the index back.
- * Built as its own entry (dist/rebuild-worker.js).
+ * sizes its part of the index as it is told, inserts the batches it is
+ * sent, in order, then hands the part back. Built as its own entry
+ * (dist/rebuild-worker.js).
  */
 
 const port = parentPort;
 if (port === null) throw new Error('rebuild-worker runs as a worker thread');
 const data = workerData as RebuildWorkerData;
 const index = new HashIndex({ initialBuckets: data.initialBuckets });
-index.clock.fresh = data.fresh;
-const inserter = new BatchInserter(index, data.bytes);
 
 port.on('message', (m: ToRebuildWorker) => {
   try {
-    if (m.kind === 'batch') {
-      inserter.insert(m.hashes, m.addresses, m.n);
+    if (m.kind === 'start') {
+      index.reserve(m.entries);
+      index.fixGeometry();
+    } else if (m.kind === 'batch') {
+      // Access words are filled once the parts are joined.
+      index.insertBatch(m.hashes, m.addresses, m.n, true);
       const done: FromRebuildWorker = {
         kind: 'batch-done',
         hashes: m.hashes,

@@ -249,11 +249,12 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
   const replay = async (threads: RebuildThreads): Promise<Replayed> => {
     const parallel =
       threads === 2
-        ? new ParallelIndexRebuilder(rebuildWorkerUrl()!, {
+        ? new ParallelIndexRebuilder(
+            rebuildWorkerUrl()!,
             initialBuckets,
             bytes,
-            fresh: new AccessClock(Date.now).fresh,
-          })
+            new AccessClock(Date.now).fresh,
+          )
         : null;
     const into = parallel === null ? (index ?? new HashIndex({ initialBuckets })) : null;
     const rebuilder = parallel ?? new IndexRebuilder(into, bytes);
@@ -319,8 +320,8 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
       await parallel?.abort();
       throw e;
     }
-    rebuilder.flush();
-    const built = parallel === null ? into! : await parallel.finish();
+    rebuilder.finish();
+    const built = parallel === null ? into! : await parallel.built();
     return { scan, index: built, unreplayedRecords, tail, expiring };
   };
   const threads = meta === null ? rebuildThreads(options.rebuildThreads, bytes) : 1;
