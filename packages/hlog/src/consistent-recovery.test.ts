@@ -5,6 +5,7 @@ import { MemoryDevice } from '@strata/io';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemoryCheckpointStore } from './checkpoint-store.js';
 import { Store, type StoreOptions } from './hlog-store.js';
+import { rebuildThreadsUnderTest } from './test-rebuild-threads.js';
 
 /**
  * `consistentRecovery`: a restart after a crash recovers one moment, the
@@ -29,6 +30,7 @@ async function options(consistent: boolean): Promise<StoreOptions> {
     expiry: false,
     checkpointOnClose: false,
     consistentRecovery: consistent,
+    ...rebuildThreadsUnderTest(),
     logger: { warn: () => undefined },
   };
 }
@@ -128,6 +130,7 @@ describe('consistentRecovery', () => {
       expiry: false,
       checkpointOnClose: false,
       consistentRecovery: true,
+      ...rebuildThreadsUnderTest(),
       logger: { warn: (m) => warnings.push(m) },
     };
     await checkpointThenCrash(o);

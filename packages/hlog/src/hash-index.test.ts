@@ -129,56 +129,60 @@ describe('hash index', () => {
     }
   });
 
-  it('join: two parts of fixed geometry, each with its own buckets, make the one index', () => {
-    // Reserved for far fewer entries than inserted: with splits off, chains
-    // grow overflow buckets in both parts (the high part's are renumbered).
-    const n = 120_000;
-    const hashes = new Float64Array(n);
-    const addresses = new Float64Array(n);
-    for (let i = 0; i < n; i++) {
-      hashes[i] = keyHash(i % 50_000);
-      addresses[i] = i * 8 + 32;
-    }
-    const byUpsert = new HashIndex({ initialBuckets: 16 });
-    for (let i = 0; i < n; i++) byUpsert.upsert(hashes[i]!, addresses[i]!);
-    const part = (): HashIndex => {
-      const p = new HashIndex({ initialBuckets: 16 });
-      p.reserve(5.5 * 3 * 4096);
-      p.fixGeometry();
-      return p;
-    };
-    const low = part();
-    const high = part();
-    const at = 4096;
-    for (let i = 0; i < n; i++) {
-      const into = low.bucketOf(hashes[i]!) < at ? low : high;
-      into.insertBatch(hashes.subarray(i, i + 1), addresses.subarray(i, i + 1), 1, true);
-    }
-    expect(low.stats().overflowBuckets).toBeGreaterThan(0);
-    expect(high.stats().overflowBuckets).toBeGreaterThan(0);
-    // Not split while building: the buckets stayed where they were reserved.
-    expect(low.buckets).toBe(3 * 4096);
-    const joined = HashIndex.join(low, high, at)!;
-    expect(joined.size).toBe(byUpsert.size);
-    for (let i = 0; i < 50_000; i++)
-      expect(joined.find(keyHash(i))).toBe(byUpsert.find(keyHash(i)));
-    // Grown afterwards, it still finds everything, and takes new entries
-    // (overflow buckets from the free ids between the parts, or new ones).
-    joined.reserve(joined.size);
-    expect(joined.buckets * 5.5).toBeGreaterThanOrEqual(joined.size);
-    for (let i = 0; i < 50_000; i++)
-      expect(joined.find(keyHash(i))).toBe(byUpsert.find(keyHash(i)));
-    for (let i = 50_000; i < 60_000; i++) {
-      joined.upsert(keyHash(i), i * 8);
-      byUpsert.upsert(keyHash(i), i * 8);
-    }
-    expect(joined.size).toBe(byUpsert.size);
-    for (let i = 0; i < 60_000; i++)
-      expect(joined.find(keyHash(i))).toBe(byUpsert.find(keyHash(i)));
-    // And survives a snapshot.
-    const copy = HashIndex.fromSnapshot(Buffer.concat(joined.snapshot()));
-    for (let i = 0; i < 60_000; i += 7) expect(copy.find(keyHash(i))).toBe(joined.find(keyHash(i)));
-  });
+  // At 0 the low part holds no bucket (and no overflow bucket): the high part's ids stay.
+  it.each([4096, 0])(
+    'join: two parts of fixed geometry, each with its own buckets, make the one index (cut at %i)',
+    (at) => {
+      // Reserved for far fewer entries than inserted: with splits off, chains
+      // grow overflow buckets in both parts (the high part's are renumbered).
+      const n = 120_000;
+      const hashes = new Float64Array(n);
+      const addresses = new Float64Array(n);
+      for (let i = 0; i < n; i++) {
+        hashes[i] = keyHash(i % 50_000);
+        addresses[i] = i * 8 + 32;
+      }
+      const byUpsert = new HashIndex({ initialBuckets: 16 });
+      for (let i = 0; i < n; i++) byUpsert.upsert(hashes[i]!, addresses[i]!);
+      const part = (): HashIndex => {
+        const p = new HashIndex({ initialBuckets: 16 });
+        p.reserve(5.5 * 3 * 4096);
+        p.fixGeometry();
+        return p;
+      };
+      const low = part();
+      const high = part();
+      for (let i = 0; i < n; i++) {
+        const into = low.bucketOf(hashes[i]!) < at ? low : high;
+        into.insertBatch(hashes.subarray(i, i + 1), addresses.subarray(i, i + 1), 1, true);
+      }
+      expect(low.stats().overflowBuckets > 0).toBe(at > 0);
+      expect(high.stats().overflowBuckets).toBeGreaterThan(0);
+      // Not split while building: the buckets stayed where they were reserved.
+      expect(low.buckets).toBe(3 * 4096);
+      const joined = HashIndex.join(low, high, at)!;
+      expect(joined.size).toBe(byUpsert.size);
+      for (let i = 0; i < 50_000; i++)
+        expect(joined.find(keyHash(i))).toBe(byUpsert.find(keyHash(i)));
+      // Grown afterwards, it still finds everything, and takes new entries
+      // (overflow buckets from the free ids between the parts, or new ones).
+      joined.reserve(joined.size);
+      expect(joined.buckets * 5.5).toBeGreaterThanOrEqual(joined.size);
+      for (let i = 0; i < 50_000; i++)
+        expect(joined.find(keyHash(i))).toBe(byUpsert.find(keyHash(i)));
+      for (let i = 50_000; i < 60_000; i++) {
+        joined.upsert(keyHash(i), i * 8);
+        byUpsert.upsert(keyHash(i), i * 8);
+      }
+      expect(joined.size).toBe(byUpsert.size);
+      for (let i = 0; i < 60_000; i++)
+        expect(joined.find(keyHash(i))).toBe(byUpsert.find(keyHash(i)));
+      // And survives a snapshot.
+      const copy = HashIndex.fromSnapshot(Buffer.concat(joined.snapshot()));
+      for (let i = 0; i < 60_000; i += 7)
+        expect(copy.find(keyHash(i))).toBe(joined.find(keyHash(i)));
+    },
+  );
 
   it('join refuses parts of different geometry', () => {
     const a = new HashIndex({ initialBuckets: 4096 });

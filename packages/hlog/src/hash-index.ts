@@ -444,8 +444,8 @@ export class HashIndex {
       return null;
     }
     const cut = atBucket >>> CHUNK_BITS;
-    const shift = high.overflowHigh > 0 ? low.overflow.length << CHUNK_BITS : 0;
-    if (shift > 0) {
+    const shift = low.overflow.length << CHUNK_BITS;
+    if (shift > 0 && high.overflowHigh > 0) {
       for (let b = atBucket; b < high.bucketCount; b++) {
         let arr = high.primary[b >>> CHUNK_BITS]!;
         let at = (b & CHUNK_MASK) * BUCKET_WORDS + OVERFLOW_WORD;
@@ -473,7 +473,7 @@ export class HashIndex {
     index.overflow.push(...low.overflow, ...high.overflow);
     index.overflowAccess.push(...low.overflowAccess, ...high.overflowAccess);
     index.freeOverflow.push(...low.freeOverflow);
-    if (shift > 0) {
+    if (high.overflowHigh > 0) {
       for (let id = low.overflowHigh + 1; id <= shift; id++) index.freeOverflow.push(id);
       for (const id of high.freeOverflow) index.freeOverflow.push(id + shift);
       index.overflowHigh = shift + high.overflowHigh;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Prng } from '@strata/io';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Store, type StoreOptions } from './hlog-store.js';
+import { rebuildThreadsUnderTest } from './test-rebuild-threads.js';
 
 /**
  * After a whole-log rebuild (no checkpoint) the plain keys are recounted in
@@ -30,6 +31,7 @@ describe('recovery by whole-log rebuild', () => {
       pageSize: 1024,
       segmentSize: 1 << 16,
       checkpoints: null,
+      ...rebuildThreadsUnderTest(),
       expiry: false,
       clock: () => now,
     };
@@ -118,6 +120,7 @@ describe('recovery by whole-log rebuild', () => {
       memory: 8192,
       pageSize: 1024,
       checkpoints: null,
+      ...rebuildThreadsUnderTest(),
       expiry: false,
     };
     let store = await Store.open(options);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Prng } from '@strata/io';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Store, type StoreOptions } from './hlog-store.js';
+import { rebuildThreadsUnderTest } from './test-rebuild-threads.js';
 
 /**
  * Model-based randomized test: random operations against a Map model on
@@ -56,7 +57,7 @@ function isInteger(b: Buffer): boolean {
   return /^(0|-?[1-9][0-9]{0,14})$/.test(b.toString('latin1'));
 }
 
-async function run(seed: number, steps: number): Promise<void> {
+async function run(seed: number, steps: number, more: Partial<StoreOptions> = {}): Promise<void> {
   const rng = new Prng(seed);
   const int = (n: number): number => Math.floor(rng.next() * n);
   const dir = await mkdtemp(join(tmpdir(), 'hlog-model-'));
@@ -71,6 +72,8 @@ async function run(seed: number, steps: number): Promise<void> {
     expiry: { intervalMs: 1, buckets: 4 },
     clock: () => model.now,
     logger: { warn: () => undefined },
+    ...rebuildThreadsUnderTest(),
+    ...more,
   };
   let store = await Store.open(options);
   let diskReads = 0;
@@ -307,6 +310,10 @@ describe('store model test', () => {
 
   it('random ops on files agree with a Map model (seed 7)', async () => {
     await run(7, 2500);
+  }, 60_000);
+
+  it('random ops agree with the model when every open rebuilds the index from the whole log (seed 3)', async () => {
+    await run(3, 2500, { rebuildIndex: true });
   }, 60_000);
 });
 
