@@ -144,14 +144,13 @@ describe('hash index', () => {
       }
       const byUpsert = new HashIndex({ initialBuckets: 16 });
       for (let i = 0; i < n; i++) byUpsert.upsert(hashes[i]!, addresses[i]!);
-      const part = (): HashIndex => {
-        const p = new HashIndex({ initialBuckets: 16 });
+      const part = (from: number, to: number): HashIndex => {
+        const p = new HashIndex({ initialBuckets: 16, part: { from, to } });
         p.reserve(5.5 * 3 * 4096);
-        p.fixGeometry();
         return p;
       };
-      const low = part();
-      const high = part();
+      const low = part(0, at);
+      const high = part(at, Number.POSITIVE_INFINITY);
       for (let i = 0; i < n; i++) {
         const into = low.bucketOf(hashes[i]!) < at ? low : high;
         into.insertBatch(hashes.subarray(i, i + 1), addresses.subarray(i, i + 1), 1, true);

@@ -59,6 +59,14 @@ export interface HashIndexOptions {
   initialBuckets?: number;
   /** Entries per primary bucket before one is split. Default 5.5. */
   maxLoad?: number;
+  /**
+   * A part of a parallel build (`join`): only buckets [from, to) ever get
+   * entries, so only their chunks are allocated (the others are one shared
+   * empty chunk, never written), and no bucket is split, however full:
+   * the parts' buckets must stay where each other's are; the joined index
+   * grows afterwards (`reserve`).
+   */
+  part?: { from: number; to: number };
 }
 
 /**
@@ -115,8 +123,13 @@ export class HashIndex {
   clock: AccessClock;
   /** False for an index read from a snapshot without access words (its owner fills them). */
   accessLoaded = true;
-  /** No bucket is split (`fixGeometry`): a part of a build that is joined with another. */
+  /** No bucket is split: a part of a build that is joined with another (`options.part`). */
   private fixed = false;
+  /** Chunks [partFrom, partTo) are this part's own (`options.part`); all of them otherwise. */
+  private readonly partFrom: number;
+  private readonly partTo: number;
+  /** The chunk every chunk outside the part shares (and its access words). */
+  private empty: [Uint32Array, Uint32Array] | null = null;
 
   constructor(options: HashIndexOptions = {}) {
     const initial = options.initialBuckets ?? 1 << 16;
@@ -132,11 +145,23 @@ export class HashIndex {
     this.maxLevel = Math.min(this.baseBits + 16, MAX_LEVEL);
     this.level = this.baseBits;
     this.bucketCount = initial;
+    const part = options.part;
+    this.partFrom = part === undefined ? 0 : Math.floor(part.from / CHUNK_BUCKETS);
+    this.partTo =
+      part === undefined ? Number.POSITIVE_INFINITY : Math.ceil(part.to / CHUNK_BUCKETS);
+    this.fixed = part !== undefined;
     for (let b = 0; b < initial; b += CHUNK_BUCKETS) this.addPrimaryChunk();
     this.clock = new AccessClock(Date.now);
   }
 
   private addPrimaryChunk(): void {
+    const c = this.primary.length;
+    if (c < this.partFrom || c >= this.partTo) {
+      this.empty ??= [new Uint32Array(CHUNK_WORDS), new Uint32Array(ACHUNK_WORDS)];
+      this.primary.push(this.empty[0]);
+      this.primaryAccess.push(this.empty[1]);
+      return;
+    }
     this.primary.push(new Uint32Array(CHUNK_WORDS));
     this.primaryAccess.push(new Uint32Array(ACHUNK_WORDS));
   }
@@ -414,17 +439,8 @@ export class HashIndex {
   }
 
   /**
-   * Stops growth: no insert splits a bucket, however full. For the parts of
-   * a parallel build (`join`), whose buckets must stay where the other
-   * part's are; the joined index grows afterwards (`reserve`).
-   */
-  fixGeometry(): void {
-    this.fixed = true;
-  }
-
-  /**
    * One index from two parts built apart with the same geometry (both
-   * empty, reserved alike, `fixGeometry`): the primary buckets below
+   * empty, reserved alike, made with `part`): the primary buckets below
    * `atBucket` (a multiple of 4096) from `low`, the rest from `high`, each
    * part having inserted only hashes of its own buckets. Nothing is copied:
    * `high`'s overflow buckets come after `low`'s (their ids moved up by
@@ -827,13 +843,24 @@ export class HashIndex {
     };
   }
 
-  /** The buffers of `parts()`, for a transfer list. */
+  /** The buffers of `parts()`, for a transfer list (each once: a part's chunks outside it share one). */
   static buffersOf(parts: HashIndexParts): ArrayBuffer[] {
-    const out: ArrayBuffer[] = [parts.header.buffer as ArrayBuffer];
+    const out = new Set<ArrayBuffer>([parts.header.buffer as ArrayBuffer]);
     for (const list of [parts.primary, parts.overflow, parts.primaryAccess, parts.overflowAccess]) {
-      for (const c of list) out.push(c.buffer as ArrayBuffer);
+      for (const c of list) out.add(c.buffer as ArrayBuffer);
     }
-    return out;
+    return [...out];
+  }
+
+  /**
+   * The primary buckets an empty index of `initialBuckets` has after
+   * `reserve(entries)` (a parallel build splits them between its parts
+   * before making the parts).
+   */
+  static bucketsReserved(initialBuckets: number, entries: number): number {
+    const probe = new HashIndex({ initialBuckets, part: { from: 0, to: 0 } });
+    probe.reserve(entries);
+    return probe.bucketCount;
   }
 
   /**

@@ -41,8 +41,8 @@ export interface RebuildWorkerData {
 
 /** Messages to the worker. */
 export type ToRebuildWorker =
-  /** The geometry: grow for `entries` (the first batch's estimate), then never split. */
-  | { kind: 'start'; entries: number }
+  /** The worker's part: buckets from `from` on, grown for `entries` (the first batch's estimate). */
+  | { kind: 'start'; entries: number; from: number }
   | { kind: 'batch'; hashes: Float64Array; addresses: Float64Array; n: number }
   | { kind: 'end' };
 
@@ -194,14 +194,16 @@ export class ParallelIndexRebuilder extends IndexRebuilder {
 
   /** The first batch: sets both parts' geometry from it, then splits it between them. */
   protected override handOff(n: number): void {
-    const own = new HashIndex({ initialBuckets: this.initialBuckets });
+    const { initialBuckets } = this;
     const entries = entriesToReserve(0, this.bytes, this.addresses, n);
+    const chunks = Math.ceil(HashIndex.bucketsReserved(initialBuckets, entries) / CHUNK_BUCKETS);
+    const at = Math.floor(chunks * OWN_SHARE) * CHUNK_BUCKETS;
+    // Each part allocates only its own buckets' chunks.
+    const own = new HashIndex({ initialBuckets, part: { from: 0, to: at } });
     own.reserve(entries);
-    own.fixGeometry();
     this.own = own;
-    const chunks = Math.ceil(own.buckets / CHUNK_BUCKETS);
-    this.atBucket = Math.floor(chunks * OWN_SHARE) * CHUNK_BUCKETS;
-    this.post({ kind: 'start', entries });
+    this.atBucket = at;
+    this.post({ kind: 'start', entries, from: at });
     for (let i = 0; i < n; i++) this.add(this.hashes[i]!, this.addresses[i]!);
   }
 

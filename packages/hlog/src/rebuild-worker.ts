@@ -11,15 +11,20 @@ import type { FromRebuildWorker, RebuildWorkerData, ToRebuildWorker } from './pa
 
 const port = parentPort;
 if (port === null) throw new Error('rebuild-worker runs as a worker thread');
-const data = workerData as RebuildWorkerData;
-const index = new HashIndex({ initialBuckets: data.initialBuckets });
+const { initialBuckets } = workerData as RebuildWorkerData;
+/** The worker's part, made at 'start' (never, when the log holds no record). */
+let index: HashIndex | null = null;
 
 port.on('message', (m: ToRebuildWorker) => {
   try {
     if (m.kind === 'start') {
+      index = new HashIndex({
+        initialBuckets,
+        part: { from: m.from, to: Number.POSITIVE_INFINITY },
+      });
       index.reserve(m.entries);
-      index.fixGeometry();
     } else if (m.kind === 'batch') {
+      if (index === null) throw new Error('a batch before the start');
       // Access words are filled once the parts are joined.
       index.insertBatch(m.hashes, m.addresses, m.n, true);
       const done: FromRebuildWorker = {
@@ -29,7 +34,7 @@ port.on('message', (m: ToRebuildWorker) => {
       };
       port.postMessage(done, [m.hashes.buffer as ArrayBuffer, m.addresses.buffer as ArrayBuffer]);
     } else {
-      const parts = index.parts();
+      const parts = (index ?? new HashIndex({ initialBuckets })).parts();
       const reply: FromRebuildWorker = { kind: 'index', parts };
       port.postMessage(reply, HashIndex.buffersOf(parts));
       port.close();
