@@ -14,7 +14,12 @@ export {
 } from './checkpoint-store.js';
 export { CorruptRecordError, HlogError, type HlogErrorCode, RecordDamage } from './errors.js';
 export { foldOverOnOwnTurn } from './fold-over-turn.js';
-export { HashIndex, type HashIndexOptions, type HashIndexStats } from './hash-index.js';
+export {
+  HashIndex,
+  type HashIndexOptions,
+  type HashIndexParts,
+  type HashIndexStats,
+} from './hash-index.js';
 export {
   type CompactionResult,
   type ExpiryRate,
