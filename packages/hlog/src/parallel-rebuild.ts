@@ -140,9 +140,10 @@ export class ParallelIndexRebuilder extends IndexRebuilder {
     this.sendHashes = new Float64Array(this.capacity);
     this.sendAddresses = new Float64Array(this.capacity);
     const data: RebuildWorkerData = { initialBuckets };
+    // Not unref'd: while the scan waits for it, or `built` for its part, the
+    // worker is all that keeps the process running. It is always stopped
+    // (`built`, `abort`).
     this.worker = new Worker(url, { workerData: data });
-    // A store that never finishes its rebuild must not be kept alive by it.
-    this.worker.unref();
     this.result = new Promise<HashIndex>((resolve, reject) => {
       let settled = false;
       const fail = (why: string): void => {

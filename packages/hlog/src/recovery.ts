@@ -265,9 +265,8 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
     // needs them from the start); the plain keys, a table as large as the key
     // set, are recounted after open, in the background (recountPlainKeys).
     const expiring = meta === null ? new KeyStateTable() : null;
-    let scan: LogScanResult;
     try {
-      scan = await scanLog({
+      const scan = await scanLog({
         device,
         pageSize,
         from,
@@ -316,13 +315,14 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
           return true;
         },
       });
+      rebuilder.finish();
+      const built = parallel === null ? into! : await parallel.built();
+      return { scan, index: built, unreplayedRecords, tail, expiring };
     } catch (e) {
+      // The worker holds the process open until it is stopped.
       await parallel?.abort();
       throw e;
     }
-    rebuilder.finish();
-    const built = parallel === null ? into! : await parallel.built();
-    return { scan, index: built, unreplayedRecords, tail, expiring };
   };
   const threads = meta === null ? rebuildThreads(options.rebuildThreads, bytes) : 1;
   let replayed: Replayed;
