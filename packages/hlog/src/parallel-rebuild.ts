@@ -67,9 +67,11 @@ const CHUNK_BUCKETS = 4096;
 
 /**
  * Below this much log the one-thread rebuild is used unless a thread count
- * is given: starting a worker (~30-60 ms) costs more than it saves.
+ * is given: starting a worker (~30-60 ms of CPU, far longer in wall time on
+ * a loaded machine) and joining the parts cost about what they save on a
+ * rebuild of well under a second.
  */
-export const PARALLEL_MIN_BYTES = 64 << 20;
+export const PARALLEL_MIN_BYTES = 256 << 20;
 
 /** Threads a whole-log rebuild uses: 1, or 2 (this thread reading, one worker inserting). */
 export type RebuildThreads = 1 | 2;

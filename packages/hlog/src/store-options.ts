@@ -36,7 +36,7 @@ export interface StoreOptions extends Omit<StoreCoreOptions, 'device'> {
    * Threads of a whole-log index rebuild (no usable checkpoint): 1 rebuilds
    * on the calling thread; 2 or more read and verify the log on the calling
    * thread while a worker thread inserts into the index (two are used at
-   * most). Default: `os.availableParallelism()` for a log of 64 MiB or more,
+   * most). Default: `os.availableParallelism()` for a log of 256 MiB or more,
    * else 1 (a worker costs more than it saves on a small log). Same index
    * and count either way; 1 when the worker's script is not there (running
    * from TypeScript sources).
