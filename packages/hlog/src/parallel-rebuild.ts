@@ -12,8 +12,7 @@ import { entriesToReserve, IndexRebuilder } from './index-rebuild.js';
  * rebuild, and hashes each record's key; the index inserts, the other
  * half of the work (cache misses on a large index), are split by bucket:
  * a worker owns most of the buckets and inserts their records, this thread
- * the rest (a quarter: the scan costs about as much as three quarters of
- * the inserts, plus the worker's start, so the two threads finish together).
+ * the rest (an eighth: see OWN_SHARE).
  *
  * Each thread builds an index of the same geometry (sized from the first
  * batch, as the one-thread rebuild is, and not split while building), with
@@ -52,15 +51,24 @@ export type FromRebuildWorker =
   | { kind: 'index'; parts: HashIndexParts }
   | { kind: 'failed'; message: string };
 
-/** Batches handed over and not yet inserted before the scan pauses (16 Ki records each). */
+/** Batches handed over and not yet inserted before the scan pauses (16 Ki records, 256 KiB each). */
 const MAX_IN_FLIGHT = 16;
+/**
+ * The same while the worker is still starting (1 Mi records, 16 MiB of
+ * batches: the scan goes on meanwhile rather than waiting for its start,
+ * which takes far longer than usual on a loaded machine).
+ */
+const MAX_IN_FLIGHT_STARTING = 64;
 
 /**
- * This thread's share of the buckets (it also reads and verifies the log):
- * measured on 2 cores, 2M records, the threads' CPU times came closest
- * with a quarter (an eighth or none left the worker the longer).
+ * This thread's share of the buckets (it also reads and verifies the log).
+ * Per-thread CPU times (2M records, loaded machine) came closest with a
+ * quarter, but wall time with the CPU to itself (3 interleaved rounds)
+ * was best with none or an eighth (545-650 and 574-674 ms) against a
+ * quarter's 615-735: the worker's start and the two threads' contention
+ * for memory are not in the CPU split.
  */
-const OWN_SHARE = 1 / 4;
+const OWN_SHARE = 1 / 8;
 
 /** Buckets per index chunk: the parts are split on chunk bounds. */
 const CHUNK_BUCKETS = 4096;
@@ -115,6 +123,8 @@ export class ParallelIndexRebuilder extends IndexRebuilder {
   private readonly worker: Worker;
   private readonly spare: Array<[Float64Array, Float64Array]> = [];
   private inFlight = 0;
+  /** The worker runs (its 'online' event). */
+  private online = false;
   private failure: RebuildWorkerFailure | null = null;
   private resume: (() => void) | null = null;
   private readonly result: Promise<HashIndex>;
@@ -155,6 +165,9 @@ export class ParallelIndexRebuilder extends IndexRebuilder {
         this.wake();
         reject(this.failure);
       };
+      this.worker.on('online', () => {
+        this.online = true;
+      });
       this.worker.on('message', (m: FromRebuildWorker) => {
         if (m.kind === 'batch-done') {
           this.inFlight--;
@@ -227,7 +240,7 @@ export class ParallelIndexRebuilder extends IndexRebuilder {
    */
   pace(): Promise<void> | undefined {
     if (this.failure !== null) throw this.failure;
-    if (this.inFlight <= MAX_IN_FLIGHT) return undefined;
+    if (this.inFlight <= (this.online ? MAX_IN_FLIGHT : MAX_IN_FLIGHT_STARTING)) return undefined;
     return new Promise<void>((resolve) => {
       this.resume = resolve;
     }).then(() => {

@@ -16,7 +16,7 @@ import { loadStore } from './hlog-support.js';
  * - `adaptive`: pagebuf's adaptive read-ahead (128 KiB doubling to 8 MiB,
  *   one read ahead while the records of the last one are indexed);
  * - `parallel`: `adaptive` with the rebuild on the machine's cores (this
- *   thread reads, verifies and inserts a quarter of the buckets, a worker
+ *   thread reads, verifies and inserts an eighth of the buckets, a worker
  *   the rest: `rebuildThreads`); the two above rebuild on one thread.
  * `parallel/adaptive` (also reported as `parallel_over_single`, the
  * median of the per-round ratios) is the parallel rebuild's speed-up over
