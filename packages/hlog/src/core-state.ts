@@ -127,7 +127,8 @@ export const EXPIRY_NOT_SET = Object.freeze({ status: 'notSet' as const });
 export class CoreState {
   readonly log: HybridLog;
   index: HashIndex;
-  readonly ring: RecordSpace;
+  /** The log's ring (re-read when `setMemory` replaces it: `onRingChange`). */
+  ring: RecordSpace;
   readonly largeValueThreshold: number;
   readonly maxKeyLength: number;
   readonly clock: () => number;
@@ -214,6 +215,12 @@ export class CoreState {
     this.ring = this.log.ring;
     this.locSpace = this.ring;
     this.vBytes = this.ring.bytes;
+    this.log.onRingChange = () => {
+      // Between operations: the scratch views of the last step go with the old ring.
+      this.ring = this.log.ring;
+      this.locSpace = this.ring;
+      this.vBytes = this.ring.bytes;
+    };
     this.clock = options.clock ?? Date.now;
     this.access = new AccessClock(this.clock);
     // Outside a command nothing touches (write-backs, compaction, recounts).

@@ -396,6 +396,7 @@ export class Store extends StoreCore {
       ...core,
       memory: {
         logBytes: core.log.memoryBytes,
+        logResidentBytes: core.log.residentBytes,
         indexBytes: core.index.bytes,
         rssBytes: process.memoryUsage.rss(),
       },

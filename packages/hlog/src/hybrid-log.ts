@@ -14,7 +14,7 @@ import {
   writePageHeader,
 } from './page-header.js';
 import { sealRecordChecksums } from './record-checksum.js';
-import { createRecordSpace, type RecordSpace } from './record-layout.js';
+import { align8, createRecordSpace, type RecordSpace } from './record-layout.js';
 
 /**
  * The hybrid log: one logical address space, low to high
@@ -25,7 +25,12 @@ import { createRecordSpace, type RecordSpace } from './record-layout.js';
  * - `[begin, head)` on the device only.
  *
  * Memory is a ring of `memory / pageSize` frames; page p lives in frame
- * p mod frames, so an address maps to its ring offset with one `%`.
+ * p mod frames, so an address maps to its ring offset with one `%`. The
+ * ring is one zeroed buffer the OS maps lazily: a frame becomes resident
+ * when the tail first reaches it, so memory grows with the data up to the
+ * budget. `setMemory` changes the budget of an open log: a new ring of the
+ * new size takes the pages that stay in memory (a shrink first flushes the
+ * pages that will not fit, asynchronously, while the log keeps serving).
  * Opening a page at the tail is O(1): seal the previous page's header, move
  * `readOnly` by whole pages, and hand the newly read-only pages to a flush
  * worker that runs off the caller's stack (a microtask) to checksum and
@@ -76,8 +81,10 @@ export interface HybridLogStats {
   flushedUntil: number;
   pageSize: number;
   frames: number;
-  /** Bytes of page frames: the log's whole memory, fixed at open. */
+  /** Bytes of page frames: the log's memory budget (`setMemory` changes it). */
   memoryBytes: number;
+  /** Bytes of frames the tail has reached since the ring was made: what of the budget is resident. */
+  residentBytes: number;
   pagesFlushed: number;
   blobsWritten: number;
   allocationWaits: number;
@@ -97,9 +104,13 @@ interface FlushRange {
 export class HybridLog {
   readonly device: Device;
   readonly pageSize: number;
-  readonly frameCount: number;
-  readonly ringBytes: number;
-  readonly ring: RecordSpace;
+  /** Frames in the ring (changes with `setMemory`, between operations). */
+  frameCount: number;
+  ringBytes: number;
+  /** The frames; replaced by `setMemory` (then `onRingChange` runs): re-read it after any await. */
+  ring: RecordSpace;
+  /** Called when `setMemory` replaced `ring` (the store core re-reads its views). */
+  onRingChange: (() => void) | null = null;
   readonly epoch: number;
   /** log2 of the chunk size of the blobs this log writes. */
   readonly blobChunkShift: number;
@@ -137,8 +148,13 @@ export class HybridLog {
   /** The next step of `armNextFrame` (0 at each page's opening). */
   private armStep = 0;
   private flushIssuedUntil: number;
-  private readonly framePage: Float64Array;
-  private readonly mutablePages: number;
+  private framePage: Float64Array;
+  private mutablePages: number;
+  private readonly mutableFraction: number;
+  /** The first page opened in the current ring: frames from it to the tail are resident. */
+  private ringFirstPage: number;
+  /** Bumped by each `setMemory`: a shrink still waiting for flushes gives way to a later call. */
+  private memoryGeneration = 0;
   private readonly inflight: FlushRange[] = [];
   /** Ranges whose write failed, not being retried. */
   private failed: FlushRange[] = [];
@@ -156,12 +172,7 @@ export class HybridLog {
     if (!Number.isInteger(pageSize) || pageSize < 512 || (pageSize & (pageSize - 1)) !== 0) {
       throw new HlogError('ERR_INVALID_ARGUMENT', 'pageSize must be a power of two >= 512');
     }
-    if (memory % pageSize !== 0 || memory / pageSize < 2) {
-      throw new HlogError(
-        'ERR_INVALID_ARGUMENT',
-        'memory must be a multiple of pageSize, >= 2 pages',
-      );
-    }
+    checkMemory(memory, pageSize);
     if (device.segmentSize % pageSize !== 0) {
       throw new HlogError('ERR_INVALID_ARGUMENT', 'segmentSize must be a multiple of pageSize');
     }
@@ -190,10 +201,8 @@ export class HybridLog {
     }
     this.blobChunkShift = Math.log2(chunk);
     this.framePage = new Float64Array(this.frameCount).fill(-1);
-    this.mutablePages = Math.max(
-      1,
-      Math.min(this.frameCount - 1, Math.floor(this.frameCount * options.mutableFraction)),
-    );
+    this.mutableFraction = options.mutableFraction;
+    this.mutablePages = mutablePagesOf(this.frameCount, this.mutableFraction);
     const start = options.tailAddress ?? 0;
     if (start % pageSize !== 0)
       throw new HlogError('ERR_INVALID_ARGUMENT', 'tail not page aligned');
@@ -203,6 +212,7 @@ export class HybridLog {
     this.flushedUntil = start;
     this.flushIssuedUntil = start;
     this.tailPage = start / pageSize;
+    this.ringFirstPage = this.tailPage;
     this.framePage[this.tailPage % this.frameCount] = this.tailPage;
     this.tail = start + PAGE_HEADER_SIZE;
     this.tailPageEnd = start + pageSize;
@@ -750,6 +760,106 @@ export class HybridLog {
     return this.framePage[page % this.frameCount] === page;
   }
 
+  /**
+   * Bytes of the ring the tail has reached since it was made (an upper
+   * bound: a blob's pages take no frame). The rest of the budget was never
+   * touched, so the OS has not made it resident.
+   */
+  get residentBytes(): number {
+    // +1: the frame being armed for the next page is touched ahead.
+    const touched = this.tailPage - this.ringFirstPage + 2;
+    return Math.min(this.frameCount, touched) * this.pageSize;
+  }
+
+  /** The memory budget: bytes of page frames. */
+  get memoryBytes(): number {
+    return this.ringBytes;
+  }
+
+  /**
+   * Changes the memory budget of the open log to `memory` bytes of frames
+   * (a multiple of `pageSize`, at least 2 pages). Growing takes effect at
+   * once: the pages in memory move to a larger ring, and the tail fills the
+   * new frames as it reaches them. Shrinking first makes read-only, and
+   * flushes, the pages that will not fit below the new bound (device writes
+   * in flight, the log serving meanwhile: nothing runs long on the loop),
+   * then moves the pages that stay. The one synchronous step is the copy
+   * of the pages that stay in memory (at most the smaller budget; about
+   * 10 ms for 64 MiB). The old ring is garbage once writes issued from it
+   * complete. Resolves true once applied, false when a later call
+   * superseded it; rejects when the log failed or a flush failed
+   * (`writeError`: the budget is then unchanged, `retryWrites` and call
+   * again).
+   */
+  async setMemory(memory: number): Promise<boolean> {
+    checkMemory(memory, this.pageSize);
+    const generation = ++this.memoryGeneration;
+    const P = this.pageSize;
+    const frames = memory / P;
+    const mutable = mutablePagesOf(frames, this.mutableFraction);
+    if (frames < this.frameCount) {
+      // The new ring's mutable share from now on: the pages past it start
+      // their flush now.
+      this.mutablePages = Math.min(this.mutablePages, mutable);
+      for (;;) {
+        if (generation !== this.memoryGeneration) return false;
+        if (this.failure !== undefined) throw this.failure;
+        // The lowest page the new ring holds, were it made now.
+        const first = (this.tailPage - frames + 1) * P;
+        if (first <= this.head || first <= this.flushedUntil) break;
+        this.shiftReadOnly((this.tailPage + 1 - this.mutablePages) * P);
+        await this.waitForProgress();
+      }
+    }
+    if (frames !== this.frameCount) this.moveToRing(frames);
+    this.mutablePages = mutable;
+    return true;
+  }
+
+  /** Moves the pages in memory that fit to a new ring of `frames` frames (synchronous). */
+  private moveToRing(frames: number): void {
+    const P = this.pageSize;
+    const bytes = frames * P;
+    let ring: RecordSpace;
+    try {
+      ring = createRecordSpace(bytes);
+    } catch (e) {
+      throw new HlogError('ERR_INVALID_ARGUMENT', `cannot allocate ${bytes} bytes of log memory`, {
+        cause: e,
+      });
+    }
+    const framePage = new Float64Array(frames).fill(-1);
+    const first = Math.max(Math.floor(this.head / P), this.tailPage - frames + 1);
+    const from = this.ring.bytes;
+    for (let p = first; p <= this.tailPage; p++) {
+      const f = p % this.frameCount;
+      // A blob's pages have no frame.
+      if (this.framePage[f] !== p) continue;
+      const off = f * P;
+      // Only the used bytes: the rest of the new frame stays untouched (not resident).
+      const used =
+        p === this.tailPage && !this.tailIsBlob
+          ? this.tail - this.tailPageStart
+          : pageUsedOf(this.ring, off);
+      from.copy(ring.bytes, (p % frames) * P, off, off + Math.min(P, align8(used)));
+      framePage[p % frames] = p;
+    }
+    this.ring = ring;
+    this.frameCount = frames;
+    this.ringBytes = bytes;
+    this.framePage = framePage;
+    this.ringFirstPage = first;
+    if (first * P > this.head) this.head = first * P;
+    this.tailUsedWord = (((this.tailPage % frames) * P) >>> 2) + 2;
+    // The frame armed for the next page was not moved: arm it again.
+    this.armedPage = -1;
+    this.armStep = 0;
+    this.armAt = this.tailIsBlob ? Number.POSITIVE_INFINITY : this.tailPageEnd - (P >>> 3);
+    this.onRingChange?.();
+    // A caller waiting for a frame may find one now.
+    this.wake();
+  }
+
   stats(): HybridLogStats {
     return {
       begin: this.begin,
@@ -760,9 +870,21 @@ export class HybridLog {
       pageSize: this.pageSize,
       frames: this.frameCount,
       memoryBytes: this.ringBytes,
+      residentBytes: this.residentBytes,
       pagesFlushed: this.pagesFlushed,
       blobsWritten: this.blobsWritten,
       allocationWaits: this.allocationWaits,
     };
   }
+}
+
+function checkMemory(memory: number, pageSize: number): void {
+  if (!Number.isInteger(memory) || memory % pageSize !== 0 || memory / pageSize < 2) {
+    throw new HlogError('ERR_INVALID_ARGUMENT', 'memory must be a multiple of pageSize, >= 2 pages');
+  }
+}
+
+/** Frames that stay mutable: at least one page, at most all but one. */
+function mutablePagesOf(frames: number, fraction: number): number {
+  return Math.max(1, Math.min(frames - 1, Math.floor(frames * fraction)));
 }

@@ -134,7 +134,11 @@ export interface StoreStats {
   log: HybridLogStats;
   index: HashIndexStats;
   ops: Record<string, number>;
-  memory: { logBytes: number; indexBytes: number; rssBytes: number };
+  /**
+   * logBytes: the log's memory budget; logResidentBytes: the part of it the
+   * tail has reached (the rest was never touched, so it is not resident).
+   */
+  memory: { logBytes: number; logResidentBytes: number; indexBytes: number; rssBytes: number };
   device: DeviceStatsSnapshot;
   /** Bytes the log holds on the device (`tail - begin`). */
   logBytes: number;

@@ -38,6 +38,17 @@ export type { StoreCoreOptions } from './core-state.js';
  * retries: every key stays linearizable.
  */
 export class StoreCore extends SyncCore {
+  /**
+   * Changes the log's memory budget while the store is open (HybridLog's
+   * `setMemory`: growing at once, shrinking once the pages past the new
+   * bound are flushed). `bytes` is rounded down to whole pages, at least 2.
+   * Resolves true once applied, false when a later call superseded it.
+   */
+  setMemory(bytes: number): Promise<boolean> {
+    const P = this.log.pageSize;
+    return this.log.setMemory(Math.max(2, Math.floor(bytes / P)) * P);
+  }
+
   /** GET: the value (a copy) or notFound. */
   async get(key: Bytes): Promise<ReadResult> {
     key = bytesOf(key, 'key');
