@@ -123,9 +123,8 @@ export class Databases implements DatabaseProvider {
 
   /**
    * The log memory of the databases opened from now on: on first use, and
-   * a FLUSHDB's or FLUSHALL's new store. An open store keeps its own: its
-   * ring of page frames is fixed at open (an address finds its frame by
-   * `page % frames`), so it cannot grow or shrink under the records in it.
+   * a FLUSHDB's or FLUSHALL's new store. Open stores are changed by their
+   * own `setMemory` (CONFIG SET maxmemory does both: live-parameters.ts).
    */
   setMemory(bytes: number): void {
     this.memory = bytes;

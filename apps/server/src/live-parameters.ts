@@ -1,4 +1,5 @@
 import { type AppendOnlyFile, type FsyncPolicy, isFsyncPolicy } from '@strata/aof';
+import type { StoreCore } from '@strata/hlog';
 import type { AppParameter } from '@strata/resp';
 import { formatSaveRules, type LogLevel, parseSaveRules } from './config.js';
 import type { Databases } from './databases.js';
@@ -44,6 +45,10 @@ export interface LiveTargets {
   aof(): AppendOnlyFile | null;
   /** The log memory a database opens with for a maxmemory (0: the default). */
   logMemory(maxmemory: number): number;
+  /** The databases open now (CONFIG SET maxmemory changes their log memory too). */
+  openStores(): readonly StoreCore[];
+  /** A full garbage collection, where one can be had (the old rings of a shrink are freed then). */
+  releaseMemory(): void;
   readonly oom: OomScore;
   readonly procTitle: ProcTitle;
   /** The save rules or stop-writes-on-bgsave-error changed: whether writes stop is decided again. */
@@ -98,9 +103,20 @@ export function liveParameters(t: LiveTargets): Record<string, AppParameter> {
         settings.maxmemory = n;
         const memory = t.logMemory(n);
         t.databases.setMemory(memory);
-        logger.notice(
-          `maxmemory ${text}: databases opened from now on get ${memory} bytes of log memory`,
+        // Open databases too: growing applies at once, shrinking once the
+        // pages past the new bound are flushed (in the background, as
+        // Redis evicts in steps after CONFIG SET maxmemory).
+        const stores = t.openStores();
+        const shrinks = stores.some((s) => s.log.memoryBytes > memory);
+        const changes = stores.map((store) =>
+          store.setMemory(memory).catch((e: unknown) => {
+            logger.warning(`maxmemory ${text}: the log memory stays as it was: ${String(e)}`);
+            return false;
+          }),
         );
+        // An idle server may not collect for minutes: the old rings go now.
+        if (shrinks) void Promise.all(changes).then(() => t.releaseMemory());
+        logger.notice(`maxmemory ${text}: ${memory} bytes of log memory per database`);
         return undefined;
       },
     },

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Server } from 'node:net';
 import { join, resolve } from 'node:path';
 import { type AofError, type AofFileSystem, AppendOnlyFile } from '@strata/aof';
+import type { StoreCore } from '@strata/hlog';
 import type { DirLock } from '@strata/io';
 import {
   aofWriteErrorMessage,
@@ -164,6 +165,8 @@ export class StrataServer {
       databases: this.databases,
       aof: () => this.aof,
       logMemory: (maxmemory) => logMemoryFor(maxmemory, this.config),
+      openStores: () => this.openStores(),
+      releaseMemory: () => fullCollection()?.(),
       oom: this.oom,
       procTitle: this.procTitle,
       saveRulesChanged: () => this.stopWritesOnSaveError(),
@@ -386,6 +389,17 @@ export class StrataServer {
         `${r.files} file${r.files === 1 ? '' : 's'} (${r.bytes} bytes), in ${seconds(r.ms)} seconds`,
     );
     if (errors > 0) logger.warning(`AOF replay: ${errors} commands answered an error`);
+  }
+
+  /** The databases open now. */
+  private openStores(): StoreCore[] {
+    const keyspace = this.resp.keyspace;
+    const stores: StoreCore[] = [];
+    for (let i = 0; i < keyspace.count; i++) {
+      const store = keyspace.get(i);
+      if (store !== undefined) stores.push(store);
+    }
+    return stores;
   }
 
   /** Writes to the open databases since their last checkpoints (rdb_changes_since_last_save). */

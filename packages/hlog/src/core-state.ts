@@ -220,6 +220,10 @@ export class CoreState {
       this.ring = this.log.ring;
       this.locSpace = this.ring;
       this.vBytes = this.ring.bytes;
+      // Views of the last read must not keep the old ring alive.
+      this.found.bytes = EMPTY;
+      this.range.bytes = EMPTY;
+      this.updated.bytes = EMPTY;
     };
     this.clock = options.clock ?? Date.now;
     this.access = new AccessClock(this.clock);

@@ -785,8 +785,9 @@ export class HybridLog {
    * in flight, the log serving meanwhile: nothing runs long on the loop),
    * then moves the pages that stay. The one synchronous step is the copy
    * of the pages that stay in memory (at most the smaller budget; about
-   * 10 ms for 64 MiB). The old ring is garbage once writes issued from it
-   * complete. Resolves true once applied, false when a later call
+   * 10 ms for 64 MiB). The old ring is garbage once the writes issued from
+   * it complete, which this waits for. Resolves true once applied (a write
+   * failure meanwhile is `writeError`'s), false when a later call
    * superseded it; rejects when the log failed or a flush failed
    * (`writeError`: the budget is then unchanged, `retryWrites` and call
    * again).
@@ -811,13 +812,19 @@ export class HybridLog {
         await this.waitForProgress();
       }
     }
-    if (frames !== this.frameCount) this.moveToRing(frames);
-    this.mutablePages = mutable;
+    if (frames === this.frameCount) {
+      this.mutablePages = mutable;
+      return true;
+    }
+    // Writes issued from the old ring hold it until they complete.
+    const issued = this.flushIssuedUntil;
+    this.moveToRing(frames, mutable);
+    await this.waitFlushed(issued).catch(() => undefined);
     return true;
   }
 
   /** Moves the pages in memory that fit to a new ring of `frames` frames (synchronous). */
-  private moveToRing(frames: number): void {
+  private moveToRing(frames: number, mutable: number): void {
     const P = this.pageSize;
     const bytes = frames * P;
     let ring: RecordSpace;
@@ -848,6 +855,7 @@ export class HybridLog {
     this.frameCount = frames;
     this.ringBytes = bytes;
     this.framePage = framePage;
+    this.mutablePages = mutable;
     this.ringFirstPage = first;
     if (first * P > this.head) this.head = first * P;
     this.tailUsedWord = (((this.tailPage % frames) * P) >>> 2) + 2;

@@ -1,3 +1,4 @@
+import type { Keyspace } from './keyspace.js';
 /** Samples kept per metric (Redis's STATS_METRIC_SAMPLES). */
 const SAMPLES = 16;
 /** How often a sample is taken (Redis's serverCron at hz 10). */
@@ -50,7 +51,11 @@ export class InstantaneousMetrics {
   peakMemory = 0;
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly source: MetricSource) {}
+  constructor(
+    private readonly source: MetricSource,
+    /** Bytes counted as external memory that were never touched (see usedMemory). */
+    private readonly untouched: () => number = () => 0,
+  ) {}
 
   start(): void {
     if (this.timer !== null) return;
@@ -68,7 +73,7 @@ export class InstantaneousMetrics {
     this.ops.track(s.commands, nowMs);
     this.input.track(s.netInput, nowMs);
     this.output.track(s.netOutput, nowMs);
-    this.notePeak(usedMemory());
+    this.notePeak(usedMemory(this.untouched()));
   }
 
   notePeak(used: number): void {
@@ -76,8 +81,23 @@ export class InstantaneousMetrics {
   }
 }
 
-/** INFO's used_memory: the V8 heap in use and the memory outside it that it tracks (Buffers). */
-export function usedMemory(): number {
+/**
+ * INFO's used_memory: the V8 heap in use and the memory outside it that it
+ * tracks (Buffers), less `untouched`: external bytes never written, which
+ * the OS has not made resident (the log rings' frames the tail has not
+ * reached yet: `untouchedLogBytes`).
+ */
+export function usedMemory(untouched = 0): number {
   const m = process.memoryUsage();
-  return m.heapUsed + m.external;
+  return m.heapUsed + m.external - untouched;
+}
+
+/** The part of the open databases' log budgets that the tail never reached. */
+export function untouchedLogBytes(keyspace: Keyspace): number {
+  let bytes = 0;
+  for (let db = 0; db < keyspace.count; db++) {
+    const log = keyspace.get(db)?.log;
+    if (log !== undefined) bytes += log.memoryBytes - log.residentBytes;
+  }
+  return bytes;
 }

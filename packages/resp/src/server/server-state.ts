@@ -16,7 +16,7 @@ import type { CommandSpec, CommandTable } from './command-table.js';
 import { ExpiryPace } from './expiry-pace.js';
 import type { FamilyHooks, LoggedForm } from './family-hooks.js';
 import { IdleClients } from './idle-clients.js';
-import { InstantaneousMetrics } from './instantaneous-metrics.js';
+import { InstantaneousMetrics, untouchedLogBytes } from './instantaneous-metrics.js';
 import type { Keyspace } from './keyspace.js';
 import { LatencyMonitor } from './latency-monitor.js';
 import { ParseAheadMatcher } from './parse-ahead.js';
@@ -124,7 +124,7 @@ export class ServerState {
   /** INFO's run_id: 40 random hex characters, new for every server. */
   readonly runId = randomBytes(20).toString('hex');
   /** INFO's instantaneous rates and memory peak, sampled while the server listens. */
-  readonly metrics = new InstantaneousMetrics(this.stats);
+  readonly metrics = new InstantaneousMetrics(this.stats, () => untouchedLogBytes(this.keyspace));
   readonly idleClients = new IdleClients(this);
   /** The keys' access clock (OBJECT IDLETIME/FREQ), shared by the databases' stores. */
   readonly accessTicker: AccessTicker;

@@ -1,5 +1,5 @@
 import { totalmem } from 'node:os';
-import { Store } from '@strata/hlog';
+import { untouchedLogBytes, usedMemory } from '../../server/instantaneous-metrics.js';
 import { HISTOGRAM_BUCKETS_US } from '../../server/latency-histogram.js';
 import type { ServerState } from '../../server/server-state.js';
 import { blockedClients } from '../blocking/blocking-registry.js';
@@ -128,7 +128,7 @@ const SECTIONS: Record<string, Section> = {
       if (store === undefined) continue;
       const log = store.log;
       out.push(
-        `db${db}:begin=${log.begin},head=${log.head},read_only=${log.readOnly},tail=${log.tail},memory=${store instanceof Store ? store.stats().memory.logBytes : 0}${collectionStats(s, db)}`,
+        `db${db}:begin=${log.begin},head=${log.head},read_only=${log.readOnly},tail=${log.tail},memory=${log.memoryBytes},memory_resident=${log.residentBytes}${collectionStats(s, db)}`,
       );
     }
     return out;
@@ -216,7 +216,6 @@ export interface MemoryFacts {
 
 /** The memory facts, one owner for INFO memory and MEMORY STATS/DOCTOR. */
 export function memoryFacts(s: ServerState): MemoryFacts {
-  const m = process.memoryUsage();
   let cached = 0;
   let budget = 0;
   for (let db = 0; db < s.keyspace.count; db++) {
@@ -226,9 +225,11 @@ export function memoryFacts(s: ServerState): MemoryFacts {
       budget += c.budgetBytes;
     }
   }
-  const used = m.heapUsed + m.external;
+  // The log rings are external memory at their whole budget, but only the
+  // frames the tail reached were ever touched (the OS maps the rest lazily).
+  const used = usedMemory(untouchedLogBytes(s.keyspace));
   s.metrics.notePeak(used);
-  return { used, rss: m.rss, peak: s.metrics.peakMemory, cached, budget };
+  return { used, rss: process.memoryUsage.rss(), peak: s.metrics.peakMemory, cached, budget };
 }
 
 /** Redis's bytesToHuman: `1023B`, `1.50K`, `2.00M`... */
