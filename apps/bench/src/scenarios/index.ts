@@ -8,6 +8,7 @@ import { hlogRead } from './hlog-read.js';
 import { hlogRecover } from './hlog-recover.js';
 import { infoScrape } from './info-scrape.js';
 import { ioSeqRead } from './io-seq-read.js';
+import { memory } from './memory.js';
 import { multigetBatch } from './multiget-batch.js';
 import { pageListAppend } from './page-list-append.js';
 import { pagebufReadahead } from './pagebuf-readahead.js';
@@ -50,4 +51,5 @@ export const scenarios: readonly AnyScenario[] = [
   infoScrape,
   bitsDisk,
   rdbImport,
+  memory,
 ];

@@ -28,6 +28,18 @@ export function benchmarkCommand(
  * answer with integers, simple strings or errors). Error replies throw.
  */
 export function sendAll(port: number, commands: readonly (readonly string[])[]): Promise<void> {
+  return sendEach(port, commands.length, (i) => commands[i]!);
+}
+
+/**
+ * `sendAll` of `count` commands made one at a time by `commandOf(i)`, so a
+ * million of them need not be held at once.
+ */
+export function sendEach(
+  port: number,
+  count: number,
+  commandOf: (i: number) => readonly string[],
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const sock = net.connect(port, '127.0.0.1');
     let next = 0;
@@ -36,8 +48,8 @@ export function sendAll(port: number, commands: readonly (readonly string[])[]):
     const BATCH = 64;
     const sendBatch = () => {
       const parts: Buffer[] = [];
-      for (let i = 0; i < BATCH && next < commands.length; i++, next++) {
-        parts.push(encodeCommand(commands[next]!.map((a) => Buffer.from(a, 'latin1'))));
+      for (let i = 0; i < BATCH && next < count; i++, next++) {
+        parts.push(encodeCommand(commandOf(next).map((a) => Buffer.from(a, 'latin1'))));
         waiting++;
       }
       if (parts.length === 0) {
