@@ -80,7 +80,9 @@ export const DEFAULT_CONFIG: Readonly<ServerConfig> = {
   maxmemory: 0,
   pageSize: 1024 ** 2,
   segmentSize: 1024 ** 3,
-  indexSize: 4 * 1024 ** 2,
+  // Small at first (16384 buckets): it grows online with the keys, a bucket
+  // at a time, so a new server's index is not resident ahead of its keys.
+  indexSize: 1024 ** 2,
   mutableFraction: 0.9,
   databases: 16,
   requirepass: null,
