@@ -47,6 +47,8 @@ export interface LiveTargets {
   logMemory(maxmemory: number): number;
   /** The databases open now (CONFIG SET maxmemory changes their log memory too). */
   openStores(): readonly StoreCore[];
+  /** The open databases' log memory changed: their collection caches' budgets follow (half of it). */
+  memoryChanged(): void;
   /** A full garbage collection, where one can be had (the old rings of a shrink are freed then). */
   releaseMemory(): void;
   readonly oom: OomScore;
@@ -114,8 +116,11 @@ export function liveParameters(t: LiveTargets): Record<string, AppParameter> {
             return false;
           }),
         );
-        // An idle server may not collect for minutes: the old rings go now.
-        if (shrinks) void Promise.all(changes).then(() => t.releaseMemory());
+        void Promise.all(changes).then(() => {
+          t.memoryChanged();
+          // An idle server may not collect for minutes: the old rings go now.
+          if (shrinks) t.releaseMemory();
+        });
         logger.notice(`maxmemory ${text}: ${memory} bytes of log memory per database`);
         return undefined;
       },

@@ -166,6 +166,7 @@ export class StrataServer {
       aof: () => this.aof,
       logMemory: (maxmemory) => logMemoryFor(maxmemory, this.config),
       openStores: () => this.openStores(),
+      memoryChanged: () => this.resp.keyspace.updateCollectionBudgets(),
       releaseMemory: () => fullCollection()?.(),
       oom: this.oom,
       procTitle: this.procTitle,

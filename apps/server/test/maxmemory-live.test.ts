@@ -92,6 +92,7 @@ describe('CONFIG SET maxmemory on the open databases', () => {
   test('a fresh server counts only the log memory it reached in used_memory', async () => {
     await c.set('first', '1');
     expect(await storage(c, 'memory')).toBe(64 * MiB);
+    expect(await storage(c, 'collections_budget')).toBe(32 * MiB);
     const resident = await storage(c, 'memory_resident');
     expect(resident).toBeLessThanOrEqual(2 * MiB);
     // Counting the whole 64 MiB ring it was over 64 MiB (91 MB measured).
@@ -111,6 +112,10 @@ describe('CONFIG SET maxmemory on the open databases', () => {
     expect(await until(() => storage(c, 'memory'), (m) => m === 4 * MiB)).toBe(4 * MiB);
     expect(await storage(c, 'memory_resident')).toBeLessThanOrEqual(4 * MiB);
     expect(await storage(c, 'head')).toBeGreaterThan(30 * MiB);
+    // The collection cache's budget follows: half the log memory.
+    expect(await until(() => storage(c, 'collections_budget'), (b) => b < 32 * MiB)).toBe(
+      2 * MiB,
+    );
     // The old ring is freed (a full collection follows the shrink).
     const rssAfter = await until(
       () => rssOf(pid),
@@ -129,6 +134,9 @@ describe('CONFIG SET maxmemory on the open databases', () => {
   test('larger: more of the log stays in memory from then on', async () => {
     expect(await c.config('SET', 'maxmemory', '128mb')).toBe('OK');
     expect(await until(() => storage(c, 'memory'), (m) => m === 128 * MiB)).toBe(128 * MiB);
+    expect(await until(() => storage(c, 'collections_budget'), (b) => b === 64 * MiB)).toBe(
+      64 * MiB,
+    );
     const head = await storage(c, 'head');
     await load(c, 0, KEYS, 'b:');
     // With 4 MiB the head would have followed the tail over 40 MiB more.

@@ -85,6 +85,31 @@ describe('CollectionStore', () => {
     await again.close();
   });
 
+  it('a smaller budget set live evicts down to it; dirty entries are written back first', async () => {
+    const store = await open();
+    const cs = new CollectionStore(store, { budgetBytes: 256 * 1024 });
+    for (let i = 0; i < 40; i++) {
+      const h = HashValue.empty();
+      for (let f = 0; f < 20; f++) h.set(`f${f}`, `value-${i}-${f}`);
+      await cs.create(k(`h${i}`), h);
+    }
+    const before = cs.stats();
+    expect(before.entries).toBe(40);
+    cs.setBudget(4 * 1024);
+    expect(cs.budgetBytes).toBe(4 * 1024);
+    await cs.flush();
+    await new Promise((r) => setImmediate(r));
+    const after = cs.stats();
+    expect(after.bytes).toBeLessThanOrEqual(4 * 1024);
+    expect(after.evictions).toBeGreaterThan(30);
+    // Every hash reads back whole, from the log.
+    for (let i = 0; i < 40; i++) {
+      const h = await hashAt(cs, `h${i}`);
+      expect(h?.get('f19')?.toString()).toBe(`value-${i}-19`);
+    }
+    await store.close();
+  });
+
   it("exists: any type, the cache's creations and deletions included, nothing decoded", async () => {
     const store = await open();
     const cs = new CollectionStore(store, { budgetBytes: 1 << 20 });

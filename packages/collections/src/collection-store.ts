@@ -102,7 +102,7 @@ interface Loading {
  * previous one when that went pending).
  */
 export class CollectionStore {
-  readonly budgetBytes: number;
+  private budget: number;
   private readonly table = new KeyTable();
   private readonly now: () => number;
   private readonly sliceMs: number;
@@ -134,7 +134,7 @@ export class CollectionStore {
     readonly store: StoreCore,
     options: CollectionStoreOptions,
   ) {
-    this.budgetBytes = options.budgetBytes;
+    this.budget = options.budgetBytes;
     this.sliceMs = options.sliceMs ?? 4;
     this.slicedWriteBackBytes = options.slicedWriteBackBytes ?? SLICED_WRITE_BACK_BYTES;
     this.now = options.now ?? store.clock;
@@ -700,6 +700,21 @@ export class CollectionStore {
 
   // ---- budget and LRU --------------------------------------------------------------
 
+  /** Bytes of decoded values the cache keeps (see `setBudget`). */
+  get budgetBytes(): number {
+    return this.budget;
+  }
+
+  /**
+   * Changes the budget (strata-server's CONFIG SET maxmemory): a smaller
+   * one evicts the least recently used entries down to it at once, dirty
+   * ones once written back, as any eviction does.
+   */
+  setBudget(bytes: number): void {
+    this.budget = bytes;
+    this.evict(null);
+  }
+
   private charge(e: CacheEntry): void {
     const bytes = e.value === null ? 0 : e.value.memoryBytes() + e.key.length + ENTRY_OVERHEAD;
     this.bytes += bytes - e.bytes;
@@ -712,9 +727,9 @@ export class CollectionStore {
    * (the entry in use: a collection larger than the budget stays while it
    * is the most recently used, rather than being decoded on every command).
    */
-  private evict(keep: CacheEntry): void {
+  private evict(keep: CacheEntry | null): void {
     let e = this.head;
-    while (e !== null && this.bytes - this.evictingBytes > this.budgetBytes) {
+    while (e !== null && this.bytes - this.evictingBytes > this.budget) {
       const next = e.next;
       // A held entry is being written (or holds for a checkpoint): evicted later if need be.
       if (e !== keep && !e.evicting && e.value !== null && e.hold === null) {

@@ -244,11 +244,27 @@ export class Keyspace {
     for (const store of this.stores) if (store instanceof Store) store.setExpiryRate(rate);
   }
 
+  /** The collection cache budget of database `index` (by default half its log memory). */
+  private budgetOf(index: number, store: StoreCore): number {
+    return this.provider.collectionBudget?.(index, store) ?? this.collectionBudget(store);
+  }
+
+  /**
+   * Sets each open database's collection cache budget again from its store
+   * (after its log memory changed: CONFIG SET maxmemory); a smaller one
+   * evicts at once.
+   */
+  updateCollectionBudgets(): void {
+    this.stores.forEach((store, index) => {
+      if (store !== undefined) this.caches[index]?.setBudget(this.budgetOf(index, store));
+    });
+  }
+
   private install(index: number, store: StoreCore): void {
     this.stores[index] = store;
     if (this.rate !== null && store instanceof Store) store.setExpiryRate(this.rate);
     const cache = new CollectionStore(store, {
-      budgetBytes: this.provider.collectionBudget?.(index, store) ?? this.collectionBudget(store),
+      budgetBytes: this.budgetOf(index, store),
       writeBackIntervalMs: this.collectionWriteBackMs,
     });
     const onKeyGone = this.onKeyGone;
