@@ -109,13 +109,21 @@ describe('CONFIG SET maxmemory on the open databases', () => {
 
     expect(await c.config('SET', 'maxmemory', '4mb')).toBe('OK');
     expect(await c.config('GET', 'maxmemory')).toEqual(['maxmemory', '4194304']);
-    expect(await until(() => storage(c, 'memory'), (m) => m === 4 * MiB)).toBe(4 * MiB);
+    expect(
+      await until(
+        () => storage(c, 'memory'),
+        (m) => m === 4 * MiB,
+      ),
+    ).toBe(4 * MiB);
     expect(await storage(c, 'memory_resident')).toBeLessThanOrEqual(4 * MiB);
     expect(await storage(c, 'head')).toBeGreaterThan(30 * MiB);
     // The collection cache's budget follows: half the log memory.
-    expect(await until(() => storage(c, 'collections_budget'), (b) => b < 32 * MiB)).toBe(
-      2 * MiB,
-    );
+    expect(
+      await until(
+        () => storage(c, 'collections_budget'),
+        (b) => b < 32 * MiB,
+      ),
+    ).toBe(2 * MiB);
     // The old ring is freed (a full collection follows the shrink).
     const rssAfter = await until(
       () => rssOf(pid),
@@ -133,10 +141,18 @@ describe('CONFIG SET maxmemory on the open databases', () => {
 
   test('larger: more of the log stays in memory from then on', async () => {
     expect(await c.config('SET', 'maxmemory', '128mb')).toBe('OK');
-    expect(await until(() => storage(c, 'memory'), (m) => m === 128 * MiB)).toBe(128 * MiB);
-    expect(await until(() => storage(c, 'collections_budget'), (b) => b === 64 * MiB)).toBe(
-      64 * MiB,
-    );
+    expect(
+      await until(
+        () => storage(c, 'memory'),
+        (m) => m === 128 * MiB,
+      ),
+    ).toBe(128 * MiB);
+    expect(
+      await until(
+        () => storage(c, 'collections_budget'),
+        (b) => b === 64 * MiB,
+      ),
+    ).toBe(64 * MiB);
     const head = await storage(c, 'head');
     await load(c, 0, KEYS, 'b:');
     // With 4 MiB the head would have followed the tail over 40 MiB more.

@@ -888,7 +888,10 @@ export class HybridLog {
 
 function checkMemory(memory: number, pageSize: number): void {
   if (!Number.isInteger(memory) || memory % pageSize !== 0 || memory / pageSize < 2) {
-    throw new HlogError('ERR_INVALID_ARGUMENT', 'memory must be a multiple of pageSize, >= 2 pages');
+    throw new HlogError(
+      'ERR_INVALID_ARGUMENT',
+      'memory must be a multiple of pageSize, >= 2 pages',
+    );
   }
 }
 

@@ -108,7 +108,13 @@ describe('the log memory budget of an open store', () => {
 
   it('counts as resident only the frames the tail reached', async () => {
     const device = new MemoryDevice({ segmentSize: 1 << 20 });
-    const log = new HybridLog({ device, memory: 64 * P, pageSize: P, mutableFraction: 0.9, epoch: 1 });
+    const log = new HybridLog({
+      device,
+      memory: 64 * P,
+      pageSize: P,
+      mutableFraction: 0.9,
+      epoch: 1,
+    });
     expect(log.residentBytes).toBe(2 * P);
     for (let i = 0; i < 20; i++) expect(log.allocate(400)).not.toBe(0);
     // 20 records, two a page: 10 pages reached, plus the next one armed.
@@ -119,7 +125,13 @@ describe('the log memory budget of an open store', () => {
 
   it('refuses a budget that is not whole pages, or under two', async () => {
     const device = new MemoryDevice({ segmentSize: 1 << 20 });
-    const log = new HybridLog({ device, memory: 8 * P, pageSize: P, mutableFraction: 0.9, epoch: 1 });
+    const log = new HybridLog({
+      device,
+      memory: 8 * P,
+      pageSize: P,
+      mutableFraction: 0.9,
+      epoch: 1,
+    });
     await expect(log.setMemory(P)).rejects.toMatchObject({ code: 'ERR_INVALID_ARGUMENT' });
     await expect(log.setMemory(3 * P + 1)).rejects.toMatchObject({ code: 'ERR_INVALID_ARGUMENT' });
     expect(log.frameCount).toBe(8);

@@ -46,19 +46,19 @@ const member = (j: number) => `member:${String(j).padStart(3, '0')}`;
 /** The command that makes key `i` of `type` (all its elements but a stream's in one). */
 function commandOf(type: KeyType, p: Params): (i: number) => readonly string[] {
   const value = 'v'.repeat(p.valueSize);
-  const members = (i: number, f: (j: number) => string[]) =>
+  const members = (f: (j: number) => string[]) =>
     Array.from({ length: p.elements }, (_, j) => f(j)).flat();
   switch (type) {
     case 'strings':
       return (i) => ['SET', `key:${i}`, value];
     case 'hashes':
-      return (i) => ['HSET', `hash:${i}`, ...members(i, (j) => [member(j), `val:${j}`])];
+      return (i) => ['HSET', `hash:${i}`, ...members((j) => [member(j), `val:${j}`])];
     case 'sets':
-      return (i) => ['SADD', `set:${i}`, ...members(i, (j) => [member(j)])];
+      return (i) => ['SADD', `set:${i}`, ...members((j) => [member(j)])];
     case 'zsets':
-      return (i) => ['ZADD', `zset:${i}`, ...members(i, (j) => [String(j), member(j)])];
+      return (i) => ['ZADD', `zset:${i}`, ...members((j) => [String(j), member(j)])];
     case 'lists':
-      return (i) => ['RPUSH', `list:${i}`, ...members(i, (j) => [member(j)])];
+      return (i) => ['RPUSH', `list:${i}`, ...members((j) => [member(j)])];
     case 'streams':
       // One XADD per entry: key i's entries are commands i*elements...
       return (n) => [
@@ -114,8 +114,7 @@ export const memory = defineScenario<Params, { runs: number }>({
       ...TYPES.map((t) => lower(`${s}-${t}`, 'B/key')),
       lower(`${s}-start`, 'MB'),
     ]),
-  ratios: () =>
-    hasRedisServer() ? [...TYPES, 'start'].map((t) => `strata-${t}/redis-${t}`) : [],
+  ratios: () => (hasRedisServer() ? [...TYPES, 'start'].map((t) => `strata-${t}/redis-${t}`) : []),
   targets: (): Record<string, number> =>
     hasRedisServer() ? { 'strata-strings/redis-strings': 1.0 } : {},
 

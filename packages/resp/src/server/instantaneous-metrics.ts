@@ -1,4 +1,5 @@
 import type { Keyspace } from './keyspace.js';
+
 /** Samples kept per metric (Redis's STATS_METRIC_SAMPLES). */
 const SAMPLES = 16;
 /** How often a sample is taken (Redis's serverCron at hz 10). */
