@@ -106,6 +106,34 @@ describe('the log memory budget of an open store', () => {
     }
   });
 
+  it('keeps every key right through budget changes both ways amid concurrent writes (seeded)', async () => {
+    const device = new MemoryDevice({ segmentSize: 1 << 20 });
+    const s = new StoreCore({ device, memory: 16 * P, pageSize: P, mutableFraction: 0.7 });
+    const model = new Map<number, number>();
+    let seed = 7;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) >>> 0;
+      return seed % n;
+    };
+    const sizes = [2, 3, 5, 8, 16, 32];
+    for (let round = 0; round < 12; round++) {
+      const writes: Promise<unknown>[] = [];
+      for (let n = 0; n < 150; n++) {
+        const i = rand(400);
+        model.set(i, round);
+        writes.push(s.set(k(i), v(i, round)));
+        if (n === 75) writes.push(s.setMemory(sizes[rand(sizes.length)]! * P));
+      }
+      await Promise.all(writes);
+      invariants(s.log);
+      expect(s.log.stats().residentBytes).toBeLessThanOrEqual(s.log.memoryBytes);
+    }
+    for (const [i, round] of model) {
+      const got = await s.get(k(i));
+      expect(got.status === 'found' && got.value.equals(v(i, round))).toBe(true);
+    }
+  });
+
   it('counts as resident only the frames the tail reached', async () => {
     const device = new MemoryDevice({ segmentSize: 1 << 20 });
     const log = new HybridLog({
