@@ -22,7 +22,9 @@ import { sendEach } from './types-support.js';
  * `valueSize` bytes and for each collection type (`elements` members of
  * ~10 bytes each; streams `streams` keys of `elements` entries); ratios
  * `strata-<type>/redis-<type>` are `rss_per_key` (issue 23 asks <= 1.0 for
- * strings, goal 0.7). `<server>-start`: the RSS of a fresh server after
+ * strings, goal 0.7). The default log memory (64 MB) holds about half of
+ * 1M strings; `strata-inmemory` loads them with `--memory inMemory`, all in
+ * memory as redis-server holds them. `<server>-start`: the RSS of a fresh server after
  * `startKeys` strings (MB; issue 23 asks strata under 100 MB for 100k).
  * Samples per run: base (before the load), peak and final RSS, MB.
  */
@@ -34,6 +36,8 @@ type Params = {
   streams: number;
   elements: number;
   startKeys: number;
+  /** Log memory of the `strata-inmemory` variant: enough for every string. */
+  inMemory: number;
 };
 
 const TYPES = ['strings', 'hashes', 'sets', 'zsets', 'lists', 'streams'] as const;
@@ -72,9 +76,12 @@ function commandOf(type: KeyType, p: Params): (i: number) => readonly string[] {
 }
 
 /** Keys of `type` and the commands that make them. */
-function countsOf(type: KeyType | 'start', p: Params): { keys: number; commands: number } {
+function countsOf(
+  type: KeyType | 'start' | 'inmemory',
+  p: Params,
+): { keys: number; commands: number } {
   if (type === 'start') return { keys: p.startKeys, commands: p.startKeys };
-  if (type === 'strings') return { keys: p.strings, commands: p.strings };
+  if (type === 'strings' || type === 'inmemory') return { keys: p.strings, commands: p.strings };
   if (type === 'streams') return { keys: p.streams, commands: p.streams * p.elements };
   return { keys: p.collections, commands: p.collections };
 }
@@ -97,6 +104,7 @@ export const memory = defineScenario<Params, { runs: number }>({
       streams: 20_000,
       elements: 10,
       startKeys: 100_000,
+      inMemory: 256 * MiB,
     },
     ci: {
       strings: 20_000,
@@ -105,6 +113,7 @@ export const memory = defineScenario<Params, { runs: number }>({
       streams: 500,
       elements: 10,
       startKeys: 5_000,
+      inMemory: 8 * MiB,
     },
   },
   runs: { full: 1, ci: 1 },
@@ -113,8 +122,15 @@ export const memory = defineScenario<Params, { runs: number }>({
     systems().flatMap((s) => [
       ...TYPES.map((t) => lower(`${s}-${t}`, 'B/key')),
       lower(`${s}-start`, 'MB'),
+      ...(s === 'strata' ? [lower('strata-inmemory', 'B/key')] : []),
     ]),
-  ratios: () => (hasRedisServer() ? [...TYPES, 'start'].map((t) => `strata-${t}/redis-${t}`) : []),
+  ratios: () =>
+    hasRedisServer()
+      ? [
+          ...[...TYPES, 'start'].map((t) => `strata-${t}/redis-${t}`),
+          'strata-inmemory/redis-strings',
+        ]
+      : [],
   targets: (): Record<string, number> =>
     hasRedisServer() ? { 'strata-strings/redis-strings': 1.0 } : {},
 
@@ -123,16 +139,19 @@ export const memory = defineScenario<Params, { runs: number }>({
   },
 
   async run(variant, ctx): Promise<Measurement> {
-    const [system, type] = variant.name.split('-') as [string, KeyType | 'start'];
+    const [system, type] = variant.name.split('-') as [string, KeyType | 'start' | 'inmemory'];
     const p = ctx.params;
     const dir = path.join(ctx.dir, `${variant.name}-${ctx.state.runs++}`);
     mkdirSync(dir, { recursive: true });
     // On its defaults: no flags but where its data goes (and a quiet log).
-    const srv = system === 'strata' ? await startStrataServer(dir) : await startRedisServer(dir);
+    // `inmemory`: the strings again, with log memory enough to keep them all in memory.
+    const args = type === 'inmemory' ? ['--memory', String(p.inMemory)] : [];
+    const srv =
+      system === 'strata' ? await startStrataServer(dir, args) : await startRedisServer(dir);
     try {
       const base = rssOf(srv);
       const { keys, commands } = countsOf(type, p);
-      const make = commandOf(type === 'start' ? 'strings' : type, p);
+      const make = commandOf(type === 'start' || type === 'inmemory' ? 'strings' : type, p);
       await sendEach(srv.port, commands, make);
       const size = Number(await query(srv.port, ['DBSIZE']));
       if (size !== keys) throw new Error(`${variant.name}: DBSIZE ${size}, expected ${keys}`);
