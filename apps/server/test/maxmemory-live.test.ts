@@ -162,3 +162,35 @@ describe('CONFIG SET maxmemory on the open databases', () => {
     await expectAll(c, KEYS, 'a:');
   });
 });
+
+describe('the log memory bounds RSS under load', () => {
+  test('100 MB written with --memory 4mb: RSS grows by the budget, the index and the heap, not the data', async () => {
+    const server = await StrataProcess.start([
+      '--port',
+      '0',
+      '--dir',
+      join(tmp.path, 'bound'),
+      '--memory',
+      '4mb',
+      '--save',
+      '',
+    ]);
+    const c = new Redis({ port: server.port, host: '127.0.0.1', lazyConnect: true });
+    await c.connect();
+    try {
+      const pid = Number(await infoField(c, 'server', 'process_id'));
+      const start = rssOf(pid);
+      await load(c, 0, 100_000, 'k:');
+      expect(await storage(c, 'memory_resident')).toBeLessThanOrEqual(4 * MiB);
+      // 4 MB of log, ~2 MB of index, the heap's garbage (~30 MB measured): well under the 100 MB written.
+      const peak = Number(
+        /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'))![1],
+      );
+      expect(peak * 1024 - start).toBeLessThan(64 * MiB);
+      await expectAll(c, 100_000, 'k:');
+    } finally {
+      c.disconnect();
+      await server.process.stop();
+    }
+  });
+});
