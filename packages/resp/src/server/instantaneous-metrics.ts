@@ -1,5 +1,3 @@
-import type { Keyspace } from './keyspace.js';
-
 /** Samples kept per metric (Redis's STATS_METRIC_SAMPLES). */
 const SAMPLES = 16;
 /** How often a sample is taken (Redis's serverCron at hz 10). */
@@ -93,8 +91,14 @@ export function usedMemory(untouched = 0): number {
   return m.heapUsed + m.external - untouched;
 }
 
+/** The open databases' logs, as `untouchedLogBytes` reads them (the Keyspace). */
+export interface OpenLogs {
+  readonly count: number;
+  get(index: number): { readonly log: { memoryBytes: number; residentBytes: number } } | undefined;
+}
+
 /** The part of the open databases' log budgets that the tail never reached. */
-export function untouchedLogBytes(keyspace: Keyspace): number {
+export function untouchedLogBytes(keyspace: OpenLogs): number {
   let bytes = 0;
   for (let db = 0; db < keyspace.count; db++) {
     const log = keyspace.get(db)?.log;
