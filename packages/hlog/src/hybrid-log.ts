@@ -151,8 +151,10 @@ export class HybridLog {
   private framePage: Float64Array;
   private mutablePages: number;
   private readonly mutableFraction: number;
-  /** The first page opened in the current ring: frames from it to the tail are resident. */
-  private ringFirstPage: number;
+  /** 1 for each frame of the current ring a page was opened in (written: resident since). */
+  private touched: Uint8Array;
+  /** Frames marked in `touched`. */
+  private touchedFrames = 0;
   /** Bumped by each `setMemory`: a shrink still waiting for flushes gives way to a later call. */
   private memoryGeneration = 0;
   private readonly inflight: FlushRange[] = [];
@@ -212,7 +214,8 @@ export class HybridLog {
     this.flushedUntil = start;
     this.flushIssuedUntil = start;
     this.tailPage = start / pageSize;
-    this.ringFirstPage = this.tailPage;
+    this.touched = new Uint8Array(this.frameCount);
+    this.touchFrame(this.tailPage % this.frameCount);
     this.framePage[this.tailPage % this.frameCount] = this.tailPage;
     this.tail = start + PAGE_HEADER_SIZE;
     this.tailPageEnd = start + pageSize;
@@ -306,6 +309,7 @@ export class HybridLog {
     const nextStart = next * P;
     const frame = next % this.frameCount;
     const w = (frame * P) >>> 2;
+    if (this.touched[frame] === 0) this.touchFrame(frame);
     if (this.armedPage !== next) {
       this.framePage[frame] = next;
       // The new page's header (writeOpenHeader, inline): the same cache
@@ -385,6 +389,7 @@ export class HybridLog {
         }
         this.head = Math.max(needHead, this.begin);
       }
+      this.touchFrame(next % this.frameCount);
       u32[w] = PAGE_MAGIC;
       u32[w + 1] = 0;
       u32[w + 2] = PAGE_HEADER_SIZE;
@@ -761,14 +766,20 @@ export class HybridLog {
   }
 
   /**
-   * Bytes of the ring the tail has reached since it was made (an upper
-   * bound: a blob's pages take no frame). The rest of the budget was never
-   * touched, so the OS has not made it resident.
+   * Bytes of the frames of the ring that pages were opened in since it was
+   * made (a blob's pages take none). The rest of the budget was never
+   * written, so the OS has not made it resident.
    */
   get residentBytes(): number {
-    // +1: the frame being armed for the next page is touched ahead.
-    const touched = this.tailPage - this.ringFirstPage + 2;
-    return Math.min(this.frameCount, touched) * this.pageSize;
+    return this.touchedFrames * this.pageSize;
+  }
+
+  /** Notes that a page was opened in `frame` (once per page: off the per-record path). */
+  private touchFrame(frame: number): void {
+    if (this.touched[frame] === 0) {
+      this.touched[frame] = 1;
+      this.touchedFrames++;
+    }
   }
 
   /** The memory budget: bytes of page frames. */
@@ -856,7 +867,9 @@ export class HybridLog {
     this.ringBytes = bytes;
     this.framePage = framePage;
     this.mutablePages = mutable;
-    this.ringFirstPage = first;
+    this.touched = new Uint8Array(frames);
+    this.touchedFrames = 0;
+    for (let f = 0; f < frames; f++) if (framePage[f] !== -1) this.touchFrame(f);
     if (first * P > this.head) this.head = first * P;
     this.tailUsedWord = (((this.tailPage % frames) * P) >>> 2) + 2;
     // The frame armed for the next page was not moved: arm it again.
