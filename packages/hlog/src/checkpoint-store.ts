@@ -151,10 +151,20 @@ export class FileCheckpointStore implements CheckpointStore {
     await rm(join(this.dir, CLEAN_CLOSE), { force: true });
   }
 
-  async read(seq: number): Promise<{ meta: CheckpointMeta; index: Uint8Array } | null> {
+  /** The meta file of checkpoint `seq` alone (its index not read or verified), or null. */
+  async readMeta(seq: number): Promise<CheckpointMeta | null> {
     try {
       const meta: unknown = JSON.parse(await readFile(this.path(seq, 'meta'), 'utf8'));
-      if (!validMeta(meta, seq)) return null;
+      return validMeta(meta, seq) ? meta : null;
+    } catch {
+      return null;
+    }
+  }
+
+  async read(seq: number): Promise<{ meta: CheckpointMeta; index: Uint8Array } | null> {
+    try {
+      const meta = await this.readMeta(seq);
+      if (meta === null) return null;
       const index = await readFile(this.path(seq, 'index'));
       return verified(meta, index) ? { meta, index } : null;
     } catch {

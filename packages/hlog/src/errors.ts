@@ -14,6 +14,8 @@ import { StrataError, type StrataErrorCode, type StrataErrorDetails } from '@str
  * - ERR_INCR_OVERFLOW: INCR/INCRBY whose result would leave the 64-bit range
  * - ERR_VALUE_TOO_LARGE: value over the 512 MiB limit
  * - ERR_WRONG_TYPE: a string operation on a key holding another type (WRONGTYPE)
+ * - ERR_PAGE_SIZE_MISMATCH: the log was written with another page size than
+ *   the one it is opened with (the message names both)
  */
 export type HlogErrorCode =
   | 'ERR_INVALID_ARGUMENT'
@@ -24,6 +26,7 @@ export type HlogErrorCode =
   | 'ERR_INCR_OVERFLOW'
   | 'ERR_VALUE_TOO_LARGE'
   | 'ERR_WRONG_TYPE'
+  | 'ERR_PAGE_SIZE_MISMATCH'
   | StrataErrorCode;
 
 /**

@@ -113,3 +113,4 @@ export {
 } from './rmw-functions.js';
 export { type Bytes, bytesOf, StoreCore, type StoreCoreOptions } from './store.js';
 export * from './store-types.js';
+export { checkpointPageSize, pageSizeMismatch, probePageSize } from './written-page-size.js';

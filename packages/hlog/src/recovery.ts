@@ -33,6 +33,7 @@ import {
   type RecordSpace,
 } from './record-layout.js';
 import { consoleLogger, type RecoveryInfo, type StoreOptions } from './store-options.js';
+import { pageSizeMismatch, probePageSize } from './written-page-size.js';
 
 /** A key's newest state in the replayed tail, and where its older versions continue. */
 export interface TailKey {
@@ -175,12 +176,7 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
         logger.warn(`checkpoint ${seq} is incomplete or corrupt; trying an older one`);
         continue;
       }
-      if (c.meta.pageSize !== pageSize) {
-        throw new HlogError(
-          'ERR_INVALID_ARGUMENT',
-          `the log was written with pageSize ${c.meta.pageSize}, not ${pageSize}`,
-        );
-      }
+      if (c.meta.pageSize !== pageSize) throw pageSizeMismatch(c.meta.pageSize, pageSize);
       if (c.meta.until < deviceBegin) continue;
       // The last page is written up to its used bytes only: the log's end rounds up to a page.
       const logEnd = Math.ceil(device.endAddress / pageSize) * pageSize;
@@ -210,6 +206,19 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
         ? `no checkpoint could be loaded (${passedOver.map((p) => p.seq).join(', ')} unusable): rebuilding the index from the whole log; the checkpoint files are left as they are`
         : `loaded the older checkpoint ${meta.seq} instead of ${passedOver.map((p) => p.seq).join(', ')}; ${options.consistentRecovery === true ? 'the log after it is replayed only up to a clean close recorded after it, if there is one (a crash left none: the store is as of that checkpoint)' : 'the log after it is replayed'}, and the unusable checkpoint files are left as they are`,
     );
+  }
+  if (meta === null) {
+    // No checkpoint says what the log was written with: its pages do.
+    const probed = await probePageSize(device, pageSize);
+    if (probed !== null && 'written' in probed && probed.written !== pageSize) {
+      throw pageSizeMismatch(probed.written, pageSize);
+    }
+    if (probed !== null && 'atLeast' in probed) {
+      throw new HlogError(
+        'ERR_PAGE_SIZE_MISMATCH',
+        `the log was written with a pageSize of at least ${probed.atLeast}, not ${pageSize}`,
+      );
+    }
   }
   const begin = Math.max(deviceBegin, meta?.begin ?? 0);
   const from = meta?.until ?? begin;

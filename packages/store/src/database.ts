@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { RecordType, type StoreCore } from '@strata/hlog';
+import { checkpointPageSize, RecordType, type StoreCore } from '@strata/hlog';
 import { DirLock } from '@strata/io';
-import { type LocalClient, RespServer } from '@strata/resp';
+import { DatabaseDirectories, type LocalClient, RespServer } from '@strata/resp';
 import { CheckpointCommits, type SyncPolicy } from './checkpoint-commits.js';
 import { Commands, type Decoder, type KeyEncoding, type KeyOf } from './commands.js';
 import { fencedDatabases } from './fenced-databases.js';
@@ -35,10 +35,24 @@ export interface OpenOptions<E extends ValueEncoding = 'utf8', K extends KeyEnco
   /** Log memory of each database (bytes). Default 64 MiB. */
   readonly memory?: number;
   /**
-   * Log page size (bytes). Default 64 KiB: every checkpoint seals the page
-   * at the tail, so small pages waste less under `sync: 'always'`.
+   * Log page size (bytes) of a new database. Default: the size an existing
+   * directory was written with (its checkpoints say; strata-server's is
+   * 1 MiB), else 64 KiB: every checkpoint seals the page at the tail, so
+   * small pages waste less under `sync: 'always'`. A size given here that
+   * differs from the directory's is refused (ERR_PAGE_SIZE_MISMATCH, naming
+   * both), never misread.
    */
   readonly pageSize?: number;
+}
+
+/** The page size the databases in `root` were written with (their newest checkpoints), if any. */
+async function writtenPageSize(root: string): Promise<number | null> {
+  const dirs = new DatabaseDirectories(root);
+  for (const index of await dirs.stored(16)) {
+    const size = await checkpointPageSize(await dirs.pathOf(index));
+    if (size !== null) return size;
+  }
+  return null;
 }
 
 /** A read's result without a promise when the record is in memory. */
@@ -150,7 +164,10 @@ export class Database<V = string, K extends KeyEncoding = 'utf8'> extends Comman
         databases: fencedDatabases(
           {
             dir: root,
-            store: { memory: options.memory ?? 64 << 20, pageSize: options.pageSize ?? 1 << 16 },
+            store: {
+              memory: options.memory ?? 64 << 20,
+              pageSize: options.pageSize ?? (await writtenPageSize(root)) ?? 1 << 16,
+            },
           },
           fence,
         ),
