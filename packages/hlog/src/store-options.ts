@@ -143,6 +143,8 @@ export interface StoreStats {
   /** Bytes the log holds on the device (`tail - begin`). */
   logBytes: number;
   checkpoints: number;
+  /** Log commits (`commitLog`) that completed since open. */
+  logCommits: number;
   compactions: number;
   recovery: RecoveryInfo;
 }

@@ -7,61 +7,102 @@ import type { TransactionFence } from './transaction-fence.js';
  */
 export type SyncPolicy = 'always' | 'everysec' | 'no';
 
+/** One group of waiters for the next durable step of a kind. */
+interface Group {
+  promise: Promise<void>;
+  resolve: () => void;
+  reject: (e: unknown) => void;
+}
+
+/** The two durable steps: the log synced (commitLog), or a whole checkpoint. */
+type Kind = 'log' | 'checkpoint';
+
+function group(): Group {
+  let resolve!: () => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
 /**
- * The embedded database's command log: there is no append-only file, a
- * write is durable once a checkpoint holds it. With `always` each write's
- * reply waits for a checkpoint that began after it (group commit: the
- * writes of one turn, and those that came while a checkpoint ran, share
- * the next one); with `everysec` a checkpoint runs each second after a
- * write; with `no` only the periodic ones and close's.
+ * The embedded database's command log: there is no append-only file; the
+ * stores' own log is it. A write is durable once the log holding it is
+ * synced (`commitLog`: the tail page sealed, flushed and synced, no index
+ * snapshot; recovery replays the log after the last checkpoint), or once a
+ * checkpoint holds it. With `always` each write's reply waits for a log
+ * commit that began after it (group commit: the writes of one turn, and
+ * those that came while a commit ran, share the next one); with `everysec`
+ * a log commit runs each second after a write; with `no` only the periodic
+ * checkpoints and close's. The periodic checkpoints (`start(everyMs)`)
+ * bound the log a crash replays.
  */
 export class CheckpointCommits implements CommandLog {
-  /** The checkpoint the writes so far wait for (not started yet), if any. */
-  private next: {
-    promise: Promise<void>;
-    resolve: () => void;
-    reject: (e: unknown) => void;
-  } | null = null;
+  /** The step the writes so far wait for (not started yet), by kind. */
+  private readonly next: Record<Kind, Group | null> = { log: null, checkpoint: null };
   private running: Promise<void> | null = null;
-  /** Writes since the last checkpoint began. */
+  /** Writes since the last log commit began. */
   private dirty = false;
+  /** Writes since the last checkpoint began. */
+  private unsaved = false;
   private readonly timers: NodeJS.Timeout[] = [];
   private stopped = false;
 
   constructor(
     private readonly policy: SyncPolicy,
+    /** Checkpoints every open database. */
     private readonly checkpoint: () => Promise<void>,
+    /** Syncs the log of every open database (their commitLog). */
+    private readonly commitLog: () => Promise<void>,
     private readonly fence: TransactionFence,
   ) {}
 
   append(_db: number, argv: readonly Buffer[]): Promise<void> | undefined {
     this.fence.observe(argv);
     this.dirty = true;
-    return this.policy === 'always' ? this.commit() : undefined;
+    this.unsaved = true;
+    return this.policy === 'always' ? this.commit('log') : undefined;
   }
 
-  /** A checkpoint that begins after this call; resolves once it is on disk. */
-  commit(): Promise<void> {
-    if (this.next === null) {
-      let resolve!: () => void;
-      let reject!: (e: unknown) => void;
-      const promise = new Promise<void>((res, rej) => {
-        resolve = res;
-        reject = rej;
-      });
-      this.next = { promise, resolve, reject };
+  /** A step of `kind` that begins after this call; resolves once it is on disk. */
+  commit(kind: Kind = 'checkpoint'): Promise<void> {
+    let g = this.next[kind];
+    if (g === null) {
+      g = group();
+      this.next[kind] = g;
       // The other writes of this turn join it.
       if (this.running === null) setImmediate(() => this.pump());
     }
-    return this.next.promise;
+    return g.promise;
   }
 
   private pump(): void {
-    const next = this.next;
-    if (next === null || this.running !== null) return;
-    this.next = null;
+    if (this.running !== null) return;
+    // A checkpoint holds what a log commit would: it serves both groups.
+    const checkpoint = this.next.checkpoint;
+    const log = this.next.log;
+    if (checkpoint === null && log === null) return;
+    this.next.log = null;
     this.dirty = false;
-    this.running = this.checkpoint().then(next.resolve, next.reject);
+    let step: Promise<void>;
+    if (checkpoint !== null) {
+      this.next.checkpoint = null;
+      this.unsaved = false;
+      step = this.checkpoint();
+    } else {
+      step = this.commitLog();
+    }
+    const done = [checkpoint, log].filter((g): g is Group => g !== null);
+    this.running = step.then(
+      () => {
+        for (const g of done) g.resolve();
+      },
+      (e) => {
+        for (const g of done) g.reject(e);
+      },
+    );
     void this.running.then(() => {
       this.running = null;
       this.pump();
@@ -69,26 +110,28 @@ export class CheckpointCommits implements CommandLog {
   }
 
   /**
-   * Starts the timers: `everysec`'s checkpoint after writes, and one every
-   * `everyMs` when something was written (0: none).
+   * Starts the timers: `everysec`'s log commit after writes, and a
+   * checkpoint every `everyMs` when something was written (0: none).
    */
   start(everyMs: number): void {
-    const tick = (ms: number) => {
+    const tick = (ms: number, kind: Kind) => {
       const t = setInterval(() => {
-        if (this.dirty && !this.stopped) this.commit().catch(() => undefined);
+        const pending = kind === 'log' ? this.dirty : this.unsaved;
+        if (pending && !this.stopped) this.commit(kind).catch(() => undefined);
       }, ms);
       t.unref();
       this.timers.push(t);
     };
-    if (this.policy === 'everysec') tick(1000);
-    if (everyMs > 0) tick(everyMs);
+    if (this.policy === 'everysec') tick(1000, 'log');
+    if (everyMs > 0) tick(everyMs, 'checkpoint');
   }
 
-  /** Stops the timers and waits for the checkpoints asked for so far. */
+  /** Stops the timers and waits for the steps asked for so far. */
   async stop(): Promise<void> {
     this.stopped = true;
     for (const t of this.timers) clearInterval(t);
-    await this.next?.promise.catch(() => undefined);
+    await this.next.log?.promise.catch(() => undefined);
+    await this.next.checkpoint?.promise.catch(() => undefined);
     await this.running;
   }
 }

@@ -1,6 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { checkpointPageSize, RecordType, type StoreCore } from '@strata/hlog';
+import {
+  checkpointPageSize,
+  HlogError,
+  RecordType,
+  Store,
+  type StoreCore,
+} from '@strata/hlog';
 import { DirLock } from '@strata/io';
 import { DatabaseDirectories, type LocalClient, RespServer } from '@strata/resp';
 import { CheckpointCommits, type SyncPolicy } from './checkpoint-commits.js';
@@ -53,6 +59,25 @@ async function writtenPageSize(root: string): Promise<number | null> {
     if (size !== null) return size;
   }
   return null;
+}
+
+/**
+ * Syncs the log of every open database (Store.commitLog): their writes so
+ * far become durable without an index snapshot. A database closed meanwhile
+ * (FLUSHDB, SWAPDB) was checkpointed or dropped by its close.
+ */
+async function commitLogs(server: RespServer): Promise<void> {
+  const runs: Promise<unknown>[] = [];
+  for (let i = 0; i < server.keyspace.count; i++) {
+    const s = server.keyspace.get(i);
+    if (!(s instanceof Store)) continue;
+    runs.push(
+      s.commitLog().catch((e: unknown) => {
+        if (!(e instanceof HlogError && e.code === 'ERR_STORE_CLOSED')) throw e;
+      }),
+    );
+  }
+  await Promise.all(runs);
 }
 
 /** A read's result without a promise when the record is in memory. */
@@ -159,7 +184,12 @@ export class Database<V = string, K extends KeyEncoding = 'utf8'> extends Comman
     try {
       const fence = new TransactionFence();
       let server: RespServer | null = null;
-      const commits = new CheckpointCommits(sync, () => server!.keyspace.saveAll(), fence);
+      const commits = new CheckpointCommits(
+        sync,
+        () => server!.keyspace.saveAll(),
+        () => commitLogs(server!),
+        fence,
+      );
       server = new RespServer({
         databases: fencedDatabases(
           {

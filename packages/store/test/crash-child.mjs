@@ -60,15 +60,15 @@ if (mode === 'tx-checkpoint') {
 }
 
 if (mode === 'everysec') {
-  // Acknowledged at once; durable once the next second's checkpoint ran.
+  // Acknowledged at once; durable once the next second's log commit ran.
   const db = await open(dir, { sync: 'everysec' });
   const store = () => db.server.keyspace.get(0);
-  const before = store().stats().checkpoints;
+  const before = store().stats().logCommits;
   await db.set('k', 'v');
   say('acked');
   await new Promise((resolve) => {
     const t = setInterval(() => {
-      if (store().stats().checkpoints > before) {
+      if (store().stats().logCommits > before) {
         clearInterval(t);
         resolve();
       }

@@ -97,7 +97,7 @@ describe('a crash (kill -9) after acknowledged writes', () => {
     }
   }, 60_000);
 
-  it("with sync: 'everysec', a write is there once the next checkpoint ran", async () => {
+  it("with sync: 'everysec', a write is there once the next log commit ran", async () => {
     const dir = await tempDir();
     await killed(await runUntil('everysec', dir, 'synced'));
     const db = await open(dir);
