@@ -10,7 +10,11 @@ export function libraryConfig(entry = ['src/index.ts']) {
   return defineConfig({ ...common, entry, dts: true });
 }
 
-/** A CLI app: one executable ESM entry with a shebang. */
-export function cliConfig(entry = ['src/cli.ts']) {
-  return defineConfig({ ...common, entry, banner: { js: '#!/usr/bin/env node' } });
+/**
+ * A CLI app: one executable ESM entry with a shebang. `external`: packages
+ * left to Node's resolution at run time (tsup bundles devDependencies;
+ * native addons and CommonJS that requires Node's builtins must not be).
+ */
+export function cliConfig(entry = ['src/cli.ts'], external = []) {
+  return defineConfig({ ...common, entry, external, banner: { js: '#!/usr/bin/env node' } });
 }

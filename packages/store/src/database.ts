@@ -19,6 +19,7 @@ import { TransactionFence } from './transaction-fence.js';
 import {
   bytesArg,
   decodeValue,
+  decodeView,
   isValueEncoding,
   type KeyInput,
   type ValueEncoding,
@@ -246,8 +247,8 @@ export class Database<V = string, K extends KeyEncoding = 'utf8'> extends Comman
     }
     if (v.type !== RecordType.STRING) throw new StoreError('ERR_WRONG_TYPE', WRONG_TYPE);
     // The view is the log's memory: the value is copied (or decoded) out of it.
-    const bytes = Buffer.from(v.bytes.subarray(v.offset, v.offset + v.length));
-    return { status: 'found', value: decodeValue(this.valueEncoding, bytes) as V };
+    const value = decodeView(this.valueEncoding, v.bytes, v.offset, v.offset + v.length);
+    return { status: 'found', value: value as V };
   }
 
   /** GET: the value of a string key, or undefined. */

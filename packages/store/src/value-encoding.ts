@@ -39,7 +39,26 @@ export function encodeValue(encoding: ValueEncoding, value: unknown, name: strin
 /** Stored bytes as a value in `encoding`. */
 export function decodeValue(encoding: ValueEncoding, bytes: Buffer): unknown {
   if (encoding === 'buffer') return bytes;
-  const text = bytes.toString('utf8');
+  return decodeText(encoding, bytes.toString('utf8'));
+}
+
+/**
+ * The value in `bytes[start, end)`, a view of memory that changes (the
+ * log's): copied out once, as a Buffer or straight into the string.
+ */
+export function decodeView(
+  encoding: ValueEncoding,
+  bytes: Buffer,
+  start: number,
+  end: number,
+): unknown {
+  if (encoding !== 'buffer') return decodeText(encoding, bytes.toString('utf8', start, end));
+  const out = Buffer.allocUnsafe(end - start);
+  bytes.copy(out, 0, start, end);
+  return out;
+}
+
+function decodeText(encoding: 'utf8' | 'json', text: string): unknown {
   if (encoding === 'utf8') return text;
   try {
     return JSON.parse(text) as unknown;

@@ -2,6 +2,7 @@ import type { AnyScenario } from '../scenario.js';
 import { bitsDisk } from './bits-disk.js';
 import { diskRead } from './disk-read.js';
 import { durability } from './durability.js';
+import { embedded } from './embedded.js';
 import { geo } from './geo.js';
 import { hlogLoad } from './hlog-load.js';
 import { hlogRead } from './hlog-read.js';
@@ -52,4 +53,5 @@ export const scenarios: readonly AnyScenario[] = [
   bitsDisk,
   rdbImport,
   memory,
+  embedded,
 ];
