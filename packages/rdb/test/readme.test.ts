@@ -1,29 +1,11 @@
-import { describe, expect, it } from 'vitest';
-import { encodeDumpPayload, parseDumpPayload, RdbError } from '../src/index.js';
+import { fileURLToPath } from 'node:url';
+import { testReadme } from '@strata/readme-examples';
 
-// The README's first example, as it is written there.
-describe('README example', () => {
-  it('encodes, parses and refuses a DUMP payload', () => {
-    const payload = encodeDumpPayload({
-      type: 'hash',
-      fields: [[Buffer.from('f'), Buffer.from('v')]],
-    });
-    const { value, rdbVersion } = parseDumpPayload(payload);
-    expect(rdbVersion).toBe(10);
-    expect(value).toEqual({
-      type: 'hash',
-      rdbType: 16,
-      fields: [[Buffer.from('f'), Buffer.from('v')]],
-    });
-
-    payload[payload.length - 1] = (payload.at(-1) ?? 0) ^ 1;
-    let caught: unknown;
-    try {
-      parseDumpPayload(payload);
-    } catch (e) {
-      caught = e;
-    }
-    expect(caught).toBeInstanceOf(RdbError);
-    expect((caught as RdbError).code).toBe('ERR_DUMP_PAYLOAD');
-  });
+// Every ```ts example of the README, run as it is written there (see
+// tooling/readme-examples).
+await testReadme(new URL('../README.md', import.meta.url), {
+  imports: {
+    '@strata/rdb': fileURLToPath(new URL('../src/index.ts', import.meta.url)),
+  },
+  minExamples: 2,
 });

@@ -1,0 +1,148 @@
+// Every fenced ```ts example of a package README, extracted and run by a
+// test as it is written there, so that none can rot. See README.md.
+import { readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { inspect } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+/** `key=value` words after the language of a fence's info string. */
+function fenceOptions(words) {
+  const out = {};
+  for (const w of words) {
+    const m = /^([a-z]+)=([\w,-]+)$/.exec(w);
+    if (m === null) throw new Error(`readme-examples: unknown fence option ${JSON.stringify(w)}`);
+    out[m[1]] = m[2].split(',');
+  }
+  return out;
+}
+
+/** Every ```ts block of the file, in order, with its fence options. */
+export function readmeExamples(path) {
+  const lines = readFileSync(path, 'utf8').split('\n');
+  const out = [];
+  for (let i = 0; i < lines.length; i++) {
+    const fence = /^\s*```ts(?:\s+(.*))?$/.exec(lines[i]);
+    if (fence === null) continue;
+    const start = i;
+    const body = [];
+    for (i++; i < lines.length && lines[i].trim() !== '```'; i++) body.push(lines[i]);
+    const opts = fenceOptions((fence[1] ?? '').trim().split(/\s+/).filter(Boolean));
+    out.push({
+      line: start + 1,
+      code: body.join('\n'),
+      prelude: opts.prelude ?? [],
+      epilogue: opts.epilogue ?? [],
+    });
+  }
+  return out;
+}
+
+/** A comment that reads as printed output: a string, number, array, map, Buffer... */
+const PRINTED = /^('|\[|<|Map\(|-?\d|true\b|false\b|undefined\b|null\b|\{)/;
+
+/** The console.log lines whose comment (same line, or the next) shows the output. */
+function expectations(lines) {
+  const out = [];
+  lines.forEach((l, i) => {
+    if (!l.includes('console.log(')) return;
+    const same = /\);\s*\/\/ (.*)$/.exec(l)?.[1];
+    const next = /^\s*\/\/ (.*)$/.exec(lines[i + 1] ?? '')?.[1];
+    const text = same ?? next;
+    if (text !== undefined && PRINTED.test(text)) out.push({ line: i, text });
+  });
+  return out;
+}
+
+/** Whether the example defines tests (imports vitest): it runs while the test file is collected. */
+export function definesTests(example) {
+  return /from\s+'vitest'/.test(example.code);
+}
+
+function named(kind, names, table) {
+  return names.map((n) => {
+    const code = table?.[n];
+    if (code === undefined) throw new Error(`readme-examples: no ${kind} named ${n}`);
+    return code;
+  });
+}
+
+/**
+ * Runs an example as a module: its imports of `options.imports`' keys
+ * pointed at their files, the named preludes before it and epilogues after
+ * it (one module: they share its scope), in a fresh temporary working
+ * directory (so `./data` is the example's own). Each console.log whose
+ * comment shows the output is checked: what it printed (util.inspect, as
+ * console.log prints) is the comment, or the comment starts with it
+ * followed by ` (`. Returns what did not match (empty: the example is right).
+ */
+export async function runExample(example, options) {
+  const lines = example.code.split('\n');
+  const printed = new Map();
+  let code = lines.map((l, i) => l.replaceAll('console.log(', `__readmeLog(${i}, `)).join('\n');
+  const before = named('prelude', example.prelude, options.preludes).join('\n');
+  const after = named('epilogue', example.epilogue, options.epilogues).join('\n');
+  code = `${before}\n${code}\n${after}\n`;
+  for (const [specifier, file] of Object.entries(options.imports ?? {})) {
+    code = code.replaceAll(`'${specifier}'`, JSON.stringify(file));
+  }
+  const header =
+    'const __readmeLog = (globalThis as unknown as { __readmeLog: (line: number, v: unknown) => void }).__readmeLog;\n';
+  // Beside the package's sources, so the example's bare imports resolve as the package's own do.
+  const dir = join(options.packageDir, '.readme-examples');
+  await mkdir(dir, { recursive: true });
+  const file = join(dir, `example-${example.line}-${process.pid}-${Date.now()}.ts`);
+  await writeFile(file, header + code);
+  const cwd = process.cwd();
+  const work = await mkdtemp(join(tmpdir(), 'strata-readme-'));
+  globalThis.__readmeLog = (line, value) => {
+    if (!printed.has(line)) printed.set(line, inspect(value));
+  };
+  try {
+    process.chdir(work);
+    await import(file);
+  } finally {
+    process.chdir(cwd);
+    delete globalThis.__readmeLog;
+    await rm(file, { force: true });
+    await rm(work, { recursive: true, force: true });
+  }
+  const wrong = [];
+  for (const e of expectations(lines)) {
+    const got = printed.get(e.line);
+    const at = `README line ${example.line + 1 + e.line}`;
+    if (got === undefined) wrong.push(`${at}: printed nothing, the comment says ${e.text}`);
+    else if (got !== e.text && !e.text.startsWith(`${got} (`)) {
+      wrong.push(`${at}: printed ${got}, the comment says ${e.text}`);
+    }
+  }
+  return wrong;
+}
+
+/**
+ * Defines the tests of a README (`readme`: a path or file: URL): one per
+ * ```ts example, each run by `runExample` and expected to print what its
+ * comments say. Examples that define tests (they import vitest) run now,
+ * while the test file is collected, and their tests join the file's:
+ * await this at the top level of the test file.
+ */
+export async function testReadme(readme, options) {
+  const path = readme instanceof URL ? fileURLToPath(readme) : readme;
+  const run = { packageDir: dirname(path), ...options };
+  const examples = readmeExamples(path);
+  describe(`README examples (${examples.length})`, () => {
+    it(`has at least ${options.minExamples ?? 1}`, () => {
+      expect(examples.length).toBeGreaterThanOrEqual(options.minExamples ?? 1);
+    });
+    for (const example of examples.filter((e) => !definesTests(e))) {
+      it(`runs the example at line ${example.line}`, async () => {
+        expect(await runExample(example, run)).toEqual([]);
+      }, options.timeoutMs ?? 30_000);
+    }
+  });
+  for (const example of examples.filter(definesTests)) {
+    await runExample(example, run);
+  }
+}
