@@ -74,8 +74,8 @@ function named(kind, names, table) {
  * pointed at their files, the named preludes before it and epilogues after
  * it (one module: they share its scope), in a fresh temporary working
  * directory (so `./data` is the example's own). Each console.log whose
- * comment shows the output is checked: what it printed (util.inspect, as
- * console.log prints) is the comment, or the comment starts with it
+ * comment shows the output is checked: what it printed (each argument
+ * util.inspect-ed, joined by a space) is the comment, or the comment starts with it
  * followed by ` (`. Returns what did not match (empty: the example is right).
  */
 export async function runExample(example, options) {
@@ -89,7 +89,7 @@ export async function runExample(example, options) {
     code = code.replaceAll(`'${specifier}'`, JSON.stringify(file));
   }
   const header =
-    'const __readmeLog = (globalThis as unknown as { __readmeLog: (line: number, v: unknown) => void }).__readmeLog;\n';
+    'const __readmeLog = (globalThis as unknown as { __readmeLog: (line: number, ...v: unknown[]) => void }).__readmeLog;\n';
   // Beside the package's sources, so the example's bare imports resolve as the package's own do.
   const dir = join(options.packageDir, '.readme-examples');
   await mkdir(dir, { recursive: true });
@@ -97,8 +97,8 @@ export async function runExample(example, options) {
   await writeFile(file, header + code);
   const cwd = process.cwd();
   const work = await mkdtemp(join(tmpdir(), 'strata-readme-'));
-  globalThis.__readmeLog = (line, value) => {
-    if (!printed.has(line)) printed.set(line, inspect(value));
+  globalThis.__readmeLog = (line, ...values) => {
+    if (!printed.has(line)) printed.set(line, values.map((v) => inspect(v)).join(' '));
   };
   try {
     process.chdir(work);

@@ -23,33 +23,8 @@ async function storeOnDevice(): Promise<Store> {
   return store;
 }
 
-// The README's "Reading raw records" example, as it is written there.
-describe('README example: reading raw records', () => {
-  it('walks the records on the device through the exported accessors', async () => {
-    const store = await storeOnDevice();
-
-    const keys: string[] = [];
-    const r = await scanLog({
-      device: store.log.device,
-      pageSize: store.log.pageSize,
-      from: 0,
-      to: store.log.flushedUntil,
-      // A RecordVisitor: views of the bytes holding the record, valid during the call only.
-      onRecord: (space, off) => {
-        if ((flagsOf(space, off) & RecordFlag.INVALID) === 0) {
-          const ko = keyOffsetOf(space, off);
-          keys.push(space.bytes.toString('latin1', ko, ko + keyLengthOf(space, off)));
-        }
-        return true; // false: stop after this record (r.stopped, r.end = the next record)
-      },
-    });
-
-    expect(r.cutAt).toBeNull();
-    expect(r.stopped).toBe(false);
-    expect(keys).toEqual(Array.from({ length: 300 }, (_, i) => `k${i}`));
-    await store.close();
-  });
-
+// scanLog's visitor: returning false stops after that record.
+describe('scanLog visitor', () => {
   it('stops after the record whose visitor returns false', async () => {
     const store = await storeOnDevice();
     const seen: number[] = [];
