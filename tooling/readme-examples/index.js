@@ -137,9 +137,13 @@ export async function testReadme(readme, options) {
       expect(examples.length).toBeGreaterThanOrEqual(options.minExamples ?? 1);
     });
     for (const example of examples.filter((e) => !definesTests(e))) {
-      it(`runs the example at line ${example.line}`, async () => {
-        expect(await runExample(example, run)).toEqual([]);
-      }, options.timeoutMs ?? 30_000);
+      it(
+        `runs the example at line ${example.line}`,
+        async () => {
+          expect(await runExample(example, run)).toEqual([]);
+        },
+        options.timeoutMs ?? 30_000,
+      );
     }
   });
   for (const example of examples.filter(definesTests)) {

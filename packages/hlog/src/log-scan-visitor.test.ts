@@ -1,14 +1,6 @@
 import { MemoryDevice } from '@strata/io';
 import { describe, expect, it } from 'vitest';
-import {
-  flagsOf,
-  keyLengthOf,
-  keyOffsetOf,
-  MemoryCheckpointStore,
-  RecordFlag,
-  Store,
-  scanLog,
-} from './index.js';
+import { MemoryCheckpointStore, Store, scanLog } from './index.js';
 
 /** A store whose 300 keys (`k0`...) are all on the device, in sealed pages. */
 async function storeOnDevice(): Promise<Store> {

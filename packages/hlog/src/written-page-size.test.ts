@@ -41,7 +41,12 @@ async function reopen(
 ): Promise<Store> {
   const device = new MemoryDevice({ volume: log.volume, segmentSize: 1 << 20 });
   try {
-    return await Store.open({ device, checkpoints: log.checkpoints, pageSize, memory: 4 * pageSize });
+    return await Store.open({
+      device,
+      checkpoints: log.checkpoints,
+      pageSize,
+      memory: 4 * pageSize,
+    });
   } catch (e) {
     await device.close();
     throw e;

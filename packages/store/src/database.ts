@@ -1,12 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import {
-  checkpointPageSize,
-  HlogError,
-  RecordType,
-  Store,
-  type StoreCore,
-} from '@strata/hlog';
+import { checkpointPageSize, HlogError, RecordType, Store, type StoreCore } from '@strata/hlog';
 import { DirLock } from '@strata/io';
 import { DatabaseDirectories, type LocalClient, RespServer } from '@strata/resp';
 import { CheckpointCommits, type SyncPolicy } from './checkpoint-commits.js';

@@ -34,7 +34,11 @@ describe('embedded (tiny size)', () => {
       expect(json.metrics[`${v.name}.peak_rss_mib`]).toBeGreaterThan(0);
     }
     expect(json.ratios.map((r) => r.name)).toEqual(
-      expect.arrayContaining(['strata-get/lmdb-get', 'strata-put/lmdb-put', 'strata-scan/level-scan']),
+      expect.arrayContaining([
+        'strata-get/lmdb-get',
+        'strata-put/lmdb-put',
+        'strata-scan/level-scan',
+      ]),
     );
     expect(json.metrics.strata_put_over_lmdb).toBeGreaterThan(0);
   }, 120_000);

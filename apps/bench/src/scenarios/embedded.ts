@@ -135,25 +135,30 @@ async function openDb(engine: Engine, dir: string, memory: number, pageSize: num
 }
 
 /** A fresh key buffer for key `i` (puts in flight must not share one). */
-function keyOf(i: number): Buffer {
+function keyFor(i: number): Buffer {
   const key = newKey();
   writeKey(key, i);
   return key;
 }
 
 /** A fresh value buffer stamped with `i`. */
-function valueOf(i: number): Buffer {
+function valueFor(i: number): Buffer {
   const value = Buffer.alloc(VALUE_BYTES, 0x61);
   stampValue(value, i);
   return value;
 }
 
 /** Puts `ids` (key i, value stamped `stamp + n`), `window` in flight then awaited together; ops/s. */
-async function putAll(db: Db, ids: ArrayLike<number>, window: number, stamp: number): Promise<number> {
+async function putAll(
+  db: Db,
+  ids: ArrayLike<number>,
+  window: number,
+  stamp: number,
+): Promise<number> {
   const start = performance.now();
   const inFlight: Promise<unknown>[] = [];
   for (let n = 0; n < ids.length; n++) {
-    inFlight.push(db.put(keyOf(ids[n]!), valueOf(stamp + n)));
+    inFlight.push(db.put(keyFor(ids[n]!), valueFor(stamp + n)));
     if (inFlight.length === window) {
       await Promise.all(inFlight);
       inFlight.length = 0;
@@ -210,7 +215,12 @@ function parse(variant: Variant): { engine: Engine; op: Op } {
 
 /** Keys [0, n) into `db`, `window` at a time (setup: not measured). */
 function fill(db: Db, n: number, window: number): Promise<number> {
-  return putAll(db, Uint32Array.from({ length: n }, (_, i) => i), window, 0);
+  return putAll(
+    db,
+    Uint32Array.from({ length: n }, (_, i) => i),
+    window,
+    0,
+  );
 }
 
 export const embedded = defineScenario<Params, State>({
@@ -329,8 +339,10 @@ export const embedded = defineScenario<Params, State>({
     strata_memory_mib: bytesToMiB(ctx.state.memMemory),
     disk_memory_budget_mib: bytesToMiB(ctx.state.diskMemory),
     ...Object.fromEntries(
-      OPS.map((op) => [`strata_${op}_over_lmdb`, results.median(`strata-${op}`) / results.median(`lmdb-${op}`)]),
+      OPS.map((op) => [
+        `strata_${op}_over_lmdb`,
+        results.median(`strata-${op}`) / results.median(`lmdb-${op}`),
+      ]),
     ),
   }),
 });
-
