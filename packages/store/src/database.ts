@@ -192,6 +192,11 @@ export class Database<V = string, K extends KeyEncoding = 'utf8'> extends Comman
             store: {
               memory: options.memory ?? 64 << 20,
               pageSize: options.pageSize ?? (await writtenPageSize(root)) ?? 1 << 16,
+              // A crash comes back to the last commit or checkpoint, one
+              // moment: never to log pages written after it (strings from a
+              // later moment than collections not yet written back, half a
+              // transaction), as strata-server without an AOF.
+              consistentRecovery: true,
             },
           },
           fence,
