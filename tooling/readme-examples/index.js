@@ -109,13 +109,48 @@ export async function runExample(example, options) {
     await rm(file, { force: true });
     await rm(work, { recursive: true, force: true });
   }
-  const wrong = [];
+  const wrong = await checkDeclaredClasses(example, options);
   for (const e of expectations(lines)) {
     const got = printed.get(e.line);
     const at = `README line ${example.line + 1 + e.line}`;
     if (got === undefined) wrong.push(`${at}: printed nothing, the comment says ${e.text}`);
     else if (got !== e.text && !e.text.startsWith(`${got} (`)) {
       wrong.push(`${at}: printed ${got}, the comment says ${e.text}`);
+    }
+  }
+  return wrong;
+}
+
+/**
+ * A block that declares a class's API (`class Name { method(...): T; ... }`,
+ * signatures without bodies) is checked against the package: `Name` is one
+ * of its exports and every method it lists is there (static ones on the
+ * class). The package is the first entry of `imports`.
+ */
+async function checkDeclaredClasses(example, options) {
+  const wrong = [];
+  const entry = Object.values(options.imports ?? {})[0];
+  const lines = example.code.split('\n');
+  let current = null;
+  let exported = null;
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i];
+    const start = /^class (\w+)/.exec(l);
+    if (start !== null) {
+      exported ??= entry === undefined ? {} : await import(entry);
+      current = exported[start[1]];
+      if (typeof current !== 'function') {
+        wrong.push(`README line ${example.line + 1 + i}: class ${start[1]} is not exported`);
+      }
+      continue;
+    }
+    if (/^}/.test(l)) current = null;
+    if (typeof current !== 'function') continue;
+    const m = /^ {2}(static )?(?:get )?(\w+)(?:<[^>]*>)?\(/.exec(l);
+    if (m === null || m[2] === 'constructor') continue;
+    const holder = m[1] === undefined ? current.prototype : current;
+    if (!(m[2] in holder)) {
+      wrong.push(`README line ${example.line + 1 + i}: ${current.name} has no method ${m[2]}`);
     }
   }
   return wrong;
