@@ -30,7 +30,17 @@ const layers = {
   'packages/resp': ['collections', 'hlog', 'scan', 'protocol', 'rdb', 'io'],
   'packages/store': ['resp', 'hlog', 'protocol', 'io'],
   'apps/server': ['aof', 'hlog', 'io', 'resp', 'protocol'],
-  'apps/bench': ['aof', 'collections', 'hlog', 'io', 'pagebuf', 'protocol', 'resp', 'scan', 'store'],
+  'apps/bench': [
+    'aof',
+    'collections',
+    'hlog',
+    'io',
+    'pagebuf',
+    'protocol',
+    'resp',
+    'scan',
+    'store',
+  ],
 };
 
 const TEST = ['\\.test\\.ts$', '(^|/)test/'];

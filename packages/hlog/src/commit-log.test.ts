@@ -47,15 +47,21 @@ describe('commitLog with consistentRecovery', () => {
     await store.commitLog();
     expect(store.stats().checkpoints).toBe(0);
     // Past the memory budget: later pages reach the device, never committed.
-    for (let i = 0; i < 2000; i++) await store.set(Buffer.from(`later${i}`), Buffer.from('x'.repeat(40)));
+    for (let i = 0; i < 2000; i++)
+      await store.set(Buffer.from(`later${i}`), Buffer.from('x'.repeat(40)));
     while (store.log.flushedUntil < 8 * 4096) await new Promise((r) => setImmediate(r));
     await store.abandon();
     await device.close();
 
     device = new MemoryDevice({ volume, segmentSize: 1 << 20 });
     const warnings: string[] = [];
-    const again = await Store.open({ device, ...options, logger: { warn: (m) => warnings.push(m) } });
-    for (let i = 0; i < 50; i++) expect((await again.get(Buffer.from(`k${i}`))).status).toBe('found');
+    const again = await Store.open({
+      device,
+      ...options,
+      logger: { warn: (m) => warnings.push(m) },
+    });
+    for (let i = 0; i < 50; i++)
+      expect((await again.get(Buffer.from(`k${i}`))).status).toBe('found');
     expect((await again.get(Buffer.from('later0'))).status).toBe('notFound');
     expect(again.recovery.unreplayedBytes).toBeGreaterThan(0);
     // The unreplayed tail is behind a checkpoint now; a commit after it is one too.
