@@ -77,4 +77,22 @@ describe('a log written with another page size', () => {
       });
     });
   }
+
+  it('a damaged first page header (its used bytes) is damage for recovery, not a page size', async () => {
+    const log = await written(4096, false);
+    const device = new MemoryDevice({ volume: log.volume, segmentSize: 1 << 20 });
+    const used = Buffer.alloc(4);
+    used.writeUInt32LE(9000, 0); // more than a 4096-byte page: its checksum no longer matches
+    await device.write(8, used);
+    const store = await Store.open({
+      device,
+      checkpoints: null,
+      pageSize: 4096,
+      memory: 4 * 4096,
+      logger: { warn: () => undefined },
+    });
+    expect(store.recovery.records).toBeGreaterThan(0);
+    await store.close();
+    await device.close();
+  });
 });

@@ -1,7 +1,13 @@
 import type { Device } from '@strata/io';
 import { FileCheckpointStore } from './checkpoint-store.js';
 import { HlogError } from './errors.js';
-import { PAGE_HEADER_SIZE, PageFlag, readPageHeader } from './page-header.js';
+import {
+  PAGE_HEADER_SIZE,
+  PageFlag,
+  type PageHeader,
+  readPageHeader,
+  verifyRecordsPage,
+} from './page-header.js';
 
 /** The smallest page size a log can have (HybridLog's minimum). */
 const MIN_PAGE_SIZE = 512;
@@ -29,6 +35,18 @@ async function headerAt(device: Device, address: number) {
 }
 
 /**
+ * Whether the records page at `address` (its header read) checks out: a
+ * header whose `used` was damaged says nothing about the page size.
+ */
+async function intact(device: Device, address: number, h: PageHeader): Promise<boolean> {
+  if ((h.flags & PageFlag.BLOB) !== 0) return true;
+  if (h.used < PAGE_HEADER_SIZE || h.used > MAX_PAGE_SIZE) return false;
+  const page = Buffer.alloc(h.used);
+  if ((await device.read(address, page)) < h.used) return false;
+  return verifyRecordsPage(page, 0, h.used, h);
+}
+
+/**
  * The page size a log without a usable checkpoint was written with, as far
  * as its pages tell. The first page's header is at the log's begin: a
  * records page using more than `configured` bytes was written with larger
@@ -48,11 +66,17 @@ export async function probePageSize(
   if (end - begin < PAGE_HEADER_SIZE) return null;
   const first = await headerAt(device, begin);
   if (first === null || (first.flags & PageFlag.BLOB) !== 0) return null;
+  // Only an intact first page says anything (damage is recovery's to handle).
+  if (!(await intact(device, begin, first))) return null;
   const larger = first.used > configured;
-  const from = larger ? configured * 2 : MIN_PAGE_SIZE;
+  // Smaller pages than the first page's used bytes cannot be: the search starts above them.
+  const from = larger
+    ? configured * 2
+    : 2 ** Math.ceil(Math.log2(Math.max(MIN_PAGE_SIZE, first.used)));
   const to = larger ? MAX_PAGE_SIZE : configured / 2;
   for (let p = from; p <= to && begin + p < end; p *= 2) {
-    if ((await headerAt(device, begin + p)) !== null) return { written: p };
+    const h = await headerAt(device, begin + p);
+    if (h !== null && (await intact(device, begin + p, h))) return { written: p };
   }
   return larger ? { atLeast: first.used } : null;
 }
