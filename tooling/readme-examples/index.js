@@ -1,7 +1,7 @@
 // Every fenced ```ts example of a package README, extracted and run by a
 // test as it is written there, so that none can rot. See README.md.
 import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, rmdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -107,6 +107,8 @@ export async function runExample(example, options) {
     process.chdir(cwd);
     delete globalThis.__readmeLog;
     await rm(file, { force: true });
+    // Gone once empty (another file's examples may still be running).
+    await rmdir(dir).catch(() => undefined);
     await rm(work, { recursive: true, force: true });
   }
   const wrong = await checkDeclaredClasses(example, options);
