@@ -17,10 +17,10 @@ import { keySequence, newKey, stampValue, writeKey, yieldToLoop } from './hlog-s
  *   the synchronous status-returning path, and lmdb's synchronous `get`;
  *   level's `get`, `inFlight` at a time);
  * - `*-put`: overwrites of random keys of that database, `window` in
- *   flight, each acknowledged when durable as the engine's defaults say:
+ *   flight, each window done when durable as the engine's defaults say:
  *   strata `sync: 'always'` (group-committed log commits, fsynced), lmdb's
- *   committed transactions (fsynced), level's `sync: false` (not fsynced:
- *   the OS has it);
+ *   committed transactions once `flushed` (fsynced), level's `sync: false`
+ *   (not fsynced: the OS has it);
  * - `*-load`: `loadKeys` new keys into an empty database, the same way;
  * - `*-scan`: every key of the in-memory database, in order (strata's
  *   `scan()`: SCAN in steps of 1000; lmdb's `getKeys`; level's `keys()`);
@@ -64,6 +64,8 @@ interface Db {
   /** Whether `key` is there: synchronously when the engine answers so. */
   get(key: Buffer): boolean | Promise<boolean>;
   put(key: Buffer, value: Buffer): Promise<unknown>;
+  /** Resolves once every put so far is as durable as the engine's defaults make it. */
+  settled(): Promise<unknown>;
   /** Counts every key, in order. */
   countKeys(): Promise<number>;
   close(): Promise<void>;
@@ -77,6 +79,8 @@ function strataDb(db: Database<Buffer, 'buffer'>): Db {
       return r.status === 'found';
     },
     put: (key, value) => db.set(key, value),
+    // A set resolves once durable (sync: 'always').
+    settled: () => Promise.resolve(),
     async countKeys() {
       let n = 0;
       for await (const _ of db.scan({ count: 1000 })) n++;
@@ -90,6 +94,9 @@ function lmdbDb(db: RootDatabase<Buffer, Buffer>): Db {
   return {
     get: (key) => db.get(key) !== undefined,
     put: (key, value) => db.put(key, value),
+    // With overlappingSync (the default off Windows) a put may resolve once
+    // committed, before the fsync: `flushed` is when it is durable.
+    settled: () => db.flushed,
     async countKeys() {
       let n = 0;
       for (const _ of db.getKeys()) n++;
@@ -103,6 +110,8 @@ function levelDb(db: ClassicLevel<Buffer, Buffer>): Db {
   return {
     get: (key) => db.get(key).then((v) => v !== undefined),
     put: (key, value) => db.put(key, value),
+    // sync: false, level's default: not fsynced, nothing to wait for.
+    settled: () => Promise.resolve(),
     async countKeys() {
       let n = 0;
       for await (const _ of db.keys()) n++;
@@ -161,10 +170,12 @@ async function putAll(
     inFlight.push(db.put(keyFor(ids[n]!), valueFor(stamp + n)));
     if (inFlight.length === window) {
       await Promise.all(inFlight);
+      await db.settled();
       inFlight.length = 0;
     }
   }
   await Promise.all(inFlight);
+  await db.settled();
   return ids.length / ((performance.now() - start) / 1000);
 }
 
