@@ -31,8 +31,8 @@ function group(): Group {
  * The embedded database's command log: there is no append-only file; the
  * stores' own log is it. A write is durable once the log holding it is
  * synced (`commitLog`: the tail page sealed, flushed and synced, no index
- * snapshot; recovery replays the log after the last checkpoint), or once a
- * checkpoint holds it. With `always` each write's reply waits for a log
+ * snapshot, then its point recorded; recovery replays the log after the
+ * last checkpoint up to that point), or once a checkpoint holds it. With `always` each write's reply waits for a log
  * commit that began after it (group commit: the writes of one turn, and
  * those that came while a commit ran, share the next one); with `everysec`
  * a log commit runs each second after a write; with `no` only the periodic
