@@ -5,7 +5,7 @@ import { MemoryDevice } from '@strata/io';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemoryCheckpointStore } from './checkpoint-store.js';
 import { Store, type StoreOptions } from './hlog-store.js';
-import { rebuildThreadsUnderTest } from './test-rebuild-threads.js';
+import { rebuildThreadsUnderTest } from '../test/rebuild-threads.js';
 
 /**
  * `consistentRecovery`: a restart after a crash recovers one moment, the

@@ -1,4 +1,4 @@
-import { setRebuildThreadsUnderTest } from './test-rebuild-threads.js';
+import { setRebuildThreadsUnderTest } from '../test/rebuild-threads.js';
 
 // The recovery-damage tests again, with every whole-log rebuild on two threads.
 setRebuildThreadsUnderTest(2);

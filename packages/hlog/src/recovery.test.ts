@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Prng } from '@strata/io';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Store, type StoreOptions } from './hlog-store.js';
-import { rebuildThreadsUnderTest } from './test-rebuild-threads.js';
+import { rebuildThreadsUnderTest } from '../test/rebuild-threads.js';
 
 /**
  * After a whole-log rebuild (no checkpoint) the plain keys are recounted in

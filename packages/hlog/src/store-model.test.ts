@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Prng } from '@strata/io';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Store, type StoreOptions } from './hlog-store.js';
-import { rebuildThreadsUnderTest } from './test-rebuild-threads.js';
+import { rebuildThreadsUnderTest } from '../test/rebuild-threads.js';
 
 /**
  * Model-based randomized test: random operations against a Map model on
