@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryDevice } from '@strata/io';
 import { afterAll, describe, expect, it } from 'vitest';
+import { rebuildThreadsUnderTest } from '../test/rebuild-threads.js';
 import { MemoryCheckpointStore } from './checkpoint-store.js';
 import { Store, type StoreOptions } from './hlog-store.js';
-import { rebuildThreadsUnderTest } from '../test/rebuild-threads.js';
 
 /**
  * `consistentRecovery`: a restart after a crash recovers one moment, the

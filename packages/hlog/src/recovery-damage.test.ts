@@ -12,10 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileDevice } from '@strata/io';
 import { afterEach, describe, expect, it } from 'vitest';
+import { rebuildThreadsUnderTest } from '../test/rebuild-threads.js';
 import { Store, type StoreOptions } from './hlog-store.js';
 import { scanLog, TORN_TAIL_PAGES } from './log-scan.js';
 import { keyLengthOf, keyOffsetOf } from './record-layout.js';
-import { rebuildThreadsUnderTest } from '../test/rebuild-threads.js';
 
 /**
  * Recovery never destroys what it cannot read: damaged pages in the middle

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Prng } from '@strata/io';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Store, type StoreOptions } from './hlog-store.js';
 import { rebuildThreadsUnderTest } from '../test/rebuild-threads.js';
+import { Store, type StoreOptions } from './hlog-store.js';
 
 /**
  * After a whole-log rebuild (no checkpoint) the plain keys are recounted in

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Prng } from '@strata/io';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Store, type StoreOptions } from './hlog-store.js';
 import { rebuildThreadsUnderTest } from '../test/rebuild-threads.js';
+import { Store, type StoreOptions } from './hlog-store.js';
 
 /**
  * Model-based randomized test: random operations against a Map model on
