@@ -5,6 +5,20 @@
  * value is evaluated in double-double arithmetic (about 32 digits) and
  * rounded once; the arguments geo passes are within [-4, 4] (half angle
  * differences and latitudes in radians), which is all this handles well.
+ *
+ * Redis's 17th digit is not always this one. glibc stopped rounding sin
+ * and cos correctly in 2.28 and asin in 2.34 (slow paths removed; errors
+ * up to ~0.55 ulp), and picks an FMA or a plain build of each at run time
+ * by CPU: on glibc 2.36 (Debian 12, x86-64), 300,000 random geo-range
+ * arguments give this module and glibc different last bits on 0.03-0.05%
+ * of calls, and glibc's FMA and non-FMA variants differ from each other on
+ * 0.07% (GLIBC_TUNABLES=glibc.cpu.hwcaps=-FMA,-AVX2). A stored distance
+ * (five such calls) then differs by 1-4 ulps on ~1% of far points
+ * (test/commands/geo-storedist-live.test.ts); the meters and kilometres
+ * of nearby points agree. Matching bit for bit would mean porting one
+ * variant of glibc's dbl-64 s_sin.c and e_asin.c (LGPL, with tables of
+ * ~6000 doubles) and would still match only redis-servers on that libm and
+ * CPU class, so this stays the correctly rounded value.
  */
 
 /** A double-double: the unevaluated sum hi + lo, |lo| <= ulp(hi) / 2. */
