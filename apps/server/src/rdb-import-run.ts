@@ -3,7 +3,13 @@ import { readdir, rename, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Store, type StoreCore } from '@strata/hlog';
 import { StrataError } from '@strata/io';
-import { describeSize, importRdb, type RdbImportSummary } from '@strata/resp';
+import {
+  describeSize,
+  type FunctionStore,
+  fileFunctionStore,
+  importRdb,
+  type RdbImportSummary,
+} from '@strata/resp';
 import type { ServerConfig } from './config.js';
 import { type DatabaseStoreOptions, Databases } from './databases.js';
 import { LOCK_FILE, lockServerDir } from './dir-lock.js';
@@ -13,6 +19,8 @@ import { type Logger, seconds } from './logger.js';
 
 /** The staging directory of an import into a directory without data, inside it. */
 export const STAGING_DIR = 'import.tmp';
+/** The function libraries of a server directory (FUNCTION DUMP's format), loaded at start. */
+export const FUNCTIONS_FILE = 'functions.rdb';
 
 /**
  * `strata-server --import-rdb FILE`: loads a Redis RDB file into `--dir`,
@@ -104,6 +112,7 @@ async function read(
   open: (db: number) => Promise<StoreCore>,
   progressOut: ProgressOutput,
   existingKeys: 'refuse' | 'replace',
+  functionStore: FunctionStore | null,
 ): Promise<RdbImportSummary> {
   const progress = progressWriter(progressOut);
   try {
@@ -114,6 +123,7 @@ async function read(
       onProgress: progress.report,
       progressMs: progress.intervalMs,
       existingKeys,
+      functionStore,
     });
   } finally {
     progress.end();
@@ -125,13 +135,18 @@ function databasesIn(dir: string, config: Readonly<ServerConfig>, logger: Logger
   return new Databases({ dir, count: config.databases, store: storeOptions(config), logger });
 }
 
-/** Reads the file into `databases`, each opened on its first key; `opened` holds what was opened, whatever happens. */
+/**
+ * Reads the file into `databases`, each opened on its first key; `opened`
+ * holds what was opened, whatever happens. The file's function libraries
+ * go into `functionsDir`'s functions file (none: only checked).
+ */
 function readInto(
   config: Readonly<ServerConfig>,
   file: string,
   databases: Databases,
   opened: Map<number, StoreCore>,
   progressOut: ProgressOutput,
+  functionsDir: string | null,
   existingKeys: 'refuse' | 'replace' = 'refuse',
 ): Promise<RdbImportSummary> {
   const open = async (db: number): Promise<StoreCore> => {
@@ -139,7 +154,8 @@ function readInto(
     opened.set(db, store);
     return store;
   };
-  return read(config, file, open, progressOut, existingKeys);
+  const functions = functionsDir === null ? null : fileFunctionStore(join(functionsDir, FUNCTIONS_FILE));
+  return read(config, file, open, progressOut, existingKeys, functions);
 }
 
 async function stagedImport(
@@ -156,7 +172,7 @@ async function stagedImport(
   const open = new Map<number, StoreCore>();
   let summary: RdbImportSummary;
   try {
-    summary = await readInto(config, file, databases, open, progressOut);
+    summary = await readInto(config, file, databases, open, progressOut, staging);
     // The file is whole: each database checkpointed, closed, then moved in.
     for (const [db, store] of open) await databases.close(db, store);
     open.clear();
@@ -168,6 +184,7 @@ async function stagedImport(
   for (const db of summary.byDatabase.keys()) {
     await rename(join(staging, String(db)), join(dir, String(db)));
   }
+  if (summary.functions > 0) await rename(join(staging, FUNCTIONS_FILE), join(dir, FUNCTIONS_FILE));
   await rm(staging, { recursive: true, force: true });
   return summary;
 }
@@ -187,7 +204,7 @@ async function mergeImport(
   const opened = new Map<number, StoreCore>();
   let checked: RdbImportSummary;
   try {
-    checked = await readInto(config, file, scratch, opened, progressOut);
+    checked = await readInto(config, file, scratch, opened, progressOut, null);
   } finally {
     for (const store of opened.values()) if (store instanceof Store) await store.abandon();
     await rm(staging, { recursive: true, force: true });
@@ -199,7 +216,7 @@ async function mergeImport(
   const open = new Map<number, StoreCore>();
   try {
     // Checked above (its duplicates refused there): its keys now go over what the databases hold.
-    return await readInto(config, file, databases, open, progressOut, 'replace');
+    return await readInto(config, file, databases, open, progressOut, dir, 'replace');
   } finally {
     for (const [db, store] of open) await databases.close(db, store);
   }
@@ -229,9 +246,9 @@ function logSummary(s: RdbImportSummary, logger: Logger): void {
       `${describeSize(s.bytes)} in ${seconds(s.ms)} seconds (${perSecond} keys/s)`,
   );
   if (s.functions > 0) {
-    logger.warning(
-      `The RDB file holds ${s.functions} function librar${s.functions === 1 ? 'y' : 'ies'}: ` +
-        'not imported (load them with FUNCTION LOAD)',
+    logger.notice(
+      `Imported ${s.functions} function librar${s.functions === 1 ? 'y' : 'ies'} ` +
+        `(${s.functionNames.join(', ')}): compiled when the server starts`,
     );
   }
 }

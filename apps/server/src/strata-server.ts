@@ -36,6 +36,7 @@ import { OomScore } from './oom-score.js';
 import { PeriodicCheckpoints } from './periodic-checkpoints.js';
 import { removePidFile, writePidFile } from './pid-file.js';
 import { ProcTitle } from './proc-title.js';
+import { FUNCTIONS_FILE } from './rdb-import-run.js';
 import { givenValue, startupConfigSets, startupConfigValues } from './redis-parameters.js';
 import type { ShutdownOptions } from './shutdown-options.js';
 import { listenUnix, removeUnixSocket } from './unix-socket.js';
@@ -99,7 +100,7 @@ export class StrataServer {
     this.resp = new RespServer({
       databases: this.databases,
       // FUNCTION LOAD's libraries, saved before its OK (no AOF needed).
-      functionStore: fileFunctionStore(join(resolve(config.dir), 'functions.rdb')),
+      functionStore: fileFunctionStore(join(resolve(config.dir), FUNCTIONS_FILE)),
       requirepass: config.requirepass,
       maxclients: config.maxclients,
       notifyKeyspaceEvents: config.notifyKeyspaceEvents,

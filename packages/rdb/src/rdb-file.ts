@@ -52,6 +52,8 @@ export class RdbFileReader implements AsyncIterable<RdbRecord> {
   readonly aux = new Map<string, Buffer>();
   /** FUNCTION2 payloads: the source code of each function library. */
   readonly functions: Buffer[] = [];
+  /** The byte offset of each FUNCTION2 opcode, parallel to `functions`. */
+  readonly functionOffsets: number[] = [];
   /** Names of modules whose MODULE_AUX data was skipped. */
   readonly skippedModuleAux: string[] = [];
   /** Bytes consumed so far (for a progress bar). */
@@ -196,6 +198,7 @@ export class RdbFileReader implements AsyncIterable<RdbRecord> {
       }
       case RDB_OPCODE.FUNCTION2:
         this.functions.push(r.string());
+        this.functionOffsets.push(at);
         return { kind: 'meta' };
       case RDB_OPCODE.FUNCTION_PRE_GA:
         throw new RdbError(

@@ -5,6 +5,8 @@ import { openRdbFile, RdbError, type RdbRecord, type RdbValueType } from '@strat
 import { streamFromRdb } from '../commands/dump/stream-bridge.js';
 import { fromRdbValue, type RestoredRecord, rdbValueSize } from '../commands/dump/value-bridge.js';
 import { noteSoonest, REGISTRY_KEY } from '../commands/hashes/field-registry.js';
+import { type FunctionStore, libraryName } from '../commands/scripting/function-libraries.js';
+import { addImportedLibraries } from '../commands/scripting/imported-libraries.js';
 import { readRecord } from '../commands/shared/read-record.js';
 import { CommandError } from '../errors.js';
 import { RdbImportError } from './import-error.js';
@@ -38,6 +40,13 @@ export interface RdbImportOptions {
    * checked with 'refuse' before).
    */
   readonly existingKeys?: 'refuse' | 'replace';
+  /**
+   * Where the file's function libraries go (strata-server's functions
+   * file), added after the keys (a library of the same name replaced);
+   * none: they are only checked (each must have a valid `#!lua name=`
+   * line). The server compiles them when it starts.
+   */
+  readonly functionStore?: FunctionStore | null;
 }
 
 /** What an import did, as Redis's "Done loading RDB" line and more. */
@@ -54,8 +63,10 @@ export interface RdbImportSummary {
   readonly expiredSkipped: number;
   /** Empty collections (older RDB files may hold them): skipped, as Redis 7.0 does. */
   readonly emptySkipped: number;
-  /** Function libraries in the file (FUNCTION2): not imported. */
+  /** Function libraries in the file (FUNCTION2): into `functionStore` when one was given. */
   readonly functions: number;
+  /** Their names, in the file's order. */
+  readonly functionNames: readonly string[];
   readonly bytes: number;
   readonly ms: number;
 }
@@ -100,6 +111,7 @@ export async function importRdb(options: RdbImportOptions): Promise<RdbImportSum
   // Hashes with field expiry times per database, for the active cycle's registry.
   const registries = new Map<number, HashValue>();
   let keys = 0;
+  let functionNames: string[] = [];
   let expiredSkipped = 0;
   let emptySkipped = 0;
   const progressMs = options.progressMs ?? 250;
@@ -159,9 +171,13 @@ export async function importRdb(options: RdbImportOptions): Promise<RdbImportSum
         }
       }
     }
+    functionNames = libraryNamesOf(reader.functions, reader.functionOffsets);
     // The blocks are written as they seal; what the caches still hold is clean.
     for (const c of caches.values()) await c.flush();
     for (const [db, reg] of registries) await register(stores.get(db)!, reg);
+    if (options.functionStore && reader.functions.length > 0) {
+      await addImportedLibraries(options.functionStore, reader.functions);
+    }
   } catch (e) {
     if (e instanceof RdbError) throw new RdbImportError(e.code, e.message, e.offset);
     throw e;
@@ -179,9 +195,37 @@ export async function importRdb(options: RdbImportOptions): Promise<RdbImportSum
     expiredSkipped,
     emptySkipped,
     functions: reader.functions.length,
+    functionNames,
     bytes: reader.bytesRead,
     ms,
   };
+}
+
+/** The libraries' names; a library without a valid metadata line stops the import at its offset. */
+function libraryNamesOf(codes: readonly Buffer[], offsets: readonly number[]): string[] {
+  const names = new Set<string>();
+  for (let i = 0; i < codes.length; i++) {
+    let name: string;
+    try {
+      name = libraryName(codes[i]!);
+    } catch (e) {
+      const why = (e instanceof Error ? e.message : String(e)).replace(/^ERR /, '');
+      throw new RdbImportError(
+        'ERR_IMPORT_VALUE',
+        `function library ${i + 1} of the file: ${why} (at byte offset ${offsets[i]})`,
+        offsets[i]!,
+      );
+    }
+    if (names.has(name)) {
+      throw new RdbImportError(
+        'ERR_IMPORT_DUPLICATE',
+        `RDB has duplicated function library '${name}' (at byte offset ${offsets[i]})`,
+        offsets[i]!,
+      );
+    }
+    names.add(name);
+  }
+  return [...names];
 }
 
 const keyText = (key: Buffer) => JSON.stringify(key.toString('latin1'));

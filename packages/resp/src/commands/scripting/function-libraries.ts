@@ -34,8 +34,15 @@ export interface Library {
 
 const fail = (message: string) => new CommandError('ERR_SCRIPT', message, true);
 
+/** The library codes of a function store's payload; throws when the payload is corrupt. */
+export function savedCodes(payload: Buffer): Buffer[] {
+  const codes = restoreLibraries(payload);
+  if (codes === null) throw fail('ERR the saved function libraries are corrupt (checksum)');
+  return codes;
+}
+
 /** `#!lua name=<lib>`, Redis 7.0's functionExtractLibMetaData. */
-function libraryName(code: Buffer): string {
+export function libraryName(code: Buffer): string {
   if (code[0] !== 0x23 || code[1] !== 0x21) throw fail('ERR Missing library metadata');
   const end = code.indexOf(0x0a);
   const line = code.toString('latin1', 0, end < 0 ? code.length : end);
@@ -85,9 +92,16 @@ export class FunctionLibraries {
   async restoreSaved(): Promise<void> {
     const payload = await this.store?.load();
     if (payload === null || payload === undefined) return;
-    const codes = restoreLibraries(payload);
-    if (codes === null) throw new Error('the saved function libraries are corrupt (checksum)');
-    for (const code of codes) this.add(this.compile(code), false);
+    for (const code of savedCodes(payload)) {
+      try {
+        this.add(this.compile(code), false);
+      } catch (e) {
+        // Saved by an RDB import, not by a FUNCTION LOAD that compiled it: say which.
+        const name = code.toString('latin1', 0, Math.min(code.indexOf(0x0a) >>> 0, 200));
+        const why = (e instanceof Error ? e.message : String(e)).replace(/^ERR /, '');
+        throw fail(`ERR the saved function library '${name}' cannot be loaded: ${why}`);
+      }
+    }
   }
 
   /** FUNCTION LOAD [REPLACE]: the library's name; saved before it resolves. */
