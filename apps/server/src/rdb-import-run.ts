@@ -154,7 +154,8 @@ function readInto(
     opened.set(db, store);
     return store;
   };
-  const functions = functionsDir === null ? null : fileFunctionStore(join(functionsDir, FUNCTIONS_FILE));
+  const functions =
+    functionsDir === null ? null : fileFunctionStore(join(functionsDir, FUNCTIONS_FILE));
   return read(config, file, open, progressOut, existingKeys, functions);
 }
 

@@ -592,7 +592,10 @@ describe('--import-rdb of function libraries on files built here', () => {
   test('a library that does not compile: imported, then the server refuses to start, naming it', async () => {
     const file = await writeTemp(
       'fn-broken.rdb',
-      handBuiltRdb(functionRecord('#!lua name=broken\nthis is not lua'), dbRecords(0, [['a', '1']])),
+      handBuiltRdb(
+        functionRecord('#!lua name=broken\nthis is not lua'),
+        dbRecords(0, [['a', '1']]),
+      ),
     );
     const dir = newDir();
     const r = await runCli(['--import-rdb', file, '--dir', dir, ...SMALL]);
@@ -609,15 +612,21 @@ describe('--import-rdb of function libraries on files built here', () => {
     const first = await writeTemp(
       'fn-first.rdb',
       handBuiltRdb(
-        functionRecord("#!lua name=keep\nredis.register_function('kept', function() return 'k' end)"),
-        functionRecord("#!lua name=lib\nredis.register_function('old', function() return 'old' end)"),
+        functionRecord(
+          "#!lua name=keep\nredis.register_function('kept', function() return 'k' end)",
+        ),
+        functionRecord(
+          "#!lua name=lib\nredis.register_function('old', function() return 'old' end)",
+        ),
         dbRecords(0, [['a', '1']]),
       ),
     );
     const second = await writeTemp(
       'fn-second.rdb',
       handBuiltRdb(
-        functionRecord("#!lua name=lib\nredis.register_function('new', function() return 'new' end)"),
+        functionRecord(
+          "#!lua name=lib\nredis.register_function('new', function() return 'new' end)",
+        ),
         dbRecords(0, [['b', '2']]),
       ),
     );
@@ -644,48 +653,53 @@ describe('--import-rdb of function libraries on files built here', () => {
   });
 });
 
-describe.skipIf(!hasRedis)('--import-rdb of function libraries written by redis-server (live)', () => {
-  test('after the import FCALL works and FUNCTION LIST WITHCODE is what redis-server lists', async () => {
-    const redis = await startRedis();
-    const rc = await client(redis.port);
-    try {
-      await rc.call(
-        'function',
-        'load',
-        [
-          '#!lua name=mylib',
-          "redis.register_function('echo_key', function(keys, args) return redis.call('GET', keys[1]) end)",
-          'redis.register_function{function_name="ro_count", callback=function(keys, args) return #args end,',
-          "  flags={'no-writes', 'allow-stale'}, description='counts its arguments'}",
-        ].join('\n'),
-      );
-      await rc.call(
-        'function',
-        'load',
-        "#!lua name=other\nredis.register_function('incr_by', function(keys, args) return redis.call('INCRBY', keys[1], args[1]) end)",
-      );
-      await rc.set('k', 'v');
-      await rc.set('n', '5');
-      expect(await rc.save()).toBe('OK');
-      const rdb = join(tmp.path, 'redis-functions.rdb');
-      await copyFile(join(redis.dir, 'dump.rdb'), rdb);
+describe.skipIf(!hasRedis)(
+  '--import-rdb of function libraries written by redis-server (live)',
+  () => {
+    test('after the import FCALL works and FUNCTION LIST WITHCODE is what redis-server lists', async () => {
+      const redis = await startRedis();
+      const rc = await client(redis.port);
+      try {
+        await rc.call(
+          'function',
+          'load',
+          [
+            '#!lua name=mylib',
+            "redis.register_function('echo_key', function(keys, args) return redis.call('GET', keys[1]) end)",
+            'redis.register_function{function_name="ro_count", callback=function(keys, args) return #args end,',
+            "  flags={'no-writes', 'allow-stale'}, description='counts its arguments'}",
+          ].join('\n'),
+        );
+        await rc.call(
+          'function',
+          'load',
+          "#!lua name=other\nredis.register_function('incr_by', function(keys, args) return redis.call('INCRBY', keys[1], args[1]) end)",
+        );
+        await rc.set('k', 'v');
+        await rc.set('n', '5');
+        expect(await rc.save()).toBe('OK');
+        const rdb = join(tmp.path, 'redis-functions.rdb');
+        await copyFile(join(redis.dir, 'dump.rdb'), rdb);
 
-      const t = await importServing(rdb);
-      const c = await client(t.port);
-      // Redis saves them in its dictionary's order.
-      expect(t.process.stdout).toMatch(/Imported 2 function libraries \((mylib, other|other, mylib)\)/);
-      expect(await c.call('fcall', 'echo_key', '1', 'k')).toBe('v');
-      expect(await c.call('fcall_ro', 'ro_count', '0', 'a', 'b', 'c')).toBe(3);
-      expect(await c.call('fcall', 'incr_by', '1', 'n', '4')).toBe(9);
-      const list = (r: Redis) => r.call('function', 'list', 'withcode');
-      const byName = (l: unknown) =>
-        (l as unknown[][]).slice().sort((a, b) => String(a[1]).localeCompare(String(b[1])));
-      expect(byName(await list(c))).toEqual(byName(await list(rc)));
-      c.disconnect();
-      await t.process.stop();
-    } finally {
-      rc.disconnect();
-      redis.child.kill('SIGKILL');
-    }
-  }, 40_000);
-});
+        const t = await importServing(rdb);
+        const c = await client(t.port);
+        // Redis saves them in its dictionary's order.
+        expect(t.process.stdout).toMatch(
+          /Imported 2 function libraries \((mylib, other|other, mylib)\)/,
+        );
+        expect(await c.call('fcall', 'echo_key', '1', 'k')).toBe('v');
+        expect(await c.call('fcall_ro', 'ro_count', '0', 'a', 'b', 'c')).toBe(3);
+        expect(await c.call('fcall', 'incr_by', '1', 'n', '4')).toBe(9);
+        const list = (r: Redis) => r.call('function', 'list', 'withcode');
+        const byName = (l: unknown) =>
+          (l as unknown[][]).slice().sort((a, b) => String(a[1]).localeCompare(String(b[1])));
+        expect(byName(await list(c))).toEqual(byName(await list(rc)));
+        c.disconnect();
+        await t.process.stop();
+      } finally {
+        rc.disconnect();
+        redis.child.kill('SIGKILL');
+      }
+    }, 40_000);
+  },
+);

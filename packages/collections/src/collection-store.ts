@@ -405,14 +405,18 @@ export class CollectionStore {
   /**
    * Forgets `key` without writing it (a command replaced or deleted the key
    * at the record level: SET, DEL, RENAME's destination, FLUSHDB...).
+   * Returns the collection it held, if cached (a stream's blocks go after it).
    */
-  invalidate(key: Uint8Array): void {
+  invalidate(key: Uint8Array): CollectionValue | undefined {
     this.onKeyGone?.(key);
     this.staleLoad(key);
     // Most SETs meet an empty cache: no key hash then (it was ~7% of a SET's CPU).
-    if (this.table.size === 0) return;
+    if (this.table.size === 0) return undefined;
     const e = this.table.find(key);
-    if (e !== undefined) this.drop(e);
+    if (e === undefined) return undefined;
+    const value = e.value ?? undefined;
+    this.drop(e);
+    return value;
   }
 
   /** The record's expiry changed (EXPIRE family, PERSIST); a time in the past drops the entry. */

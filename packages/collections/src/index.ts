@@ -63,6 +63,7 @@ export {
   streamIdMs,
   withSeq,
 } from './stream-id.js';
+export { blocksToReclaim, reclaimedBlocks } from './stream-reclaim.js';
 export {
   STREAM_BLOCK_BYTES,
   STREAM_BLOCK_ENTRIES,

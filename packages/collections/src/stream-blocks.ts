@@ -5,6 +5,7 @@ import type { CollectionStore } from './collection-store.js';
 import type { CollectionLookup } from './lookup.js';
 import type { StreamBlockValue } from './stream-block.js';
 import './stream-codec.js';
+import { reclaimBlocks } from './stream-reclaim.js';
 import {
   newStreamId,
   type StreamBlockRef,
@@ -75,7 +76,8 @@ export class CachedStreamBlocks implements StreamBlocks {
   }
 
   dropped(ref: StreamBlockRef): void {
-    this.wrote(this.cache.delete(this.key(ref)));
+    // In the background, after this command's head change (a trim of many blocks answers at once).
+    void reclaimBlocks(this.cache, [this.key(ref)]);
   }
 
   /** The block record writes still in flight, undefined when none. */
@@ -179,13 +181,17 @@ export async function copyStreamBlocks(
   return copy;
 }
 
-/** Deletes every block of `head` from `cache` (DEL of a stream, MOVE's source). */
-export async function dropStreamBlocks(head: StreamValue, cache: CollectionStore): Promise<void> {
-  if (head.sid === null) return;
-  const writes: Promise<void>[] = [];
-  for (const ref of head.refs) {
-    const w = cache.delete(streamBlockKey(head.sid, ref.no));
-    if (w !== undefined) writes.push(w);
-  }
-  await Promise.all(writes);
+/**
+ * Deletes every block of `head` from `cache` in the background, in slices
+ * (stream-reclaim.ts); resolves when they are gone. Call it once the store
+ * no longer has `head` (its key deleted or overwritten, the write settled):
+ * a crash in between then leaves orphan blocks, never half a stream.
+ */
+export function dropStreamBlocks(head: StreamValue, cache: CollectionStore): Promise<void> {
+  const sid = head.sid;
+  if (sid === null || head.refs.length === 0) return Promise.resolve();
+  return reclaimBlocks(
+    cache,
+    head.refs.map((ref) => streamBlockKey(sid, ref.no)),
+  );
 }

@@ -1,6 +1,6 @@
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CollectionStore } from '@strata/collections';
+import { CollectionStore, reclaimedBlocks } from '@strata/collections';
 import { type ExpiryRate, Store, type StoreCore, type StoreOptions } from '@strata/hlog';
 
 /**
@@ -464,7 +464,9 @@ export class Keyspace {
         const cache = this.caches[i];
         cache?.stopBackground();
         closing.push(
-          this.writeBackUnhooked(i)
+          // Stream blocks let go and not yet deleted are deleted first (else left on disk for good).
+          (cache === undefined ? Promise.resolve() : reclaimedBlocks(cache))
+            .then(() => this.writeBackUnhooked(i))
             .finally(() => this.provider.close(i, s))
             .finally(() => cache?.dispose()),
         );

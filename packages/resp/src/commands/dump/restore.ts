@@ -1,4 +1,4 @@
-import { decoderFor, dropStreamBlocks, StreamValue } from '@strata/collections';
+import type { StreamValue } from '@strata/collections';
 import { RecordType } from '@strata/hlog';
 import { parseDumpPayload, RDB_MAX_READ_VERSION, RdbError, type RdbValue } from '@strata/rdb';
 import { eqi, parseInteger } from '../../args.js';
@@ -8,7 +8,8 @@ import type { CommandResult } from '../../server/command-table.js';
 import { signalReady } from '../blocking/blocking-registry.js';
 import { registerHash } from '../hashes/field-registry.js';
 import { NotifyClass, notifyKeyspaceEvent } from '../pubsub/keyspace-events.js';
-import { readRecord, settled } from '../shared/read-record.js';
+import { settled } from '../shared/read-record.js';
+import { dropBlocksAfter, streamHeadOf } from '../streams/stream-removal.js';
 import { streamFromRdb } from './stream-bridge.js';
 import { fromRdbValue, type RestoredRecord } from './value-bridge.js';
 
@@ -92,30 +93,23 @@ export function restore(c: Client, argv: Buffer[]): CommandResult {
     } else decoded = fromRdbValue(value);
     if (ttl !== 0 && !o.absTtl) ttl += Date.now();
     const server = c.server;
-    // A stream replaced takes its blocks with it: its head as cached, else as its record holds it.
-    if (found.status === 'found' && found.type === RecordType.STREAM) {
-      const cached = c.collections.peek(key);
-      let old: StreamValue | null = cached instanceof StreamValue ? cached : null;
-      if (old === null) {
-        const r = await readRecord(c.store, key);
-        if (r.status === 'found' && r.type === RecordType.STREAM) {
-          old = decoderFor(RecordType.STREAM)!(r.value) as StreamValue;
-        }
-      }
-      if (old !== null) await dropStreamBlocks(old, c.collections);
-    }
+    // A stream replaced takes its blocks with it, once its head is overwritten.
+    const old = exists ? await streamHeadOf(c.collections, c.store, key) : null;
     c.collections.invalidate(key);
     if (ttl !== 0 && ttl <= Date.now()) {
-      if (stream !== null) await dropStreamBlocks(stream, c.collections);
+      // The restored stream was never visible: its blocks go at once.
+      if (stream !== null) dropBlocksAfter(undefined, stream, c.collections);
       // Already expired: Redis deletes what REPLACE would have replaced, and answers OK.
       if (exists) {
         await settled(c.store.remove(key));
+        dropBlocksAfter(undefined, old, c.collections);
         notifyKeyspaceEvent(server, NotifyClass.generic, 'del', key, c.db, c);
       }
       c.reply.simple('OK');
       return;
     }
     await settled(c.store.upsert(key, decoded.record, ttl, 0, decoded.type));
+    dropBlocksAfter(undefined, old, c.collections);
     // A new value (even over a REPLACEd one): the access word is its own.
     c.store.setAccessWord(key, c.server.access.created(o.freq, o.idle));
     if (decoded.fieldExpiry !== undefined) await registerHash(c, key, decoded.fieldExpiry);

@@ -2,8 +2,7 @@ import {
   type CollectionStore,
   copyStreamBlocks,
   decoderFor,
-  dropStreamBlocks,
-  StreamValue,
+  type StreamValue,
 } from '@strata/collections';
 import { type ReadResult, RecordType, type StoreCore } from '@strata/hlog';
 import { INT64_MAX_DOUBLE } from '@strata/io';
@@ -18,6 +17,7 @@ import { expiredOnMiss, readMissed } from '../shared/expiry.js';
 import { ALL_KEYS, KEY1, NO_KEYS, SRC_DST } from '../shared/key-positions.js';
 import { readRecord, settled } from '../shared/read-record.js';
 import { whenNonZero } from '../shared/replay-rules.js';
+import { dropBlocksAfter, streamHeadOf } from '../streams/stream-removal.js';
 import { expireReplay } from './replay.js';
 
 type KeyOp = (store: StoreCore, key: Buffer) => boolean | Promise<boolean>;
@@ -86,18 +86,30 @@ function exists(store: StoreCore, key: Buffer): boolean | Promise<boolean> {
   return v.status === 'found';
 }
 
-/** DEL / UNLINK of one key: its cached collection goes first (nothing of it is written back). */
+/**
+ * DEL / UNLINK of one key: its cached collection goes first (nothing of it
+ * is written back). A stream's head is read first (cached, or from its
+ * record) and its blocks deleted after it, in the background.
+ */
 function removeKey(c: Client): (store: StoreCore, key: Buffer) => boolean | Promise<boolean> {
   const collections = c.collections;
   return (store, key) => {
-    // A cached stream's blocks go with it (one not cached leaves them to the block GC).
-    const cached = collections.peek(key);
-    if (cached instanceof StreamValue && cached.refs.length > 0) {
-      void dropStreamBlocks(cached, collections);
-    }
-    collections.invalidate(key);
-    return remove(store, key);
+    const head = streamHeadOf(collections, store, key);
+    if (head instanceof Promise) return head.then((h) => removeHead(collections, store, key, h));
+    return removeHead(collections, store, key, head);
   };
+}
+
+function removeHead(
+  collections: CollectionStore,
+  store: StoreCore,
+  key: Buffer,
+  head: StreamValue | null,
+): boolean | Promise<boolean> {
+  collections.invalidate(key);
+  const r = remove(store, key);
+  dropBlocksAfter(r, head, collections);
+  return r;
 }
 
 function remove(store: StoreCore, key: Buffer): boolean | Promise<boolean> {
@@ -370,14 +382,17 @@ function transfer(
         if (mode === 'move') movedStream = head;
       }
     }
+    // A stream the destination held takes its blocks with it, after it is overwritten.
+    const replaced = await streamHeadOf(toCollections, to, dst);
     toCollections.invalidate(dst);
     await settled(to.upsert(dst, value, r.expiresAt, 0, r.type));
+    dropBlocksAfter(undefined, replaced, toCollections);
     const copied = mode === 'copy' || mode === 'copy-replace';
     to.setAccessWord(dst, copied ? access.fresh : srcWord);
     if (mode !== 'copy' && mode !== 'copy-replace') {
       fromCollections.invalidate(src);
       await settled(from.remove(src));
-      if (movedStream !== null) await dropStreamBlocks(movedStream, fromCollections);
+      dropBlocksAfter(undefined, movedStream, fromCollections);
     }
     // Redis's dbAdd of the destination says `new` (an overwritten one too:
     // it is deleted first), then the command its own events.

@@ -52,6 +52,7 @@ import { stringGroup } from '../shared/command-groups.js';
 import { ExpiryUnit, expiryMs, expiryOption, optionValue } from '../shared/expiry.js';
 import { ALL_KEYS, KEY1 } from '../shared/key-positions.js';
 import { withStringPicked, withStringRange } from '../shared/string-range.js';
+import { dropBlocksAfter, invalidateHead } from '../streams/stream-removal.js';
 import {
   getdelReplay,
   getexReplay,
@@ -211,8 +212,9 @@ function upsertAndReply(
   // A write that replaces whatever the key holds drops its cached collection
   // first; one that may not write (NX, GET over another type) only once it did.
   const collections = c.collections;
-  if ((flags & (SetFlag.NX | SetFlag.GET)) === 0) collections.invalidate(key);
+  const head = (flags & (SetFlag.NX | SetFlag.GET)) === 0 ? invalidateHead(collections, key) : null;
   const v = c.store.upsert(key, value, expiresAt, flags);
+  dropBlocksAfter(v.status === 'pending' ? v.pending : v, head, collections);
   const get = (flags & SetFlag.GET) !== 0;
   if (v.status === 'pending') {
     return v.pending.then((r) => {

@@ -1,0 +1,82 @@
+import {
+  type CollectionLookup,
+  type CollectionStore,
+  type CollectionValue,
+  dropStreamBlocks,
+  StreamValue,
+} from '@strata/collections';
+import { RecordType, type StoreCore } from '@strata/hlog';
+
+/**
+ * A stream's blocks are records of their own, so whatever removes or
+ * replaces a stream's head must delete them too, or they stay on disk
+ * for good. The order is the head first, then (once that write settled)
+ * the blocks, in the background (collections' stream-reclaim.ts): a crash
+ * or a checkpoint in between shows no stream, never half of one; what it
+ * can leave is orphan blocks, which nothing reads.
+ */
+
+/**
+ * The stream head `key` holds, read to learn its blocks before it goes:
+ * the cached one, else its record (a probe first, so a key of another type
+ * is never read whole). Null when the key holds no stream with blocks.
+ */
+export function streamHeadOf(
+  collections: CollectionStore,
+  store: StoreCore,
+  key: Buffer,
+): StreamValue | null | Promise<StreamValue | null> {
+  const cached = collections.peek(key);
+  if (cached !== undefined) return withBlocks(cached);
+  const p = store.probe(key);
+  if (p.status === 'pending') {
+    return p.pending.then((r) =>
+      r.status === 'found' && r.type === RecordType.STREAM ? load(collections, key) : null,
+    );
+  }
+  return p.status === 'found' && p.type === RecordType.STREAM ? load(collections, key) : null;
+}
+
+function load(
+  collections: CollectionStore,
+  key: Buffer,
+): StreamValue | null | Promise<StreamValue | null> {
+  const r = collections.get<StreamValue>(key, RecordType.STREAM);
+  // A newer head cached meanwhile (another command loaded and changed it) is the one that goes.
+  const pick = (x: CollectionLookup<StreamValue>) =>
+    withBlocks(collections.peek(key) ?? (x.status === 'found' ? x.value : null));
+  return r instanceof Promise ? r.then(pick) : pick(r);
+}
+
+/**
+ * Forgets `key`'s cached collection before a write that replaces it
+ * (SET), and returns it when it is a stream head with blocks, for
+ * dropBlocksAfter. A head not cached is not read (a blind write stays
+ * blind): its blocks are left behind.
+ */
+export function invalidateHead(collections: CollectionStore, key: Buffer): StreamValue | null {
+  return withBlocks(collections.invalidate(key));
+}
+
+function withBlocks(v: CollectionValue | null | undefined): StreamValue | null {
+  return v instanceof StreamValue && v.refs.length > 0 ? v : null;
+}
+
+/**
+ * Deletes `head`'s blocks once `write` (the removal or overwrite of its
+ * key) has settled; in the background, so the command does not wait.
+ */
+export function dropBlocksAfter(
+  write: Promise<unknown> | unknown,
+  head: StreamValue | null,
+  collections: CollectionStore,
+): void {
+  if (head === null) return;
+  if (write instanceof Promise) {
+    // A write that failed left the head in place: its blocks stay with it.
+    write.then(
+      () => dropStreamBlocks(head, collections),
+      () => undefined,
+    );
+  } else void dropStreamBlocks(head, collections);
+}
