@@ -17,6 +17,12 @@ import { MiB } from '../sizes.js';
  *   flight, no socket;
  * - `store-whole`: the store's whole-value read, as GETBIT read a large
  *   value before ranged reads (`wholeOps` of them: each reads the bitmap).
+ * - `setbit`: SETBIT at a random offset through the RespServer, the
+ *   bitmap pushed out of memory again before each (`writeOps` of them; only
+ *   the SETBIT is timed). A write is not ranged: the read-modify-write
+ *   reads the whole value and appends a whole new blob (the log is written
+ *   once, so a chunk cannot be rewritten where it lies; see the bench
+ *   README), so it also reports `log_bytes_per_op`, the log's growth.
  * Ratio `store-range/store-whole`: what the ranged read gains.
  */
 
@@ -24,6 +30,7 @@ type Params = {
   bitmapBytes: number;
   ops: number;
   wholeOps: number;
+  writeOps: number;
   pipeline: number;
 };
 
@@ -32,6 +39,8 @@ interface State {
   port: number;
   store: Store;
   offsets: Float64Array;
+  /** Filler keys written so far (the next one's number). */
+  fillers: number;
 }
 
 const KEY = Buffer.from('bitmap');
@@ -48,6 +57,43 @@ function bitOffsets(n: number, bits: number): Float64Array {
   };
   for (let i = 0; i < n; i++) out[i] = ((draw() >>> 12) * 2 ** 32 + draw()) % bits;
   return out;
+}
+
+/**
+ * Small keys (numbered from `from`) until everything written so far has
+ * left the log's memory (the bitmap on disk); resolves with the next number.
+ */
+async function pushOut(store: Store, from: number): Promise<number> {
+  const mark = store.log.tail;
+  const filler = Buffer.alloc(100, 0x61);
+  let i = from;
+  while (store.log.head <= mark) await store.set(`filler:${i++}`, filler);
+  return i;
+}
+
+/** One SETBIT over a new connection; resolves with its ms. */
+function setbit(port: number, offset: number): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const sock = net.connect(port, '127.0.0.1');
+    let started = 0;
+    const reader = new ReplyReader((reply) => {
+      if (reply[0] !== 0x3a) reject(new Error(`SETBIT answered ${reply.toString('latin1')}`));
+    });
+    sock.on('error', reject);
+    sock.on('connect', () => {
+      started = performance.now();
+      sock.write(
+        encodeCommand([Buffer.from('SETBIT'), KEY, Buffer.from(String(offset)), Buffer.from('1')]),
+      );
+    });
+    sock.on('data', (d: Buffer) => {
+      if (reader.feed(d) > 0) {
+        const ms = performance.now() - started;
+        sock.destroy();
+        resolve(ms);
+      }
+    });
+  });
 }
 
 function bytesRead(store: Store): number {
@@ -110,8 +156,8 @@ export const bitsDisk = defineScenario<Params, State>({
   description:
     'GETBIT at random offsets of a large bitmap on disk: ranged reads (a chunk per op) against whole-value reads',
   params: {
-    full: { bitmapBytes: 64 * MiB, ops: 20_000, wholeOps: 40, pipeline: 16 },
-    ci: { bitmapBytes: 8 * MiB, ops: 2_000, wholeOps: 10, pipeline: 8 },
+    full: { bitmapBytes: 64 * MiB, ops: 20_000, wholeOps: 40, writeOps: 8, pipeline: 16 },
+    ci: { bitmapBytes: 8 * MiB, ops: 2_000, wholeOps: 10, writeOps: 4, pipeline: 8 },
   },
   readsDisk: true,
   runs: { full: 3, ci: 1 },
@@ -120,6 +166,7 @@ export const bitsDisk = defineScenario<Params, State>({
     higher('getbit', 'ops/s'),
     higher('store-range', 'ops/s'),
     higher('store-whole', 'ops/s'),
+    higher('setbit', 'ops/s'),
   ],
   ratios: ['store-range/store-whole'],
 
@@ -137,9 +184,7 @@ export const bitsDisk = defineScenario<Params, State>({
     const bitmap = Buffer.alloc(p.bitmapBytes);
     for (let i = 0; i < bitmap.length; i += 4096) bitmap[i] = 0x80;
     await store.set(KEY, bitmap);
-    const mark = store.log.tail;
-    const filler = Buffer.alloc(100, 0x61);
-    for (let i = 0; store.log.head <= mark; i++) await store.set(`filler:${i}`, filler);
+    const fillers = await pushOut(store, 0);
     const provider: DatabaseProvider = {
       count: 1,
       async open() {
@@ -152,7 +197,7 @@ export const bitsDisk = defineScenario<Params, State>({
     const server = new RespServer({ databases: provider });
     const { port } = await server.listen(0);
     ctx.log(`a bitmap of ${p.bitmapBytes} bytes on disk`);
-    return { server, port, store, offsets: bitOffsets(4096, p.bitmapBytes * 8) };
+    return { server, port, store, offsets: bitOffsets(4096, p.bitmapBytes * 8), fillers };
   },
 
   async run(variant, ctx): Promise<Measurement> {
@@ -161,6 +206,24 @@ export const bitsDisk = defineScenario<Params, State>({
     const before = bytesRead(s.store);
     let value: number;
     let ops = p.ops;
+    if (variant.name === 'setbit') {
+      // Each SETBIT meets the bitmap on disk; only the command is timed.
+      let ms = 0;
+      let read = 0;
+      let logged = 0;
+      for (let i = 0; i < p.writeOps; i++) {
+        s.fillers = await pushOut(s.store, s.fillers);
+        const r0 = bytesRead(s.store);
+        const t0 = s.store.log.tail;
+        ms += await setbit(s.port, s.offsets[i % s.offsets.length]!);
+        read += bytesRead(s.store) - r0;
+        logged += s.store.log.tail - t0;
+      }
+      return {
+        value: p.writeOps / (ms / 1000),
+        samples: { bytes_per_op: read / p.writeOps, log_bytes_per_op: logged / p.writeOps },
+      };
+    }
     if (variant.name === 'getbit') value = await getbits(s.port, s.offsets, ops, p.pipeline);
     else if (variant.name === 'store-range') {
       value = await storeReads(s.store, s.offsets, ops, p.pipeline, false);
