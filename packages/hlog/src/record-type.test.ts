@@ -98,6 +98,28 @@ describe('record types', () => {
     expect(g.status === 'ok' && g.old?.toString()).toBe('items');
   });
 
+  for (const where of ['mutable', 'disk'] as const) {
+    it(`a delete told to keep a type leaves a record of it and says so (${where})`, async () => {
+      const s = tiny();
+      s.upsert(k('stream'), k('head'), 0, 0, RecordType.STREAM);
+      s.upsert(k('str'), k('v'));
+      if (where === 'disk') await pushToDisk(s, k('stream'));
+      const removed = async (key: Buffer, keep?: RecordType) => {
+        const v = s.remove(key, keep);
+        return v.status === 'pending' ? await v.pending : v;
+      };
+      const kept = await removed(k('stream'), RecordType.STREAM);
+      expect(kept.status).toBe('wrongType');
+      expect(kept.status === 'wrongType' && kept.type).toBe(RecordType.STREAM);
+      expect(await readTyped(s, k('stream'))).toBe('5:head');
+      // Another type is deleted as usual; so is the kept type without `keep`.
+      expect((await removed(k('str'), RecordType.STREAM)).status).toBe('deleted');
+      expect((await removed(k('none'), RecordType.STREAM)).status).toBe('notFound');
+      expect((await removed(k('stream'))).status).toBe('deleted');
+      expect(await readTyped(s, k('stream'))).toBe('notFound');
+    });
+  }
+
   for (const where of ['memory', 'disk'] as const) {
     it(`string read-modify-writes refuse another type (${where}) and leave it unchanged`, async () => {
       const s = tiny();

@@ -144,8 +144,13 @@ export interface SetOptions {
 
 // ---- delete ----------------------------------------------------------------
 
-export type DeleteView = { readonly status: 'deleted' } | NotFoundView | PendingView<DeleteResult>;
-export type DeleteResult = { status: 'deleted' } | { status: 'notFound' };
+/** `wrongType` only when the delete was told to keep a type (StoreCore.remove's `keep`). */
+export type DeleteView =
+  | { readonly status: 'deleted' }
+  | NotFoundView
+  | WrongTypeView
+  | PendingView<DeleteResult>;
+export type DeleteResult = { status: 'deleted' } | { status: 'notFound' } | WrongTypeResult;
 
 // ---- read-modify-write -----------------------------------------------------
 

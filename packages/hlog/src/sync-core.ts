@@ -205,14 +205,20 @@ export class SyncCore extends CoreState {
     return readRecord(this, key, address);
   }
 
-  /** Deletes `key` (a tombstone). */
-  remove(key: Uint8Array): DeleteView {
+  /**
+   * Deletes `key` (a tombstone). `keep`: a record type not to delete: a
+   * live record of that type is left as it is and answered `wrongType`
+   * (DEL of a stream, whose head must be read first for its blocks).
+   */
+  remove(key: Uint8Array, keep?: RecordType): DeleteView {
     this.checkKey(key);
     const h = hashKey(key);
     this.counters.writes++;
-    const code = deleteStep(this, key, h, null);
+    const k = keep ?? -1;
+    const code = deleteStep(this, key, h, null, k);
     if (code === R_OK) return DELETED;
     if (code === R_NOT_FOUND) return NOT_FOUND;
+    if (code === R_WRONG_TYPE) return this.wrongType;
     // A damaged record on the key's chain does not stop a delete.
     const hint = new Hint();
     hint.tolerateDamage = true;
@@ -222,8 +228,13 @@ export class SyncCore extends CoreState {
         this,
         key,
         code,
-        (hint) => deleteStep(this, key, h, hint),
-        (c): DeleteResult => (c === R_OK ? { status: 'deleted' } : { status: 'notFound' }),
+        (hint) => deleteStep(this, key, h, hint, k),
+        (c): DeleteResult =>
+          c === R_OK
+            ? { status: 'deleted' }
+            : c === R_WRONG_TYPE
+              ? { status: 'wrongType', type: this.wrongType.type, old: null }
+              : { status: 'notFound' },
         hint,
       ),
     );

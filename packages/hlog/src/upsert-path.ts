@@ -116,7 +116,19 @@ export function fitsInPlace(c: CoreState, length: number, exp: number): boolean 
   return length <= valueCapacity(s, off);
 }
 
-export function deleteStep(c: CoreState, key: Uint8Array, h: number, hint: Hint | null): number {
+/**
+ * A delete (a tombstone). `keep`: a record type not to delete: a live
+ * record of it ends in R_WRONG_TYPE (its type in `c.wrongType`), untouched,
+ * so a caller that must read such a value before it goes (a stream head,
+ * for its blocks) learns so from the delete's own lookup. -1: none.
+ */
+export function deleteStep(
+  c: CoreState,
+  key: Uint8Array,
+  h: number,
+  hint: Hint | null,
+  keep = -1,
+): number {
   const st = c.locate(key, h, hint);
   if (st === L_DISK) return R_NEED_DISK;
   if (st === L_NONE && hint !== null && hint.damaged) {
@@ -130,6 +142,10 @@ export function deleteStep(c: CoreState, key: Uint8Array, h: number, hint: Hint 
     return code;
   }
   if (st === L_NONE || !c.locLive()) return R_NOT_FOUND;
+  if (keep >= 0 && typeOf(c.locSpace, c.locOff) === keep) {
+    c.wrongType.type = keep;
+    return R_WRONG_TYPE;
+  }
   const prev = c.keyState(key, st);
   if (c.locMutable) {
     setFlag(c.ring, c.locOff, RecordFlag.TOMBSTONE);

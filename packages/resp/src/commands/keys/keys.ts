@@ -17,7 +17,7 @@ import { expiredOnMiss, readMissed } from '../shared/expiry.js';
 import { ALL_KEYS, KEY1, NO_KEYS, SRC_DST } from '../shared/key-positions.js';
 import { readRecord, settled } from '../shared/read-record.js';
 import { whenNonZero } from '../shared/replay-rules.js';
-import { dropBlocksAfter, streamHeadOf } from '../streams/stream-removal.js';
+import { dropBlocksAfter, streamHeadOf, streamWithBlocks } from '../streams/stream-removal.js';
 import { expireReplay } from './replay.js';
 
 type KeyOp = (store: StoreCore, key: Buffer) => boolean | Promise<boolean>;
@@ -88,16 +88,36 @@ function exists(store: StoreCore, key: Buffer): boolean | Promise<boolean> {
 
 /**
  * DEL / UNLINK of one key: its cached collection goes first (nothing of it
- * is written back). A stream's head is read first (cached, or from its
- * record) and its blocks deleted after it, in the background.
+ * is written back). A stream's blocks go after its head: a cached head is
+ * known; a head not cached is met by the delete itself, which leaves a
+ * stream alone (`keep`) so its head is read first, then deleted.
  */
 function removeKey(c: Client): (store: StoreCore, key: Buffer) => boolean | Promise<boolean> {
   const collections = c.collections;
   return (store, key) => {
-    const head = streamHeadOf(collections, store, key);
-    if (head instanceof Promise) return head.then((h) => removeHead(collections, store, key, h));
-    return removeHead(collections, store, key, head);
+    // A cached collection is newer than its record: what it holds decides.
+    const cached = collections.invalidate(key);
+    if (cached !== undefined) return removeHead(collections, store, key, streamWithBlocks(cached));
+    const v = store.remove(key, RecordType.STREAM);
+    if (v.status === 'pending') {
+      return v.pending.then((r) =>
+        r.status === 'wrongType' ? removeStream(collections, store, key) : r.status === 'deleted',
+      );
+    }
+    if (v.status === 'wrongType') return removeStream(collections, store, key);
+    return v.status === 'deleted';
   };
+}
+
+/** A stream whose head is not cached: read, then deleted with its blocks. */
+function removeStream(
+  collections: CollectionStore,
+  store: StoreCore,
+  key: Buffer,
+): boolean | Promise<boolean> {
+  const head = streamHeadOf(collections, store, key);
+  if (head instanceof Promise) return head.then((h) => removeHead(collections, store, key, h));
+  return removeHead(collections, store, key, head);
 }
 
 function removeHead(
@@ -107,14 +127,13 @@ function removeHead(
   head: StreamValue | null,
 ): boolean | Promise<boolean> {
   collections.invalidate(key);
-  const r = remove(store, key);
-  dropBlocksAfter(r, head, collections);
-  return r;
-}
-
-function remove(store: StoreCore, key: Buffer): boolean | Promise<boolean> {
   const v = store.remove(key);
-  if (v.status === 'pending') return v.pending.then((r) => r.status === 'deleted');
+  if (v.status === 'pending') {
+    const done = v.pending.then((r) => r.status === 'deleted');
+    dropBlocksAfter(done, head, collections);
+    return done;
+  }
+  dropBlocksAfter(undefined, head, collections);
   return v.status === 'deleted';
 }
 

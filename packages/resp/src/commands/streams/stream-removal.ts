@@ -27,7 +27,7 @@ export function streamHeadOf(
   key: Buffer,
 ): StreamValue | null | Promise<StreamValue | null> {
   const cached = collections.peek(key);
-  if (cached !== undefined) return withBlocks(cached);
+  if (cached !== undefined) return streamWithBlocks(cached);
   const p = store.probe(key);
   if (p.status === 'pending') {
     return p.pending.then((r) =>
@@ -44,7 +44,7 @@ function load(
   const r = collections.get<StreamValue>(key, RecordType.STREAM);
   // A newer head cached meanwhile (another command loaded and changed it) is the one that goes.
   const pick = (x: CollectionLookup<StreamValue>) =>
-    withBlocks(collections.peek(key) ?? (x.status === 'found' ? x.value : null));
+    streamWithBlocks(collections.peek(key) ?? (x.status === 'found' ? x.value : null));
   return r instanceof Promise ? r.then(pick) : pick(r);
 }
 
@@ -55,10 +55,11 @@ function load(
  * blind): its blocks are left behind.
  */
 export function invalidateHead(collections: CollectionStore, key: Buffer): StreamValue | null {
-  return withBlocks(collections.invalidate(key));
+  return streamWithBlocks(collections.invalidate(key));
 }
 
-function withBlocks(v: CollectionValue | null | undefined): StreamValue | null {
+/** `v` when it is a stream head with sealed blocks, else null. */
+export function streamWithBlocks(v: CollectionValue | null | undefined): StreamValue | null {
   return v instanceof StreamValue && v.refs.length > 0 ? v : null;
 }
 
