@@ -1,3 +1,4 @@
+import { Prng } from '@strata/io';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { hasRedisServer, startRedis } from '../compat/compat-runner.js';
@@ -12,19 +13,6 @@ import { startServer } from '../support/test-server.js';
  * for glibc's rounding (below).
  */
 const live = hasRedisServer();
-
-/** A small deterministic generator (xorshift32), so a failure can be replayed. */
-function rng(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x / 2 ** 32;
-  };
-}
 
 /** How many doubles apart two positive doubles are. */
 function ulpsApart(a: number, b: number): number {
@@ -55,7 +43,8 @@ describe.skipIf(!live)('STOREDIST against redis-server', () => {
     Promise.all([s.call(...(args as [string])), r.call(...(args as [string]))]);
 
   test('stored distances match to the last digit (random points, every unit)', async () => {
-    const next = rng(0x5eed1234);
+    const prng = new Prng(0x5eed1234);
+    const next = () => prng.next();
     const groups: { lon: number; lat: number; spread: number }[] = [];
     for (let g = 0; g < 12; g++) {
       groups.push({
