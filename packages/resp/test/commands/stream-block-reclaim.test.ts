@@ -126,6 +126,18 @@ describe('a stream removed takes its blocks with it', () => {
     expect(await t.redis.dbsize()).toBe(1);
   }, 120_000);
 
+  test('a clean close right after the DEL deletes the queued blocks first', async () => {
+    let t = await open(dir());
+    await fill(t.redis, 's', ENTRIES);
+    const blocks = await blockKeysOf(t, 's');
+    t = await restart(dir());
+    expect(await t.redis.del('s')).toBe(1);
+    // Closed at once: the blocks are still queued.
+    t = await restart(dir());
+    expect(await present(db(t).store, blocks)).toBe(0);
+    expect(await t.redis.exists('s')).toBe(0);
+  }, 120_000);
+
   test('UNLINK, RENAME onto, MOVE, COPY REPLACE onto, RESTORE REPLACE over a stream on disk', async () => {
     let t = await open(dir());
     const cases: Array<[string, (r: Redis) => Promise<unknown>]> = [
