@@ -15,7 +15,10 @@
  * 0.07% (GLIBC_TUNABLES=glibc.cpu.hwcaps=-FMA,-AVX2). A stored distance
  * (five such calls) then differs by 1-4 ulps on ~1% of far points
  * (test/commands/geo-storedist-live.test.ts); the meters and kilometres
- * of nearby points agree. Matching bit for bit would mean porting one
+ * of nearby points agree. The formula and its order are Redis's: the same
+ * C code (geohashGetDistance, then the division by the unit) on glibc
+ * gave redis-server 7.0.15's STOREDIST scores for 3389 of 3389 points,
+ * and for 3382 with glibc's non-FMA variant forced. Matching bit for bit would mean porting one
  * variant of glibc's dbl-64 s_sin.c and e_asin.c (LGPL, with tables of
  * ~6000 doubles) and would still match only redis-servers on that libm and
  * CPU class, so this stays the correctly rounded value.
