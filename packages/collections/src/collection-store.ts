@@ -129,6 +129,12 @@ export class CollectionStore {
    * signalDeletedKeyAsReady), as cheap as a null check when nobody listens.
    */
   onKeyGone: ((key: Uint8Array | null) => void) | null = null;
+  /**
+   * Told of a cached collection found expired (by the store's clock, as the
+   * store's reads judge it) as its entry goes: a stream's blocks go after
+   * it. The record is already gone for every reader.
+   */
+  onExpired: ((key: Buffer, value: CollectionValue) => void) | null = null;
 
   constructor(
     readonly store: StoreCore,
@@ -467,6 +473,7 @@ export class CollectionStore {
   private hit(e: CacheEntry, type: number): CollectionLookup | undefined {
     if (e.value === null) return MISSING;
     if (e.expiresAt !== 0 && e.expiresAt <= this.now()) {
+      this.tellExpired(e);
       this.drop(e);
       return undefined;
     }
@@ -606,8 +613,13 @@ export class CollectionStore {
   /** Expired: the key is gone (the entry goes); writing it back could only resurrect it. */
   private expired(e: CacheEntry): boolean {
     if (e.expiresAt === 0 || e.expiresAt > this.now()) return false;
+    if (this.table.find(e.key, e.hash) === e) this.tellExpired(e);
     this.lost(e);
     return true;
+  }
+
+  private tellExpired(e: CacheEntry): void {
+    if (e.value !== null) this.onExpired?.(e.key, e.value);
   }
 
   private writeEncoded(

@@ -1,6 +1,11 @@
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CollectionStore, reclaimedBlocks } from '@strata/collections';
+import {
+  CollectionStore,
+  dropStreamBlocks,
+  reclaimedBlocks,
+  StreamValue,
+} from '@strata/collections';
 import { type ExpiryRate, Store, type StoreCore, type StoreOptions } from '@strata/hlog';
 
 /**
@@ -269,6 +274,11 @@ export class Keyspace {
     });
     const onKeyGone = this.onKeyGone;
     if (onKeyGone !== undefined) cache.onKeyGone = (key) => onKeyGone(store, key);
+    // An expired stream's blocks go after it (its record is already gone for every reader).
+    cache.onExpired = (_key, value) => {
+      if (value instanceof StreamValue && value.refs.length > 0)
+        void dropStreamBlocks(value, cache);
+    };
     this.caches[index] = cache;
   }
 
