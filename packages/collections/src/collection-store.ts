@@ -135,6 +135,14 @@ export class CollectionStore {
    * it. The record is already gone for every reader.
    */
   onExpired: ((key: Buffer, value: CollectionValue) => void) | null = null;
+  /**
+   * Told of a cached collection that `create` or `delete` replaced (a
+   * STORE command's destination), with the write that replaces it: a
+   * stream's blocks go once that write settled.
+   */
+  onReplaced:
+    | ((key: Buffer, old: CollectionValue, written: Promise<void> | undefined) => void)
+    | null = null;
 
   constructor(
     readonly store: StoreCore,
@@ -322,6 +330,7 @@ export class CollectionStore {
     const hash = KeyTable.hash(key);
     this.staleLoad(key, hash);
     let e = this.table.find(key, hash);
+    const replaced = e?.value === value ? null : (e?.value ?? null);
     if (e === undefined) {
       e = new CacheEntry(Buffer.from(key), hash, value, expiresAt);
       this.table.insert(e);
@@ -342,6 +351,7 @@ export class CollectionStore {
       if (r.status === 'pending') return r.pending.then(() => undefined);
       return undefined;
     });
+    if (replaced !== null) this.onReplaced?.(entry.key, replaced, written);
     this.evict(entry);
     return written;
   }
@@ -373,13 +383,16 @@ export class CollectionStore {
     }
     if (e.evicting) this.unmarkEvicting(e);
     this.staleHold(e);
+    const replaced = e.value;
     e.value = null;
     e.dirty = false;
     this.charge(e);
-    return this.schedule(e, () => {
+    const written = this.schedule(e, () => {
       const r = this.store.remove(e.key);
       return r.status === 'pending' ? r.pending.then(() => undefined) : undefined;
     });
+    if (replaced !== null) this.onReplaced?.(e.key, replaced, written);
+    return written;
   }
 
   /** Writes the record of `key` from its cached structure when that is dirty (before a record-level read). */

@@ -274,10 +274,20 @@ export class Keyspace {
     });
     const onKeyGone = this.onKeyGone;
     if (onKeyGone !== undefined) cache.onKeyGone = (key) => onKeyGone(store, key);
-    // An expired stream's blocks go after it (its record is already gone for every reader).
+    // An expired stream's blocks go after it (its record is already gone for every reader),
+    // a replaced one's once the write over it settled.
     cache.onExpired = (_key, value) => {
       if (value instanceof StreamValue && value.refs.length > 0)
         void dropStreamBlocks(value, cache);
+    };
+    cache.onReplaced = (_key, old, written) => {
+      if (!(old instanceof StreamValue) || old.refs.length === 0) return;
+      if (written === undefined) void dropStreamBlocks(old, cache);
+      else
+        written.then(
+          () => dropStreamBlocks(old, cache),
+          () => undefined,
+        );
     };
     this.caches[index] = cache;
   }

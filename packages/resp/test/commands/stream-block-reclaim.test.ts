@@ -16,7 +16,8 @@ import { SMALL_STORE } from '../support/test-server.js';
  * A stream's sealed blocks are records of their own: whatever removes or
  * replaces the stream (DEL and UNLINK of a head on disk or cached, SET over
  * a cached one, RENAME or COPY REPLACE onto it, MOVE of it, RESTORE
- * REPLACE, XTRIM, the expiry of a cached one) deletes its
+ * REPLACE, a STORE command over a cached one, XTRIM, the expiry of a
+ * cached one) deletes its
  * blocks too, in the background, so that compaction gets the log back to
  * what it was. (Not yet: a SET over a stream whose head is not cached,
  * and the expiry of one not cached, leave their blocks: a blind write
@@ -168,7 +169,7 @@ describe('a stream removed takes its blocks with it', () => {
     await t.redis.select(0);
   }, 180_000);
 
-  test('DEL, SET over and expiry of a cached stream, and XTRIM of whole blocks', async () => {
+  test('DEL, SET over, STOREs over and expiry of a cached stream, and XTRIM of whole blocks', async () => {
     const t = await open(dir());
     await fill(t.redis, 's', 6000);
     let blocks = await blockKeysOf(t, 's');
@@ -193,6 +194,23 @@ describe('a stream removed takes its blocks with it', () => {
     expect(await present(db(t).store, blocks.slice(0, 3))).toBe(0);
     expect(await present(db(t).store, blocks.slice(3))).toBe(blocks.length - 3);
     expect(await t.redis.xlen('s')).toBe(3000);
+
+    // STORE commands over a cached stream: a new value, or the key deleted by an empty result.
+    await t.redis.sadd('set:a', 'x');
+    for (const store of [
+      (r: Redis) => r.sunionstore('s', 'set:a'),
+      (r: Redis) => r.zunionstore('s', 1, 'set:a'),
+      (r: Redis) => r.sinterstore('s', 'set:a', 'set:none'),
+    ]) {
+      await t.redis.del('s');
+      await fill(t.redis, 's', 6000);
+      blocks = await blockKeysOf(t, 's');
+      await t.redis.xlen('s');
+      await store(t.redis);
+      await reclaimedBlocks(db(t).collections);
+      expect(await present(db(t).store, blocks)).toBe(0);
+    }
+    expect(await t.redis.exists('s')).toBe(0);
 
     // A cached stream that expires: found expired by a lookup, its blocks go after it.
     await t.redis.del('s');
