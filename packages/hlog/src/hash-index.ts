@@ -1,5 +1,6 @@
 import { AccessClock } from './access-clock.js';
 import { HlogError } from './errors.js';
+import { IndexSnapshot } from './index-snapshot.js';
 
 /**
  * The hash index: buckets in typed arrays, each entry a 16-bit tag plus a
@@ -130,6 +131,8 @@ export class HashIndex {
   private readonly partTo: number;
   /** The chunk every chunk outside the part shares (and its access words). */
   private empty: [Uint32Array, Uint32Array] | null = null;
+  /** A snapshot being copied (beginSnapshot): a chunk it still needs is copied before a write into it. */
+  private copying: IndexSnapshot | null = null;
 
   constructor(options: HashIndexOptions = {}) {
     const initial = options.initialBuckets ?? 1 << 16;
@@ -254,6 +257,7 @@ export class HashIndex {
           const high = hi & 0xffff;
           if ((lo | high) !== 0) {
             if (expected !== -1 && lo + high * TWO_32 !== expected) return false;
+            if (this.copying !== null) this.preserve(bucket, base);
             if (address === 0) {
               arr[at] = 0;
               arr[at + 1] = 0;
@@ -289,10 +293,15 @@ export class HashIndex {
     if (address === 0) return expected === 0 || expected === -1;
     const hi = ((tag << 16) | ((address / TWO_32) & 0xffff)) >>> 0;
     if (freeArr !== undefined) {
+      if (this.copying !== null) this.preserve(freeBucket, freeSlot);
       freeArr[freeW] = address >>> 0;
       freeArr[freeW + 1] = hi;
     } else {
       const id = this.allocOverflow();
+      if (this.copying !== null) {
+        this.preserve(bucket, base);
+        this.preserve(id, OVERFLOW_SLOT);
+      }
       arr[w + link] = id;
       const oa = this.overflow[id >>> CHUNK_BITS]!;
       const ow = (id & CHUNK_MASK) * OBUCKET_WORDS;
@@ -404,6 +413,7 @@ export class HashIndex {
       let b = lo & ((1 << level) - 1);
       if (b < split) b = lo & ((1 << (level + 1)) - 1);
       const tag = Math.floor(hash / div) & 0xffff;
+      if (this.copying !== null) this.preserve(b, 0);
       const arr = primary[b >>> CHUNK_BITS]!;
       const w = (b & CHUNK_MASK) * BUCKET_WORDS;
       let free = -1;
@@ -561,6 +571,7 @@ export class HashIndex {
           const lo = arr[at]!;
           const high = arr[at + 1]! & 0xffff;
           if ((lo | high) !== 0 && remove(lo + high * TWO_32)) {
+            if (this.copying !== null) this.preserve(bucket, base);
             arr[at] = 0;
             arr[at + 1] = 0;
             this.setAccess(bucket, base + j, 0);
@@ -638,6 +649,7 @@ export class HashIndex {
         const hi = arr[at + 1]!;
         if ((lo | (hi & 0xffff)) === 0) continue;
         if (((hi >>> 16) >>> bit) & 1) {
+          if (this.copying !== null) this.preserve(bucket, base);
           this.appendRaw(target, lo, hi, this.getAccess(bucket, base + j));
           this.setAccess(bucket, base + j, 0);
           arr[at] = 0;
@@ -676,6 +688,7 @@ export class HashIndex {
       for (let j = 0; j < slots; j++) {
         const at = w + 2 * j;
         if ((arr[at]! | (arr[at + 1]! & 0xffff)) === 0) {
+          if (this.copying !== null) this.preserve(bucket, base);
           arr[at] = lo;
           arr[at + 1] = hi;
           this.setAccess(bucket, base + j, access);
@@ -685,6 +698,10 @@ export class HashIndex {
       const next = arr[w + link]!;
       if (next === 0) {
         const id = this.allocOverflow();
+        if (this.copying !== null) {
+          this.preserve(bucket, base);
+          this.preserve(id, OVERFLOW_SLOT);
+        }
         arr[w + link] = id;
         const oa = this.overflow[id >>> CHUNK_BITS]!;
         const ow = (id & CHUNK_MASK) * OBUCKET_WORDS;
@@ -707,6 +724,8 @@ export class HashIndex {
     let arr = this.primary[b >>> CHUNK_BITS]!;
     let w = (b & CHUNK_MASK) * BUCKET_WORDS;
     let link = OVERFLOW_WORD;
+    let bucket = b;
+    let base = 0;
     for (;;) {
       const next = arr[w + link]!;
       if (next === 0) return;
@@ -717,12 +736,18 @@ export class HashIndex {
         if ((na[nw + 2 * j]! | (na[nw + 2 * j + 1]! & 0xffff)) !== 0) empty = false;
       }
       if (empty) {
+        if (this.copying !== null) {
+          this.preserve(bucket, base);
+          this.preserve(next, OVERFLOW_SLOT);
+        }
         arr[w + link] = na[nw + OOVERFLOW_WORD]!;
         this.freeOverflowBucket(next);
       } else {
         arr = na;
         w = nw;
         link = OOVERFLOW_WORD;
+        bucket = next;
+        base = OVERFLOW_SLOT;
       }
     }
   }
@@ -814,17 +839,46 @@ export class HashIndex {
     return header;
   }
 
-  /** A copy of the index as bytes (taken synchronously; write it at leisure). */
+  /**
+   * Copies the chunk of `bucket` (a primary bucket when `slot` is below
+   * OVERFLOW_SLOT, else an overflow bucket's id) into the snapshot being
+   * taken, if it still needs it: called right before a write into it.
+   */
+  private preserve(bucket: number, slot: number): void {
+    const s = this.copying!;
+    if (slot < OVERFLOW_SLOT) s.preservePrimary(bucket >>> CHUNK_BITS);
+    else s.preserveOverflow(bucket >>> CHUNK_BITS);
+  }
+
+  /**
+   * Starts a copy-on-write snapshot of the index as it is now: O(chunks),
+   * no entry copied. The caller copies it in slices (`copySome`) across
+   * event-loop turns while the index keeps changing; a chunk is copied
+   * before its first write. One snapshot at a time.
+   */
+  beginSnapshot(): IndexSnapshot {
+    if (this.copying !== null) {
+      throw new HlogError('ERR_INVALID_ARGUMENT', 'an index snapshot is already being taken');
+    }
+    const snap: IndexSnapshot = new IndexSnapshot(
+      new Uint8Array(this.header().buffer),
+      this.primary.slice(),
+      this.overflow.slice(),
+      this.primaryAccess.slice(),
+      this.overflowAccess.slice(),
+      () => {
+        if (this.copying === snap) this.copying = null;
+      },
+    );
+    if (!snap.complete) this.copying = snap;
+    return snap;
+  }
+
+  /** A copy of the index as bytes, taken synchronously (write it at leisure). */
   snapshot(): Uint8Array[] {
-    const parts: Uint8Array[] = [new Uint8Array(this.header().buffer)];
-    const lenPrefix = new Uint32Array([this.overflow.length]);
-    for (const c of this.primary) parts.push(new Uint8Array(c.slice().buffer));
-    parts.push(new Uint8Array(lenPrefix.buffer));
-    for (const c of this.overflow) parts.push(new Uint8Array(c.slice().buffer));
-    // Format 2: the access words, chunk for chunk (the counts above say how many).
-    for (const c of this.primaryAccess) parts.push(new Uint8Array(c.slice().buffer));
-    for (const c of this.overflowAccess) parts.push(new Uint8Array(c.slice().buffer));
-    return parts;
+    const snap = this.beginSnapshot();
+    snap.copyAll();
+    return snap.parts();
   }
 
   /**

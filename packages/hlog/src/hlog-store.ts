@@ -2,6 +2,7 @@ import { type Device, DirLock } from '@strata/io';
 import { type CheckpointStore, sealMeta } from './checkpoint-store.js';
 import { runCompaction } from './compaction.js';
 import { HlogError } from './errors.js';
+import type { IndexSnapshot } from './index-snapshot.js';
 import { encodeKeyCount } from './key-count.js';
 import { type RecoveredCount, type RecoveredLog, recoverLog } from './recovery.js';
 import { K_ABSENT, K_EXPIRING, K_UNRESOLVED } from './step-codes.js';
@@ -37,6 +38,16 @@ export type {
  * await store.close(); // checkpoints
  * ```
  */
+/** Bytes of the index snapshot copied per event-loop turn (about a millisecond of copying). */
+const SNAPSHOT_SLICE_BYTES = 2 << 20;
+
+/** Copies a checkpoint's index snapshot in slices, yielding between them. */
+async function copyInSlices(snap: IndexSnapshot): Promise<void> {
+  while (!snap.copySome(SNAPSHOT_SLICE_BYTES)) {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
 /** The lock file of a store's directory. */
 const STORE_LOCK = { file: 'store.lock', holder: 'open Store' } as const;
 
@@ -308,8 +319,9 @@ export class Store extends StoreCore {
 
   /**
    * Takes a checkpoint: folds the log over (everything before the tail page
-   * becomes read-only), snapshots the index in the same tick, waits for the
-   * flush and a device sync, then writes index and markers. Resolves with
+   * becomes read-only), starts a copy-on-write snapshot of the index in the
+   * same tick (copied in slices while the flush and a device sync run), then
+   * writes index and markers. Resolves with
    * the checkpoint's sequence number (0 without a checkpoint store).
    */
   checkpoint(): Promise<number> {
@@ -358,23 +370,36 @@ export class Store extends StoreCore {
     const log = this.log;
     // Writes that failed earlier go first: a checkpoint needs the whole log.
     await log.retryWrites();
-    let parts: Uint8Array[] = [];
-    let countBytes = 0;
+    const taken: { snap: IndexSnapshot | null; count: Uint8Array | null } = {
+      snap: null,
+      count: null,
+    };
     let begin = log.begin;
     const point = await this.foldOver(() => {
       begin = log.begin;
       // Same step as the fold-over: every entry points below the point, and
-      // the count is that of the log below it.
+      // the count is that of the log below it. The index is only marked
+      // here (copy-on-write); its chunks are copied in slices below.
       if (this.checkpoints === null) return;
-      parts = this.index.snapshot();
-      parts.push(encodeKeyCount(this.count.snapshot()));
-      countBytes = parts[parts.length - 1]!.byteLength;
+      taken.snap = this.index.beginSnapshot();
+      taken.count = encodeKeyCount(this.count.snapshot());
     });
-    await log.waitFlushed(point);
-    await log.sync();
-    if (this.checkpoints === null) return 0;
+    const { snap, count } = taken;
+    try {
+      // The copy runs beside the flush and the sync.
+      await Promise.all([
+        snap === null ? undefined : copyInSlices(snap),
+        log.waitFlushed(point).then(() => log.sync()),
+      ]);
+    } finally {
+      // A failed checkpoint stops the copy-on-write.
+      snap?.release();
+    }
+    if (this.checkpoints === null || snap === null || count === null) return 0;
+    const parts = snap.parts();
+    parts.push(count);
     const seq = ++this.lastSeq;
-    const meta = sealMeta(
+    const meta = await sealMeta(
       {
         version: 1,
         seq,
@@ -382,7 +407,7 @@ export class Store extends StoreCore {
         begin,
         until: point,
         pageSize: log.pageSize,
-        countBytes,
+        countBytes: count.byteLength,
         createdAt: Date.now(),
       },
       parts,
