@@ -28,6 +28,9 @@ export class LiveSettings {
   shutdownTimeout = 10;
   /** A failed checkpoint refuses writes while save rules are set (Redis's stop-writes-on-bgsave-error). */
   stopWritesOnSaveError = true;
+  /** The automatic AOF rewrite (aof-rewrite.ts): Redis's defaults, 100% growth over 64 MiB. */
+  autoAofRewritePercentage = 100;
+  autoAofRewriteMinSize = 64 * 1024 * 1024;
 
   constructor(config: { appendfsync: FsyncPolicy; maxmemory: number }) {
     this.appendfsync = config.appendfsync;
@@ -87,6 +90,20 @@ export function liveParameters(t: LiveTargets): Record<string, AppParameter> {
       set(text) {
         settings.stopWritesOnSaveError = text === 'yes';
         t.saveRulesChanged();
+        return undefined;
+      },
+    },
+    'auto-aof-rewrite-percentage': {
+      get: () => String(settings.autoAofRewritePercentage),
+      set(text) {
+        settings.autoAofRewritePercentage = Number(text);
+        return undefined;
+      },
+    },
+    'auto-aof-rewrite-min-size': {
+      get: () => String(settings.autoAofRewriteMinSize),
+      set(text) {
+        settings.autoAofRewriteMinSize = Number(text);
         return undefined;
       },
     },

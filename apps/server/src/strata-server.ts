@@ -14,6 +14,7 @@ import { AofClock } from './aof-clock.js';
 import { aofCommandLog } from './aof-command-log.js';
 import { aofConfigValues, aofInfoLines } from './aof-info.js';
 import { aofRefusedCommands } from './aof-refused-commands.js';
+import { AofRewrite, bgrewriteaofCommand } from './aof-rewrite.js';
 import { bindAddresses, hostPort, isExposed } from './bind-addresses.js';
 import { describeConfig, logMemoryFor, type ServerConfig } from './config.js';
 import { fileConfigRewrite } from './config-rewrite-file.js';
@@ -53,6 +54,8 @@ export class StrataServer {
   private readonly resp: RespServer;
   private readonly checkpoints: PeriodicCheckpoints;
   private readonly compaction: LogCompaction;
+  /** BGREWRITEAOF and the automatic rewrite: checkpoints of every database, each cutting the AOF. */
+  private readonly aofRewrite: AofRewrite;
   private shutdownRun: Promise<number> | null = null;
   private lock: DirLock | null = null;
   private aof: AppendOnlyFile | null = null;
@@ -108,7 +111,7 @@ export class StrataServer {
       infoSections: {
         persistence: () => [
           ...this.databases.saveStatus.infoLines(this.changesSinceSave()),
-          ...aofInfoLines(this.aof),
+          ...aofInfoLines(this.aof, this.aofRewrite),
           ...this.databases.recoveryInfoLines(),
         ],
       },
@@ -126,9 +129,9 @@ export class StrataServer {
               () => this.aof!,
               () => this.resp.keyspace,
             ),
-            commands: aofRefusedCommands(),
+            commands: [...aofRefusedCommands(), bgrewriteaofCommand(() => this.aofRewrite)],
           }
-        : {}),
+        : { commands: [bgrewriteaofCommand(() => this.aofRewrite)] }),
       // SHUTDOWN from a client: the same clean stop as SIGTERM, then exit
       // (NOSAVE: without the checkpoints).
       onShutdown: (mode) => {
@@ -144,6 +147,13 @@ export class StrataServer {
       this.resp.keyspace,
       this.databases,
       config.save,
+      logger,
+    );
+    this.aofRewrite = new AofRewrite(
+      () => this.resp.keyspace,
+      this.databases,
+      () => this.aof,
+      this.settings,
       logger,
     );
     this.compaction = new LogCompaction(
@@ -254,6 +264,7 @@ export class StrataServer {
       throw e;
     }
     this.checkpoints.start();
+    this.aofRewrite.start();
     this.compaction.start();
     this.oom.start();
     const unixsocket = givenValue(loaded, 'unixsocket');
@@ -459,6 +470,7 @@ export class StrataServer {
     const { logger } = this;
     logger.notice('User requested shutdown...');
     await this.checkpoints.stop();
+    await this.aofRewrite.stop();
     await this.compaction.stop();
     const inFlight = commandsInFlight(this.resp);
     if (inFlight > 0 && !options.now) {

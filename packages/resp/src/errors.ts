@@ -52,6 +52,8 @@ export type CommandErrorCode =
   | 'ERR_NOT_PERSISTED'
   /** CONFIG REWRITE with no config file, or one that could not be written. */
   | 'ERR_CONFIG_REWRITE'
+  /** BGREWRITEAOF while a rewrite runs (an app's command: strata-server's aof-rewrite.ts). */
+  | 'ERR_REWRITE_IN_PROGRESS'
   /** A value outside what the command accepts (counts, indexes, timeouts). */
   | 'ERR_OUT_OF_RANGE'
   | 'ERR_NO_SUCH_KEY'
