@@ -199,6 +199,22 @@ describe('AOF crash safety (SIGKILL, restart, verify)', () => {
     { start: /Checkpointing\.\.\./, end: /saved on disk|checkpoint failed/ },
   );
   killDuring(
+    'a kill during an incremental checkpoint (its index copied in slices) loses nothing acknowledged',
+    'incremental checkpoint',
+    // A 64 MiB index: its copy-on-write copy takes many event-loop turns, writes landing between them.
+    ['--checkpoint-interval', '1', '--index-size', '64mb'],
+    { start: /Checkpointing\.\.\./, end: /saved on disk|checkpoint failed/ },
+  );
+  killDuring(
+    'a kill during an AOF rewrite (BGREWRITEAOF, automatic) loses nothing acknowledged',
+    'rewrite',
+    ['--auto-aof-rewrite-min-size', '32kb', '--auto-aof-rewrite-percentage', '10'],
+    {
+      start: /Background append only file rewriting started/,
+      end: /AOF rewrite terminated with success|AOF rewrite failed/,
+    },
+  );
+  killDuring(
     'a kill during a log compaction loses nothing acknowledged',
     'compaction',
     ['--segment-size', '32kb', '--compaction-threshold', '96kb'],
