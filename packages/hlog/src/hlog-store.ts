@@ -3,7 +3,7 @@ import { type CheckpointStore, sealMeta } from './checkpoint-store.js';
 import { runCompaction } from './compaction.js';
 import { HlogError } from './errors.js';
 import type { IndexSnapshot } from './index-snapshot.js';
-import { encodeKeyCount } from './key-count.js';
+import { encodeKeyCount, type KeyCountSnapshot } from './key-count.js';
 import { type RecoveredCount, type RecoveredLog, recoverLog } from './recovery.js';
 import { K_ABSENT, K_EXPIRING, K_UNRESOLVED } from './step-codes.js';
 import { StoreCore } from './store.js';
@@ -292,17 +292,15 @@ export class Store extends StoreCore {
   private async foldOverSteps(atMark?: (point: number) => void): Promise<number> {
     const log = this.log;
     for (;;) {
-      // The count must be exact when it is captured: no background
-      // resolution may still be reading (checked again after the hooks,
-      // whose blind writes can start one).
-      await this.count.settle();
-      if (this.count.unresolved > 0) continue;
+      // The count's background resolutions are not waited for here: the
+      // checkpoint's count snapshot takes theirs as they finish
+      // (KeyCount.markSnapshot). Waiting for a moment with none outstanding
+      // never ended while blind writes of keys on the device kept coming.
       const pending = this.runCheckpointHooks();
       if (pending.length > 0) {
         await Promise.all(pending);
         continue;
       }
-      if (this.count.unresolved > 0) continue;
       const point = log.sealTail();
       if (point !== null) {
         atMark?.(point);
@@ -370,7 +368,7 @@ export class Store extends StoreCore {
     const log = this.log;
     // Writes that failed earlier go first: a checkpoint needs the whole log.
     await log.retryWrites();
-    const taken: { snap: IndexSnapshot | null; count: Uint8Array | null } = {
+    const taken: { snap: IndexSnapshot | null; count: Promise<KeyCountSnapshot> | null } = {
       snap: null,
       count: null,
     };
@@ -382,15 +380,18 @@ export class Store extends StoreCore {
       // here (copy-on-write); its chunks are copied in slices below.
       if (this.checkpoints === null) return;
       taken.snap = this.index.beginSnapshot();
-      taken.count = encodeKeyCount(this.count.snapshot());
+      taken.count = this.count.markSnapshot();
     });
-    const { snap, count } = taken;
+    const { snap } = taken;
+    let count: Uint8Array | null = null;
     try {
       // The copy runs beside the flush and the sync.
-      await Promise.all([
+      const [counted] = await Promise.all([
+        taken.count,
         snap === null ? undefined : copyInSlices(snap),
         log.waitFlushed(point).then(() => log.sync()),
       ]);
+      if (counted !== null) count = encodeKeyCount(counted);
     } finally {
       // A failed checkpoint stops the copy-on-write.
       snap?.release();

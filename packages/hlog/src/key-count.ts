@@ -44,6 +44,8 @@ export class KeyCount {
   private provisional = 0;
   /** Where `expireSome` goes on in the table of keys with an expiry. */
   private expiryCursor = 0;
+  /** Snapshots taken with resolutions outstanding (markSnapshot): theirs still change them. */
+  private readonly marks: { pending: Set<Promise<void>>; plain: number }[] = [];
   /**
    * Hears each key that leaves the table because its expiry passed, once
    * (the store's signal that a key expired: Redis's `expired` event); the
@@ -148,13 +150,13 @@ export class KeyCount {
           if (space === null) return;
           if ((flagsOf(space, 0) & RecordFlag.TOMBSTONE) !== 0) return;
           if (expiresAtOf(space, 0) !== 0) return;
-          this.plainKeys--;
+          this.addPlain(run, -1);
         },
         (e: unknown) => {
           // A damaged old version (reported by the read) counts as a key
           // that was there without expiry, as most are: the count stays
           // usable, off by one at most per damaged key.
-          if (e instanceof CorruptRecordError) this.plainKeys--;
+          if (e instanceof CorruptRecordError) this.addPlain(run, -1);
           else this.failure ??= e;
         },
       )
@@ -175,7 +177,7 @@ export class KeyCount {
     const run: Promise<void> = recount
       .then(
         (plain) => {
-          this.plainKeys += plain;
+          this.addPlain(run, plain);
         },
         (e: unknown) => {
           this.failure ??= e;
@@ -186,6 +188,31 @@ export class KeyCount {
         this.resolutions.delete(run);
       });
     this.resolutions.add(run);
+  }
+
+  /** A resolution `run` decided `delta` plain keys: the count, and the snapshots it was outstanding for. */
+  private addPlain(run: Promise<void>, delta: number): void {
+    this.plainKeys += delta;
+    for (const m of this.marks) if (m.pending.has(run)) m.plain += delta;
+  }
+
+  /**
+   * The count as of now, taken now (a checkpoint's mark) without waiting for
+   * the background resolutions: those outstanding now decide writes made
+   * before it, so each adds its result to this snapshot too as it finishes;
+   * the promise resolves once they all did. Resolutions started later are
+   * the later writes' and leave it alone. (Waiting for a moment with none
+   * outstanding could wait forever while blind writes keep coming.)
+   */
+  markSnapshot(): Promise<KeyCountSnapshot> {
+    const snap = this.snapshot();
+    if (this.resolutions.size === 0) return Promise.resolve(snap);
+    const mark = { pending: new Set(this.resolutions), plain: snap.plain };
+    this.marks.push(mark);
+    return Promise.allSettled([...mark.pending]).then(() => {
+      this.marks.splice(this.marks.indexOf(mark), 1);
+      return { plain: mark.plain, expiring: snap.expiring };
+    });
   }
 
   /** Background reads still deciding the count. */
