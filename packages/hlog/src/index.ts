@@ -30,6 +30,7 @@ export {
   type StoreStats,
 } from './hlog-store.js';
 export { HybridLog, type HybridLogOptions, type HybridLogStats } from './hybrid-log.js';
+export type { IndexSnapshot } from './index-snapshot.js';
 export { INTERNAL_KEY_PREFIX, internalKey, isInternalKey } from './internal-keys.js';
 export type { ExpiringTtl } from './key-count.js';
 export { hashBytes, hashKey } from './key-hash.js';

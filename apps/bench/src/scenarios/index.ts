@@ -1,5 +1,6 @@
 import type { AnyScenario } from '../scenario.js';
 import { bitsDisk } from './bits-disk.js';
+import { checkpointPause } from './checkpoint-pause.js';
 import { diskRead } from './disk-read.js';
 import { durability } from './durability.js';
 import { embedded } from './embedded.js';
@@ -45,6 +46,7 @@ export const scenarios: readonly AnyScenario[] = [
   diskRead,
   pubsub,
   durability,
+  checkpointPause,
   types,
   streams,
   scripting,
