@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { DEFAULT_CONFIG, type ServerConfig } from './config.js';
-import { Logger } from './logger.js';
-import { StrataServer } from './strata-server.js';
+import { infoFields, startInProcess } from '../test/in-process-server.js';
+import type { ServerConfig } from './config.js';
+import type { StrataServer } from './strata-server.js';
 
 let dir: string;
 let server: StrataServer | null = null;
@@ -19,39 +19,17 @@ afterEach(async () => {
 });
 
 async function start(config: Partial<ServerConfig>): Promise<Redis> {
-  server = new StrataServer(
-    {
-      config: {
-        ...DEFAULT_CONFIG,
-        port: 0,
-        dir,
-        memory: 64 * 1024,
-        pageSize: 16 * 1024,
-        ...config,
-      },
-      notes: [],
-      configFile: null,
-      parameters: [],
-      unused: [],
-      users: [],
-    },
-    new Logger({ level: 'warning', write: () => undefined }),
-    () => undefined,
-  );
-  const { port } = await server.start();
-  return new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const started = await startInProcess(dir, config);
+  server = started.server;
+  return new Redis({
+    port: started.port,
+    host: '127.0.0.1',
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
 }
 
-/** INFO's `field:value` lines of one section, as a map. */
-async function fields(r: Redis, section: string): Promise<Map<string, string>> {
-  const text = await r.info(section);
-  return new Map(
-    text
-      .split('\r\n')
-      .filter((l) => l.includes(':'))
-      .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1)] as [string, string]),
-  );
-}
+const fields = infoFields;
 
 describe('INFO persistence and CONFIG GET with the AOF', () => {
   test('appendonly yes: aof_enabled, sizes that grow with writes, the settings in CONFIG GET', async () => {

@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { infoFields, startInProcess } from '../test/in-process-server.js';
 import { until } from '../test/reply-outcome.js';
-import { DEFAULT_CONFIG, type ServerConfig } from './config.js';
-import { Logger } from './logger.js';
-import { StrataServer } from './strata-server.js';
+import type { ServerConfig } from './config.js';
+import type { StrataServer } from './strata-server.js';
 
 let dir: string;
 let server: StrataServer | null = null;
@@ -35,40 +35,12 @@ function connect(port: number): Redis {
 }
 
 async function start(config: Partial<ServerConfig>): Promise<Redis> {
-  server = new StrataServer(
-    {
-      config: {
-        ...DEFAULT_CONFIG,
-        port: 0,
-        dir,
-        memory: 256 * 1024,
-        pageSize: 16 * 1024,
-        save: [],
-        ...config,
-      },
-      notes: [],
-      configFile: null,
-      parameters: [],
-      unused: [],
-      users: [],
-    },
-    new Logger({ level: 'warning', write: () => undefined }),
-    () => undefined,
-  );
-  const { port } = await server.start();
-  return connect(port);
+  const started = await startInProcess(dir, { memory: 256 * 1024, save: [], ...config });
+  server = started.server;
+  return connect(started.port);
 }
 
-/** INFO persistence as a map. */
-async function persistence(r: Redis): Promise<Map<string, string>> {
-  const text = await r.info('persistence');
-  return new Map(
-    text
-      .split('\r\n')
-      .filter((l) => l.includes(':'))
-      .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1)] as [string, string]),
-  );
-}
+const persistence = (r: Redis) => infoFields(r, 'persistence');
 
 const idle = async (r: Redis): Promise<boolean> => {
   const f = await persistence(r);
