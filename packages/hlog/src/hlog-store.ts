@@ -3,7 +3,6 @@ import { type CheckpointStore, sealMeta } from './checkpoint-store.js';
 import { runCompaction } from './compaction.js';
 import { HlogError } from './errors.js';
 import type { IndexSnapshot } from './index-snapshot.js';
-import { encodeKeyCount, type KeyCountSnapshot } from './key-count.js';
 import { type RecoveredCount, type RecoveredLog, recoverLog } from './recovery.js';
 import { K_ABSENT, K_EXPIRING, K_UNRESOLVED } from './step-codes.js';
 import { StoreCore } from './store.js';
@@ -368,7 +367,7 @@ export class Store extends StoreCore {
     const log = this.log;
     // Writes that failed earlier go first: a checkpoint needs the whole log.
     await log.retryWrites();
-    const taken: { snap: IndexSnapshot | null; count: Promise<KeyCountSnapshot> | null } = {
+    const taken: { snap: IndexSnapshot | null; count: Promise<Uint8Array[]> | null } = {
       snap: null,
       count: null,
     };
@@ -380,10 +379,10 @@ export class Store extends StoreCore {
       // here (copy-on-write); its chunks are copied in slices below.
       if (this.checkpoints === null) return;
       taken.snap = this.index.beginSnapshot();
-      taken.count = this.count.markSnapshot();
+      taken.count = this.count.markEncoded();
     });
     const { snap } = taken;
-    let count: Uint8Array | null = null;
+    let count: Uint8Array[] | null = null;
     try {
       // The copy runs beside the flush and the sync.
       const [counted] = await Promise.all([
@@ -391,14 +390,14 @@ export class Store extends StoreCore {
         snap === null ? undefined : copyInSlices(snap),
         log.waitFlushed(point).then(() => log.sync()),
       ]);
-      if (counted !== null) count = encodeKeyCount(counted);
+      count = counted;
     } finally {
       // A failed checkpoint stops the copy-on-write.
       snap?.release();
     }
     if (this.checkpoints === null || snap === null || count === null) return 0;
     const parts = snap.parts();
-    parts.push(count);
+    parts.push(...count);
     const seq = ++this.lastSeq;
     const meta = await sealMeta(
       {
@@ -408,7 +407,7 @@ export class Store extends StoreCore {
         begin,
         until: point,
         pageSize: log.pageSize,
-        countBytes: count.byteLength,
+        countBytes: count.reduce((n, p) => n + p.byteLength, 0),
         createdAt: Date.now(),
       },
       parts,

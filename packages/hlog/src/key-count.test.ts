@@ -13,6 +13,37 @@ function counter(): { count: KeyCount; clock: { now: number } } {
 }
 
 describe('KeyCount', () => {
+  it('markEncoded: the count of its call, encoded in slices while the keys keep changing', async () => {
+    const { count } = counter();
+    for (let i = 0; i < 40_000; i++) count.changed(Buffer.from(`e${i}`), K_ABSENT, 5_000 + i, 0);
+    for (let i = 0; i < 1_000; i++) count.changed(Buffer.from(`p${i}`), K_ABSENT, 0, 0);
+    const expected = count.snapshot();
+    const encoding = count.markEncoded();
+    // Between the slices: keys with an expiry deleted, added, made plain.
+    let turns = 0;
+    let done = false;
+    void encoding.then(() => {
+      done = true;
+    });
+    while (!done) {
+      turns++;
+      for (let j = 0; j < 300; j++) {
+        const i = turns * 300 + j;
+        count.changed(Buffer.from(`e${i}`), K_EXPIRING, -1, 0);
+        count.changed(Buffer.from(`new${i}`), K_ABSENT, 9_000, 0);
+        count.changed(Buffer.from(`e${i + 20_000}`), K_EXPIRING, 0, 0);
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(turns).toBeGreaterThan(1);
+    const decoded = decodeKeyCount(Buffer.concat(await encoding));
+    expect(decoded?.plain).toBe(expected.plain);
+    const sort = (a: Array<[string, number]>) => [...a].sort((x, y) => (x[0] < y[0] ? -1 : 1));
+    expect(sort(decoded?.expiring ?? [])).toEqual(sort(expected.expiring));
+    // The same bytes as the synchronous encoding of that moment, in another order.
+    expect(Buffer.concat(await encoding).length).toBe(encodeKeyCount(expected).length);
+  });
+
   it('tells onExpired of each key whose expiry passed once, by a slice, a count or a lookup; not of a delete or a persist', async () => {
     const { count, clock } = counter();
     const heard: string[] = [];

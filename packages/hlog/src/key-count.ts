@@ -197,22 +197,56 @@ export class KeyCount {
   }
 
   /**
-   * The count as of now, taken now (a checkpoint's mark) without waiting for
-   * the background resolutions: those outstanding now decide writes made
-   * before it, so each adds its result to this snapshot too as it finishes;
-   * the promise resolves once they all did. Resolutions started later are
-   * the later writes' and leave it alone. (Waiting for a moment with none
-   * outstanding could wait forever while blind writes keep coming.)
+   * The count as of now (a checkpoint's mark), in `encodeKeyCount`'s bytes,
+   * without a pause in proportion to the keys: the mark copies only the
+   * table of keys with an expiry (its slots; `frozenCopy`), whose entries
+   * are then encoded in slices across event-loop turns (passed expiries
+   * included: a restore drops them). The background resolutions are not
+   * waited for at the mark either: those outstanding then decide writes
+   * made before it, so each adds its result to this count too as it
+   * finishes; the promise resolves once they all did. Resolutions started
+   * later are the later writes' and leave it alone. (Waiting for a moment
+   * with none outstanding could wait forever while blind writes keep coming.)
    */
-  markSnapshot(): Promise<KeyCountSnapshot> {
-    const snap = this.snapshot();
-    if (this.resolutions.size === 0) return Promise.resolve(snap);
-    const mark = { pending: new Set(this.resolutions), plain: snap.plain };
+  async markEncoded(): Promise<Uint8Array[]> {
+    const table = this.expiring.frozenCopy();
+    const mark = { pending: new Set(this.resolutions), plain: this.plainKeys };
     this.marks.push(mark);
-    return Promise.allSettled([...mark.pending]).then(() => {
+    const parts: Uint8Array[] = [];
+    try {
+      let cursor = 0;
+      do {
+        const keys: Buffer[] = [];
+        const exps: number[] = [];
+        let size = 0;
+        cursor = table.sweepSome(cursor, COUNT_SLICE_SLOTS, (key, exp) => {
+          keys.push(key);
+          exps.push(exp);
+          size += 4 + key.length + 8;
+          return true;
+        });
+        const b = Buffer.allocUnsafe(size);
+        let o = 0;
+        for (let i = 0; i < keys.length; i++) {
+          const k = keys[i]!;
+          b.writeUInt32LE(k.length, o);
+          k.copy(b, o + 4);
+          o += 4 + k.length;
+          b.writeDoubleLE(exps[i]!, o);
+          o += 8;
+        }
+        parts.push(b);
+        if (cursor !== 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      } while (cursor !== 0);
+      await Promise.allSettled([...mark.pending]);
+    } finally {
       this.marks.splice(this.marks.indexOf(mark), 1);
-      return { plain: mark.plain, expiring: snap.expiring };
-    });
+    }
+    const header = Buffer.allocUnsafe(16);
+    header.writeUInt32LE(COUNT_MAGIC, 0);
+    header.writeUInt32LE(table.size, 4);
+    header.writeDoubleLE(mark.plain, 8);
+    return [header, ...parts];
   }
 
   /** Background reads still deciding the count. */
@@ -284,6 +318,8 @@ export class KeyCount {
 }
 
 const COUNT_MAGIC = 0x544e4f43; // 'CONT'
+/** Slots of the expiry table encoded per event-loop turn by `markEncoded`. */
+const COUNT_SLICE_SLOTS = 16_384;
 
 /** The count as bytes for a checkpoint: magic, plain (f64), n, then n × (key length, key, expiresAt). */
 export function encodeKeyCount(snapshot: KeyCountSnapshot): Buffer {

@@ -83,6 +83,21 @@ export class KeyStateTable {
     return this.slots[(hash & this.mask) * STRIDE]!;
   }
 
+  /**
+   * A copy of the table as it is now, to read only (`sweepSome` with a
+   * function that keeps every key): the slots are copied, the key arena is
+   * shared (its bytes are never written over: keys are appended, and a
+   * compaction moves them to new chunks). O(slots), no key copied.
+   */
+  frozenCopy(): KeyStateTable {
+    const copy = new KeyStateTable();
+    copy.slots = this.slots.slice();
+    copy.mask = this.mask;
+    copy.chunks = this.chunks.slice();
+    copy.size = this.size;
+    return copy;
+  }
+
   /** Calls `fn` with the state of every key. */
   forEachState(fn: (state: number) => void): void {
     const slots = this.slots;
