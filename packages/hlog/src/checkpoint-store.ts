@@ -34,7 +34,9 @@ export interface CheckpointStore {
   /**
    * The log's end at the last close that flushed and synced it whole
    * without a checkpoint (a fold-over: one moment), or a new store's empty
-   * start, or null; `write` drops it (a checkpoint is newer). Recovery that
+   * start, or a commit point (`Store.commit`: the same fold-over, flush
+   * and sync, the store staying open), or null; `write` drops it (a
+   * checkpoint is newer). Recovery that
    * keeps to one moment (`consistentRecovery`) replays the log after the
    * checkpoint up to this point, never the tail a crash left past it.
    */

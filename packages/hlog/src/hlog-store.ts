@@ -422,6 +422,41 @@ export class Store extends StoreCore {
   }
 
   /**
+   * Takes a commit point: a checkpoint's fold-over (the hooks write every
+   * dirty collection back, the tail is sealed, in one synchronous step)
+   * without the index snapshot; the log below the point is flushed and
+   * synced, then the point is recorded (the checkpoint store's clean-close
+   * record). The log up to it is one moment: recovery with
+   * `consistentRecovery` replays the log after the checkpoint up to it, and
+   * a caller with a redo log of its own (the AOF) replays that log from the
+   * same moment. Resolves with the point, or null when it may not be
+   * recorded: a crash's unreplayed tail lies below this session's log until
+   * a checkpoint succeeds (see `tailBehindNoCheckpoint`). Runs one at a time
+   * with checkpoints. Costs one sealed page (at most a page of log address
+   * space) and one device sync.
+   */
+  commit(): Promise<number | null> {
+    if (this.closed) return Promise.reject(new HlogError('ERR_STORE_CLOSED', 'store is closed'));
+    const run = (this.checkpointRun ?? Promise.resolve(0))
+      .catch(() => 0)
+      .then(() => this.takeCommit());
+    this.checkpointRun = run.then((p) => p ?? 0);
+    return run;
+  }
+
+  private async takeCommit(): Promise<number | null> {
+    const log = this.log;
+    await log.retryWrites();
+    const point = await this.foldOver();
+    await log.waitFlushed(point);
+    await log.sync();
+    if (this.tailBehindNoCheckpoint) return null;
+    await this.checkpoints?.writeCleanClose(point);
+    this.logCommits++;
+    return point;
+  }
+
+  /**
    * Compacts the log below `until` (default: every whole segment below
    * `head`): live records are copied to the tail, the rest dropped, a
    * checkpoint is taken, then those segments are truncated. Runs in the

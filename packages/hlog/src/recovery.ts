@@ -393,6 +393,7 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
     records: scan.records - unreplayedRecords,
     cutAt: scan.cutAt,
     unreplayedBytes: Math.max(0, end - replayTo),
+    replayedTo: replayed,
     cutReason: scan.reason,
     skipped,
     passedOver,

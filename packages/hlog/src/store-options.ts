@@ -84,6 +84,13 @@ export interface RecoveryInfo {
    * close), kept on the device; 0 otherwise.
    */
   unreplayedBytes: number;
+  /**
+   * The end of the log the recovered index holds: the checkpoint's end plus
+   * the replayed tail (a commit point's or clean close's end when that is
+   * where the replay stopped). A caller that recorded a commit point checks
+   * against it that the log up to the point was all there.
+   */
+  replayedTo: number;
   cutReason: string | null;
   /**
    * Runs of damaged pages in the middle of the log that were passed over
@@ -143,7 +150,7 @@ export interface StoreStats {
   /** Bytes the log holds on the device (`tail - begin`). */
   logBytes: number;
   checkpoints: number;
-  /** Log commits (`commitLog`) that completed since open. */
+  /** Log commits (`commitLog`) and commit points (`commit`) that completed since open. */
   logCommits: number;
   compactions: number;
   recovery: RecoveryInfo;
