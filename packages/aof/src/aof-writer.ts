@@ -283,6 +283,32 @@ export class AofWriter {
     }
   }
 
+  /**
+   * Resolves once every byte before `position` is written and synced,
+   * whatever the policy (a store's commit point is recorded only when the
+   * commands it holds are durable here too). A position in a file already
+   * retired was synced when it was. Waits on the writer's own turns, not on
+   * an idle moment, so a busy server does not hold it back.
+   */
+  async syncThrough(position: AofPosition): Promise<void> {
+    for (;;) {
+      const e = this.error;
+      if (e !== null) throw e;
+      const t = this.targets.find((x) => x.file === position.file);
+      if (t === undefined) {
+        if (position.file < this.current.file) return;
+        throw new AofError('ERR_INVALID_ARGUMENT', `no AOF file ${position.file} yet`);
+      }
+      if (t.written >= position.offset) {
+        if (t.synced < position.offset) await this.sync(t, null);
+        return;
+      }
+      this.schedule();
+      this.idle ??= deferred();
+      await this.idle.promise;
+    }
+  }
+
   /** Writes everything out, syncs (whatever the policy) and closes the file. */
   async close(): Promise<void> {
     if (this.closed) return;

@@ -9,6 +9,7 @@ import type { FsyncPolicy } from './fsync-policy.js';
 import {
   type AofManifest,
   type CheckpointEntry,
+  type CommitEntry,
   decodeManifest,
   emptyManifest,
   encodeManifest,
@@ -75,6 +76,16 @@ export interface AofInfo {
   batches: number;
   cuts: number;
   rotations: number;
+}
+
+export interface ReplayOptions {
+  /**
+   * Per database, where its replay starts instead of its checkpoint's
+   * position: its commit point's (`CheckpointEntry.commit`), when its store
+   * recovered the log up to that point. A database not named here replays
+   * from its checkpoint's position.
+   */
+  resumeFrom?: ReadonlyMap<number, AofPosition>;
 }
 
 /**
@@ -208,7 +219,7 @@ export class AppendOnlyFile {
    * last file is cut off (truncated, with a warning). Then opens the last
    * file for appending. Call once, before `append`.
    */
-  async replay(apply: Apply): Promise<ReplayResult> {
+  async replay(apply: Apply, options: ReplayOptions = {}): Promise<ReplayResult> {
     if (this.writer !== null) throw new AofError('ERR_INVALID_ARGUMENT', 'replay runs once, first');
     const started = performance.now();
     const { fs, manifest } = this;
@@ -222,6 +233,11 @@ export class AppendOnlyFile {
     };
     const starts = new Map<number, AofPosition>();
     for (const [db, e] of Object.entries(manifest.databases)) starts.set(Number(db), e.position);
+    for (const [db, from] of options.resumeFrom ?? []) {
+      const at = starts.get(db);
+      // Never before the checkpoint's own position (a cut moved it past an idle database's commands).
+      if (at !== undefined && comparePositions(from, at) > 0) starts.set(db, from);
+    }
     const last = manifest.files[manifest.files.length - 1]!;
     let lastSize = 0;
     /** Where a command is: file, offset of its record. */
@@ -496,22 +512,73 @@ export class AppendOnlyFile {
    * after `transactionWaitMs` the position is recorded anyway, with a warning.
    */
   async recordCheckpoint(db: number, id: number, mark: number): Promise<CheckpointEntry> {
-    const at = this.marks.entryOf(db, mark);
-    const position = at?.position ?? this.w.position();
-    const inside = at === null ? this.openTransaction : at.inside;
+    const position = await this.positionAt(db, mark, `checkpoint ${id}`);
     const entry: CheckpointEntry = { id, mark, position };
-    this.marks.prune(db, mark);
-    if (inside !== null && !(await this.transactionEnded(inside))) {
-      this.options.logger?.warn(
-        `DB ${db}'s checkpoint ${id} sits inside a MULTI/EXEC transaction that has not ended ` +
-          `after ${this.options.transactionWaitMs ?? DEFAULT_TRANSACTION_WAIT_MS} ms; recorded anyway`,
-      );
-    }
     await this.updateManifest((m) => ({
       ...m,
       databases: { ...m.databases, [String(db)]: entry },
     }));
     return entry;
+  }
+
+  /**
+   * Records database `db`'s commit point at store coordinate `mark` (see
+   * `CheckpointEntry.commit`): its position is found as a checkpoint's is,
+   * every byte before it is written and synced (whatever `appendfsync`
+   * says: the log below the point may hold commands whose bytes were still
+   * in the page cache, and a record the AOF lost must never sit below a
+   * recorded point), then the manifest names it. Null, and nothing
+   * recorded, when the database has no checkpoint entry or a newer one.
+   */
+  async recordCommit(db: number, mark: number): Promise<CommitEntry | null> {
+    const entry = this.checkpointOf(db);
+    if (entry === undefined || mark <= entry.mark) return null;
+    const position = await this.positionAt(db, mark, 'commit point');
+    await this.w.syncThrough(position);
+    let recorded: CommitEntry | null = null;
+    await this.updateManifest((m) => {
+      const e = m.databases[String(db)];
+      // A checkpoint recorded meanwhile is newer.
+      if (e === undefined || e.id !== entry.id || mark <= e.mark) return null;
+      if (e.commit !== undefined && e.commit.mark >= mark) return null;
+      recorded = { mark, position };
+      return { ...m, databases: { ...m.databases, [String(db)]: { ...e, commit: recorded } } };
+    });
+    return recorded;
+  }
+
+  /**
+   * Drops database `db`'s commit point from the manifest (durable on
+   * return): its store could not read its log up to the point and opened
+   * at the checkpoint, whose log the new session now writes over.
+   */
+  async forgetCommit(db: number): Promise<void> {
+    await this.updateManifest((m) => {
+      const e = m.databases[String(db)];
+      if (e?.commit === undefined) return null;
+      const { commit: _dropped, ...rest } = e;
+      return { ...m, databases: { ...m.databases, [String(db)]: rest } };
+    });
+  }
+
+  /**
+   * Where a cut of `db` at store coordinate `mark` sits: the first command
+   * appended at or above it, or the current end; once the transaction it
+   * falls inside (if any) has ended (see `recordCheckpoint`). `what` names
+   * the cut in the warning.
+   */
+  private async positionAt(db: number, mark: number, what: string): Promise<AofPosition> {
+    const at = this.marks.entryOf(db, mark);
+    const position = at?.position ?? this.w.position();
+    const inside = at === null ? this.openTransaction : at.inside;
+    this.marks.prune(db, mark);
+    if (inside !== null && !(await this.transactionEnded(inside))) {
+      this.options.logger?.warn(
+        `DB ${db}'s ${what} sits inside a MULTI/EXEC transaction that has not ended ` +
+          `after ${this.options.transactionWaitMs ?? DEFAULT_TRANSACTION_WAIT_MS} ms; recorded anyway`,
+      );
+    }
+    return position;
   }
 
   /** Whether `tx`'s EXEC was appended (and synced with `always`) within `transactionWaitMs`. */

@@ -10,10 +10,17 @@ export {
   type AofLogger,
   AppendOnlyFile,
   type AppendOnlyFileOptions,
+  type ReplayOptions,
   type ReplayResult,
 } from './append-only-file.js';
 export { CheckpointMarks } from './checkpoint-marks.js';
 export { AofError, type AofErrorCode, describeError } from './errors.js';
 export { type AofFileHandle, type AofFileSystem, nodeFileSystem } from './file-system.js';
 export { FSYNC_POLICIES, type FsyncPolicy, isFsyncPolicy } from './fsync-policy.js';
-export { type AofManifest, type CheckpointEntry, fileName, manifestName } from './manifest.js';
+export {
+  type AofManifest,
+  type CheckpointEntry,
+  type CommitEntry,
+  fileName,
+  manifestName,
+} from './manifest.js';

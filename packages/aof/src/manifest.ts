@@ -12,6 +12,20 @@ export interface CheckpointEntry {
   readonly id: number;
   readonly mark: number;
   readonly position: AofPosition;
+  /**
+   * The newest commit point after the checkpoint: the store's log below
+   * `mark` is one moment, synced, and holds exactly the commands before
+   * `position` (synced here before it was recorded). Recovery that reads the
+   * log up to it replays from `position`; one that cannot (the log there is
+   * damaged) replays from the checkpoint's. A checkpoint's entry drops it.
+   */
+  readonly commit?: CommitEntry;
+}
+
+/** A database's commit point in the AOF (see `CheckpointEntry.commit`). */
+export interface CommitEntry {
+  readonly mark: number;
+  readonly position: AofPosition;
 }
 
 /**
@@ -73,7 +87,11 @@ export function decodeManifest(bytes: Buffer, path: string): AofManifest {
         Number.isInteger(e.id) &&
         typeof e.mark === 'number' &&
         Number.isInteger(e.position?.file) &&
-        Number.isInteger(e.position?.offset),
+        Number.isInteger(e.position?.offset) &&
+        (e.commit === undefined ||
+          (typeof e.commit.mark === 'number' &&
+            Number.isInteger(e.commit.position?.file) &&
+            Number.isInteger(e.commit.position?.offset))),
     );
   if (!ok) throw new AofError('ERR_AOF_MANIFEST', `${path}: not an AOF manifest`);
   if (!checksumMatches(o as Record<string, unknown>)) {

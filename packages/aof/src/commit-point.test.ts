@@ -1,0 +1,104 @@
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { args, tempDir } from '../test/support.js';
+import { AppendOnlyFile, type ReplayOptions } from './append-only-file.js';
+
+/**
+ * Commit points in the AOF: a database's store records a synced moment of
+ * its log after its checkpoint; the AOF names the position of the first
+ * command not in it, syncs everything before it first (whatever the
+ * policy), and replay can start there instead of at the checkpoint.
+ */
+
+let dir: string;
+let cleanup: () => Promise<void>;
+const opened: AppendOnlyFile[] = [];
+beforeEach(async () => {
+  ({ dir, cleanup } = await tempDir());
+});
+afterEach(async () => {
+  for (const a of opened.splice(0)) await a.close().catch(() => undefined);
+  await cleanup();
+});
+
+async function openAof(policy: 'always' | 'everysec' | 'no', replay: ReplayOptions = {}) {
+  const aof = await AppendOnlyFile.open({
+    dir,
+    policy,
+    syncIntervalMs: 3_600_000,
+    logger: { warn: () => undefined },
+  });
+  opened.push(aof);
+  const replayed: string[] = [];
+  const result = await aof.replay((db, argv) => {
+    replayed.push(`${db}:${argv.map((a) => a.toString()).join(' ')}`);
+  }, replay);
+  return { aof, replayed, result };
+}
+
+describe('commit points', () => {
+  it('recordCommit names the first command at or past the mark; replay resumes there when asked', async () => {
+    const { aof } = await openAof('always');
+    await aof.append(0, args('SET', 'a', '1'), 1);
+    await aof.recordCheckpoint(0, 1, 2);
+    await aof.append(0, args('SET', 'b', '1'), 2);
+    await aof.append(0, args('SET', 'c', '1'), 3);
+    const commit = await aof.recordCommit(0, 3);
+    expect(commit).not.toBeNull();
+    await aof.append(0, args('SET', 'd', '1'), 3);
+    expect(aof.checkpointOf(0)?.commit).toEqual(commit);
+    // A commit at or below the checkpoint, or below the last commit, is not recorded.
+    expect(await aof.recordCommit(0, 2)).toBeNull();
+    expect(await aof.recordCommit(0, 3)).toBeNull();
+    expect(await aof.recordCommit(1, 5)).toBeNull();
+    await aof.close();
+
+    const fromCheckpoint = await openAof('always');
+    expect(fromCheckpoint.replayed).toEqual(['0:SET b 1', '0:SET c 1', '0:SET d 1']);
+    expect(fromCheckpoint.aof.checkpointOf(0)?.commit).toEqual(commit);
+    await fromCheckpoint.aof.close();
+    const resumed = await openAof('always', { resumeFrom: new Map([[0, commit!.position]]) });
+    expect(resumed.replayed).toEqual(['0:SET c 1', '0:SET d 1']);
+    expect(resumed.result).toMatchObject({ applied: 2, skipped: 2 });
+    // A checkpoint's entry drops the commit point (it is newer).
+    await resumed.aof.recordCheckpoint(0, 2, 4);
+    expect(resumed.aof.checkpointOf(0)?.commit).toBeUndefined();
+  });
+
+  it('forgetCommit drops it durably', async () => {
+    const { aof } = await openAof('always');
+    await aof.recordCheckpoint(0, 1, 1);
+    await aof.append(0, args('SET', 'a', '1'), 1);
+    expect(await aof.recordCommit(0, 2)).not.toBeNull();
+    await aof.forgetCommit(0);
+    await aof.close();
+    const again = await openAof('always');
+    expect(again.aof.checkpointOf(0)).toMatchObject({ id: 1, mark: 1 });
+    expect(again.aof.checkpointOf(0)?.commit).toBeUndefined();
+  });
+
+  it('with appendfsync no / everysec the bytes before the commit are written and synced before it is recorded', async () => {
+    for (const policy of ['no', 'everysec'] as const) {
+      const { aof } = await openAof(policy);
+      await aof.recordCheckpoint(0, 1, 1);
+      const before = aof.info().syncs;
+      for (let i = 0; i < 100; i++) aof.append(0, args('SET', `k${i}`, 'v'), 1);
+      // Nothing written yet: the writer writes when the event loop idles.
+      const commit = await aof.recordCommit(0, 2);
+      expect(commit).not.toBeNull();
+      expect(aof.info().syncs).toBeGreaterThan(before);
+      // The manifest names a position whose bytes are in the file.
+      const manifest = JSON.parse(
+        await readFile(join(dir, 'appendonly.aof.manifest'), 'utf8'),
+      ) as { databases: Record<string, { commit: { position: { offset: number } } }> };
+      const file = join(dir, `appendonly.aof.${commit!.position.file}.incr.aof`);
+      expect((await stat(file)).size).toBeGreaterThanOrEqual(
+        manifest.databases['0']!.commit.position.offset,
+      );
+      await aof.close();
+      await cleanup();
+      ({ dir, cleanup } = await tempDir());
+    }
+  });
+});
