@@ -11,7 +11,19 @@ import type { ServerConfig } from './config.js';
  * last cut or after the last rewrite (what the automatic rewrite measures
  * growth from). `aof` is null with appendonly no (or before the file is open).
  */
-export function aofInfoLines(aof: AppendOnlyFile | null, rewrite: AofRewrite): string[] {
+/** What the AOF's replay at start did (strata's aof_loaded_* fields). */
+export interface AofLoaded {
+  readonly applied: number;
+  readonly skipped: number;
+  /** Databases whose replay resumed at their commit point (the log held everything before it). */
+  readonly resumed: readonly number[];
+}
+
+export function aofInfoLines(
+  aof: AppendOnlyFile | null,
+  rewrite: AofRewrite,
+  loaded: AofLoaded | null = null,
+): string[] {
   const info = aof?.info();
   const lines = [
     `aof_enabled:${aof === null ? 0 : 1}`,
@@ -35,6 +47,11 @@ export function aofInfoLines(aof: AppendOnlyFile | null, rewrite: AofRewrite): s
     `aof_writes:${info.writes}`,
     `aof_fsyncs:${info.syncs}`,
     `aof_cuts:${info.cuts}`,
+    // What the replay at start applied, what it skipped (in a checkpoint or
+    // read from the log), and the databases it resumed at a commit point.
+    `aof_loaded_commands:${loaded?.applied ?? 0}`,
+    `aof_loaded_skipped:${loaded?.skipped ?? 0}`,
+    `aof_loaded_from_commit:${loaded?.resumed.join(',') ?? ''}`,
   );
   return lines;
 }

@@ -53,6 +53,13 @@ export interface ServerConfig {
   aofMissingCheckpoint: MissingCheckpointPolicy;
   /** Compact a database's log once it holds more than this on disk; 0: never. */
   compactionThreshold: number;
+  /**
+   * Milliseconds between commit points of a database that changed (a
+   * fold-over, flush and sync of its log, recorded; 0: none): a crash
+   * recovers the newest one from the log, and the AOF replays only what
+   * came after it (see databases.ts).
+   */
+  commitInterval: number;
   /** Keyspace events to publish, in Redis's letters ('' none). */
   notifyKeyspaceEvents: string;
   /** With no requirepass, only loopback clients are served (Redis's DENIED for the others). */
@@ -95,6 +102,7 @@ export const DEFAULT_CONFIG: Readonly<ServerConfig> = {
   appenddirname: 'appendonlydir',
   aofMissingCheckpoint: 'refuse',
   compactionThreshold: 0,
+  commitInterval: 1000,
   notifyKeyspaceEvents: '',
   protectedMode: true,
   daemonize: false,
@@ -430,6 +438,13 @@ export const SETTINGS: readonly Setting[] = [
     'compact a database log larger than this on disk (0: never)',
     (v) => (v === '0' ? 0 : size(1024, 2 ** 52)(v)),
     { show: formatSize },
+  ),
+  define(
+    'commit-interval',
+    'commitInterval',
+    '<ms>',
+    'commit point of a changed database this often: what a crash recovers from the log (0: none)',
+    integer(0, 2_147_483_647),
   ),
   redis(
     'notify-keyspace-events',

@@ -1,5 +1,5 @@
 import { mkdir, rm } from 'node:fs/promises';
-import type { AppendOnlyFile } from '@strata/aof';
+import type { AofPosition, AppendOnlyFile, CommitEntry } from '@strata/aof';
 import {
   FileCheckpointStore,
   type SkippedPages,
@@ -41,8 +41,16 @@ export interface DatabasesOptions {
 interface AofStoreParts {
   device: Device;
   checkpoints: AofCheckpointStore;
-  /** The end of the checkpoint the AOF names: the log below it was synced. */
+  /** The end of the checkpoint (or commit point) the AOF names: the log below it was synced. */
   durableUntil?: number;
+}
+
+/** Where a database's recovery started and what it read (INFO persistence, the start-up log). */
+interface RecoverySource {
+  /** `commit`: the log was read up to a commit point (the AOF replays from its position). */
+  readonly to: 'checkpoint' | 'commit' | 'log';
+  readonly records: number;
+  readonly bytes: number;
 }
 
 /** What a database's recovery passed over (hlog's RecoveryInfo). */
@@ -105,6 +113,15 @@ export class Databases implements DatabaseProvider {
   private readonly damage = new Map<number, RecoveryDamage>();
   /** Log memory of a database opened from now on (CONFIG SET maxmemory changes it). */
   private memory: number | undefined;
+  /** Per database, what it had at its last commit point or checkpoint (PeriodicCommits). */
+  private readonly commitMarks = new Map<number, Mark>();
+  /** Databases that recovered their log up to the AOF's commit point: the AOF replays from its position. */
+  private readonly resume = new Map<number, AofPosition>();
+  /** Databases whose commit point could not be read back: reopened at the checkpoint. */
+  private readonly pastCommit = new Set<number>();
+  private readonly sources = new Map<number, RecoverySource>();
+  /** Commit points recorded, and those that failed (INFO persistence). */
+  readonly commitStatus = { taken: 0, failed: 0, lastAt: 0 };
 
   constructor(private readonly options: DatabasesOptions) {
     this.count = options.count;
@@ -176,15 +193,17 @@ export class Databases implements DatabaseProvider {
     const dir = await this.path(index);
     await mkdir(dir, { recursive: true });
     let store: Store;
+    let commit: CommitEntry | undefined;
     // With the AOF on, a database it has no entry for gets one: a checkpoint right after opening.
     const adopt = this.aof !== null && (fresh || this.aof.checkpointOf(index) === undefined);
     try {
       // Its reads' failures are logged once (each command meeting one answers its error).
       const file = new ReadErrorLogDevice(this.logDevice(dir), `DB ${index}`, dir, logger);
-      const parts =
+      const { commit: clippedAt, ...parts } =
         this.aof === null
-          ? { device: file as Device }
+          ? { device: file as Device, commit: undefined }
           : await this.aofParts(index, dir, fresh, file);
+      commit = clippedAt;
       this.devices.set(index, parts.device);
       store = await Store.open({
         ...this.options.store,
@@ -207,6 +226,28 @@ export class Databases implements DatabaseProvider {
       await this.closeDevice(index).catch(() => undefined);
       throw e;
     }
+    if (commit !== undefined) {
+      const point = commit.mark * (this.options.store.pageSize ?? 1 << 20);
+      const r = store.recovery;
+      if (r.replayedTo < point || r.skipped.length > 0 || r.cutAt !== null) {
+        // The log up to the commit point is not all there: the AOF cannot
+        // resume at its position. Opened again at the checkpoint (the AOF
+        // replays everything after it, as before commit points), and the
+        // commit point dropped first: the new session writes over its log.
+        logger.warning(
+          `DB ${index}: the log could not be read up to its commit point at ${point} ` +
+            `(read to ${r.replayedTo}${r.cutAt === null ? '' : `, cut at ${r.cutAt}: ${r.cutReason}`}` +
+            `${r.skipped.length > 0 ? ', damaged pages skipped' : ''}); opening at checkpoint ` +
+            `${r.checkpoint} instead, and the AOF replays every command after it`,
+        );
+        await store.abandon();
+        await this.closeDevice(index);
+        this.pastCommit.add(index);
+        await this.aof!.forgetCommit(index);
+        return this.openStore(index, fresh);
+      }
+      this.resume.set(index, commit.position);
+    } else this.resume.delete(index);
     logWriteErrors(store, `DB ${index}`, dir, logger);
     logCorruptRecords(store, `DB ${index}`, dir, logger);
     // Its AOF records carry the log page each change saw: no fold-over between a change and its record.
@@ -219,18 +260,30 @@ export class Databases implements DatabaseProvider {
       const from =
         r.checkpoint === null ? 'no checkpoint, index rebuilt' : `checkpoint ${r.checkpoint}`;
       const pages = r.skipped.reduce((n, run) => n + run.pages, 0);
+      const to =
+        commit !== undefined
+          ? `, log read up to the commit point at ${r.replayedTo}`
+          : r.unreplayedBytes > 0 || r.replayedTo > r.scannedFrom
+            ? `, log read up to ${r.replayedTo}`
+            : '';
       logger.notice(
-        `DB ${index} loaded from disk: ${from}, ${r.records} records replayed ` +
+        `DB ${index} loaded from disk: ${from}${to}, ${r.records} records replayed from the log ` +
           `(${describeSize(r.scannedBytes)} of log) in ${seconds(r.ms)} seconds` +
           (pages > 0 ? `, ${pages} damaged page${pages === 1 ? '' : 's'} skipped` : ''),
       );
     }
+    this.sources.set(index, {
+      to: commit !== undefined ? 'commit' : r.replayedTo > r.scannedFrom ? 'log' : 'checkpoint',
+      records: r.records,
+      bytes: r.scannedBytes,
+    });
     const s = store.stats();
     logger.verbose(
       `DB ${index}: log ${describeSize(s.logBytes)} on disk, ${s.index.entries} index entries, ` +
         `${describeSize(s.memory.logBytes)} of log memory`,
     );
     this.marks.set(index, markOf(store));
+    this.commitMarks.set(index, markOf(store));
     if (adopt) {
       // The AOF's entry for this database: a checkpoint of what it holds now,
       // before any command runs on it.
@@ -253,7 +306,7 @@ export class Databases implements DatabaseProvider {
     dir: string,
     fresh: boolean,
     file: Device,
-  ): Promise<AofStoreParts> {
+  ): Promise<AofStoreParts & { commit: CommitEntry | undefined }> {
     const aof = this.aof!;
     const { logger } = this.options;
     const entry = fresh ? undefined : aof.checkpointOf(index);
@@ -261,6 +314,7 @@ export class Databases implements DatabaseProvider {
     let device: Device = file;
     let approved: number | null = null;
     let durableUntil: number | undefined;
+    let commit: CommitEntry | undefined;
     if (entry !== undefined) {
       // Other checkpoints stay until a newer one is recorded in the AOF
       // (AofCheckpointStore.write removes them then): nothing is deleted
@@ -281,8 +335,15 @@ export class Databases implements DatabaseProvider {
       const pageSize = this.options.store.pageSize ?? 1 << 20;
       // The log up to the checkpoint's end is its state (a rebuild reads
       // exactly that), synced before the checkpoint was recorded: a bad page
-      // there is damage to skip, never a torn tail to write over.
-      durableUntil = entry.mark * pageSize;
+      // there is damage to skip, never a torn tail to write over. With a
+      // commit point after it, the log up to the commit point is one moment
+      // too, synced before the AOF recorded it: read up to there (the AOF
+      // resumes at the commit's position; openStore checks it was all read).
+      commit =
+        present && !this.pastCommit.has(index) && entry.commit !== undefined
+          ? entry.commit
+          : undefined;
+      durableUntil = (commit?.mark ?? entry.mark) * pageSize;
       device = new ClippedDevice(file, durableUntil);
     }
     aof.resetMarks(index);
@@ -294,7 +355,8 @@ export class Databases implements DatabaseProvider {
         await aof.recordCheckpoint(index, seq, meta.until / meta.pageSize);
       },
     );
-    return { device, checkpoints, ...(durableUntil === undefined ? {} : { durableUntil }) };
+    // `commit`: the commit point the device is clipped at, if any: the store must read its log up to it.
+    return { device, checkpoints, ...(durableUntil === undefined ? {} : { durableUntil }), commit };
   }
 
   private async closeDevice(index: number): Promise<void> {
@@ -378,10 +440,67 @@ export class Databases implements DatabaseProvider {
     // covers is the counters from before it and the tail after it. A write
     // during the checkpoint moved the counters, so the next round sees it.
     this.marks.set(index, { ...mark, tail: store.stats().log.tail });
+    this.commitMarks.set(index, { ...mark, tail: store.stats().log.tail });
     logger.notice(
       `DB ${index} saved on disk: checkpoint ${seq}, log ${describeSize(store.stats().logBytes)}, ` +
         `in ${seconds(performance.now() - started)} seconds`,
     );
+  }
+
+  /**
+   * A commit point of one database (PeriodicCommits): the store's log is
+   * folded over (dirty collections written back), flushed and synced, and
+   * the point recorded, in the store's directory and, with the AOF, in its
+   * manifest with the position of the first command after it (the AOF is
+   * synced through that position first). Runs after a checkpoint or
+   * compaction in flight, never beside one. Failures are counted and
+   * logged once; the next round tries again.
+   */
+  commit(index: number, store: StoreCore): Promise<void> {
+    if (!(store instanceof Store)) return Promise.resolve();
+    const previous = this.saving.get(index);
+    const run = (async () => {
+      await previous?.catch(() => undefined);
+      const mark = markOf(store);
+      try {
+        const point = await store.commit();
+        if (point !== null && this.aof !== null) {
+          const recorded = await this.aof.recordCommit(index, point / store.log.pageSize);
+          if (recorded !== null) this.pastCommit.delete(index);
+        }
+        this.commitMarks.set(index, { ...mark, tail: store.stats().log.tail });
+        this.commitStatus.taken++;
+        this.commitStatus.lastAt = Date.now();
+      } catch (e) {
+        if (this.commitStatus.failed++ === 0) {
+          this.options.logger.warning(`DB ${index} commit point failed: ${(e as Error).message}`);
+        } else {
+          this.options.logger.verbose(`DB ${index} commit point failed: ${(e as Error).message}`);
+        }
+      }
+    })();
+    const tracked = run.finally(() => {
+      if (this.saving.get(index) === tracked) this.saving.delete(index);
+    });
+    this.saving.set(index, tracked);
+    return tracked;
+  }
+
+  /** Whether `store` changed since its last commit point or checkpoint (see changesSinceCheckpoint). */
+  changedSinceCommit(index: number, store: StoreCore): boolean {
+    if (!(store instanceof Store)) return false;
+    const before = this.commitMarks.get(index);
+    const now = markOf(store);
+    return before === undefined || before.tail !== now.tail || before.counters !== now.counters;
+  }
+
+  /**
+   * Per database, where the AOF's replay starts instead of its checkpoint's
+   * position: the databases opened so far whose log was read up to their
+   * commit point.
+   */
+  resumePositions(): ReadonlyMap<number, AofPosition> {
+    return this.resume;
   }
 
   /**
@@ -439,7 +558,24 @@ export class Databases implements DatabaseProvider {
         runs.push(`${index}@${run.address}+${run.pages}`);
       }
     }
+    let records = 0;
+    let bytes = 0;
+    const from: string[] = [];
+    for (const [index, src] of [...this.sources].sort((a, b) => a[0] - b[0])) {
+      records += src.records;
+      bytes += src.bytes;
+      from.push(`${index}=${src.to}`);
+    }
     return [
+      // Strata's own: what the open databases' recoveries read from their logs
+      // past their checkpoints, and to where (a commit point, the log's end
+      // or a clean close, or the checkpoint alone).
+      `recovery_log_records:${records}`,
+      `recovery_log_bytes:${bytes}`,
+      `recovery_log_to:${from.join(',')}`,
+      `commit_points:${this.commitStatus.taken}`,
+      `commit_points_failed:${this.commitStatus.failed}`,
+      `last_commit_time:${Math.floor(this.commitStatus.lastAt / 1000)}`,
       `recovery_skipped_pages:${pages}`,
       `recovery_skipped_ranges:${runs.join(',')}`,
       `recovery_unusable_checkpoints:${unusable}`,

@@ -199,7 +199,7 @@ describe('configuration', () => {
         `\\* Config: port=0 bind=127\\.0\\.0\\.1 dir=${dir} memory=128kb page-size=16kb ` +
           'segment-size=1gb index-size=1kb mutable-fraction=0\\.9 databases=4 requirepass=\\(set\\) ' +
           'maxclients=9 save="300 1" log-level=verbose appendonly=no appendfsync=everysec ' +
-          'appendfilename=appendonly\\.aof appenddirname=appendonlydir aof-missing-checkpoint=refuse compaction-threshold=0 ' +
+          'appendfilename=appendonly\\.aof appenddirname=appendonlydir aof-missing-checkpoint=refuse compaction-threshold=0 commit-interval=1000 ' +
           'notify-keyspace-events="" protected-mode=yes daemonize=no pidfile="" logfile="" ' +
           'import-rdb="" import-merge=no import-serve=no\n',
       ),

@@ -12,7 +12,7 @@ import {
 } from '@strata/resp';
 import { AofClock } from './aof-clock.js';
 import { aofCommandLog } from './aof-command-log.js';
-import { aofConfigValues, aofInfoLines } from './aof-info.js';
+import { type AofLoaded, aofConfigValues, aofInfoLines } from './aof-info.js';
 import { aofRefusedCommands } from './aof-refused-commands.js';
 import { AofRewrite, bgrewriteaofCommand } from './aof-rewrite.js';
 import { bindAddresses, hostPort, isExposed } from './bind-addresses.js';
@@ -35,6 +35,7 @@ import { LogCompaction } from './log-compaction.js';
 import { type Logger, seconds } from './logger.js';
 import { OomScore } from './oom-score.js';
 import { PeriodicCheckpoints } from './periodic-checkpoints.js';
+import { PeriodicCommits } from './periodic-commits.js';
 import { removePidFile, writePidFile } from './pid-file.js';
 import { ProcTitle } from './proc-title.js';
 import { FUNCTIONS_FILE } from './rdb-import-run.js';
@@ -53,12 +54,15 @@ export class StrataServer {
   private readonly databases: Databases;
   private readonly resp: RespServer;
   private readonly checkpoints: PeriodicCheckpoints;
+  private readonly commits: PeriodicCommits;
   private readonly compaction: LogCompaction;
   /** BGREWRITEAOF and the automatic rewrite: checkpoints of every database, each cutting the AOF. */
   private readonly aofRewrite: AofRewrite;
   private shutdownRun: Promise<number> | null = null;
   private lock: DirLock | null = null;
   private aof: AppendOnlyFile | null = null;
+  /** What the AOF's replay at start applied, skipped, and where it resumed at a commit point. */
+  private aofLoaded: AofLoaded | null = null;
   /** Listeners on the bind addresses after the one RespServer listens on. */
   private readonly extraListeners: ExtraListeners;
   /** The pidfile this process wrote, removed at exit. */
@@ -111,7 +115,7 @@ export class StrataServer {
       infoSections: {
         persistence: () => [
           ...this.databases.saveStatus.infoLines(this.changesSinceSave()),
-          ...aofInfoLines(this.aof, this.aofRewrite),
+          ...aofInfoLines(this.aof, this.aofRewrite, this.aofLoaded),
           ...this.databases.recoveryInfoLines(),
         ],
       },
@@ -156,6 +160,7 @@ export class StrataServer {
       this.settings,
       logger,
     );
+    this.commits = new PeriodicCommits(this.resp.keyspace, this.databases, config.commitInterval);
     this.compaction = new LogCompaction(
       this.resp.keyspace,
       this.databases,
@@ -265,6 +270,7 @@ export class StrataServer {
     }
     this.checkpoints.start();
     this.aofRewrite.start();
+    this.commits.start();
     this.compaction.start();
     this.oom.start();
     const unixsocket = givenValue(loaded, 'unixsocket');
@@ -384,21 +390,35 @@ export class StrataServer {
     this.aof = aof;
     this.databases.useAof(aof);
     await this.databases.checkAofCheckpoints();
+    // A database with a commit point opens before the replay: whether its
+    // log was read up to the point decides where its commands resume.
+    for (let i = 0; i < config.databases; i++) {
+      if (aof.checkpointOf(i)?.commit !== undefined) await this.resp.keyspace.ensure(i);
+    }
+    const resumeFrom = this.databases.resumePositions();
     let errors = 0;
-    const r = await aof.replay((db, argv, time) => {
-      this.clock.replayAt(time);
-      return this.resp.execute(db, argv).catch((e: unknown) => {
-        // Redis ignores a replayed command's error reply; say so, a few times.
-        if (++errors <= 5) {
-          logger.warning(
-            `AOF replay: '${argv[0]?.toString('latin1')}' failed: ${(e as Error).message}`,
-          );
-        }
-      });
-    });
+    const r = await aof.replay(
+      (db, argv, time) => {
+        this.clock.replayAt(time);
+        return this.resp.execute(db, argv).catch((e: unknown) => {
+          // Redis ignores a replayed command's error reply; say so, a few times.
+          if (++errors <= 5) {
+            logger.warning(
+              `AOF replay: '${argv[0]?.toString('latin1')}' failed: ${(e as Error).message}`,
+            );
+          }
+        });
+      },
+      { resumeFrom },
+    );
     this.clock.live();
+    this.aofLoaded = { applied: r.applied, skipped: r.skipped, resumed: [...resumeFrom.keys()] };
+    const resumed =
+      resumeFrom.size === 0
+        ? ''
+        : ` (DB ${[...resumeFrom.keys()].join(', ')} from ${resumeFrom.size === 1 ? 'its commit point' : 'their commit points'})`;
     logger.notice(
-      `DB loaded from append only file: ${r.applied} commands applied, ${r.skipped} already in checkpoints, ` +
+      `DB loaded from append only file: ${r.applied} commands applied${resumed}, ${r.skipped} already in checkpoints or the log, ` +
         `${r.files} file${r.files === 1 ? '' : 's'} (${r.bytes} bytes), in ${seconds(r.ms)} seconds`,
     );
     if (errors > 0) logger.warning(`AOF replay: ${errors} commands answered an error`);
@@ -471,6 +491,7 @@ export class StrataServer {
     logger.notice('User requested shutdown...');
     await this.checkpoints.stop();
     await this.aofRewrite.stop();
+    await this.commits.stop();
     await this.compaction.stop();
     const inFlight = commandsInFlight(this.resp);
     if (inFlight > 0 && !options.now) {
