@@ -51,6 +51,8 @@ interface RecoverySource {
   readonly to: 'checkpoint' | 'commit' | 'log';
   readonly records: number;
   readonly bytes: number;
+  /** Time to load the checkpoint and read the log (hlog's RecoveryInfo.ms). */
+  readonly ms: number;
 }
 
 /** What a database's recovery passed over (hlog's RecoveryInfo). */
@@ -276,6 +278,7 @@ export class Databases implements DatabaseProvider {
       to: commit !== undefined ? 'commit' : r.replayedTo > r.scannedFrom ? 'log' : 'checkpoint',
       records: r.records,
       bytes: r.scannedBytes,
+      ms: r.ms,
     });
     const s = store.stats();
     logger.verbose(
@@ -560,10 +563,12 @@ export class Databases implements DatabaseProvider {
     }
     let records = 0;
     let bytes = 0;
+    let ms = 0;
     const from: string[] = [];
     for (const [index, src] of [...this.sources].sort((a, b) => a[0] - b[0])) {
       records += src.records;
       bytes += src.bytes;
+      ms += src.ms;
       from.push(`${index}=${src.to}`);
     }
     return [
@@ -572,6 +577,7 @@ export class Databases implements DatabaseProvider {
       // or a clean close, or the checkpoint alone).
       `recovery_log_records:${records}`,
       `recovery_log_bytes:${bytes}`,
+      `recovery_log_ms:${Math.round(ms)}`,
       `recovery_log_to:${from.join(',')}`,
       `commit_points:${this.commitStatus.taken}`,
       `commit_points_failed:${this.commitStatus.failed}`,

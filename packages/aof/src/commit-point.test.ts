@@ -89,9 +89,9 @@ describe('commit points', () => {
       expect(commit).not.toBeNull();
       expect(aof.info().syncs).toBeGreaterThan(before);
       // The manifest names a position whose bytes are in the file.
-      const manifest = JSON.parse(
-        await readFile(join(dir, 'appendonly.aof.manifest'), 'utf8'),
-      ) as { databases: Record<string, { commit: { position: { offset: number } } }> };
+      const manifest = JSON.parse(await readFile(join(dir, 'appendonly.aof.manifest'), 'utf8')) as {
+        databases: Record<string, { commit: { position: { offset: number } } }>;
+      };
       const file = join(dir, `appendonly.aof.${commit!.position.file}.incr.aof`);
       expect((await stat(file)).size).toBeGreaterThanOrEqual(
         manifest.databases['0']!.commit.position.offset,

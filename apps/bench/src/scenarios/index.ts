@@ -17,6 +17,7 @@ import { pagebufReadahead } from './pagebuf-readahead.js';
 import { pagebufScan } from './pagebuf-scan.js';
 import { pubsub } from './pubsub.js';
 import { rdbImport } from './rdb-import.js';
+import { recovery } from './recovery.js';
 import { respThroughput } from './resp-throughput.js';
 import { scanDbsize } from './scan-dbsize.js';
 import { scanFilters } from './scan-filters.js';
@@ -56,4 +57,5 @@ export const scenarios: readonly AnyScenario[] = [
   rdbImport,
   memory,
   embedded,
+  recovery,
 ];
