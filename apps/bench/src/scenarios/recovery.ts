@@ -191,13 +191,20 @@ async function prepare(system: string, mode: Mode, dir: string, p: Params): Prom
   try {
     await load(server.port, p.keys, p.valueBytes);
     if (mode === 'clean') {
-      await query(server.port, system === 'strata' ? ['SHUTDOWN'] : ['SHUTDOWN', 'SAVE']).catch(
-        () => '',
-      );
-      await new Promise((resolve) => {
+      const exited = new Promise((resolve) => {
         if (server.child.exitCode !== null) resolve(null);
         else server.child.once('exit', resolve);
       });
+      // The server closes the connection as it exits, without a reply.
+      const sock = net.connect(server.port, '127.0.0.1');
+      sock.on('error', () => undefined);
+      sock.write(
+        encodeCommand(
+          (system === 'strata' ? ['SHUTDOWN'] : ['SHUTDOWN', 'SAVE']).map((a) => Buffer.from(a)),
+        ),
+      );
+      await exited;
+      sock.destroy();
       return;
     }
     if (system === 'strata') await commitPointsAfterNow(server.port, 2);
