@@ -368,7 +368,9 @@ describe('a damaged log below the commit point (AOF on)', () => {
     for (let from = 0; from < N; from += 500) {
       const keys = Array.from({ length: 500 }, (_, j) => `key:${from + j}`);
       const values = await r.mget(...keys);
-      values.forEach((v, j) => expect(v).toBe(`value-${from + j}-${'x'.repeat(40)}`));
+      values.forEach((v, j) => {
+        expect(v).toBe(`value-${from + j}-${'x'.repeat(40)}`);
+      });
     }
     const info = await r.info('persistence');
     expect(info).toMatch(/aof_loaded_commands:[1-9]/);

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { encodeCommand } from '@strata/protocol';
 import { measureBestPlainRead } from '../plain-read.js';
 import { defineScenario, lower, type Measurement } from '../scenario.js';
-import { median } from '../stats.js';
 import { sizeLabel } from '../sizes.js';
+import { median } from '../stats.js';
 import {
   freePort,
   hasRedisServer,
@@ -64,7 +64,7 @@ function systems(): string[] {
 
 const keyOf = (i: number): string => `key:${String(i).padStart(12, '0')}`;
 
-function valueOf(i: number, bytes: number): string {
+function valueFor(i: number, bytes: number): string {
   return `${String(i).padStart(12, '0')}.`.repeat(Math.ceil(bytes / 13)).slice(0, bytes);
 }
 
@@ -97,7 +97,7 @@ async function load(port: number, n: number, valueBytes: number): Promise<void> 
         encodeCommand([
           Buffer.from('SET'),
           Buffer.from(keyOf(i)),
-          Buffer.from(valueOf(i, valueBytes)),
+          Buffer.from(valueFor(i, valueBytes)),
         ]),
       );
     }
@@ -270,7 +270,7 @@ async function restart(system: string, mode: Mode, dir: string, p: Params): Prom
       const ids = sample.slice(from, from + 1000);
       const values = await mget(port, ids.map(keyOf));
       values.forEach((v, j) => {
-        if (v !== valueOf(ids[j]!, p.valueBytes)) {
+        if (v !== valueFor(ids[j]!, p.valueBytes)) {
           throw new Error(`${system} ${mode}: ${keyOf(ids[j]!)} reads ${v}`);
         }
       });
