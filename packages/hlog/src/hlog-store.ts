@@ -176,16 +176,25 @@ export class Store extends StoreCore {
       return;
     }
     const begin = this.log.begin;
-    for (const [k, t] of count.tail) {
-      const prev = this.count.hasExpiring(Buffer.from(k, 'latin1'))
-        ? K_EXPIRING
-        : t.firstPrevious === 0 || t.firstPrevious < begin
-          ? K_ABSENT
-          : K_UNRESOLVED;
-      this.count.changed(Buffer.from(k, 'latin1'), prev, t.state, t.firstPrevious);
+    let cursor = 0;
+    do {
+      cursor = count.tail.forSome(cursor, 256, (key, state, firstPrevious) => {
+        const prev = this.count.hasExpiring(key)
+          ? K_EXPIRING
+          : firstPrevious === 0 || firstPrevious < begin
+            ? K_ABSENT
+            : K_UNRESOLVED;
+        // A chain read keeps its key past this call: a copy of the view.
+        this.count.changed(
+          prev === K_UNRESOLVED ? Buffer.from(key) : key,
+          prev,
+          state,
+          firstPrevious,
+        );
+      });
       // A bounded number of chain reads in flight, however long the tail.
       if (this.count.unresolved >= 256) await this.count.settle();
-    }
+    } while (cursor !== 0);
     await this.count.settle();
   }
 

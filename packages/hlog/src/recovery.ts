@@ -33,15 +33,8 @@ import {
   type RecordSpace,
 } from './record-layout.js';
 import { consoleLogger, type RecoveryInfo, type StoreOptions } from './store-options.js';
+import { TailKeys } from './tail-keys.js';
 import { pageSizeMismatch, probePageSize } from './written-page-size.js';
-
-/** A key's newest state in the replayed tail, and where its older versions continue. */
-export interface TailKey {
-  /** expiresAt (0: no expiry), or -1 for a tombstone. */
-  state: number;
-  /** Previous address of the key's first record in the tail (its version at the checkpoint). */
-  firstPrevious: number;
-}
 
 /**
  * The plain keys (values without expiry) of the recovered log, recounted
@@ -60,7 +53,7 @@ export interface BackgroundRecount {
  * the rebuild's pass) and `background` recounts the plain keys after open.
  */
 export type RecoveredCount =
-  | { kind: 'checkpoint'; snapshot: KeyCountSnapshot; tail: Map<string, TailKey> }
+  | { kind: 'checkpoint'; snapshot: KeyCountSnapshot; tail: TailKeys }
   | { kind: 'recount'; snapshot: KeyCountSnapshot; background?: BackgroundRecount };
 
 export interface RecoveredLog {
@@ -97,7 +90,7 @@ interface Replayed {
   scan: LogScanResult;
   index: HashIndex;
   unreplayedRecords: number;
-  tail: Map<string, TailKey> | null;
+  tail: TailKeys | null;
   expiring: KeyStateTable | null;
 }
 
@@ -268,7 +261,10 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
     const into = parallel === null ? (index ?? new HashIndex({ initialBuckets })) : null;
     const rebuilder = parallel ?? new IndexRebuilder(into, bytes);
     let unreplayedRecords = 0;
-    const tail = snapshot === null ? null : new Map<string, TailKey>();
+    const tail = snapshot === null ? null : new TailKeys();
+    /** Records of the first page of the tail: with the tail's length, how many keys to make room for. */
+    let firstPageRecords = -1;
+    const tailBytes = Math.max(0, Math.min(device.endAddress, replayTo) - from);
     // Without a checkpoint the whole log is read here. The keys whose newest
     // record has an expiry are found in this pass (few, and the write path
     // needs them from the start); the plain keys, a table as large as the key
@@ -289,6 +285,15 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
         ...(options.recoveryMode !== undefined ? { mode: options.recoveryMode } : {}),
         // The worker keeps up, or the scan waits for it between frames.
         ...(parallel === null ? {} : { onPage: () => parallel.pace() }),
+        ...(tail === null
+          ? {}
+          : {
+              onPageEnd: (space: RecordSpace) => {
+                if (firstPageRecords >= 0) return;
+                firstPageRecords = tail.size;
+                tail.reserve(Math.ceil((firstPageRecords * tailBytes) / space.bytes.length));
+              },
+            }),
         onRecord: (space, off, address) => {
           // Past the recovered moment: read (verified, its end found), not replayed.
           if (address >= replayTo) {
@@ -314,12 +319,8 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
             }
           }
           if (tail !== null) {
-            const k = space.bytes.toString('latin1', ko, ko + kl);
             const state = (flags & RecordFlag.TOMBSTONE) !== 0 ? -1 : expiresAtOf(space, off);
-            const seen = tail.get(k);
-            if (seen === undefined) {
-              tail.set(k, { state, firstPrevious: previousAddress(space, off) });
-            } else seen.state = state;
+            tail.note(space.bytes, ko, kl, hash, state, previousAddress(space, off));
           }
           return true;
         },
@@ -393,7 +394,7 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
     records: scan.records - unreplayedRecords,
     cutAt: scan.cutAt,
     unreplayedBytes: Math.max(0, end - replayTo),
-    replayedTo: replayed,
+    replayedTo,
     cutReason: scan.reason,
     skipped,
     passedOver,
