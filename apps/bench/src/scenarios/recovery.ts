@@ -172,15 +172,20 @@ function infoField(info: string, name: string): number {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Waits until strata has recorded `more` commit points after now. */
-async function commitPointsAfterNow(port: number, more: number): Promise<void> {
+/**
+ * Waits until strata has recorded a commit point after now, then long
+ * enough for the next round (1 s apart) to take one more if that one began
+ * before the load's last write (a round takes one only when something changed).
+ */
+async function commitPointAfterNow(port: number): Promise<void> {
   const count = async () => infoField(await query(port, ['INFO', 'persistence']), 'commit_points');
   const start = await count();
   const deadline = Date.now() + 60_000;
-  while ((await count()) < start + more) {
+  while ((await count()) < start + 1) {
     if (Date.now() > deadline) throw new Error('no commit point recorded within 60 s');
     await sleep(100);
   }
+  await sleep(2500);
 }
 
 /** Loads the keys into a new server in `dir`, then leaves the directory as `mode` says. */
@@ -207,7 +212,7 @@ async function prepare(system: string, mode: Mode, dir: string, p: Params): Prom
       sock.destroy();
       return;
     }
-    if (system === 'strata') await commitPointsAfterNow(server.port, 2);
+    if (system === 'strata') await commitPointAfterNow(server.port);
     else if (mode === 'noaof') await query(server.port, ['SAVE']);
     // everysec: the AOF synced at least once after the load.
     if (mode === 'aof') await sleep(1500);
