@@ -51,6 +51,7 @@ appendfilename strata.aof
 appenddirname aofdir
 aof-missing-checkpoint rebuild
 compaction-threshold 1gb
+commit-interval 250
 notify-keyspace-events KEx
 protected-mode no
 daemonize yes
@@ -82,6 +83,7 @@ import-serve YES
       appenddirname: 'aofdir',
       aofMissingCheckpoint: 'rebuild',
       compactionThreshold: 1024 ** 3,
+      commitInterval: 250,
       notifyKeyspaceEvents: 'xKE',
       protectedMode: false,
       daemonize: true,

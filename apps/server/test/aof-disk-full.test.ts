@@ -110,6 +110,10 @@ describe.each(['always', 'everysec'] as const)('appendfsync %s on a full disk', 
       policy,
       '--index-size',
       '64kb',
+      // The AOF's own failure path: no commit points, whose log flushes
+      // would meet the full disk first (the log's write error refuses writes too).
+      '--commit-interval',
+      '0',
     ];
     let { process: p, port } = await StrataProcess.start(args);
     let r = client(port);

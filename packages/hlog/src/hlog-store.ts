@@ -449,7 +449,12 @@ export class Store extends StoreCore {
     const run = (this.checkpointRun ?? Promise.resolve(0))
       .catch(() => 0)
       .then(() => this.takeCommit());
-    this.checkpointRun = run.then((p) => p ?? 0);
+    // The next checkpoint or commit waits for this one, whatever its outcome
+    // (the caller hears a failure through `run`; this chain must not reject unheard).
+    this.checkpointRun = run.then(
+      (p) => p ?? 0,
+      () => 0,
+    );
     return run;
   }
 
