@@ -71,6 +71,9 @@ interface Mark {
   counters: string;
 }
 
+/** An AOF file this large is rotated at a commit point (see Databases.commit). */
+const ROTATE_AT_COMMIT_BYTES = 64 * 1024 * 1024;
+
 /** Entries `a` and `b` of `map` trade places (a missing one stays missing). */
 function swapEntries<V>(map: Map<number, V>, a: number, b: number): void {
   const va = map.get(a);
@@ -466,6 +469,12 @@ export class Databases implements DatabaseProvider {
       await previous?.catch(() => undefined);
       const mark = markOf(store);
       try {
+        // A large AOF file starts a new one first: the commands after this
+        // point then go there, and a restart that resumes here does not
+        // read (and skip) the old file's commands at all.
+        if (this.aof !== null && this.aof.info().currentSize >= ROTATE_AT_COMMIT_BYTES) {
+          await this.aof.rotate();
+        }
         const point = await store.commit();
         if (point !== null && this.aof !== null) {
           const recorded = await this.aof.recordCommit(index, point / store.log.pageSize);
@@ -489,12 +498,20 @@ export class Databases implements DatabaseProvider {
     return tracked;
   }
 
-  /** Whether `store` changed since its last commit point or checkpoint (see changesSinceCheckpoint). */
-  changedSinceCommit(index: number, store: StoreCore): boolean {
+  /**
+   * Whether `store` is due a commit point: it changed since its last commit
+   * point or checkpoint (see changesSinceCheckpoint). With the AOF on, only
+   * once its log has grown by a quarter page since: the AOF holds every
+   * change anyway, and the point only bounds what it replays, so a trickle
+   * of writes does not seal a page (a page of log address space) each round.
+   */
+  commitDue(index: number, store: StoreCore): boolean {
     if (!(store instanceof Store)) return false;
     const before = this.commitMarks.get(index);
     const now = markOf(store);
-    return before === undefined || before.tail !== now.tail || before.counters !== now.counters;
+    if (before === undefined) return true;
+    if (this.aof !== null) return now.tail - before.tail >= store.log.pageSize / 4;
+    return before.tail !== now.tail || before.counters !== now.counters;
   }
 
   /**

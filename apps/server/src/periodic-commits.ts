@@ -17,6 +17,8 @@ export class PeriodicCommits {
     private readonly keyspace: Keyspace,
     private readonly databases: Databases,
     private readonly intervalMs: number,
+    /** The AOF is on (commit points then only bound its replay). */
+    private readonly aof: boolean,
   ) {}
 
   start(): void {
@@ -36,9 +38,10 @@ export class PeriodicCommits {
     for (let i = 0; i < this.keyspace.count; i++) {
       const store = this.keyspace.get(i);
       if (store === undefined || this.databases.busy(i)) continue;
-      // A collection changed in the object cache is a change the log does not show yet.
-      const dirty = this.keyspace.collections(i)?.stats().dirty ?? 0;
-      if (dirty === 0 && !this.databases.changedSinceCommit(i, store)) continue;
+      // A collection changed in the object cache is a change the log does not
+      // show yet (without the AOF, the commit point is what a crash keeps).
+      const dirty = this.aof ? 0 : (this.keyspace.collections(i)?.stats().dirty ?? 0);
+      if (dirty === 0 && !this.databases.commitDue(i, store)) continue;
       due.push(this.databases.commit(i, store));
     }
     await Promise.allSettled(due);

@@ -160,7 +160,12 @@ export class StrataServer {
       this.settings,
       logger,
     );
-    this.commits = new PeriodicCommits(this.resp.keyspace, this.databases, config.commitInterval);
+    this.commits = new PeriodicCommits(
+      this.resp.keyspace,
+      this.databases,
+      config.commitInterval,
+      config.appendonly,
+    );
     this.compaction = new LogCompaction(
       this.resp.keyspace,
       this.databases,
@@ -419,7 +424,11 @@ export class StrataServer {
         : ` (DB ${[...resumeFrom.keys()].join(', ')} from ${resumeFrom.size === 1 ? 'its commit point' : 'their commit points'})`;
     logger.notice(
       `DB loaded from append only file: ${r.applied} commands applied${resumed}, ${r.skipped} already in checkpoints or the log, ` +
-        `${r.files} file${r.files === 1 ? '' : 's'} (${r.bytes} bytes), in ${seconds(r.ms)} seconds`,
+        `${r.files} file${r.files === 1 ? '' : 's'} (${r.bytes} bytes)` +
+        (r.skippedFiles > 0
+          ? ` read, ${r.skippedFiles} before the commit points not (${r.skippedBytes} bytes)`
+          : '') +
+        `, in ${seconds(r.ms)} seconds`,
     );
     if (errors > 0) logger.warning(`AOF replay: ${errors} commands answered an error`);
   }

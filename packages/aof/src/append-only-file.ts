@@ -54,6 +54,9 @@ export interface ReplayResult {
   skipped: number;
   files: number;
   bytes: number;
+  /** Files not read (before every database's `resumeFrom` position), and their bytes. */
+  skippedFiles: number;
+  skippedBytes: number;
   /** A torn record cut off the end of the last file: where and how many bytes. */
   truncated: { file: number; offset: number; bytes: number; reason: string } | null;
   ms: number;
@@ -228,6 +231,8 @@ export class AppendOnlyFile {
       skipped: 0,
       files: 0,
       bytes: 0,
+      skippedFiles: 0,
+      skippedBytes: 0,
       truncated: null,
       ms: 0,
     };
@@ -298,8 +303,28 @@ export class AppendOnlyFile {
     let crcEnds: number[] = [0];
     /** crc32 of the last file's end after its last `#CRC:` line: the writer's next line covers it. */
     let uncheckedCrc = 0;
+    // With resumeFrom (the caller opened its stores first and knows where
+    // each resumes), a file before every database's start holds no command
+    // to apply: it is not read. A database without an entry has no commands
+    // there (strata-server records a database's entry before its first one).
+    let firstNeeded = options.resumeFrom === undefined ? manifest.files[0]! : last;
+    if (options.resumeFrom !== undefined) {
+      for (const at of starts.values()) firstNeeded = Math.min(firstNeeded, at.file);
+    }
     for (const file of manifest.files) {
       const path = join(this.options.dir, fileName(this.base, file));
+      if (file < firstNeeded) {
+        const h = await fs.open(path, 'never');
+        try {
+          const size = await h.size();
+          this.sizes.set(file, size);
+          result.skippedFiles++;
+          result.skippedBytes += size;
+        } finally {
+          await h.close();
+        }
+        continue;
+      }
       let h: Awaited<ReturnType<AofFileSystem['open']>>;
       try {
         h = await fs.open(path, 'never');

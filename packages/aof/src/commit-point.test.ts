@@ -66,6 +66,37 @@ describe('commit points', () => {
     expect(resumed.aof.checkpointOf(0)?.commit).toBeUndefined();
   });
 
+  it("with resumeFrom, files before every database's start are not read", async () => {
+    const { aof } = await openAof('always');
+    await aof.recordCheckpoint(0, 1, 1);
+    await aof.recordCheckpoint(1, 1, 1);
+    await aof.append(0, args('SET', 'a', '1'), 1);
+    await aof.append(1, args('SET', 'x', '1'), 1);
+    await aof.rotate();
+    await aof.append(0, args('SET', 'b', '1'), 2);
+    const c0 = await aof.recordCommit(0, 2);
+    await aof.append(0, args('SET', 'c', '1'), 2);
+    await aof.append(1, args('SET', 'y', '1'), 2);
+    const c1 = await aof.recordCommit(1, 2);
+    await aof.close();
+    // Database 1 resumes from its checkpoint (file 1): every file is read.
+    const partly = await openAof('always', { resumeFrom: new Map([[0, c0!.position]]) });
+    expect(partly.replayed).toEqual(['1:SET x 1', '0:SET b 1', '0:SET c 1', '1:SET y 1']);
+    expect(partly.result).toMatchObject({ skippedFiles: 0 });
+    await partly.aof.close();
+    const both = await openAof('always', {
+      resumeFrom: new Map([
+        [0, c0!.position],
+        [1, c1!.position],
+      ]),
+    });
+    expect(both.replayed).toEqual(['0:SET b 1', '0:SET c 1', '1:SET y 1']);
+    expect(both.result).toMatchObject({ files: 1, skippedFiles: 1 });
+    expect(both.result.skippedBytes).toBeGreaterThan(0);
+    // Its size still counts in INFO's.
+    expect(both.aof.info().totalSize).toBeGreaterThan(both.result.bytes);
+  });
+
   it('forgetCommit drops it durably', async () => {
     const { aof } = await openAof('always');
     await aof.recordCheckpoint(0, 1, 1);

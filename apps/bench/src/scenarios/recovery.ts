@@ -28,8 +28,8 @@ import {
  * DBSIZE answers N (the variant's value) and until every sampled key reads
  * right (`all_read_ms`). Modes:
  * - `aof`: `appendonly yes`, `appendfsync everysec`; killed 1.5 s after the
- *   load (strata: once a commit point after the load is recorded, so the
- *   log holds the keys and the AOF replays only what came after it);
+ *   load (strata: after at least one commit point; its log holds the keys
+ *   up to its newest one and the AOF replays only what came after it);
  * - `noaof`: no AOF; strata killed after a commit point (its log holds the
  *   keys past its last checkpoint), redis-server after a `SAVE` (its RDB);
  * - `clean`: `SHUTDOWN` (strata: a checkpoint; redis: `SHUTDOWN SAVE`).
@@ -178,14 +178,21 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * before the load's last write (a round takes one only when something changed).
  */
 async function commitPointAfterNow(port: number): Promise<void> {
-  const count = async () => infoField(await query(port, ['INFO', 'persistence']), 'commit_points');
-  const start = await count();
+  await commitPoints(port, (await commitPointCount(port)) + 1);
+  await sleep(2500);
+}
+
+async function commitPointCount(port: number): Promise<number> {
+  return infoField(await query(port, ['INFO', 'persistence']), 'commit_points');
+}
+
+/** Waits until strata has recorded `n` commit points since it started. */
+async function commitPoints(port: number, n: number): Promise<void> {
   const deadline = Date.now() + 60_000;
-  while ((await count()) < start + 1) {
+  while ((await commitPointCount(port)) < n) {
     if (Date.now() > deadline) throw new Error('no commit point recorded within 60 s');
     await sleep(100);
   }
-  await sleep(2500);
 }
 
 /** Loads the keys into a new server in `dir`, then leaves the directory as `mode` says. */
@@ -212,10 +219,16 @@ async function prepare(system: string, mode: Mode, dir: string, p: Params): Prom
       sock.destroy();
       return;
     }
-    if (system === 'strata') await commitPointAfterNow(server.port);
-    else if (mode === 'noaof') await query(server.port, ['SAVE']);
-    // everysec: the AOF synced at least once after the load.
-    if (mode === 'aof') await sleep(1500);
+    if (mode === 'noaof') {
+      if (system === 'strata') await commitPointAfterNow(server.port);
+      else await query(server.port, ['SAVE']);
+    } else {
+      // everysec: the AOF synced at least once after the load. strata's
+      // commit points (one once its log grew by a quarter page) hold what
+      // its log has; the AOF replays the rest.
+      if (system === 'strata') await commitPoints(server.port, 1);
+      await sleep(1500);
+    }
   } finally {
     await stopChild(server.child, 'SIGKILL');
   }
