@@ -287,8 +287,8 @@ export class AofWriter {
    * Resolves once every byte before `position` is written and synced,
    * whatever the policy (a store's commit point is recorded only when the
    * commands it holds are durable here too). A position in a file already
-   * retired was synced when it was. Waits on the writer's own turns, not on
-   * an idle moment, so a busy server does not hold it back.
+   * retired was synced when it was. Woken after every batch written, not
+   * only when the writer idles, so a busy server does not hold it back.
    */
   async syncThrough(position: AofPosition): Promise<void> {
     for (;;) {
@@ -374,6 +374,8 @@ export class AofWriter {
           void this.sync(this.current, batch, generation).catch(() => undefined);
         } else batch?.resolve();
         batch = null;
+        // A waiter on a position (syncThrough) need not wait for an idle moment.
+        this.wakeIdle();
         if (this.pendingBytes === 0) break;
       }
     } catch (e) {
