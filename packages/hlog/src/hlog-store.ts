@@ -83,8 +83,6 @@ export class Store extends StoreCore {
    * close now would span it, so none is recorded.
    */
   private tailBehindNoCheckpoint = false;
-  /** `consistentRecovery`: a log commit records its point (see commitLog). */
-  private readonly consistentRecovery: boolean;
 
   private constructor(options: StoreOptions, r: RecoveredLog) {
     super({ ...options, device: r.device }, r.log, r.index);
@@ -95,7 +93,6 @@ export class Store extends StoreCore {
     this.lastSeq = r.lastSeq;
     this.logger = options.logger ?? consoleLogger;
     this.checkpointOnClose = options.checkpointOnClose ?? true;
-    this.consistentRecovery = options.consistentRecovery === true;
     const expiry = options.expiry ?? DEFAULT_EXPIRY;
     if (expiry !== false) this.setExpiryRate(expiry);
     const compaction = options.compaction;
@@ -340,36 +337,14 @@ export class Store extends StoreCore {
   }
 
   /**
-   * Makes every write so far durable without a checkpoint: a checkpoint's
-   * fold-over (its hooks run, the tail page is sealed), the flush waited
-   * for and the device synced, but no index snapshot: O(the new log), not
-   * O(the index). A crash comes back to these writes by replaying the log
-   * after the last checkpoint. With `consistentRecovery` the point is
-   * recorded as a clean close's is (the replay stops there: one moment,
-   * never a crash's tail past it); while a crash's unreplayed tail lies
-   * behind this session (until a checkpoint succeeds) that would span it,
-   * so a checkpoint is taken instead. Each call seals the tail page (the
-   * rest of it is left unused, as a checkpoint's). Runs in turn with
-   * checkpoints.
+   * Makes every write so far durable and recoverable without an index
+   * snapshot where it can: a commit point (`commit`), or a checkpoint when
+   * the point may not be recorded (a crash's unreplayed tail lies behind
+   * this session until a checkpoint succeeds). What an embedded store's
+   * `sync` policy needs from each group commit.
    */
-  commitLog(): Promise<void> {
-    if (this.closed) return Promise.reject(new HlogError('ERR_STORE_CLOSED', 'store is closed'));
-    const run = (this.checkpointRun ?? Promise.resolve(0))
-      .catch(() => 0)
-      .then(async () => {
-        const checkpoints = this.consistentRecovery ? this.checkpoints : null;
-        if (checkpoints !== null && this.tailBehindNoCheckpoint) return this.takeCheckpoint();
-        const log = this.log;
-        await log.retryWrites();
-        const point = await this.foldOver();
-        await log.waitFlushed(point);
-        await log.sync();
-        await checkpoints?.writeCleanClose(point);
-        this.logCommits++;
-        return 0;
-      });
-    this.checkpointRun = run;
-    return run.then(() => undefined);
+  async commitLog(): Promise<void> {
+    if ((await this.commit()) === null) await this.checkpoint();
   }
 
   private async takeCheckpoint(): Promise<number> {
