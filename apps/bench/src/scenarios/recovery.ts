@@ -11,11 +11,12 @@ import {
   freePort,
   hasRedisServer,
   query,
+  redisServerArgs,
   type ServerProcess,
   startRedisServer,
   startStrataServer,
   stopChild,
-  strataCli,
+  strataServerArgs,
 } from './server-harness.js';
 
 /**
@@ -240,35 +241,12 @@ async function restart(system: string, mode: Mode, dir: string, p: Params): Prom
   const started = performance.now();
   const child =
     system === 'strata'
-      ? spawn(
-          process.execPath,
-          [
-            strataCli(),
-            '--port',
-            String(port),
-            '--dir',
-            dir,
-            '--log-level',
-            'warning',
-            ...modeArgs(system, mode),
-          ],
-          { stdio: 'ignore' },
-        )
-      : spawn(
-          'redis-server',
-          [
-            '--port',
-            String(port),
-            '--bind',
-            '127.0.0.1',
-            '--save',
-            '',
-            '--dir',
-            dir,
-            ...modeArgs(system, mode),
-          ],
-          { stdio: 'ignore' },
-        );
+      ? spawn(process.execPath, strataServerArgs(port, dir, modeArgs(system, mode)), {
+          stdio: 'ignore',
+        })
+      : spawn('redis-server', redisServerArgs(port, dir, modeArgs(system, mode)), {
+          stdio: 'ignore',
+        });
   try {
     const deadline = Date.now() + 600_000;
     for (;;) {

@@ -135,16 +135,16 @@ export function startStrataServer(
   dir: string,
   args: readonly string[] = [],
 ): Promise<ServerProcess> {
-  return startServerProcess(process.execPath, (port) => [
-    strataCli(),
-    '--port',
-    String(port),
-    '--dir',
-    dir,
-    '--log-level',
-    'warning',
-    ...args,
-  ]);
+  return startServerProcess(process.execPath, (port) => strataServerArgs(port, dir, args));
+}
+
+/** strata-server's command line (after `node`) for `startStrataServer`, for callers that time the start themselves. */
+export function strataServerArgs(
+  port: number,
+  dir: string,
+  args: readonly string[] = [],
+): string[] {
+  return [strataCli(), '--port', String(port), '--dir', dir, '--log-level', 'warning', ...args];
 }
 
 /**
@@ -155,7 +155,12 @@ export function startRedisServer(
   dir: string,
   args: readonly string[] = [],
 ): Promise<ServerProcess> {
-  return startServerProcess('redis-server', (port) => [
+  return startServerProcess('redis-server', (port) => redisServerArgs(port, dir, args));
+}
+
+/** redis-server's command line for `startRedisServer`, for callers that time the start themselves. */
+export function redisServerArgs(port: number, dir: string, args: readonly string[] = []): string[] {
+  return [
     '--port',
     String(port),
     '--bind',
@@ -167,7 +172,7 @@ export function startRedisServer(
     '--dir',
     dir,
     ...args,
-  ]);
+  ];
 }
 
 async function startServerProcess(
