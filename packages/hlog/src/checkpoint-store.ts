@@ -2,6 +2,7 @@ import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { HlogError } from './errors.js';
+import type { SkippedPages } from './log-scan.js';
 
 /**
  * Where checkpoints live. A checkpoint is an index snapshot plus a small
@@ -58,6 +59,12 @@ export interface CheckpointMeta {
   indexCrc: number;
   /** Bytes of the live-key count at the end of the snapshot (absent: none, recount on open). */
   countBytes?: number;
+  /**
+   * Runs of log below `until` that a crash left and a recovery did not
+   * replay (`consistentRecovery`): no index entry or chain points there, so
+   * a recount of the log passes over them (their records are no keys).
+   */
+  unreplayed?: SkippedPages[];
   createdAt: number;
 }
 
@@ -96,6 +103,7 @@ function validMeta(meta: unknown, seq: number): meta is CheckpointMeta {
   return (
     m.version === 1 &&
     m.seq === seq &&
+    (m.unreplayed === undefined || Array.isArray(m.unreplayed)) &&
     ['epoch', 'begin', 'until', 'pageSize', 'indexBytes', 'indexCrc'].every(
       (k) => typeof m[k] === 'number' && Number.isFinite(m[k]),
     )

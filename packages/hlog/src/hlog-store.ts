@@ -1,8 +1,9 @@
 import { type Device, DirLock } from '@strata/io';
-import { type CheckpointStore, sealMeta } from './checkpoint-store.js';
+import { type CheckpointMeta, type CheckpointStore, sealMeta } from './checkpoint-store.js';
 import { runCompaction } from './compaction.js';
 import { HlogError } from './errors.js';
 import type { IndexSnapshot } from './index-snapshot.js';
+import type { SkippedPages } from './log-scan.js';
 import { type RecoveredCount, type RecoveredLog, recoverLog } from './recovery.js';
 import { K_ABSENT, K_EXPIRING, K_UNRESOLVED } from './step-codes.js';
 import { StoreCore } from './store.js';
@@ -83,6 +84,8 @@ export class Store extends StoreCore {
    * close now would span it, so none is recorded.
    */
   private tailBehindNoCheckpoint = false;
+  /** Crash tails left unreplayed below the log's end: each checkpoint carries those above `begin`. */
+  private unreplayed: SkippedPages[];
 
   private constructor(options: StoreOptions, r: RecoveredLog) {
     super({ ...options, device: r.device }, r.log, r.index);
@@ -91,6 +94,7 @@ export class Store extends StoreCore {
     this.checkpoints = r.checkpoints;
     this.recovery = r.recovery;
     this.lastSeq = r.lastSeq;
+    this.unreplayed = r.unreplayed;
     this.logger = options.logger ?? consoleLogger;
     this.checkpointOnClose = options.checkpointOnClose ?? true;
     const expiry = options.expiry ?? DEFAULT_EXPIRY;
@@ -392,6 +396,7 @@ export class Store extends StoreCore {
         until: point,
         pageSize: log.pageSize,
         countBytes: count.reduce((n, p) => n + p.byteLength, 0),
+        ...this.unreplayedAbove(begin),
         createdAt: Date.now(),
       },
       parts,
@@ -403,6 +408,13 @@ export class Store extends StoreCore {
     this.checkpointsTaken++;
     this.tailBehindNoCheckpoint = false;
     return seq;
+  }
+
+  /** The `unreplayed` field of a checkpoint whose log begins at `begin` (none once compaction passed them). */
+  private unreplayedAbove(begin: number): Pick<CheckpointMeta, 'unreplayed'> {
+    const P = this.log.pageSize;
+    this.unreplayed = this.unreplayed.filter((r) => r.address + r.pages * P > begin);
+    return this.unreplayed.length === 0 ? {} : { unreplayed: this.unreplayed };
   }
 
   /**

@@ -65,6 +65,8 @@ export interface RecoveredLog {
   recovery: RecoveryInfo;
   lastSeq: number;
   count: RecoveredCount;
+  /** Crash tails left unreplayed below the log's end (see `CheckpointMeta.unreplayed`): the next checkpoint carries them. */
+  unreplayed: SkippedPages[];
 }
 
 /**
@@ -353,7 +355,9 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
   // The checkpoint's count is adjusted by each tail key's state at the
   // checkpoint, read down its chain; a chain through a skipped page cannot
   // be followed, so after damage the count is recounted from the log.
-  const useTail = snapshot !== null && tail !== null && skipped.length === 0;
+  // Chains run to lower addresses: damage at or past the recovered moment
+  // lies on none of the replayed tail's.
+  const useTail = snapshot !== null && tail !== null && skipped.every((r) => r.address >= replayTo);
   if (scan.cutAt !== null) {
     logger.warn(
       `log cut off at ${scan.cutAt}: ${scan.reason}; ${device.endAddress - scan.cutAt} bytes after it are ignored and will be overwritten`,
@@ -372,6 +376,18 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
       } left it durable: ${replayTo - end} bytes of it are missing (a segment file cut short or removed); the keys whose newest records were there are lost or back at an older version`,
     );
   }
+
+  // Crash tails left unreplayed, the checkpoint's (still in the log) and
+  // this one's: the index never points there, so a recount passes over them.
+  const unreplayed = (meta?.unreplayed ?? []).filter((r) => r.address + r.pages * pageSize > begin);
+  if (end > replayTo) {
+    unreplayed.push({
+      address: replayTo,
+      pages: (end - replayTo) / pageSize,
+      reason: 'a crash tail left unreplayed',
+    });
+  }
+  const passOver = [...skipped, ...unreplayed].sort((x, y) => x.address - y.address);
 
   // 3. A new epoch above every page ever written.
   const persisted = checkpoints === null ? 0 : await checkpoints.readEpoch();
@@ -417,7 +433,7 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
       kind: 'recount',
       snapshot: { plain: 0, expiring: withExpiry },
       background: {
-        start: () => recountPlainKeys(device, pageSize, begin, replayedTo, keys, log, skipped),
+        start: () => recountPlainKeys(device, pageSize, begin, replayedTo, keys, log, passOver),
         // Every record could be a distinct plain key.
         provisional: scan.records,
       },
@@ -432,7 +448,7 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
         replayedTo,
         index.size,
         options,
-        skipped,
+        passOver,
       ),
     };
   }
@@ -446,6 +462,7 @@ export async function recoverLog(options: StoreOptions): Promise<RecoveredLog> {
     recovery,
     lastSeq,
     count,
+    unreplayed,
   };
 }
 
@@ -564,16 +581,16 @@ async function recountPlainKeys(
   end: number,
   expectedKeys: number,
   log: HybridLog,
-  skipped: readonly SkippedPages[],
+  passOver: readonly SkippedPages[],
 ): Promise<number> {
   const recount = new Recount(expectedKeys, pageSize, 0);
   const size = Math.max(pageSize, RECOUNT_SLICE);
   let stopped = false;
   await recountPass(device, pageSize, begin, end, recount, {
     // Verified by the rebuild's pass; nothing below its end is written again.
-    // The pages it found bad are passed over unread.
+    // The pages it found bad, and crash tails left unreplayed, are passed over unread.
     verify: false,
-    skip: skipped,
+    skip: passOver,
     mode: readMode.adaptive({ minReadSize: size, maxReadSize: size, readsAhead: 1 }),
     onPage: () => {
       if (log.failure !== undefined) {
@@ -596,13 +613,13 @@ async function recountKeys(
   end: number,
   expectedKeys: number,
   options: StoreOptions,
-  skipped: readonly SkippedPages[],
+  passOver: readonly SkippedPages[],
 ): Promise<KeyCountSnapshot> {
   const recount = new Recount(expectedKeys, pageSize, 0);
   await recountPass(device, pageSize, begin, end, recount, {
     // The checkpoint's part of the log was not read by this recovery: damage there is skipped too.
     damage: 'skip',
-    skip: skipped,
+    skip: passOver,
     ...(options.recoveryMode !== undefined ? { mode: options.recoveryMode } : {}),
   });
   return recount.snapshot();
