@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { afterAll, afterEach, expect, test } from 'vitest';
+import { afterEach, expect, test } from 'vitest';
 import { client } from './crash-writer.js';
 import {
   differences,
@@ -17,11 +17,14 @@ import { StrataProcess, tempDir } from './strata-process.js';
  * never older than the last completed checkpoint.
  */
 
+// Each test's directory goes when the test ends, its servers killed first:
+// the kill cycles leave a gigabyte of log and index copies, and removing all
+// of them at the file's end outlasted a hook's 30 s on a busy CI disk.
 const dirs: { remove(): Promise<void> }[] = [];
-afterEach(() => StrataProcess.killAll());
-afterAll(async () => {
-  for (const d of dirs) await d.remove();
-});
+afterEach(async () => {
+  StrataProcess.killAll();
+  for (const d of dirs.splice(0)) await d.remove();
+}, 120_000);
 
 const SMALL = ['--memory', '64kb', '--page-size', '16kb', '--index-size', '1kb'];
 
