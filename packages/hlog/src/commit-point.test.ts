@@ -1,7 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MemoryDevice } from '@strata/io';
 import { afterAll, describe, expect, it } from 'vitest';
+import { MemoryCheckpointStore } from './checkpoint-store.js';
 import { Store, type StoreOptions } from './hlog-store.js';
 
 /**
@@ -100,5 +102,50 @@ describe('commit points', () => {
     expect(await value(store, 'z:9')).toBe('z');
     expect(await store.exactCount()).toBe(110);
     await store.close();
+  });
+
+  it('a close waits for a commit still running: the close records the later point', async () => {
+    /** Once armed, holds the next clean-close record back until `held()` (a slow commit). */
+    class SlowCommitStore extends MemoryCheckpointStore {
+      armed = false;
+      held: (() => void) | null = null;
+      override async writeCleanClose(point: number): Promise<void> {
+        if (this.armed) {
+          this.armed = false;
+          await new Promise<void>((resolve) => {
+            this.held = resolve;
+          });
+        }
+        await super.writeCleanClose(point);
+      }
+    }
+    const checkpoints = new SlowCommitStore();
+    const device = new MemoryDevice();
+    const o: StoreOptions = {
+      device,
+      checkpoints,
+      memory: 8192,
+      pageSize: 1024,
+      expiry: false,
+      checkpointOnClose: false,
+      consistentRecovery: true,
+      logger: { warn: () => undefined },
+    };
+    const store = await Store.open(o);
+    await fill(store, 'a', 20, 'first');
+    checkpoints.armed = true;
+    const committing = store.commit();
+    await fill(store, 'b', 20, 'second');
+    const closing = store.close();
+    // The commit is held at its record until the close has had every chance to finish first.
+    while (checkpoints.held === null) await new Promise<void>((r) => setImmediate(r));
+    for (let i = 0; i < 20; i++) await new Promise<void>((r) => setImmediate(r));
+    checkpoints.held();
+    expect(await committing).not.toBeNull();
+    await closing;
+    const again = await Store.open(o);
+    expect(await value(again, 'a:19')).toBe('first');
+    expect(await value(again, 'b:19')).toBe('second');
+    await again.close();
   });
 });

@@ -65,7 +65,8 @@ export class Store extends StoreCore {
   private readonly logger: Logger;
   private readonly checkpointOnClose: boolean;
   private lastSeq: number;
-  private checkpointRun: Promise<number> | null = null;
+  /** The last checkpoint or commit point (`serially`): settles, never rejects. */
+  private checkpointRun: Promise<void> | null = null;
   private compactionRun: Promise<CompactionResult> | null = null;
   private readonly timers: NodeJS.Timeout[] = [];
   private expiryTimer: NodeJS.Timeout | null = null;
@@ -332,11 +333,21 @@ export class Store extends StoreCore {
    * the checkpoint's sequence number (0 without a checkpoint store).
    */
   checkpoint(): Promise<number> {
+    return this.serially(() => this.takeCheckpoint());
+  }
+
+  /**
+   * Runs `step` (a checkpoint or a commit point) once the previous one has
+   * settled, whatever its outcome: they fold the log over one at a time.
+   */
+  private serially<T>(step: () => Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(new HlogError('ERR_STORE_CLOSED', 'store is closed'));
-    const run = (this.checkpointRun ?? Promise.resolve(0))
-      .catch(() => 0)
-      .then(() => this.takeCheckpoint());
-    this.checkpointRun = run;
+    const run = (this.checkpointRun ?? Promise.resolve()).then(step);
+    // The caller hears a failure through `run`; the chain itself never rejects.
+    this.checkpointRun = run.then(
+      () => undefined,
+      () => undefined,
+    );
     return run;
   }
 
@@ -432,28 +443,23 @@ export class Store extends StoreCore {
    * space) and one device sync.
    */
   commit(): Promise<number | null> {
-    if (this.closed) return Promise.reject(new HlogError('ERR_STORE_CLOSED', 'store is closed'));
-    const run = (this.checkpointRun ?? Promise.resolve(0))
-      .catch(() => 0)
-      .then(() => this.takeCommit());
-    // The next checkpoint or commit waits for this one, whatever its outcome
-    // (the caller hears a failure through `run`; this chain must not reject unheard).
-    this.checkpointRun = run.then(
-      (p) => p ?? 0,
-      () => 0,
-    );
-    return run;
+    return this.serially(async () => {
+      const point = await this.takeCommit();
+      if (point !== null) this.logCommits++;
+      return point;
+    });
   }
 
+  /** A commit point's steps (`commit`; `close` without a checkpoint takes one too). */
   private async takeCommit(): Promise<number | null> {
     const log = this.log;
     await log.retryWrites();
     const point = await this.foldOver();
     await log.waitFlushed(point);
     await log.sync();
+    // The log up to `point` is one moment (the fold-over), all on the device.
     if (this.tailBehindNoCheckpoint) return null;
     await this.checkpoints?.writeCleanClose(point);
-    this.logCommits++;
     return point;
   }
 
@@ -520,14 +526,8 @@ export class Store extends StoreCore {
     if (this.compactionRun !== null) await this.compactionRun.catch(() => undefined);
     if (this.log.failure === undefined) {
       if (this.checkpointOnClose && this.checkpoints !== null) await this.checkpoint();
-      else {
-        await this.log.retryWrites();
-        const point = await this.foldOver();
-        await this.log.waitFlushed(point);
-        await this.log.sync();
-        // The log up to `point` is one moment (the fold-over), all on the device.
-        if (!this.tailBehindNoCheckpoint) await this.checkpoints?.writeCleanClose(point);
-      }
+      // A commit point (after any checkpoint or commit still running).
+      else await this.serially(() => this.takeCommit());
     }
     this.closed = true;
     if (this.ownsDevice) await this.device.close();
