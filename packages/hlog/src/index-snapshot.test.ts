@@ -69,6 +69,8 @@ describe('copy-on-write index snapshot', () => {
     snap.release();
     idx.upsert(keyHash(1), 8);
     expect(() => snap.parts()).toThrow(/before its copy completed/);
+    // The one error model: a StrataError with its code.
+    expect(() => snap.parts()).toThrow(expect.objectContaining({ code: 'ERR_INVALID_ARGUMENT' }));
     const again = idx.snapshot();
     expect(HashIndex.fromSnapshot(Buffer.concat(again)).find(keyHash(1))).toBe(8);
   });

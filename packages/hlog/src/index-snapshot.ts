@@ -1,3 +1,5 @@
+import { HlogError } from './errors.js';
+
 /**
  * A copy-on-write snapshot of the hash index, copied in slices while the
  * index keeps serving (HashIndex.beginSnapshot). At its start it holds only
@@ -109,7 +111,9 @@ export class IndexSnapshot {
 
   /** The snapshot's bytes, in `HashIndex.snapshot()`'s format; only once complete. */
   parts(): Uint8Array[] {
-    if (!this.complete) throw new Error('index snapshot read before its copy completed');
+    if (!this.complete) {
+      throw new HlogError('ERR_INVALID_ARGUMENT', 'index snapshot read before its copy completed');
+    }
     const bytes = (c: Uint32Array | null): Uint8Array => new Uint8Array(c!.buffer);
     const parts: Uint8Array[] = [this.header];
     for (const c of this.primaryCopies) parts.push(bytes(c));
