@@ -10,44 +10,11 @@ import type { HashIndex } from './hash-index.js';
  * sort was tried and measured slower: 65536 records spread over a large
  * index share almost no lines, and the sort costs three more passes.)
  *
- * The batches are inserted here (`IndexRebuilder`) or handed to a worker
- * thread that inserts them with the same `BatchInserter`
- * (parallel-rebuild.ts): either way the same batches, in the same order,
- * into an index sized the same way.
+ * The batches are inserted here (`IndexRebuilder`) or, by its subclass
+ * `ParallelIndexRebuilder` (parallel-rebuild.ts), split between this thread
+ * and a worker: either way the same batches, in the same order, into an
+ * index sized the same way (`entriesToReserve`).
  */
-export class BatchInserter {
-  private reserved = false;
-  /** The index was empty: every entry's access word is the fresh one, filled at `finish`. */
-  private fillAccess = false;
-
-  /**
-   * `bytes`: the length of the log about to be read; the first batch tells
-   * how many records that is, and the index is grown for them at once.
-   */
-  constructor(
-    readonly index: HashIndex,
-    private readonly bytes: number,
-  ) {}
-
-  insert(hashes: Float64Array, addresses: Float64Array, n: number): void {
-    if (n === 0) return;
-    const index = this.index;
-    if (!this.reserved) {
-      this.reserved = true;
-      this.fillAccess = index.size === 0;
-      index.reserve(entriesToReserve(index.size, this.bytes, addresses, n));
-    }
-    index.insertBatch(hashes, addresses, n, this.fillAccess);
-  }
-
-  /**
-   * After the last batch: a build of an empty index gives every word the
-   * fresh one (as each insert would have; empty slots' words are never read).
-   */
-  finish(): void {
-    if (this.fillAccess) this.index.fillAccess(this.index.clock.fresh);
-  }
-}
 
 /**
  * The entries to grow the index for at the first batch (`n` records at
@@ -72,15 +39,20 @@ export class IndexRebuilder {
   protected hashes: Float64Array;
   protected addresses: Float64Array;
   private n = 0;
-  private readonly inserter: BatchInserter | null;
+  private reserved = false;
+  /** The index was empty: every entry's access word is the fresh one, filled at `finish`. */
+  private fillAccess = false;
 
-  /** `index` null: a subclass takes the batches (`handOff`). */
+  /**
+   * `bytes`: the length of the log about to be read; the first batch tells
+   * how many records that is, and the index is grown for them at once.
+   * `index` null: a subclass takes the batches (`handOff`).
+   */
   constructor(
-    index: HashIndex | null,
-    bytes = 0,
+    private readonly index: HashIndex | null,
+    protected readonly bytes = 0,
     protected readonly capacity = REBUILD_BATCH,
   ) {
-    this.inserter = index === null ? null : new BatchInserter(index, bytes);
     this.hashes = new Float64Array(capacity);
     this.addresses = new Float64Array(capacity);
   }
@@ -99,14 +71,24 @@ export class IndexRebuilder {
     this.handOff(n);
   }
 
-  /** After the last record: the last batch in, the access words filled. */
+  /**
+   * After the last record: the last batch in; a build of an empty index
+   * gives every word the fresh one (as each insert would have; empty
+   * slots' words are never read).
+   */
   finish(): void {
     this.flush();
-    this.inserter?.finish();
+    if (this.fillAccess) this.index!.fillAccess(this.index!.clock.fresh);
   }
 
   /** The batch `hashes/addresses[0, n)` is full or final. */
   protected handOff(n: number): void {
-    this.inserter!.insert(this.hashes, this.addresses, n);
+    const index = this.index!;
+    if (!this.reserved) {
+      this.reserved = true;
+      this.fillAccess = index.size === 0;
+      index.reserve(entriesToReserve(index.size, this.bytes, this.addresses, n));
+    }
+    index.insertBatch(this.hashes, this.addresses, n, this.fillAccess);
   }
 }

@@ -142,11 +142,11 @@ export class ParallelIndexRebuilder extends IndexRebuilder {
   constructor(
     url: URL,
     private readonly initialBuckets: number,
-    private readonly bytes: number,
+    bytes: number,
     /** The access word of every entry (the clock at the start of the rebuild). */
     private readonly fresh: number,
   ) {
-    super(null);
+    super(null, bytes);
     this.ownHashes = new Float64Array(this.capacity);
     this.ownAddresses = new Float64Array(this.capacity);
     this.sendHashes = new Float64Array(this.capacity);
