@@ -1,8 +1,6 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { MemoryDevice } from '@strata/io';
 import { afterAll, describe, expect, it } from 'vitest';
+import { fill, removeStoreDirs, smallStoreOptions, value } from '../test/consistent-store.js';
 import { MemoryCheckpointStore } from './checkpoint-store.js';
 import { Store, type StoreOptions } from './hlog-store.js';
 
@@ -13,36 +11,9 @@ import { Store, type StoreOptions } from './hlog-store.js';
  * up to the point), not the older checkpoint.
  */
 
-const dirs: string[] = [];
-afterAll(async () => {
-  for (const d of dirs) await rm(d, { recursive: true, force: true });
-});
+afterAll(removeStoreDirs);
 
-async function options(): Promise<StoreOptions> {
-  const dir = await mkdtemp(join(tmpdir(), 'hlog-commit-'));
-  dirs.push(dir);
-  return {
-    dir,
-    memory: 8192,
-    pageSize: 1024,
-    segmentSize: 1 << 16,
-    expiry: false,
-    checkpointOnClose: false,
-    consistentRecovery: true,
-    logger: { warn: () => undefined },
-  };
-}
-
-const b = (s: string) => Buffer.from(s);
-
-async function value(store: Store, key: string): Promise<string | null> {
-  const r = await store.get(b(key));
-  return r.status === 'found' ? r.value.toString() : null;
-}
-
-async function fill(store: Store, prefix: string, n: number, v: string): Promise<void> {
-  for (let i = 0; i < n; i++) await store.set(b(`${prefix}:${i}`), b(v));
-}
+const options = (): Promise<StoreOptions> => smallStoreOptions('hlog-commit-', true);
 
 describe('commit points', () => {
   it('a crash after a commit recovers the commit point, not the checkpoint before it', async () => {

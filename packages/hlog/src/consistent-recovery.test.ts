@@ -1,8 +1,8 @@
-import { mkdtemp, open, readdir, rm, stat, truncate } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { open, readdir, stat, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MemoryDevice } from '@strata/io';
 import { afterAll, describe, expect, it } from 'vitest';
+import { fill, removeStoreDirs, smallStoreOptions, value } from '../test/consistent-store.js';
 import { rebuildThreadsUnderTest } from '../test/rebuild-threads.js';
 import { MemoryCheckpointStore } from './checkpoint-store.js';
 import { Store, type StoreOptions } from './hlog-store.js';
@@ -14,37 +14,13 @@ import { Store, type StoreOptions } from './hlog-store.js';
  * not replayed, and put behind a checkpoint taken at open.
  */
 
-const dirs: string[] = [];
-afterAll(async () => {
-  for (const d of dirs) await rm(d, { recursive: true, force: true });
-});
+afterAll(removeStoreDirs);
 
 async function options(consistent: boolean): Promise<StoreOptions> {
-  const dir = await mkdtemp(join(tmpdir(), 'hlog-consistent-'));
-  dirs.push(dir);
   return {
-    dir,
-    memory: 8192,
-    pageSize: 1024,
-    segmentSize: 1 << 16,
-    expiry: false,
-    checkpointOnClose: false,
-    consistentRecovery: consistent,
+    ...(await smallStoreOptions('hlog-consistent-', consistent)),
     ...rebuildThreadsUnderTest(),
-    logger: { warn: () => undefined },
   };
-}
-
-const b = (s: string) => Buffer.from(s);
-
-async function value(store: Store, key: string): Promise<string | null> {
-  const r = await store.get(b(key));
-  return r.status === 'found' ? r.value.toString() : null;
-}
-
-/** Writes `n` keys `prefix:i` = `v`; the log grows past memory, so pages reach the device. */
-async function fill(store: Store, prefix: string, n: number, v: string): Promise<void> {
-  for (let i = 0; i < n; i++) await store.set(b(`${prefix}:${i}`), b(v));
 }
 
 /** a:0..9 checkpointed, then b:0..299 written and on the device, then a crash. */
