@@ -223,3 +223,28 @@ describe('a stream removed takes its blocks with it', () => {
     expect(await present(db(t).store, blocks)).toBe(0);
   }, 120_000);
 });
+
+describe('DEL of a cached collection', () => {
+  const dir = useTempDir('strata-del-cached-');
+
+  test('forgets the cached entry once: its key is told gone once (blocked clients signalled once)', async () => {
+    const t = await open(dir());
+    await fill(t.redis, 's', 2000);
+    await t.redis.hset('h', 'f', 'v');
+    await t.redis.xlen('s'); // the head cached
+    await t.redis.hget('h', 'f');
+    const { collections } = db(t);
+    const gone: string[] = [];
+    const previous = collections.onKeyGone;
+    collections.onKeyGone = (key) => {
+      // The stream's blocks (internal keys) are told gone as the reclaimer deletes them.
+      const name = key === null ? '*' : Buffer.from(key).toString('latin1');
+      if (!name.includes('strata:')) gone.push(name);
+      previous?.(key);
+    };
+    expect(await t.redis.del('h')).toBe(1);
+    expect(await t.redis.del('s')).toBe(1);
+    await reclaimedBlocks(collections);
+    expect(gone).toEqual(['h', 's']);
+  }, 60_000);
+});

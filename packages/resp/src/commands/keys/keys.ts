@@ -116,17 +116,28 @@ function removeStream(
   key: Buffer,
 ): boolean | Promise<boolean> {
   const head = streamHeadOf(collections, store, key);
-  if (head instanceof Promise) return head.then((h) => removeHead(collections, store, key, h));
-  return removeHead(collections, store, key, head);
+  if (head instanceof Promise) return head.then((h) => removeRead(collections, store, key, h));
+  return removeRead(collections, store, key, head);
 }
 
-function removeHead(
+/** The head read to learn its blocks is cached now: it goes before the delete. */
+function removeRead(
   collections: CollectionStore,
   store: StoreCore,
   key: Buffer,
   head: StreamValue | null,
 ): boolean | Promise<boolean> {
   collections.invalidate(key);
+  return removeHead(collections, store, key, head);
+}
+
+/** Deletes `key` (its cached collection already forgotten), then `head`'s blocks. */
+function removeHead(
+  collections: CollectionStore,
+  store: StoreCore,
+  key: Buffer,
+  head: StreamValue | null,
+): boolean | Promise<boolean> {
   const v = store.remove(key);
   if (v.status === 'pending') {
     const done = v.pending.then((r) => r.status === 'deleted');
