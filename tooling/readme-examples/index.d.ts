@@ -13,7 +13,8 @@ export interface RunOptions {
   /**
    * Import specifiers pointed at files: the package's own name (and
    * subpaths) to its sources, e.g. `{ '@strata/io': '/…/src/index.ts' }`.
-   * Other bare imports resolve from the package's directory.
+   * Other bare imports resolve from the package's directory. `testReadme`'s
+   * default: the package's name (its package.json) to `src/index.ts`.
    */
   readonly imports?: Readonly<Record<string, string>>;
   /**

@@ -158,6 +158,12 @@ async function checkDeclaredClasses(example, options) {
   return wrong;
 }
 
+/** The package's own name (its package.json beside the README) pointed at its sources' index. */
+function ownImports(packageDir) {
+  const { name } = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8'));
+  return { [name]: join(packageDir, 'src', 'index.ts') };
+}
+
 /**
  * Defines the tests of a README (`readme`: a path or file: URL): one per
  * ```ts example, each run by `runExample` and expected to print what its
@@ -167,7 +173,8 @@ async function checkDeclaredClasses(example, options) {
  */
 export async function testReadme(readme, options) {
   const path = readme instanceof URL ? fileURLToPath(readme) : readme;
-  const run = { packageDir: dirname(path), ...options };
+  const packageDir = dirname(path);
+  const run = { packageDir, ...options, imports: options.imports ?? ownImports(packageDir) };
   const examples = readmeExamples(path);
   describe(`README examples (${examples.length})`, () => {
     it(`has at least ${options.minExamples ?? 1}`, () => {

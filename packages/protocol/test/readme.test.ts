@@ -1,12 +1,8 @@
-import { fileURLToPath } from 'node:url';
 import { testReadme } from '@strata/readme-examples';
 
 // Every ```ts example of the README, run as it is written there (see
 // tooling/readme-examples).
 await testReadme(new URL('../README.md', import.meta.url), {
-  imports: {
-    '@strata/protocol': fileURLToPath(new URL('../src/index.ts', import.meta.url)),
-  },
   // The socket example's server answers a request (each command: a map of
   // one pair, in RESP2 an array of two), then is closed.
   epilogues: {

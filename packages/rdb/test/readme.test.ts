@@ -1,12 +1,8 @@
-import { fileURLToPath } from 'node:url';
 import { testReadme } from '@strata/readme-examples';
 
 // Every ```ts example of the README, run as it is written there (see
 // tooling/readme-examples).
 await testReadme(new URL('../README.md', import.meta.url), {
-  imports: {
-    '@strata/rdb': fileURLToPath(new URL('../src/index.ts', import.meta.url)),
-  },
   preludes: {
     // The file example's dump.rdb (what redis-server writes): one string in db 0.
     'dump-rdb': `

@@ -1,12 +1,8 @@
-import { fileURLToPath } from 'node:url';
 import { testReadme } from '@strata/readme-examples';
 
 // Every ```ts example of the README, run as it is written there (see
 // tooling/readme-examples).
 await testReadme(new URL('../README.md', import.meta.url), {
-  imports: {
-    '@strata/resp': fileURLToPath(new URL('../src/index.ts', import.meta.url)),
-  },
   preludes: {
     // "Starting a server" listens on PORT, else 6379: here a free port.
     'free-port': "process.env.PORT = '0';",

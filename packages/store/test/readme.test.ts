@@ -1,9 +1,5 @@
-import { fileURLToPath } from 'node:url';
 import { testReadme } from '@strata/readme-examples';
 
 // Every ```ts example of the README, extracted and run as it is written
 // there; each console.log whose comment shows its output is checked.
-await testReadme(new URL('../README.md', import.meta.url), {
-  imports: { '@strata/store': fileURLToPath(new URL('../src/index.ts', import.meta.url)) },
-  minExamples: 4,
-});
+await testReadme(new URL('../README.md', import.meta.url), { minExamples: 4 });
