@@ -232,8 +232,9 @@ export abstract class Dispatcher extends Connection {
   ): void {
     const p = log.append(db, argv);
     if (p !== undefined) {
-      this.hold(p, start, end);
+      // The barrier first: see noteAppend.
       this.server.noteAppend(p);
+      this.hold(p, start, end);
     }
   }
 

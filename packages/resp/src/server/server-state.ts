@@ -189,17 +189,20 @@ export class ServerState {
     this.lastAppend = p;
     const seq = ++this.syncSeq;
     const prev = this.syncBarrier;
-    const settled = p.then(NOOP, NOOP);
-    // Batches sync concurrently: the barrier covers every one before it too.
-    const barrier = prev === null ? settled : Promise.all([prev, settled]).then(NOOP);
-    this.syncBarrier = barrier;
-    void barrier.then(() => {
+    const lift = (): void => {
       if (seq > this.syncedSeq) this.syncedSeq = seq;
       if (this.syncBarrier === barrier) {
         this.syncBarrier = null;
         this.lastAppend = null;
       }
-    });
+    };
+    // Batches sync concurrently: the barrier covers every one before it too.
+    // Alone, it lifts in `p`'s own reaction, ahead of the writer's hold on
+    // `p` (Dispatcher notes the append first): the writer's released reply
+    // then goes out at once, not held again for a barrier lifting a tick later.
+    const barrier: Promise<void> =
+      prev === null ? p.then(lift, lift) : Promise.all([prev, p.then(NOOP, NOOP)]).then(lift);
+    this.syncBarrier = barrier;
   }
 
   /** An app's INFO lines (RespServerOptions.infoSections) and CONFIG GET values (configValues). */

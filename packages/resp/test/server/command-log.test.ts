@@ -1,10 +1,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { connect } from 'node:net';
+import { connect, Socket } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeCommand } from '@strata/protocol';
 import { Redis } from 'ioredis';
-import { afterEach, describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test, vi } from 'vitest';
 import { PROTECTED_MODE_REPLY } from '../../src/errors.js';
 import type { CommandLog } from '../../src/server/command-log.js';
 import { RespServer } from '../../src/server/resp-server.js';
@@ -215,6 +215,31 @@ describe('CommandLog', () => {
       expect(await readB).toBe('2');
     } finally {
       reader.disconnect();
+    }
+  });
+
+  test('a write held for its append is released once: its own sync barrier does not hold the reply again (one pause of reading, not two)', async () => {
+    const log = new RecordingLog();
+    log.deferred = [];
+    const r = await start(log);
+    await r.ping();
+    const port = t!.port;
+    let pauses = 0;
+    const pause = Socket.prototype.pause;
+    const spy = vi.spyOn(Socket.prototype, 'pause').mockImplementation(function (this: Socket) {
+      // The server's side of the connection (ioredis's never pauses).
+      if (this.localPort === port) pauses++;
+      return pause.call(this);
+    });
+    try {
+      const write = r.set('a', '1');
+      await waitFor(() => log.entries.length === 1);
+      expect(pauses).toBe(1);
+      log.deferred.splice(0)[0]!.resolve();
+      expect(await write).toBe('OK');
+      expect(pauses).toBe(1);
+    } finally {
+      spy.mockRestore();
     }
   });
 
