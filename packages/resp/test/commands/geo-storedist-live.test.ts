@@ -1,8 +1,7 @@
 import { Prng } from '@strata/io';
-import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { hasRedisServer, startRedis } from '../compat/compat-runner.js';
-import { connectRedis, type Target } from '../support/both-servers.js';
+import { useTarget } from '../support/both-servers.js';
 import { startServer } from '../support/test-server.js';
 
 /**
@@ -22,25 +21,14 @@ function ulpsApart(a: number, b: number): number {
 }
 
 describe.skipIf(!live)('STOREDIST against redis-server', () => {
-  let strata: Target;
-  let redis: Target;
-  let s: Redis;
-  let r: Redis;
-  beforeAll(async () => {
-    strata = await startServer();
-    redis = await startRedis();
-    s = await connectRedis(strata.port);
-    r = await connectRedis(redis.port);
-  });
-  afterAll(async () => {
-    s?.disconnect();
-    r?.disconnect();
-    await strata?.stop();
-    await redis?.stop();
-  });
+  const strata = useTarget(() => startServer());
+  const redis = useTarget(startRedis);
 
   const both = async (...args: (string | number)[]): Promise<[unknown, unknown]> =>
-    Promise.all([s.call(...(args as [string])), r.call(...(args as [string]))]);
+    Promise.all([
+      strata.redis.call(...(args as [string])),
+      redis.redis.call(...(args as [string])),
+    ]);
 
   test('stored distances match to the last digit (random points, every unit)', async () => {
     const prng = new Prng(0x5eed1234);
