@@ -4,6 +4,9 @@ import { open } from '../dist/index.js';
 
 const [mode, dir] = process.argv.slice(2);
 const say = (line) => process.stdout.write(`${line}\n`);
+// Nothing durable but what the test asks for (sync 'no', no timer), and a
+// log small enough that the history reaches the device.
+const SMALL_UNSYNCED = { sync: 'no', checkpointEveryMs: 0, memory: 64 << 10, pageSize: 16 << 10 };
 
 if (mode === 'lock') {
   try {
@@ -32,12 +35,7 @@ if (mode === 'tx-checkpoint') {
   // another, and a checkpoint asked for while it runs: the checkpoint must
   // hold all of it or none of it. Nothing is checkpointed after it (sync
   // 'no', no timer, no close).
-  const db = await open(dir, {
-    sync: 'no',
-    checkpointEveryMs: 0,
-    memory: 64 << 10,
-    pageSize: 16 << 10,
-  });
+  const db = await open(dir, SMALL_UNSYNCED);
   await db.transaction((tx) => {
     for (let i = 0; i < 200; i++) tx.hset(`h${i}`, { f: '0' });
   });
@@ -77,20 +75,12 @@ if (mode === 'everysec') {
   say('synced');
 }
 
-// Wait to be killed: no close(), no checkpoint on the way out.
-setInterval(() => undefined, 1000);
-
 if (mode === 'mixed') {
   // An ordered history across strings and collections (issue 22's mixed
   // state): a checkpoint after round 100, then more rounds and filler, so
   // the log after the checkpoint reaches the device while the collections'
   // changes wait in the object cache. Then killed.
-  const db = await open(dir, {
-    sync: 'no',
-    checkpointEveryMs: 0,
-    memory: 64 << 10,
-    pageSize: 16 << 10,
-  });
+  const db = await open(dir, SMALL_UNSYNCED);
   for (let i = 0; i < 300; i++) {
     await db.rpush('mylist', String(i));
     await db.hset('myhash', { [`f${i}`]: String(i) });
@@ -106,3 +96,6 @@ if (mode === 'mixed') {
   );
   say('ready');
 }
+
+// Wait to be killed: no close(), no checkpoint on the way out.
+setInterval(() => undefined, 1000);
