@@ -224,10 +224,10 @@ describe('a stream removed takes its blocks with it', () => {
   }, 120_000);
 });
 
-describe('DEL of a cached collection', () => {
+describe('what DEL reads and tells', () => {
   const dir = useTempDir('strata-del-cached-');
 
-  test('forgets the cached entry once: its key is told gone once (blocked clients signalled once)', async () => {
+  test('DEL of a cached collection forgets the entry once: its key is told gone once (blocked clients signalled once)', async () => {
     const t = await open(dir());
     await fill(t.redis, 's', 2000);
     await t.redis.hset('h', 'f', 'v');
@@ -246,5 +246,24 @@ describe('DEL of a cached collection', () => {
     expect(await t.redis.del('s')).toBe(1);
     await reclaimedBlocks(collections);
     expect(gone).toEqual(['h', 's']);
+  }, 60_000);
+
+  test('DEL of a stream on disk: the delete that kept it says it is a stream, no probe of the key follows', async () => {
+    let t = await open(dir());
+    await fill(t.redis, 's', 6000);
+    const blocks = await blockKeysOf(t, 's');
+    t = await restart(dir());
+    const { store, collections } = db(t);
+    const probed: string[] = [];
+    const probe = store.probe.bind(store);
+    store.probe = (key) => {
+      probed.push(Buffer.from(key).toString('latin1'));
+      return probe(key);
+    };
+    expect(await t.redis.del('s')).toBe(1);
+    await reclaimedBlocks(collections);
+    expect(probed.filter((k) => k === 's')).toEqual([]);
+    expect(await present(store, blocks)).toBe(0);
+    expect(await t.redis.exists('s')).toBe(0);
   }, 60_000);
 });

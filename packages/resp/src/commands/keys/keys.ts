@@ -17,7 +17,12 @@ import { expiredOnMiss, readMissed } from '../shared/expiry.js';
 import { ALL_KEYS, KEY1, NO_KEYS, SRC_DST } from '../shared/key-positions.js';
 import { readRecord, settled } from '../shared/read-record.js';
 import { whenNonZero } from '../shared/replay-rules.js';
-import { dropBlocksAfter, streamHeadOf, streamWithBlocks } from '../streams/stream-removal.js';
+import {
+  dropBlocksAfter,
+  loadStreamHead,
+  streamHeadOf,
+  streamWithBlocks,
+} from '../streams/stream-removal.js';
 import { expireReplay } from './replay.js';
 
 type KeyOp = (store: StoreCore, key: Buffer) => boolean | Promise<boolean>;
@@ -109,13 +114,13 @@ function removeKey(c: Client): (store: StoreCore, key: Buffer) => boolean | Prom
   };
 }
 
-/** A stream whose head is not cached: read, then deleted with its blocks. */
+/** A stream whose head is not cached (the delete kept it): read, then deleted with its blocks. */
 function removeStream(
   collections: CollectionStore,
   store: StoreCore,
   key: Buffer,
 ): boolean | Promise<boolean> {
-  const head = streamHeadOf(collections, store, key);
+  const head = loadStreamHead(collections, key);
   if (head instanceof Promise) return head.then((h) => removeRead(collections, store, key, h));
   return removeRead(collections, store, key, head);
 }

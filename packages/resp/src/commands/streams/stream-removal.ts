@@ -31,13 +31,21 @@ export function streamHeadOf(
   const p = store.probe(key);
   if (p.status === 'pending') {
     return p.pending.then((r) =>
-      r.status === 'found' && r.type === RecordType.STREAM ? load(collections, key) : null,
+      r.status === 'found' && r.type === RecordType.STREAM
+        ? loadStreamHead(collections, key)
+        : null,
     );
   }
-  return p.status === 'found' && p.type === RecordType.STREAM ? load(collections, key) : null;
+  return p.status === 'found' && p.type === RecordType.STREAM
+    ? loadStreamHead(collections, key)
+    : null;
 }
 
-function load(
+/**
+ * The stream head `key` holds, known to be a stream (a delete that kept it
+ * said so): read and cached, with no probe first. Null when it has no blocks.
+ */
+export function loadStreamHead(
   collections: CollectionStore,
   key: Buffer,
 ): StreamValue | null | Promise<StreamValue | null> {
