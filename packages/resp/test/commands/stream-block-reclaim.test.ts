@@ -266,4 +266,21 @@ describe('what DEL reads and tells', () => {
     expect(await present(store, blocks)).toBe(0);
     expect(await t.redis.exists('s')).toBe(0);
   }, 60_000);
+
+  test('COPY, MOVE and RENAMENX onto a missing key probe it once (the refusal check), not again for a stream there', async () => {
+    const t = await open(dir());
+    await t.redis.set('src', 'v');
+    const { store } = db(t);
+    const probed: string[] = [];
+    const probe = store.probe.bind(store);
+    store.probe = (key) => {
+      probed.push(Buffer.from(key).toString('latin1'));
+      return probe(key);
+    };
+    expect(await t.redis.copy('src', 'c')).toBe(1);
+    expect(await t.redis.renamenx('src', 'r')).toBe(1);
+    expect(probed.filter((k) => k === 'c' || k === 'r')).toEqual(['c', 'r']);
+    expect(await t.redis.get('c')).toBe('v');
+    expect(await t.redis.get('r')).toBe('v');
+  }, 60_000);
 });

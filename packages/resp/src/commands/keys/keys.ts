@@ -417,8 +417,9 @@ function transfer(
         if (mode === 'move') movedStream = head;
       }
     }
-    // A stream the destination held takes its blocks with it, after it is overwritten.
-    const replaced = await streamHeadOf(toCollections, to, dst);
+    // A stream the destination held takes its blocks with it, after it is
+    // overwritten (a mode that refuses one found none above: no second probe).
+    const replaced = refuses ? null : await streamHeadOf(toCollections, to, dst);
     toCollections.invalidate(dst);
     await settled(to.upsert(dst, value, r.expiresAt, 0, r.type));
     dropBlocksAfter(undefined, replaced, toCollections);
