@@ -399,12 +399,27 @@ export class Databases implements DatabaseProvider {
     return this.dirs.stored(this.count);
   }
 
+  /**
+   * Runs `work` on database `index` after its checkpoint, commit point or
+   * compaction in flight (never beside one), tracked as the one in flight
+   * until it settles (FLUSHDB, DEBUG RELOAD and close wait for it).
+   */
+  private afterSaving(index: number, work: () => Promise<void>): Promise<void> {
+    const previous = this.saving.get(index);
+    const tracked: Promise<void> = (async () => {
+      await previous?.catch(() => undefined);
+      await work();
+    })().finally(() => {
+      if (this.saving.get(index) === tracked) this.saving.delete(index);
+    });
+    this.saving.set(index, tracked);
+    return tracked;
+  }
+
   /** Takes a checkpoint of one database (SAVE, BGSAVE, periodic, shutdown). */
   save(index: number, store: StoreCore): Promise<void> {
     if (!(store instanceof Store)) return Promise.resolve();
-    const previous = this.saving.get(index);
-    const run = (async () => {
-      await previous?.catch(() => undefined);
+    return this.afterSaving(index, async () => {
       const done = this.saveStatus.begin();
       try {
         // Commands from now on go to a new AOF file, so the cut after this
@@ -429,12 +444,7 @@ export class Databases implements DatabaseProvider {
           `AOF cut after DB ${index}'s checkpoint: removed file${removed.length === 1 ? '' : 's'} ${removed.join(', ')}`,
         );
       }
-    })();
-    const tracked = run.finally(() => {
-      if (this.saving.get(index) === tracked) this.saving.delete(index);
     });
-    this.saving.set(index, tracked);
-    return tracked;
   }
 
   private async checkpoint(index: number, store: Store): Promise<void> {
@@ -464,9 +474,7 @@ export class Databases implements DatabaseProvider {
    */
   commit(index: number, store: StoreCore): Promise<void> {
     if (!(store instanceof Store)) return Promise.resolve();
-    const previous = this.saving.get(index);
-    const run = (async () => {
-      await previous?.catch(() => undefined);
+    return this.afterSaving(index, async () => {
       const mark = markOf(store);
       try {
         // A large AOF file starts a new one first: the commands after this
@@ -490,12 +498,7 @@ export class Databases implements DatabaseProvider {
           this.options.logger.verbose(`DB ${index} commit point failed: ${(e as Error).message}`);
         }
       }
-    })();
-    const tracked = run.finally(() => {
-      if (this.saving.get(index) === tracked) this.saving.delete(index);
     });
-    this.saving.set(index, tracked);
-    return tracked;
   }
 
   /**
@@ -532,9 +535,7 @@ export class Databases implements DatabaseProvider {
   compact(index: number, store: StoreCore): Promise<void> {
     if (!(store instanceof Store)) return Promise.resolve();
     const { logger } = this.options;
-    const previous = this.saving.get(index);
-    const run = (async () => {
-      await previous?.catch(() => undefined);
+    return this.afterSaving(index, async () => {
       const before = store.stats().logBytes;
       logger.notice(`DB ${index}: log ${describeSize(before)} on disk, compacting...`);
       await this.aof?.rotate();
@@ -554,12 +555,7 @@ export class Databases implements DatabaseProvider {
         throw e;
       }
       await this.aof?.cut();
-    })();
-    const tracked = run.finally(() => {
-      if (this.saving.get(index) === tracked) this.saving.delete(index);
     });
-    this.saving.set(index, tracked);
-    return tracked;
   }
 
   /**
