@@ -3,14 +3,6 @@ import type { RespServerOptions } from '@strata/resp';
 import type { AofRewrite } from './aof-rewrite.js';
 import type { ServerConfig } from './config.js';
 
-/**
- * INFO persistence's aof_* fields, in Redis 7's names and order. The
- * rewrite fields are BGREWRITEAOF's (aof-rewrite.ts: a checkpoint of every
- * database and a cut); aof_last_write_status is err while a write or fsync
- * of the file fails; aof_base_size is the size after loading, after the
- * last cut or after the last rewrite (what the automatic rewrite measures
- * growth from). `aof` is null with appendonly no (or before the file is open).
- */
 /** What the AOF's replay at start did (strata's aof_loaded_* fields). */
 export interface AofLoaded {
   readonly applied: number;
@@ -19,6 +11,14 @@ export interface AofLoaded {
   readonly resumed: readonly number[];
 }
 
+/**
+ * INFO persistence's aof_* fields, in Redis 7's names and order. The
+ * rewrite fields are BGREWRITEAOF's (aof-rewrite.ts: a checkpoint of every
+ * database and a cut); aof_last_write_status is err while a write or fsync
+ * of the file fails; aof_base_size is the size after loading, after the
+ * last cut or after the last rewrite (what the automatic rewrite measures
+ * growth from). `aof` is null with appendonly no (or before the file is open).
+ */
 export function aofInfoLines(
   aof: AppendOnlyFile | null,
   rewrite: AofRewrite,
