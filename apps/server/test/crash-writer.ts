@@ -64,15 +64,16 @@ export function client(port: number): Redis {
 }
 
 /**
- * Sends SET, INCR and APPEND as fast as it can on one connection, with up to
- * `window` commands in flight (pipelined), and records each acknowledgement
- * as it comes, until the connection dies (the server is killed) or `stop()`.
+ * Sends commands on one connection as fast as it can, with up to `window`
+ * in flight (pipelined), until the connection dies (the server is killed)
+ * or `stopped()`. `send(r, k)` sends the k-th command and records its
+ * acknowledgement; its rejection ends the run.
  */
-export async function write(
+export async function pipelined(
   port: number,
-  log: ConnectionLog,
   window: number,
   stopped: () => boolean,
+  send: (r: Redis, k: number) => Promise<unknown>,
 ): Promise<void> {
   const r = client(port);
   try {
@@ -101,47 +102,55 @@ export async function write(
       continue;
     }
     inFlight++;
-    const id = log.id;
-    switch (k++ % 3) {
+    send(r, k++).then(undefined, fail).finally(done);
+    // Let replies in now and then: the window keeps the pipeline full.
+    if (k % 16 === 0) await new Promise((resolve) => setImmediate(resolve));
+  }
+  r.disconnect();
+}
+
+/**
+ * Sends SET, INCR and APPEND as fast as it can on one connection, with up to
+ * `window` commands in flight (pipelined), and records each acknowledgement
+ * as it comes, until the connection dies (the server is killed) or `stop()`.
+ */
+export function write(
+  port: number,
+  log: ConnectionLog,
+  window: number,
+  stopped: () => boolean,
+): Promise<void> {
+  const id = log.id;
+  return pipelined(port, window, stopped, (r, k) => {
+    switch (k % 3) {
       case 0: {
         const i = log.setNext++;
-        r.set(`s:${id}`, `${id}:${i}`)
-          .then((reply) => {
-            if (reply !== 'OK') log.wrongReplies.push(`SET ${i}: ${reply}`);
-            if (i > log.setAcked) log.setAcked = i;
-            log.setAckedAt.set(i, Date.now());
-          }, fail)
-          .finally(done);
-        break;
+        return r.set(`s:${id}`, `${id}:${i}`).then((reply) => {
+          if (reply !== 'OK') log.wrongReplies.push(`SET ${i}: ${reply}`);
+          if (i > log.setAcked) log.setAcked = i;
+          log.setAckedAt.set(i, Date.now());
+        });
       }
       case 1: {
         const n = ++log.incrSent;
-        r.incr(`n:${id}`)
-          .then((v) => {
-            if (v !== n) log.wrongReplies.push(`INCR #${n}: ${v}`);
-            log.incrAcked = n;
-            log.incrAckedAt[n] = Date.now();
-          }, fail)
-          .finally(done);
-        break;
+        return r.incr(`n:${id}`).then((v) => {
+          if (v !== n) log.wrongReplies.push(`INCR #${n}: ${v}`);
+          log.incrAcked = n;
+          log.incrAckedAt[n] = Date.now();
+        });
       }
       default: {
         const m = log.appendSent++;
         log.appendSentBytes += token(id, m).length;
         const expected = log.appendSentBytes;
-        r.append(`a:${id}`, token(id, m))
-          .then((len) => {
-            if (len !== expected) log.wrongReplies.push(`APPEND #${m}: ${len} != ${expected}`);
-            log.appendAcked = m + 1;
-            log.appendAckedAt[m + 1] = Date.now();
-          }, fail)
-          .finally(done);
+        return r.append(`a:${id}`, token(id, m)).then((len) => {
+          if (len !== expected) log.wrongReplies.push(`APPEND #${m}: ${len} != ${expected}`);
+          log.appendAcked = m + 1;
+          log.appendAckedAt[m + 1] = Date.now();
+        });
       }
     }
-    // Let replies in now and then: the window keeps the pipeline full.
-    if (k % 16 === 0) await new Promise((resolve) => setImmediate(resolve));
-  }
-  r.disconnect();
+  });
 }
 
 export interface Verdict {
