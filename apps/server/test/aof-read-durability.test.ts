@@ -1,3 +1,4 @@
+import { Prng } from '@strata/io';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, expect, test } from 'vitest';
 import { client } from './crash-writer.js';
@@ -21,18 +22,6 @@ afterEach(() => StrataProcess.killAll());
 afterAll(async () => {
   for (const d of dirs) await d.remove();
 });
-
-/** A seeded generator (mulberry32): the kill moments are reproducible. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const keys = Array.from({ length: WRITERS }, (_, i) => `counter:${i}`);
 
@@ -71,7 +60,9 @@ test('appendfsync always: what a reader was shown survives kill -9', async () =>
   dirs.push(dir);
   const seed = Number(process.env.STRATA_CRASH_SEED ?? Date.now() % 1_000_000);
   console.log(`aof-read-durability seed ${seed} (STRATA_CRASH_SEED replays it)`);
-  const random = prng(seed);
+  // io's seeded generator (mulberry32): the seed reproduces the run.
+  const prng = new Prng(seed);
+  const random = () => prng.next();
   const args = ['--port', '0', '--dir', dir.path, '--appendonly', 'yes', '--appendfsync', 'always'];
   const seen = keys.map(() => 0);
   let readsChecked = 0;

@@ -1,3 +1,4 @@
+import { Prng } from '@strata/io';
 import type { Redis } from 'ioredis';
 import { afterEach, expect, test } from 'vitest';
 import { client } from './crash-writer.js';
@@ -86,18 +87,6 @@ test('after SIGKILL, strings and collections come back from the same moment (iss
   await b.process.stop();
 }, 60_000);
 
-/** A small seeded PRNG (mulberry32): the seed is printed, STRATA_CRASH_SEED replays it. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** One pipelined connection sending the history from `from` on, counting replies in order. */
@@ -176,7 +165,9 @@ const killCycles = (name: string, cycles: number, extra: string[]) =>
     console.log(
       `crash consistency: seed ${seed} (STRATA_CRASH_SEED=${seed} replays the kill points)`,
     );
-    const random = prng(seed);
+    // io's seeded generator (mulberry32): the seed reproduces the run.
+    const prng = new Prng(seed);
+    const random = () => prng.next();
     const shape: HistoryShape = {
       collectionKeys: 6,
       stringKeys: 400,
