@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { type AofFileSystem, type FsyncPolicy, nodeFileSystem } from '@strata/aof';
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { startInProcess } from '../test/in-process-server.js';
 import { outcome, until } from '../test/reply-outcome.js';
-import { DEFAULT_CONFIG } from './config.js';
 import { Logger } from './logger.js';
-import { StrataServer } from './strata-server.js';
+import type { StrataServer } from './strata-server.js';
 
 function osError(code: string, text: string, syscall: string): NodeJS.ErrnoException {
   const e: NodeJS.ErrnoException = new Error(`${code}: ${text}, ${syscall}`);
@@ -66,28 +66,12 @@ async function start(
   appendfsync: FsyncPolicy,
   level: 'notice' | 'verbose' = 'notice',
 ): Promise<Redis> {
-  server = new StrataServer(
-    {
-      config: {
-        ...DEFAULT_CONFIG,
-        port: 0,
-        dir,
-        memory: 64 * 1024,
-        pageSize: 16 * 1024,
-        appendonly: true,
-        appendfsync,
-      },
-      notes: [],
-      configFile: null,
-      parameters: [],
-      unused: [],
-      users: [],
-    },
-    new Logger({ level, write: (l) => void lines.push(l) }),
-    () => undefined,
-    disk,
-  );
-  const { port } = await server.start();
+  let port: number;
+  ({ server, port } = await startInProcess(
+    dir,
+    { appendonly: true, appendfsync },
+    { logger: new Logger({ level, write: (l) => void lines.push(l) }), aofFileSystem: disk },
+  ));
   return new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 0, retryStrategy: () => null });
 }
 

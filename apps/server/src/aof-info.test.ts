@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { infoFields, startInProcess } from '../test/in-process-server.js';
+import { startInProcess } from '../test/in-process-server.js';
+import { infoFields } from '../test/info-fields.js';
 import type { ServerConfig } from './config.js';
 import type { StrataServer } from './strata-server.js';
 

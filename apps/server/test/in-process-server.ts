@@ -1,12 +1,19 @@
-import type { Redis } from 'ioredis';
+import type { AofFileSystem } from '@strata/aof';
 import { DEFAULT_CONFIG, type ServerConfig } from '../src/config.js';
 import { Logger } from '../src/logger.js';
 import { StrataServer } from '../src/strata-server.js';
+
+/** Besides the config: where the server logs (nowhere by default), the AOF's file system. */
+export interface InProcessOptions {
+  readonly logger?: Logger;
+  readonly aofFileSystem?: AofFileSystem;
+}
 
 /** A StrataServer in this process on `dir` (small pages and memory), started, and its port. */
 export async function startInProcess(
   dir: string,
   config: Partial<ServerConfig>,
+  options: InProcessOptions = {},
 ): Promise<{ server: StrataServer; port: number }> {
   const server = new StrataServer(
     {
@@ -24,20 +31,10 @@ export async function startInProcess(
       unused: [],
       users: [],
     },
-    new Logger({ level: 'warning', write: () => undefined }),
+    options.logger ?? new Logger({ level: 'warning', write: () => undefined }),
     () => undefined,
+    options.aofFileSystem,
   );
   const { port } = await server.start();
   return { server, port };
-}
-
-/** INFO's `field:value` lines of one section, as a map. */
-export async function infoFields(r: Redis, section: string): Promise<Map<string, string>> {
-  const text = await r.info(section);
-  return new Map(
-    text
-      .split('\r\n')
-      .filter((l) => l.includes(':'))
-      .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1)] as [string, string]),
-  );
 }

@@ -3,6 +3,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { infoField } from './info-fields.js';
 import { StrataProcess, tempDir } from './strata-process.js';
 
 /**
@@ -24,14 +25,6 @@ async function client(port: number): Promise<Redis> {
   const c = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null });
   await c.connect();
   return c;
-}
-
-/** An INFO field of `section`. */
-async function infoField(c: Redis, section: string, field: string): Promise<string> {
-  const text = await c.info(section);
-  const m = new RegExp(`^${field}:(.*)\\r?$`, 'm').exec(text);
-  if (m === null) throw new Error(`no ${field} in INFO ${section}`);
-  return m[1]!;
 }
 
 const procFile = (pid: number, name: string) => readFileSync(`/proc/${pid}/${name}`, 'latin1');

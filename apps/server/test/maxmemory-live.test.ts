@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { infoField } from './info-fields.js';
 import { StrataProcess, tempDir } from './strata-process.js';
 
 /**
@@ -24,12 +25,6 @@ afterAll(async () => {
 const MiB = 1024 ** 2;
 const KEYS = 40_000;
 const value = (i: number) => `${String(i).padStart(8, '0')}:${'v'.repeat(992)}`;
-
-async function infoField(c: Redis, section: string, field: string): Promise<string> {
-  const m = new RegExp(`^${field}:(.*)\\r?$`, 'm').exec(await c.info(section));
-  if (m === null) throw new Error(`no ${field} in INFO ${section}`);
-  return m[1]!;
-}
 
 /** db0's `name=value` in INFO storage. */
 async function storage(c: Redis, name: string): Promise<number> {
