@@ -2,7 +2,7 @@ import { appendFile, readdir, readFile, stat, truncate, unlink, writeFile } from
 import { join } from 'node:path';
 import { encodeCommand } from '@strata/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { args, FaultyFileSystem, tempDir } from '../test/support.js';
+import { args, FaultyFileSystem, openReplayed, type Replayed, tempDir } from '../test/support.js';
 import { AppendOnlyFile, type AppendOnlyFileOptions } from './append-only-file.js';
 import { decodeManifest, encodeManifest } from './manifest.js';
 
@@ -18,21 +18,10 @@ afterEach(async () => {
   await cleanup();
 });
 
-type Cmd = string;
-async function openAof(options: Partial<AppendOnlyFileOptions> = {}) {
-  const warnings: string[] = [];
-  const aof = await AppendOnlyFile.open({
-    dir,
-    policy: 'always',
-    logger: { warn: (m) => warnings.push(m) },
-    ...options,
-  });
-  opened.push(aof);
-  const replayed: Cmd[] = [];
-  const result = await aof.replay((db, argv) => {
-    replayed.push(`${db}:${argv.map((a) => a.toString()).join(' ')}`);
-  });
-  return { aof, replayed, result, warnings };
+async function openAof(options: Partial<AppendOnlyFileOptions> = {}): Promise<Replayed> {
+  const r = await openReplayed({ dir, ...options });
+  opened.push(r.aof);
+  return r;
 }
 
 describe('AppendOnlyFile', () => {

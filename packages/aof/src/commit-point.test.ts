@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { args, tempDir } from '../test/support.js';
+import { args, openReplayed, type Replayed, tempDir } from '../test/support.js';
 import { AppendOnlyFile, type ReplayOptions } from './append-only-file.js';
 
 /**
@@ -22,19 +22,13 @@ afterEach(async () => {
   await cleanup();
 });
 
-async function openAof(policy: 'always' | 'everysec' | 'no', replay: ReplayOptions = {}) {
-  const aof = await AppendOnlyFile.open({
-    dir,
-    policy,
-    syncIntervalMs: 3_600_000,
-    logger: { warn: () => undefined },
-  });
-  opened.push(aof);
-  const replayed: string[] = [];
-  const result = await aof.replay((db, argv) => {
-    replayed.push(`${db}:${argv.map((a) => a.toString()).join(' ')}`);
-  }, replay);
-  return { aof, replayed, result };
+async function openAof(
+  policy: 'always' | 'everysec' | 'no',
+  replay: ReplayOptions = {},
+): Promise<Replayed> {
+  const r = await openReplayed({ dir, policy, syncIntervalMs: 3_600_000 }, replay);
+  opened.push(r.aof);
+  return r;
 }
 
 describe('commit points', () => {

@@ -1,6 +1,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import {
+  AppendOnlyFile,
+  type AppendOnlyFileOptions,
+  type ReplayOptions,
+  type ReplayResult,
+} from '../src/append-only-file.js';
 import type { AofFileHandle, AofFileSystem } from '../src/file-system.js';
 import { nodeFileSystem } from '../src/file-system.js';
 
@@ -11,6 +17,32 @@ export async function tempDir(): Promise<{ dir: string; cleanup: () => Promise<v
 }
 
 export const args = (...a: string[]): Buffer[] => a.map((x) => Buffer.from(x));
+
+/** An AOF opened and replayed: its commands as `db:arg arg...`, and its warnings. */
+export interface Replayed {
+  aof: AppendOnlyFile;
+  replayed: string[];
+  result: ReplayResult;
+  warnings: string[];
+}
+
+/** Opens the AOF in `options.dir` (policy `always` unless given) and replays it. */
+export async function openReplayed(
+  options: Partial<AppendOnlyFileOptions> & { dir: string },
+  replay: ReplayOptions = {},
+): Promise<Replayed> {
+  const warnings: string[] = [];
+  const aof = await AppendOnlyFile.open({
+    policy: 'always',
+    logger: { warn: (m) => warnings.push(m) },
+    ...options,
+  });
+  const replayed: string[] = [];
+  const result = await aof.replay((db, argv) => {
+    replayed.push(`${db}:${argv.map((a) => a.toString()).join(' ')}`);
+  }, replay);
+  return { aof, replayed, result, warnings };
+}
 
 /**
  * The real file system with switchable faults, for unit tests of this
