@@ -57,6 +57,15 @@ export function encodeManifest(m: AofManifest): Buffer {
   );
 }
 
+/** A decoded `{ mark, position }` is well formed (a checkpoint's entry or its commit point). */
+function isPoint(e: Partial<CommitEntry>): boolean {
+  return (
+    typeof e.mark === 'number' &&
+    Number.isInteger(e.position?.file) &&
+    Number.isInteger(e.position?.offset)
+  );
+}
+
 /** Whether `o`'s `crc` matches the rest of it; true when it has none (written before checksums). */
 function checksumMatches(o: Record<string, unknown>): boolean {
   if (!('crc' in o)) return true;
@@ -83,15 +92,7 @@ export function decodeManifest(bytes: Buffer, path: string): AofManifest {
     typeof o.databases === 'object' &&
     o.databases !== null &&
     Object.values(o.databases).every(
-      (e) =>
-        Number.isInteger(e.id) &&
-        typeof e.mark === 'number' &&
-        Number.isInteger(e.position?.file) &&
-        Number.isInteger(e.position?.offset) &&
-        (e.commit === undefined ||
-          (typeof e.commit.mark === 'number' &&
-            Number.isInteger(e.commit.position?.file) &&
-            Number.isInteger(e.commit.position?.offset))),
+      (e) => Number.isInteger(e.id) && isPoint(e) && (e.commit === undefined || isPoint(e.commit)),
     );
   if (!ok) throw new AofError('ERR_AOF_MANIFEST', `${path}: not an AOF manifest`);
   if (!checksumMatches(o as Record<string, unknown>)) {
