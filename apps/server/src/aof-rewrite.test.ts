@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -8,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { startInProcess } from '../test/in-process-server.js';
 import { infoFields } from '../test/info-fields.js';
 import { until } from '../test/reply-outcome.js';
+import { freePort } from '../test/strata-process.js';
 import type { ServerConfig } from './config.js';
 import type { StrataServer } from './strata-server.js';
 
@@ -71,18 +71,6 @@ async function rewriteReplies(r: Redis): Promise<string[]> {
     async () => (await idle(r)) && Number((await persistence(r)).get('aof_rewrites')) === count + 1,
   );
   return seen;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() =>
-        typeof a === 'object' && a !== null ? resolve(a.port) : reject(new Error('no port')),
-      );
-    });
-  });
 }
 
 const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
