@@ -288,8 +288,9 @@ export class Databases implements DatabaseProvider {
       `DB ${index}: log ${describeSize(s.logBytes)} on disk, ${s.index.entries} index entries, ` +
         `${describeSize(s.memory.logBytes)} of log memory`,
     );
-    this.marks.set(index, markOf(store));
-    this.commitMarks.set(index, markOf(store));
+    const opened = markOf(store);
+    this.marks.set(index, opened);
+    this.commitMarks.set(index, opened);
     if (adopt) {
       // The AOF's entry for this database: a checkpoint of what it holds now,
       // before any command runs on it.
@@ -455,8 +456,9 @@ export class Databases implements DatabaseProvider {
     // A checkpoint moves the tail itself (it seals the tail page): what it
     // covers is the counters from before it and the tail after it. A write
     // during the checkpoint moved the counters, so the next round sees it.
-    this.marks.set(index, { ...mark, tail: store.stats().log.tail });
-    this.commitMarks.set(index, { ...mark, tail: store.stats().log.tail });
+    const after = { ...mark, tail: store.stats().log.tail };
+    this.marks.set(index, after);
+    this.commitMarks.set(index, after);
     logger.notice(
       `DB ${index} saved on disk: checkpoint ${seq}, log ${describeSize(store.stats().logBytes)}, ` +
         `in ${seconds(performance.now() - started)} seconds`,
