@@ -7,7 +7,7 @@ import { defineScenario, higher, type Measurement } from '../scenario.js';
 import { KiB, MiB, nextPowerOfTwo } from '../sizes.js';
 import { Zipfian } from '../zipfian.js';
 import { fillKeys, getLoad } from './get-load.js';
-import { query, type ServerProcess, startStrataServer, stopServers } from './server-harness.js';
+import { logBytes, type ServerProcess, startStrataServer, stopServers } from './server-harness.js';
 
 /**
  * GETs of keys that are not in memory, against the device's own random-read
@@ -122,14 +122,6 @@ async function randomReads(
   const start = performance.now();
   await Promise.all(lanes.map(lane));
   return (total / (performance.now() - start)) * 1000;
-}
-
-/** Database 0's log size (tail - begin) from INFO storage. */
-async function logBytes(port: number): Promise<number> {
-  const info = await query(port, ['INFO', 'storage']);
-  const m = /db0:begin=(\d+),head=\d+,read_only=\d+,tail=(\d+)/.exec(info);
-  if (m === null) throw new Error('INFO storage has no db0 log line');
-  return Number(m[2]) - Number(m[1]);
 }
 
 /** Writes `bytes` of random data as one segment of a device in `dir`. */

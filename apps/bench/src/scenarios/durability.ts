@@ -3,6 +3,7 @@ import path from 'node:path';
 import { defineScenario, higher, type Measurement } from '../scenario.js';
 import { median } from '../stats.js';
 import {
+  comparedSystems,
   hasRedisServer,
   redisBenchmark,
   type ServerProcess,
@@ -39,10 +40,6 @@ interface State {
   servers: Map<string, ServerProcess>;
 }
 
-function systems(): string[] {
-  return hasRedisServer() ? ['strata', 'redis'] : ['strata'];
-}
-
 function startStrata(dir: string, policy: Policy): Promise<ServerProcess> {
   return startStrataServer(dir, ['--appendonly', 'yes', '--appendfsync', policy]);
 }
@@ -59,7 +56,8 @@ export const durability = defineScenario<Params, State>({
     full: { requests: 100_000, clients: 50, valueBytes: 100, keyspace: 100_000 },
     ci: { requests: 10_000, clients: 50, valueBytes: 100, keyspace: 10_000 },
   },
-  variants: () => systems().flatMap((s) => POLICIES.map((p) => higher(`${s}-${p}`, 'ops/s'))),
+  variants: () =>
+    comparedSystems().flatMap((s) => POLICIES.map((p) => higher(`${s}-${p}`, 'ops/s'))),
   ratios: () => [
     ...(hasRedisServer() ? POLICIES.map((p) => `strata-${p}/redis-${p}`) : []),
     'strata-always/strata-no',
@@ -73,7 +71,7 @@ export const durability = defineScenario<Params, State>({
     if (!hasRedisServer()) ctx.log('redis-server not installed: strata variants only');
     const servers = new Map<string, ServerProcess>();
     try {
-      for (const s of systems()) {
+      for (const s of comparedSystems()) {
         for (const p of POLICIES) {
           const dir = path.join(ctx.dir, `${s}-${p}`);
           await mkdir(dir, { recursive: true });

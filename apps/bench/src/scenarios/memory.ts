@@ -1,11 +1,11 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { defineScenario, lower, type Measurement } from '../scenario.js';
 import { MiB } from '../sizes.js';
 import {
+  comparedSystems,
   hasRedisServer,
   query,
-  type ServerProcess,
   startRedisServer,
   startStrataServer,
   stopServers,
@@ -42,8 +42,6 @@ type Params = {
 
 const TYPES = ['strings', 'hashes', 'sets', 'zsets', 'lists', 'streams'] as const;
 type KeyType = (typeof TYPES)[number];
-
-const systems = (): string[] => (hasRedisServer() ? ['strata', 'redis'] : ['strata']);
 
 const member = (j: number) => `member:${String(j).padStart(3, '0')}`;
 
@@ -86,12 +84,6 @@ function countsOf(
   return { keys: p.collections, commands: p.collections };
 }
 
-/** VmRSS of a process (bytes). */
-function rssOf(srv: ServerProcess): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${srv.child.pid}/status`, 'latin1'));
-  return m === null ? Number.NaN : Number(m[1]) * 1024;
-}
-
 export const memory = defineScenario<Params, { runs: number }>({
   name: 'memory',
   description:
@@ -119,7 +111,7 @@ export const memory = defineScenario<Params, { runs: number }>({
   runs: { full: 1, ci: 1 },
   warmup: { full: 0, ci: 0 },
   variants: () =>
-    systems().flatMap((s) => [
+    comparedSystems().flatMap((s) => [
       ...TYPES.map((t) => lower(`${s}-${t}`, 'B/key')),
       lower(`${s}-start`, 'MB'),
       ...(s === 'strata' ? [lower('strata-inmemory', 'B/key')] : []),
@@ -149,13 +141,13 @@ export const memory = defineScenario<Params, { runs: number }>({
     const srv =
       system === 'strata' ? await startStrataServer(dir, args) : await startRedisServer(dir);
     try {
-      const base = rssOf(srv);
+      const base = srv.rssBytes();
       const { keys, commands } = countsOf(type, p);
       const make = commandOf(type === 'start' || type === 'inmemory' ? 'strings' : type, p);
       await sendEach(srv.port, commands, make);
       const size = Number(await query(srv.port, ['DBSIZE']));
       if (size !== keys) throw new Error(`${variant.name}: DBSIZE ${size}, expected ${keys}`);
-      const final = rssOf(srv);
+      const final = srv.rssBytes();
       const peak = Math.max(srv.peakRssBytes(), final);
       const samples = { base_rss_mb: base / MiB, peak_rss_mb: peak / MiB, rss_mb: final / MiB };
       if (type === 'start') return { value: final / MiB, samples };

@@ -2,15 +2,19 @@ import { spawn } from 'node:child_process';
 import { cp, mkdir, rm } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
-import { encodeCommand } from '@strata/protocol';
+import { encodeCommand, replyBulks } from '@strata/protocol';
 import { measureBestPlainRead } from '../plain-read.js';
 import { defineScenario, lower, type Measurement } from '../scenario.js';
 import { sizeLabel } from '../sizes.js';
 import { median } from '../stats.js';
+import { keyOf } from './get-load.js';
 import {
+  comparedSystems,
   freePort,
   hasRedisServer,
+  infoField,
   query,
+  queryReply,
   redisServerArgs,
   type ServerProcess,
   startRedisServer,
@@ -18,6 +22,7 @@ import {
   stopChild,
   strataServerArgs,
 } from './server-harness.js';
+import { sendEach } from './types-support.js';
 
 /**
  * A restart after kill -9, and after a clean shutdown (issue 20): N keys
@@ -59,12 +64,6 @@ interface State {
   work: string;
 }
 
-function systems(): string[] {
-  return hasRedisServer() ? ['strata', 'redis'] : ['strata'];
-}
-
-const keyOf = (i: number): string => `key:${String(i).padStart(12, '0')}`;
-
 function valueFor(i: number, bytes: number): string {
   return `${String(i).padStart(12, '0')}.`.repeat(Math.ceil(bytes / 13)).slice(0, bytes);
 }
@@ -75,100 +74,9 @@ function modeArgs(system: string, mode: Mode): string[] {
   return system === 'strata' ? [...aof, '--memory', '64mb'] : aof;
 }
 
-/** Sends SETs of keys [0, n) over one connection, `batch` in flight, and waits for every reply. */
-async function load(port: number, n: number, valueBytes: number): Promise<void> {
-  const sock = net.connect(port, '127.0.0.1');
-  await new Promise<void>((resolve, reject) => {
-    sock.once('connect', resolve);
-    sock.once('error', reject);
-  });
-  const batch = 2000;
-  let replies = 0;
-  let waiting: (() => void) | null = null;
-  let failure: Error | null = null;
-  sock.on('data', (d: Buffer) => {
-    for (const byte of d) if (byte === 0x0a) replies++;
-    if (d.includes(0x2d)) failure = new Error(`a SET failed: ${d.toString('latin1', 0, 200)}`);
-    waiting?.();
-  });
-  for (let from = 0; from < n; from += batch) {
-    const parts: Buffer[] = [];
-    for (let i = from; i < Math.min(n, from + batch); i++) {
-      parts.push(
-        encodeCommand([
-          Buffer.from('SET'),
-          Buffer.from(keyOf(i)),
-          Buffer.from(valueFor(i, valueBytes)),
-        ]),
-      );
-    }
-    sock.write(Buffer.concat(parts));
-    // One batch in flight beyond the one being answered.
-    while (replies < from - batch) {
-      await new Promise<void>((resolve) => {
-        waiting = resolve;
-      });
-    }
-    if (failure !== null) throw failure;
-  }
-  while (replies < n) {
-    await new Promise<void>((resolve) => {
-      waiting = resolve;
-    });
-    if (failure !== null) throw failure;
-  }
-  sock.destroy();
-}
-
-/** MGET of `keys` over a fresh connection: the values (null for a missing key). */
-function mget(port: number, keys: readonly string[]): Promise<(string | null)[]> {
-  return new Promise((resolve, reject) => {
-    const sock = net.connect(port, '127.0.0.1');
-    let got = Buffer.alloc(0);
-    sock.once('connect', () =>
-      sock.write(encodeCommand([Buffer.from('MGET'), ...keys.map((k) => Buffer.from(k))])),
-    );
-    sock.on('data', (d: Buffer) => {
-      got = Buffer.concat([got, d]);
-      const parsed = parseBulkArray(got);
-      if (parsed === undefined) return;
-      sock.destroy();
-      if (parsed === null) reject(new Error(`MGET: ${got.toString('latin1', 0, 200)}`));
-      else resolve(parsed);
-    });
-    sock.once('error', reject);
-  });
-}
-
-/** An array of bulk strings, undefined while incomplete, null when it is not one. */
-function parseBulkArray(b: Buffer): (string | null)[] | null | undefined {
-  if (b.length === 0) return undefined;
-  if (b[0] !== 0x2a) return b.includes(0x0a) ? null : undefined;
-  let at = b.indexOf(0x0a);
-  if (at < 0) return undefined;
-  const n = Number(b.toString('latin1', 1, at - 1));
-  at++;
-  const out: (string | null)[] = [];
-  for (let i = 0; i < n; i++) {
-    const eol = b.indexOf(0x0a, at);
-    if (eol < 0) return undefined;
-    const len = Number(b.toString('latin1', at + 1, eol - 1));
-    if (len < 0) {
-      out.push(null);
-      at = eol + 1;
-      continue;
-    }
-    if (b.length < eol + 1 + len + 2) return undefined;
-    out.push(b.toString('latin1', eol + 1, eol + 1 + len));
-    at = eol + 1 + len + 2;
-  }
-  return out;
-}
-
-/** A field of an INFO reply, as a number (NaN when absent). */
-function infoField(info: string, name: string): number {
-  const m = new RegExp(`^${name}:(\\S*)`, 'm').exec(info);
-  return m === null ? Number.NaN : Number(m[1]);
+/** MGET of `keys` over a fresh connection: the values of the keys that are there. */
+async function mget(port: number, keys: readonly string[]): Promise<string[]> {
+  return replyBulks(await queryReply(port, ['MGET', ...keys])).map((v) => v.toString('latin1'));
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -202,7 +110,7 @@ async function prepare(system: string, mode: Mode, dir: string, p: Params): Prom
   const server: ServerProcess =
     system === 'strata' ? await startStrataServer(dir, args) : await startRedisServer(dir, args);
   try {
-    await load(server.port, p.keys, p.valueBytes);
+    await sendEach(server.port, p.keys, (i) => ['SET', keyOf(i), valueFor(i, p.valueBytes)]);
     if (mode === 'clean') {
       const exited = new Promise((resolve) => {
         if (server.child.exitCode !== null) resolve(null);
@@ -265,6 +173,9 @@ async function restart(system: string, mode: Mode, dir: string, p: Params): Prom
     for (let from = 0; from < sample.length; from += 1000) {
       const ids = sample.slice(from, from + 1000);
       const values = await mget(port, ids.map(keyOf));
+      if (values.length !== ids.length) {
+        throw new Error(`${system} ${mode}: ${ids.length - values.length} sampled keys missing`);
+      }
       values.forEach((v, j) => {
         if (v !== valueFor(ids[j]!, p.valueBytes)) {
           throw new Error(`${system} ${mode}: ${keyOf(ids[j]!)} reads ${v}`);
@@ -297,7 +208,7 @@ export const recovery = defineScenario<Params, State>({
   readsDisk: true,
   runs: { full: 3, ci: 1 },
   warmup: { full: 0, ci: 0 },
-  variants: () => systems().flatMap((s) => MODES.map((m) => lower(`${s}-${m}`, 'ms'))),
+  variants: () => comparedSystems().flatMap((s) => MODES.map((m) => lower(`${s}-${m}`, 'ms'))),
   ratios: () => (hasRedisServer() ? MODES.map((m) => `strata-${m}/redis-${m}`) : []),
   targets: (): Readonly<Record<string, number>> =>
     hasRedisServer() ? { 'strata-aof/redis-aof': 0.5, 'strata-clean/redis-clean': 0.1 } : {},
@@ -306,7 +217,7 @@ export const recovery = defineScenario<Params, State>({
     const p = ctx.params;
     if (!hasRedisServer()) ctx.log('redis-server not installed: strata variants only');
     const pristine = new Map<string, string>();
-    for (const s of systems()) {
+    for (const s of comparedSystems()) {
       for (const m of MODES) {
         const dir = path.join(ctx.dir, 'pristine', `${s}-${m}`);
         await mkdir(dir, { recursive: true });

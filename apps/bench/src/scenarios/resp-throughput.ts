@@ -7,6 +7,7 @@ import { median } from '../stats.js';
 import {
   type BenchLoad,
   hasRedisServer,
+  logBytes,
   peakRssMetrics,
   query,
   redisBenchmark,
@@ -182,14 +183,6 @@ async function nodeLoad(port: number, op: string, depth: number, p: Params): Pro
   const q = (f: number) =>
     latencies[Math.min(latencies.length - 1, Math.floor(f * latencies.length))] ?? 0;
   return { rps: (p.requests / ms) * 1000, p50: q(0.5), p99: q(0.99) };
-}
-
-/** Database 0's log size (tail - begin) from INFO storage. */
-async function logBytes(port: number): Promise<number> {
-  const info = await query(port, ['INFO', 'storage']);
-  const m = /db0:begin=(\d+),head=\d+,read_only=\d+,tail=(\d+)/.exec(info);
-  if (m === null) throw new Error('INFO storage has no db0 log line');
-  return Number(m[2]) - Number(m[1]);
 }
 
 export const respThroughput = defineScenario<Params, State>({

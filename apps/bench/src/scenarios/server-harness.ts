@@ -124,6 +124,8 @@ export interface ServerProcess {
   cpuUs(): number;
   /** Its peak resident set so far, bytes (/proc; NaN elsewhere). */
   peakRssBytes(): number;
+  /** Its resident set now, bytes (/proc; NaN elsewhere). */
+  rssBytes(): number;
 }
 
 /**
@@ -191,14 +193,17 @@ async function startServerProcess(
     port,
     child,
     cpuUs: () => childCpuUs(child.pid),
-    peakRssBytes: () => childPeakRss(child.pid),
+    peakRssBytes: () => procStatusBytes(child.pid, 'VmHWM'),
+    rssBytes: () => procStatusBytes(child.pid, 'VmRSS'),
   };
 }
 
-/** VmHWM of a process from /proc (Linux), bytes; NaN elsewhere. */
-function childPeakRss(pid: number | undefined): number {
+/** A `kB` field of a process's /proc status (VmHWM, VmRSS; Linux), bytes; NaN elsewhere. */
+function procStatusBytes(pid: number | undefined, field: string): number {
   try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'latin1'));
+    const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(
+      readFileSync(`/proc/${pid}/status`, 'latin1'),
+    );
     return m === null ? Number.NaN : Number(m[1]) * 1024;
   } catch {
     return Number.NaN;
@@ -209,7 +214,13 @@ function childPeakRss(pid: number | undefined): number {
  * One command over a fresh connection: its reply's payload (the text of a
  * simple string, integer or bulk string). An error reply throws.
  */
-export function query(port: number, argv: readonly string[]): Promise<string> {
+export async function query(port: number, argv: readonly string[]): Promise<string> {
+  const reply = await queryReply(port, argv);
+  return (replyBulk(reply) ?? reply.subarray(1, reply.indexOf(0x0d))).toString('latin1');
+}
+
+/** One command over a fresh connection: its whole reply. An error reply throws. */
+export function queryReply(port: number, argv: readonly string[]): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const sock = net.connect(port, '127.0.0.1');
     let got = Buffer.alloc(0);
@@ -217,13 +228,32 @@ export function query(port: number, argv: readonly string[]): Promise<string> {
     sock.on('data', (d: Buffer) => {
       got = Buffer.concat([got, d]);
       if (replyEnd(got, 0) < 0) return;
-      const text = (replyBulk(got) ?? got.subarray(1, got.indexOf(0x0d))).toString('latin1');
       sock.destroy();
-      if (got[0] === 0x2d) reject(new Error(`${argv[0]}: ${text}`));
-      else resolve(text);
+      if (got[0] === 0x2d) {
+        reject(new Error(`${argv[0]}: ${got.toString('latin1', 1, got.indexOf(0x0d))}`));
+      } else resolve(got);
     });
     sock.once('error', reject);
   });
+}
+
+/** Database 0's log size (tail - begin) from strata-server's INFO storage. */
+export async function logBytes(port: number): Promise<number> {
+  const info = await query(port, ['INFO', 'storage']);
+  const m = /db0:begin=(\d+),head=\d+,read_only=\d+,tail=(\d+)/.exec(info);
+  if (m === null) throw new Error('INFO storage has no db0 log line');
+  return Number(m[2]) - Number(m[1]);
+}
+
+/** The servers a scenario compares: strata, and redis when redis-server is installed. */
+export function comparedSystems(): string[] {
+  return hasRedisServer() ? ['strata', 'redis'] : ['strata'];
+}
+
+/** A numeric field of an INFO reply (NaN when absent). */
+export function infoField(info: string, name: string): number {
+  const m = new RegExp(`^${name}:(\\S*)`, 'm').exec(info);
+  return m === null ? Number.NaN : Number(m[1]);
 }
 
 /** Stops every server (`signal`, SIGKILL after 15 s) and waits for them to be gone. */
