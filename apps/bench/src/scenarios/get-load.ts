@@ -1,5 +1,4 @@
-import net from 'node:net';
-import { ReplyReader } from '@strata/protocol';
+import { runPipelined } from './pipelined.js';
 import type { BenchLoad } from './server-harness.js';
 
 /**
@@ -48,55 +47,38 @@ export async function getLoad(port: number, o: GetLoadOptions): Promise<GetLoad>
   let issued = 0;
   let misses = 0;
   const latencies: number[] = [];
-  const client = () =>
-    new Promise<void>((resolve, reject) => {
-      const sock = net.connect(port, '127.0.0.1');
-      sock.setNoDelay(true);
-      const out = Buffer.alloc(GET_BYTES * o.pipeline);
-      const replies = new ReplyReader((reply) => {
-        // `$-1`: a nil bulk, the key is not there.
-        if (reply[0] === 0x24 && reply[1] === 0x2d) misses++;
-        else if (reply[0] === 0x2d) failed ??= reply.toString('latin1').trimEnd();
-      });
-      let failed: string | null = null;
-      let waiting = 0;
-      let sent = 0;
-      const send = () => {
+  const client = () => {
+    const out = Buffer.alloc(GET_BYTES * o.pipeline);
+    let sent = 0;
+    return runPipelined(port, {
+      next() {
         const n = Math.min(o.pipeline, o.requests - issued);
-        if (n <= 0) {
-          sock.end();
-          resolve();
-          return;
-        }
+        if (n <= 0) return null;
         issued += n;
-        waiting = n;
         let at = 0;
         for (let i = 0; i < n; i++) at = putGet(out, at, o.pick());
         sent = performance.now();
-        sock.write(Buffer.from(out.subarray(0, at)));
-      };
-      sock.on('data', (d: Buffer) => {
-        waiting -= replies.feed(d);
-        if (failed !== null) {
-          sock.destroy();
-          reject(new Error(`server error: ${failed}`));
-          return;
-        }
-        if (waiting <= 0) {
-          latencies.push(performance.now() - sent);
-          send();
-        }
-      });
-      sock.once('connect', send);
-      sock.once('error', reject);
+        return { bytes: Buffer.from(out.subarray(0, at)), commands: n };
+      },
+      onReply(reply) {
+        // `$-1`: a nil bulk, the key is not there.
+        if (reply[0] === 0x24 && reply[1] === 0x2d) misses++;
+      },
+      onBatchDone: () => latencies.push(performance.now() - sent),
     });
+  };
   const start = performance.now();
   await Promise.all(Array.from({ length: o.connections }, client));
   const ms = performance.now() - start;
+  return { ...loadOf(o.requests, ms, latencies), misses };
+}
+
+/** Throughput and per-batch latency percentiles of `requests` done in `ms`; sorts `latencies`. */
+export function loadOf(requests: number, ms: number, latencies: number[]): BenchLoad {
   latencies.sort((a, b) => a - b);
   const q = (f: number) =>
     latencies[Math.min(latencies.length - 1, Math.floor(f * latencies.length))] ?? 0;
-  return { rps: (o.requests / ms) * 1000, p50: q(0.5), p99: q(0.99), misses };
+  return { rps: (requests / ms) * 1000, p50: q(0.5), p99: q(0.99) };
 }
 
 /**
@@ -115,16 +97,10 @@ export async function fillKeys(
   const mid = Buffer.from(`\r\n$${valueBytes}\r\n`);
   const one = head.length + 16 + mid.length + valueBytes + 2;
   let next = 0;
-  const client = () =>
-    new Promise<void>((resolve, reject) => {
-      const sock = net.connect(port, '127.0.0.1');
-      const out = Buffer.alloc(one * pipeline);
-      let failed: string | null = null;
-      const replies = new ReplyReader((reply) => {
-        if (reply[0] === 0x2d) failed ??= reply.toString('latin1').trimEnd();
-      });
-      let waiting = 0;
-      const send = () => {
+  const client = () => {
+    const out = Buffer.alloc(one * pipeline);
+    return runPipelined(port, {
+      next() {
         let at = 0;
         let k = 0;
         for (; k < pipeline && next < n; k++) {
@@ -134,25 +110,9 @@ export async function fillKeys(
           at += value.copy(out, at);
           at += CRLF.copy(out, at);
         }
-        if (k === 0) {
-          sock.end();
-          resolve();
-          return;
-        }
-        waiting = k;
-        sock.write(Buffer.from(out.subarray(0, at)));
-      };
-      sock.on('data', (d: Buffer) => {
-        waiting -= replies.feed(d);
-        if (failed !== null) {
-          sock.destroy();
-          reject(new Error(`server error: ${failed}`));
-          return;
-        }
-        if (waiting <= 0) send();
-      });
-      sock.once('connect', send);
-      sock.once('error', reject);
+        return k === 0 ? null : { bytes: Buffer.from(out.subarray(0, at)), commands: k };
+      },
     });
+  };
   await Promise.all(Array.from({ length: connections }, client));
 }

@@ -1,9 +1,10 @@
-import net from 'node:net';
 import path from 'node:path';
-import { encodeCommand, ReplyReader } from '@strata/protocol';
+import { encodeCommand } from '@strata/protocol';
 import { defineScenario, higher, type Measurement } from '../scenario.js';
 import { MiB } from '../sizes.js';
 import { median } from '../stats.js';
+import { keyOf, loadOf } from './get-load.js';
+import { runPipelined } from './pipelined.js';
 import {
   type BenchLoad,
   hasRedisServer,
@@ -133,56 +134,32 @@ function benchmarkLoad(port: number, op: string, depth: number, p: Params): Prom
   });
 }
 
-function keyOf(i: number): string {
-  return `key:${String(i).padStart(12, '0')}`;
-}
-
 /** The built-in generator: `clients` sockets, batches of `depth` commands. */
 async function nodeLoad(port: number, op: string, depth: number, p: Params): Promise<BenchLoad> {
   const value = Buffer.alloc(p.valueBytes, 0x78);
   const latencies: number[] = [];
   let issued = 0;
   const start = performance.now();
-  const client = () =>
-    new Promise<void>((resolve, reject) => {
-      const sock = net.connect(port, '127.0.0.1');
-      sock.setNoDelay(true);
-      const counter = new ReplyReader();
-      let pending = 0;
-      let sent = 0;
-      const send = () => {
+  const client = () => {
+    let sent = 0;
+    return runPipelined(port, {
+      next() {
         const n = Math.min(depth, p.requests - issued);
-        if (n <= 0) {
-          sock.end();
-          resolve();
-          return;
-        }
+        if (n <= 0) return null;
         issued += n;
-        pending = n;
         const batch: Buffer[] = [];
         for (let i = 0; i < n; i++) {
           const k = keyOf(Math.floor(Math.random() * p.keyspace));
           batch.push(encodeCommand(op === 'set' ? ['SET', k, value] : ['GET', k]));
         }
         sent = performance.now();
-        sock.write(n === 1 ? batch[0]! : Buffer.concat(batch));
-      };
-      sock.on('data', (d) => {
-        pending -= counter.feed(d);
-        if (pending <= 0) {
-          latencies.push(performance.now() - sent);
-          send();
-        }
-      });
-      sock.once('connect', send);
-      sock.once('error', reject);
+        return { bytes: n === 1 ? batch[0]! : Buffer.concat(batch), commands: n };
+      },
+      onBatchDone: () => latencies.push(performance.now() - sent),
     });
+  };
   await Promise.all(Array.from({ length: p.clients }, client));
-  const ms = performance.now() - start;
-  latencies.sort((a, b) => a - b);
-  const q = (f: number) =>
-    latencies[Math.min(latencies.length - 1, Math.floor(f * latencies.length))] ?? 0;
-  return { rps: (p.requests / ms) * 1000, p50: q(0.5), p99: q(0.99) };
+  return loadOf(p.requests, performance.now() - start, latencies);
 }
 
 export const respThroughput = defineScenario<Params, State>({

@@ -1,5 +1,5 @@
-import net from 'node:net';
-import { encodeCommand, ReplyReader } from '@strata/protocol';
+import { encodeCommand } from '@strata/protocol';
+import { runPipelined } from './pipelined.js';
 import { type BenchLoad, redisBenchmark } from './server-harness.js';
 
 // The process, port and redis-benchmark plumbing is server-harness's.
@@ -40,38 +40,15 @@ export function sendEach(
   count: number,
   commandOf: (i: number) => readonly string[],
 ): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const sock = net.connect(port, '127.0.0.1');
-    let next = 0;
-    let waiting = 0;
-    let failed: string | null = null;
-    const BATCH = 64;
-    const sendBatch = () => {
+  const BATCH = 64;
+  let next = 0;
+  return runPipelined(port, {
+    next() {
       const parts: Buffer[] = [];
       for (let i = 0; i < BATCH && next < count; i++, next++) {
         parts.push(encodeCommand(commandOf(next).map((a) => Buffer.from(a, 'latin1'))));
-        waiting++;
       }
-      if (parts.length === 0) {
-        sock.end();
-        resolve();
-        return;
-      }
-      sock.write(Buffer.concat(parts));
-    };
-    const replies = new ReplyReader((reply) => {
-      if (reply[0] === 0x2d) failed ??= reply.toString('latin1').trimEnd();
-    });
-    sock.on('data', (d: Buffer) => {
-      waiting -= replies.feed(d);
-      if (failed !== null) {
-        sock.destroy();
-        reject(new Error(`server error: ${failed}`));
-        return;
-      }
-      if (waiting === 0) sendBatch();
-    });
-    sock.once('connect', sendBatch);
-    sock.once('error', reject);
+      return parts.length === 0 ? null : { bytes: Buffer.concat(parts), commands: parts.length };
+    },
   });
 }
