@@ -7,7 +7,7 @@ import type { RootDatabase } from 'lmdb';
 import { bytesToMiB, startRssSampler } from '../rss.js';
 import { defineScenario, higher, type Measurement, type Variant } from '../scenario.js';
 import { KiB } from '../sizes.js';
-import { keySequence, newKey, stampValue, writeKey, yieldToLoop } from './hlog-support.js';
+import { keySequence, newKey, readInLanes, stampValue, writeKey } from './hlog-support.js';
 
 /**
  * @strata/store as an embedded database beside lmdb (lmdb-js) and
@@ -179,26 +179,6 @@ async function putAll(
   return ids.length / ((performance.now() - start) / 1000);
 }
 
-/** GETs of `seq`: synchronous answers in a loop, promises `lanes` at a time; ops/s. */
-async function getAll(db: Db, seq: Uint32Array, lanes: number): Promise<number> {
-  let next = 0;
-  let hits = 0;
-  const lane = async (): Promise<void> => {
-    const key = newKey();
-    while (next < seq.length) {
-      writeKey(key, seq[next++]!);
-      const r = db.get(key);
-      if (r === true || (r !== false && (await r))) hits++;
-      if ((next & 4095) === 0) await yieldToLoop();
-    }
-  };
-  const start = performance.now();
-  await Promise.all(Array.from({ length: lanes }, lane));
-  const ms = performance.now() - start;
-  if (hits !== seq.length) throw new Error(`${seq.length - hits} GETs missed`);
-  return seq.length / (ms / 1000);
-}
-
 function pagesFor(bytes: number, pageSize: number): number {
   return Math.max(16, Math.ceil(bytes / pageSize)) * pageSize;
 }
@@ -309,7 +289,8 @@ export const embedded = defineScenario<Params, State>({
     const before = process.memoryUsage.rss();
     let value: number;
     if (op === 'get') {
-      value = await getAll(s.mem[engine], s.seq.gets, engine === 'level' ? p.inFlight : 1);
+      const db = s.mem[engine];
+      value = await readInLanes(s.seq.gets, engine === 'level' ? p.inFlight : 1, (k) => db.get(k));
     } else if (op === 'put') {
       value = await putAll(s.mem[engine], s.seq.puts, p.window, (ctx.run + 2) * p.puts);
     } else if (op === 'scan') {
@@ -318,7 +299,8 @@ export const embedded = defineScenario<Params, State>({
       if (n !== p.keys) throw new Error(`${engine} scan: ${n} keys, not ${p.keys}`);
       value = n / ((performance.now() - start) / 1000);
     } else if (op === 'disk') {
-      value = await getAll(s.disk[engine], s.seq.disk, engine === 'lmdb' ? 1 : p.inFlight);
+      const db = s.disk[engine];
+      value = await readInLanes(s.seq.disk, engine === 'lmdb' ? 1 : p.inFlight, (k) => db.get(k));
     } else {
       const dir = path.join(ctx.dir, `load-${engine}-${s.loads++}`);
       const db = await openDb(engine, dir, s.memMemory, p.pageSize);

@@ -28,6 +28,34 @@ export function yieldToLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
+/**
+ * `lanes` readers over one key sequence, each awaiting the reads `found`
+ * answers with a promise (a synchronous answer stays in the loop, which
+ * yields every 4096 keys): ops/s. Throws unless every key was found.
+ */
+export async function readInLanes(
+  seq: Uint32Array,
+  lanes: number,
+  found: (key: Buffer) => boolean | Promise<boolean>,
+): Promise<number> {
+  let next = 0;
+  let hits = 0;
+  const lane = async (): Promise<void> => {
+    const key = newKey();
+    while (next < seq.length) {
+      writeKey(key, seq[next++]!);
+      const r = found(key);
+      if (r === true || (r !== false && (await r))) hits++;
+      if ((next & 4095) === 0) await yieldToLoop();
+    }
+  };
+  const start = performance.now();
+  await Promise.all(Array.from({ length: lanes }, lane));
+  const ms = performance.now() - start;
+  if (hits !== seq.length) throw new Error(`${seq.length - hits} of ${seq.length} reads missed`);
+  return seq.length / (ms / 1000);
+}
+
 /** Keeps every `stride`-th value of a stream of latencies, for percentiles. */
 export class LatencySample {
   private readonly values: Float64Array;
