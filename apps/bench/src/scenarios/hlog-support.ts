@@ -1,4 +1,5 @@
 import type { StoreCore } from '@strata/hlog';
+import { Zipfian } from '../zipfian.js';
 
 /** Shared pieces of the hlog-* scenarios: keys, values, load loops, samplers. */
 
@@ -179,7 +180,7 @@ export function rng(seed: number): () => number {
   };
 }
 
-/** `count` key numbers in [0, n): uniform, or zipfian (YCSB's generator, theta 0.99), scrambled. */
+/** `count` key numbers in [0, n): uniform, or zipfian (zipfian.ts: YCSB's generator, theta 0.99, scrambled). */
 export function keySequence(
   n: number,
   count: number,
@@ -192,21 +193,7 @@ export function keySequence(
     for (let i = 0; i < count; i++) out[i] = Math.floor(next() * n);
     return out;
   }
-  const theta = 0.99;
-  let zetan = 0;
-  for (let i = 1; i <= n; i++) zetan += 1 / i ** theta;
-  const zeta2 = 1 + 1 / 2 ** theta;
-  const alpha = 1 / (1 - theta);
-  const eta = (1 - (2 / n) ** (1 - theta)) / (1 - zeta2 / zetan);
-  for (let i = 0; i < count; i++) {
-    const u = next();
-    const uz = u * zetan;
-    let rank: number;
-    if (uz < 1) rank = 0;
-    else if (uz < zeta2) rank = 1;
-    else rank = Math.floor(n * (eta * u - eta + 1) ** alpha);
-    // Scatter hot ranks over the key space (and so over the log).
-    out[i] = Math.floor((((rank * 2654435761) >>> 0) / 4294967296) * n) % n;
-  }
+  const zipf = new Zipfian(n, 0.99, next);
+  for (let i = 0; i < count; i++) out[i] = zipf.next();
   return out;
 }
