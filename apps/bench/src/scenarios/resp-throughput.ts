@@ -2,17 +2,18 @@ import path from 'node:path';
 import { encodeCommand } from '@strata/protocol';
 import { defineScenario, higher, type Measurement } from '../scenario.js';
 import { MiB } from '../sizes.js';
-import { median } from '../stats.js';
 import { keyOf, loadOf } from './get-load.js';
 import { runPipelined } from './pipelined.js';
 import {
   type BenchLoad,
+  firstRunMetrics,
   hasRedisServer,
   logBytes,
   peakRssMetrics,
   query,
   redisBenchmark,
   type ServerProcess,
+  sampleRatiosOverRedis,
   startRedisServer,
   startStrataServer,
   stopServers,
@@ -298,28 +299,25 @@ export const respThroughput = defineScenario<Params, State>({
       redis_server: servers.redis !== undefined ? 1 : 0,
     };
     if (servers.redis !== undefined) {
-      const base = new Set(cases(ctx.params));
-      for (const c of memoryCases(ctx.params)) {
-        const ours = base.has(c) ? ['strata', 'defaults', 'strata16x'] : ['strata', 'defaults'];
-        for (const [key, sample] of [
-          ['cpu_ratio', 'cpu_us_per_op'],
-          ['p99_ratio', 'p99_ms'],
-        ] as const) {
-          const redis = median(results.samples(`redis-${c}`, sample));
-          for (const s of ours) {
-            const mine = median(results.samples(`${s}-${c}`, sample));
-            if (Number.isFinite(mine / redis)) out[`${key}.${s}-${c}`] = mine / redis;
-          }
-        }
+      for (const [key, sample] of [
+        ['cpu_ratio', 'cpu_us_per_op'],
+        ['p99_ratio', 'p99_ms'],
+      ] as const) {
+        const mem = memoryCases(ctx.params);
+        Object.assign(
+          out,
+          sampleRatiosOverRedis(results, key, sample, ['strata', 'defaults'], mem),
+        );
+        // strata16x runs the 50-client cases only.
+        Object.assign(
+          out,
+          sampleRatiosOverRedis(results, key, sample, ['strata16x'], cases(ctx.params)),
+        );
       }
     }
-    const first = ctx.state.firstRuns;
-    for (const [name, load] of Object.entries(first)) {
-      out[`first_run.${name}`] = load.rps;
+    Object.assign(out, firstRunMetrics(ctx.state.firstRuns));
+    for (const [name, load] of Object.entries(ctx.state.firstRuns)) {
       out[`first_run_p99_ms.${name}`] = load.p99;
-      if (first.redis !== undefined && name !== 'redis') {
-        out[`first_run_ratio.${name}`] = load.rps / first.redis.rps;
-      }
     }
     Object.assign(out, peakRssMetrics(servers));
     out.strata16x_data_over_memory =

@@ -3,7 +3,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { encodeCommand, replyBulk, replyEnd } from '@strata/protocol';
+import type { ScenarioResults } from '../scenario.js';
 import { MiB } from '../sizes.js';
+import { median } from '../stats.js';
 
 /**
  * What the scenarios that drive servers over sockets share: finding
@@ -366,4 +368,47 @@ export async function startStrataAndRedis(
     throw err;
   }
   return servers;
+}
+
+/**
+ * `<key>.<server>-<case>`: the median `sample` of each of `servers` over
+ * redis-server's in the same case, for each case where both were measured.
+ */
+export function sampleRatiosOverRedis(
+  results: ScenarioResults,
+  key: string,
+  sample: string,
+  servers: readonly string[],
+  cases: readonly string[],
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const c of cases) {
+    const redis = median(results.samples(`redis-${c}`, sample));
+    for (const s of servers) {
+      const mine = median(results.samples(`${s}-${c}`, sample));
+      if (Number.isFinite(mine / redis)) out[`${key}.${s}-${c}`] = mine / redis;
+    }
+  }
+  return out;
+}
+
+/**
+ * Runs measured once on fresh servers, named `<server>` or
+ * `<server>-<case>`: `first_run.<name>` (ops/s) and, beside redis-server's
+ * run of the same case, `first_run_ratio.<name>`.
+ */
+export function firstRunMetrics(
+  firstRuns: Readonly<Record<string, BenchLoad>>,
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [name, load] of Object.entries(firstRuns)) {
+    out[`first_run.${name}`] = load.rps;
+    const dash = name.indexOf('-');
+    const server = dash < 0 ? name : name.slice(0, dash);
+    const redis = firstRuns[dash < 0 ? 'redis' : `redis${name.slice(dash)}`];
+    if (redis !== undefined && server !== 'redis') {
+      out[`first_run_ratio.${name}`] = load.rps / redis.rps;
+    }
+  }
+  return out;
 }

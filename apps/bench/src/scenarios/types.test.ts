@@ -44,6 +44,8 @@ describe.skipIf(which('redis-benchmark') === null)('types (tiny size)', () => {
       expect(json.metrics['p99_ratio.strata-hget']).toBeGreaterThan(0);
       expect(json.metrics['p99_ratio.defaults-hget-c60']).toBeGreaterThan(0);
       expect(json.metrics['first_run_ratio.defaults-hset']).toBeGreaterThan(0);
+      expect(json.metrics['first_run_ratio.strata-zadd']).toBeGreaterThan(0);
+      expect(json.metrics['first_run_ratio.redis-hset']).toBeUndefined();
     }
   }, 180_000);
 });

@@ -1,12 +1,13 @@
 import path from 'node:path';
 import { defineScenario, higher, type Measurement } from '../scenario.js';
 import { MiB } from '../sizes.js';
-import { median } from '../stats.js';
 import {
+  firstRunMetrics,
   hasRedisServer,
   peakRssMetrics,
   query,
   type ServerProcess,
+  sampleRatiosOverRedis,
   startStrataAndRedis,
   startStrataServer,
   stopServers,
@@ -249,22 +250,13 @@ export const types = defineScenario<Params, State>({
       out[s === 'strata' ? 'zadd_1m_over_1k' : `${s}_zadd_1m_over_1k`] = small / big;
     }
     if (servers.redis !== undefined) {
-      for (const op of comparedOps(ctx.params)) {
-        const redis = median(results.samples(`redis-${op}`, 'p99_ms'));
-        for (const s of ['strata', 'defaults']) {
-          const mine = median(results.samples(`${s}-${op}`, 'p99_ms'));
-          if (Number.isFinite(mine / redis)) out[`p99_ratio.${s}-${op}`] = mine / redis;
-        }
-      }
+      const ours = ['strata', 'defaults'];
+      Object.assign(
+        out,
+        sampleRatiosOverRedis(results, 'p99_ratio', 'p99_ms', ours, comparedOps(ctx.params)),
+      );
     }
-    for (const [name, load] of Object.entries(ctx.state.firstRuns)) {
-      out[`first_run.${name}`] = load.rps;
-      const dash = name.indexOf('-');
-      const redis = ctx.state.firstRuns[`redis${name.slice(dash)}`];
-      if (redis !== undefined && !name.startsWith('redis-')) {
-        out[`first_run_ratio.${name}`] = load.rps / redis.rps;
-      }
-    }
+    Object.assign(out, firstRunMetrics(ctx.state.firstRuns));
     const cache = await collectionCache(servers.strata!.port);
     out.collection_cache_mb = cache.bytes / MiB;
     out.collection_evictions = cache.evictions;
