@@ -53,6 +53,7 @@ describe('disk-read (tiny size)', () => {
     // Most of the data is on the device: the GETs had to read it.
     expect(json.metrics.data_over_memory).toBeGreaterThan(8);
     expect(json.metrics['get_over_device.q8']).toBeGreaterThan(0);
+    expect(json.metrics.strata_peak_rss_mb).toBeGreaterThan(0);
     expect(Number.isFinite(json.metrics['strata-uniform-q8.p99_ms'])).toBe(true);
   }, 120_000);
 });

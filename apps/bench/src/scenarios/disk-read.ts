@@ -7,7 +7,13 @@ import { defineScenario, higher, type Measurement } from '../scenario.js';
 import { KiB, MiB, nextPowerOfTwo } from '../sizes.js';
 import { Zipfian } from '../zipfian.js';
 import { fillKeys, getLoad } from './get-load.js';
-import { logBytes, type ServerProcess, startStrataServer, stopServers } from './server-harness.js';
+import {
+  logBytes,
+  peakRssMetrics,
+  type ServerProcess,
+  startStrataServer,
+  stopServers,
+} from './server-harness.js';
 
 /**
  * GETs of keys that are not in memory, against the device's own random-read
@@ -260,7 +266,7 @@ export const diskRead = defineScenario<Params, State>({
       data_over_memory: ctx.state.dataOverMemory,
       device_mib: ctx.state.deviceBytes / MiB,
       bench_threadpool: Number(process.env.UV_THREADPOOL_SIZE ?? 4),
-      strata_peak_rss_mb: ctx.state.server.peakRssBytes() / MiB,
+      ...peakRssMetrics({ strata: ctx.state.server }),
     };
     for (const d of p.depths) {
       const device = results.median(`device-q${d}`);
