@@ -4,7 +4,14 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Store } from '@strata/hlog';
 import { defineScenario, lower, type Measurement } from '../scenario.js';
 import { KiB, MiB } from '../sizes.js';
-import { LatencySample, loadStore, newKey, stampValue, writeKey } from './hlog-support.js';
+import {
+  LatencySample,
+  loadStore,
+  newKey,
+  stampValue,
+  writeKey,
+  yieldToLoop,
+} from './hlog-support.js';
 
 /**
  * What a checkpoint of a large store costs the commands beside it: N keys
@@ -83,7 +90,7 @@ export const checkpointPause = defineScenario<Params, State>({
         // A request arrives, waits for the event loop's next turn, is
         // served: a stall in between is in its latency, as a client's is.
         const t = performance.now();
-        await new Promise((resolve) => setImmediate(resolve));
+        await yieldToLoop();
         await store.get(key);
         latencies.add((performance.now() - t) * 1000);
       }
@@ -96,7 +103,7 @@ export const checkpointPause = defineScenario<Params, State>({
         writeKey(key, i % keys);
         stampValue(value, i++);
         await store.set(key, value);
-        if (i % 16 === 0) await new Promise((resolve) => setImmediate(resolve));
+        if (i % 16 === 0) await yieldToLoop();
       }
     };
     const before = store.stats().device.bytesWritten;
