@@ -106,6 +106,39 @@ describe('AppendOnlyFile', () => {
     await r.aof.close();
   });
 
+  it('create starts over an earlier AOF: a new manifest and file, the old files gone, nothing of them replayed', async () => {
+    const { aof: old } = await openAof({ policy: 'no' });
+    old.append(0, args('SET', 'a', '1'), 0);
+    await old.recordCheckpoint(0, 7, 1);
+    await old.rotate();
+    old.append(1, args('SET', 'b', '1'), 0);
+    await old.close();
+    const aof = await AppendOnlyFile.create({ dir, policy: 'no' });
+    opened.push(aof);
+    expect(aof.checkpointOf(0)).toBeUndefined();
+    await aof.append(2, args('SET', 'c', '1'));
+    await aof.close();
+    expect((await readdir(dir)).sort()).toEqual([
+      'appendonly.aof.3.incr.aof',
+      'appendonly.aof.manifest',
+    ]);
+    const r = await openAof();
+    expect(r.replayed).toEqual(['2:SET c 1']);
+    expect(r.aof.checkpointOf(0)).toBeUndefined();
+  });
+
+  it('create in an empty directory starts at file 1, ready to append', async () => {
+    const aof = await AppendOnlyFile.create({ dir, policy: 'always' });
+    opened.push(aof);
+    await aof.append(0, args('SET', 'a', '1'));
+    await aof.close();
+    expect((await openAof()).replayed).toEqual(['0:SET a 1']);
+    expect((await readdir(dir)).sort()).toEqual([
+      'appendonly.aof.1.incr.aof',
+      'appendonly.aof.manifest',
+    ]);
+  });
+
   it('a database with no command after its checkpoint does not hold files back', async () => {
     const { aof } = await openAof({ policy: 'no' });
     aof.append(3, args('SET', 'k', 'v'), 0);

@@ -201,6 +201,33 @@ export class AppendOnlyFile {
     return new AppendOnlyFile(options, manifest);
   }
 
+  /**
+   * Starts a new AOF in `dir` over whatever an earlier one left there
+   * (Redis's CONFIG SET appendonly yes): the databases' state is in their
+   * checkpoints, which they record in this one next, so an older AOF's
+   * files describe an older state. The new manifest, listing one new empty
+   * file, replaces the old one in one rename; only then do the old files
+   * go. Ready to append (nothing to replay).
+   */
+  static async create(options: AppendOnlyFileOptions): Promise<AppendOnlyFile> {
+    const fs = options.fs ?? nodeFileSystem;
+    const base = options.filename ?? 'appendonly.aof';
+    await fs.mkdirp(options.dir);
+    const old = await filesOf(fs, options.dir, base);
+    // A number no file of the old AOF has: a crash before the rename leaves it whole.
+    const file = Math.max(1, ...old.map((f) => f.file + 1));
+    const path = join(options.dir, fileName(base, file));
+    const h = await fs.open(path, 'new');
+    await h.close();
+    await fs.syncDir(options.dir);
+    const manifest: AofManifest = { ...emptyManifest(), files: [file], nextFile: file + 1 };
+    await fs.writeFileAtomic(join(options.dir, manifestName(base)), encodeManifest(manifest));
+    for (const f of old) await fs.remove(join(options.dir, f.name));
+    const aof = new AppendOnlyFile(options, manifest);
+    await aof.replay(() => undefined);
+    return aof;
+  }
+
   get policy(): FsyncPolicy {
     return this.options.policy;
   }
