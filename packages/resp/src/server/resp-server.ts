@@ -353,6 +353,27 @@ export class RespServer {
   }
 
   /**
+   * Replaces the command log (`commandLog`; null: none): an app turning its
+   * append-only file on or off. Call it inside `exclusive`, so that no
+   * command is half logged.
+   */
+  setCommandLog(log: CommandLog | null): void {
+    this.state.commandLog = log;
+  }
+
+  /**
+   * Runs `fn` with every client held, as FLUSHALL or DEBUG RELOAD do: it
+   * starts once no client has a command running, and none starts until it
+   * ends. For an app's change of how the databases are kept.
+   */
+  async exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const state = this.state;
+    // After whoever holds the gate now (a command's runExclusive came through it open).
+    while (state.exclusive !== null) await state.waitExclusive();
+    return state.runExclusive(new Client(state, new Socket(), true), fn);
+  }
+
+  /**
    * Refuses write commands (and PING) with `MISCONF <message>` while set
    * (Redis's wording for the AOF: "Errors writing to the AOF file: <why>");
    * null accepts them again. Reads keep working.

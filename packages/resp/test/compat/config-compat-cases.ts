@@ -123,7 +123,9 @@ const HARMLESS = new Set([
   'acl-pubsub-default',
   'rdbcompression',
 ]);
-const harmless = (p: ParameterSpec) => p.effect !== 'strata' || HARMLESS.has(p.name);
+/** appendonly is the app's, but turning it on would start an AOF on the shared Redis. */
+const harmless = (p: ParameterSpec) =>
+  (p.effect !== 'strata' && p.name !== 'appendonly') || HARMLESS.has(p.name);
 const settable = asked.filter((p) => p.mutable && p.protected !== true && harmless(p));
 const kindOf = (p: ParameterSpec) =>
   p.type.kind === 'integer' && p.type.memory === true ? 'memory' : p.type.kind;

@@ -225,8 +225,8 @@ export const PARAMETERS: readonly ParameterSpec[] = [
   bool('syslog-enabled', 'no', IMMUTABLE),
   bool('cluster-enabled', 'no', IMMUTABLE),
   bool('appendonly', 'no', {
-    strata: true,
-    note: "an app's AOF reports it (RespServerOptions.configValues); CONFIG SET cannot start one",
+    app: true,
+    note: "strata-server's AOF, turned on and off live; without an app, CONFIG SET cannot start one",
   }),
   bool('cluster-allow-reads-when-down', 'no'),
   bool('cluster-allow-pubsubshard-when-down', 'yes'),
@@ -386,7 +386,10 @@ export const PARAMETERS: readonly ParameterSpec[] = [
     note: 'where the server listens; CONFIG SET cannot move it (same value: OK)',
   }),
   int('io-threads', 1n, 128n, '1', IMMUTABLE),
-  int('auto-aof-rewrite-percentage', 0n, INT_MAX, '100'),
+  int('auto-aof-rewrite-percentage', 0n, INT_MAX, '100', {
+    app: true,
+    note: "strata-server's automatic AOF rewrite",
+  }),
   int('cluster-replica-validity-factor', 0n, INT_MAX, '10', {
     alias: 'cluster-slave-validity-factor',
   }),
@@ -544,7 +547,10 @@ export const PARAMETERS: readonly ParameterSpec[] = [
   int('maxmemory-clients', -100n, LONG_MAX, '0', { memory: true, percent: true }),
   // time_t, off_t
   int('repl-backlog-ttl', 0n, LONG_MAX, '3600'),
-  mem('auto-aof-rewrite-min-size', 0n, LONG_MAX, '67108864'),
+  mem('auto-aof-rewrite-min-size', 0n, LONG_MAX, '67108864', {
+    app: true,
+    note: "strata-server's automatic AOF rewrite",
+  }),
   int('loading-process-events-interval-bytes', 1024n, INT_MAX, '2097152', { hidden: true }),
 
   // TLS (redis-server built with OpenSSL lists these)

@@ -215,7 +215,7 @@ const BINDINGS: Readonly<Record<string, Binding>> = {
   bind: { get: (s) => s.host, fixed: 'Failed to bind to specified addresses.' },
   dir: { get: () => process.cwd() },
   // Strata persists by checkpoints of its log, never by RDB; an app with an
-  // AOF reports appendonly through RespServerOptions.configValues.
+  // AOF acts on appendonly itself (RespServerOptions.appParameters).
   appendonly: { get: () => 'no', fixed: 'Unable to turn on AOF. Check server logs.' },
   'tls-port': { fixed: TLS_FAILURE },
   'tls-cluster': { fixed: TLS_FAILURE },
@@ -390,8 +390,9 @@ function configSet(c: Client, argv: Buffer[]): undefined {
     if (text === currentValue(s, p)) continue;
     // An app's settings are read-only; Redis words a failure to apply with no reason so.
     if (appValue(s, p) !== undefined) throw setFailed(p.name);
+    // Fixed here, unless the app acts on it (appendonly with strata-server's AOF).
     const fixed = BINDINGS[p.spec.name]?.fixed;
-    if (fixed !== undefined) throw setFailed(p.name, fixed);
+    if (fixed !== undefined && appParameter(s, p) === undefined) throw setFailed(p.name, fixed);
   }
   // Applied in order; an app that cannot apply its value makes the ones
   // before it go back to what they were (Redis's restoreBackupConfig).
