@@ -23,10 +23,13 @@ export function aofInfoLines(
   aof: AppendOnlyFile | null,
   rewrite: AofRewrite,
   loaded: AofLoaded | null = null,
+  /** appendonly as last set: Redis's aof_enabled is 1 from CONFIG SET appendonly yes on, before its rewrite ends. */
+  enabled = aof !== null,
 ): string[] {
-  const info = aof?.info();
+  // Turned off (CONFIG SET), the AOF is not written any more while the switch closes it.
+  const info = enabled ? aof?.info() : undefined;
   const lines = [
-    `aof_enabled:${aof === null ? 0 : 1}`,
+    `aof_enabled:${enabled ? 1 : 0}`,
     ...rewrite.infoLines(),
     `aof_last_write_status:${info?.lastWriteStatus ?? 'ok'}`,
     // No fork: nothing is ever copied on write.
@@ -34,10 +37,10 @@ export function aofInfoLines(
     'module_fork_in_progress:0',
     'module_fork_last_cow_size:0',
   ];
-  if (info === undefined) return lines;
+  if (info === undefined || aof === null) return lines;
   lines.push(
     `aof_current_size:${info.totalSize}`,
-    `aof_base_size:${rewrite.baseSize(aof!)}`,
+    `aof_base_size:${rewrite.baseSize(aof)}`,
     'aof_pending_rewrite:0',
     `aof_buffer_length:${info.pendingBytes}`,
     'aof_pending_bio_fsync:0',
@@ -57,12 +60,11 @@ export function aofInfoLines(
 }
 
 /**
- * CONFIG GET's values for the AOF settings set at start (appendfsync
- * changes live: live-parameters.ts).
+ * CONFIG GET's values for the AOF settings set at start (appendonly and
+ * appendfsync change live: live-parameters.ts).
  */
 export function aofConfigValues(config: ServerConfig): RespServerOptions['configValues'] {
   return {
-    appendonly: () => (config.appendonly ? 'yes' : 'no'),
     appendfilename: () => config.appendfilename,
     appenddirname: () => config.appenddirname,
   };

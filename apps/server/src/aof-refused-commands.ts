@@ -1,18 +1,18 @@
 import { type CommandDefinition, CommandError, commandDefinitions } from '@strata/resp';
 
 /**
- * Commands refused while appendonly is yes, because each database's AOF
+ * Commands refused while appendonly is yes (`aofOn`: an AOF is open), because each database's AOF
  * position belongs to its own checkpoints: a command that changes two
  * databases would be applied again, or lost, when their checkpoints fall
  * on either side of it in the file. SWAPDB always; MOVE always (it names
  * another database); COPY only with `DB n` naming another database (COPY in
  * the same database runs as usual).
  */
-export function aofRefusedCommands(): CommandDefinition[] {
+export function aofRefusedCommands(aofOn: () => boolean): CommandDefinition[] {
   return [
-    refused('swapdb', () => true),
-    refused('move', () => true),
-    refused('copy', (db, argv) => copiesAcross(db, argv)),
+    refused('swapdb', aofOn),
+    refused('move', aofOn),
+    refused('copy', (db, argv) => aofOn() && copiesAcross(db, argv)),
   ];
 }
 

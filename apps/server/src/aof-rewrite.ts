@@ -65,6 +65,12 @@ export class AofRewrite {
     this.timer.unref();
   }
 
+  /** Stops the timer (the automatic rewrite) without waiting for a rewrite in progress. */
+  pause(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+  }
+
   /** Stops the timer and waits for a rewrite in progress. */
   async stop(): Promise<void> {
     if (this.timer !== null) clearInterval(this.timer);
@@ -141,34 +147,73 @@ export class AofRewrite {
   }
 
   private run(): void {
+    void this.track(() => this.rewrite()).catch(() => undefined);
+  }
+
+  /**
+   * CONFIG SET appendonly yes: `start` (a new AOF, every open database
+   * checkpointed into it) runs as Redis's rewrite that starts an AOF does:
+   * after any rewrite in progress, shown in progress by INFO meanwhile,
+   * counted as a rewrite. Rejects as `start` does.
+   */
+  async startAof(start: () => Promise<void>): Promise<void> {
+    await this.idle();
+    return this.track(start);
+  }
+
+  /** Resolves once no rewrite is running (CONFIG SET appendonly no waits for it, where Redis kills it). */
+  async idle(): Promise<void> {
+    while (this.running !== null) await this.running;
+  }
+
+  /** Runs `work` as the rewrite in progress (INFO's aof_rewrite_* fields), and counts how it ended. */
+  private track(work: () => Promise<void>): Promise<void> {
     this.scheduled = false;
     this.startedAt = performance.now();
     this.logger.notice('Background append only file rewriting started');
-    this.running = this.rewrite().finally(() => {
-      this.running = null;
-    });
+    const run = work().then(
+      () => this.succeeded(),
+      (e: unknown) => {
+        this.failed(e);
+        throw e;
+      },
+    );
+    this.running = run.then(
+      () => {
+        this.running = null;
+      },
+      () => {
+        this.running = null;
+      },
+    );
+    return run;
   }
 
+  /** A checkpoint of every open database: each save rotates the AOF, checkpoints, records the position and cuts. */
   private async rewrite(): Promise<void> {
     const keyspace = this.keyspace();
     const saves: Promise<void>[] = [];
     for (let i = 0; i < keyspace.count; i++) {
       const store = keyspace.get(i);
-      // Each save rotates the AOF, checkpoints, records the position and cuts.
       if (store !== undefined) saves.push(this.databases.save(i, store));
     }
     const results = await Promise.allSettled(saves);
-    this.lastDurationSec = Math.round((performance.now() - this.startedAt) / 1000);
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed !== undefined) {
-      this.lastOk = false;
-      this.consecutiveFailures++;
-      this.lastFailureAt = performance.now();
-      this.logger.warning(
-        `Background AOF rewrite failed: ${(failed.reason as Error).message ?? String(failed.reason)}`,
-      );
-      return;
-    }
+    if (failed !== undefined) throw failed.reason;
+  }
+
+  private failed(reason: unknown): void {
+    this.lastDurationSec = Math.round((performance.now() - this.startedAt) / 1000);
+    this.lastOk = false;
+    this.consecutiveFailures++;
+    this.lastFailureAt = performance.now();
+    this.logger.warning(
+      `Background AOF rewrite failed: ${reason instanceof Error ? reason.message : String(reason)}`,
+    );
+  }
+
+  private succeeded(): void {
+    this.lastDurationSec = Math.round((performance.now() - this.startedAt) / 1000);
     this.lastOk = true;
     this.consecutiveFailures = 0;
     this.rewrites++;

@@ -35,6 +35,8 @@ export interface DatabasesOptions {
   readonly collectionMemory?: number;
   /** With the AOF on, a database whose checkpoint is missing under its log (`aof-missing-checkpoint`). */
   readonly missingCheckpoint?: MissingCheckpointPolicy;
+  /** With the AOF on, the stores' clock (an AofClock: what AOF records are stamped with, replay sets it). */
+  readonly aofClock?: () => number;
 }
 
 /** The pieces of an hlog store that the AOF coordinates (device and checkpoints). */
@@ -168,11 +170,13 @@ export class Databases implements DatabaseProvider {
   }
 
   /**
-   * Turns the AOF coordination on (before any database opens): each store
-   * opens at the checkpoint the AOF names and reports every checkpoint it
-   * takes to the AOF, which records its position.
+   * Turns the AOF coordination on (null: off) for the databases opened
+   * from now on: each store opens at the checkpoint the AOF names and
+   * reports every checkpoint it takes to the AOF, which records its
+   * position. At start, before any database opens; live (CONFIG SET
+   * appendonly), before every open database is opened again.
    */
-  useAof(aof: AppendOnlyFile): void {
+  useAof(aof: AppendOnlyFile | null): void {
     this.aof = aof;
   }
 
@@ -213,6 +217,9 @@ export class Databases implements DatabaseProvider {
       store = await Store.open({
         ...this.options.store,
         ...(this.memory === undefined ? {} : { memory: this.memory }),
+        ...(this.aof !== null && this.options.aofClock !== undefined
+          ? { clock: this.options.aofClock }
+          : {}),
         dir,
         ...parts,
         // Without the AOF a crash recovers one moment: the last checkpoint

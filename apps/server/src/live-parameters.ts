@@ -1,6 +1,8 @@
+import { accessSync, constants, mkdirSync } from 'node:fs';
 import { type AppendOnlyFile, type FsyncPolicy, isFsyncPolicy } from '@strata/aof';
 import type { StoreCore } from '@strata/hlog';
 import type { AppParameter } from '@strata/resp';
+import type { AofSwitch } from './aof-switch.js';
 import { formatSaveRules, type LogLevel, parseSaveRules } from './config.js';
 import type { Databases } from './databases.js';
 import type { Logger } from './logger.js';
@@ -13,6 +15,9 @@ import {
   parseShutdownOptions,
   type ShutdownOptions,
 } from './shutdown-options.js';
+
+/** Redis's reason when the AOF cannot be started (config.c's updateAppendonly). */
+const AOF_FAILED = 'Unable to turn on AOF. Check server logs.';
 
 /** Redis's reason when oom_score_adj cannot be written (config.c's updateOOMScoreAdj). */
 const OOM_FAILED = 'Failed to set current oom_score_adj. Check server logs.';
@@ -46,6 +51,9 @@ export interface LiveTargets {
   readonly databases: Databases;
   /** The open AOF (null with appendonly no). */
   aof(): AppendOnlyFile | null;
+  /** CONFIG SET appendonly's switch, and the directory a new AOF goes in. */
+  readonly aofSwitch: AofSwitch;
+  readonly aofDir: string;
   /** The log memory a database opens with for a maxmemory (0: the default). */
   logMemory(maxmemory: number): number;
   /** The databases open now (CONFIG SET maxmemory changes their log memory too). */
@@ -68,6 +76,26 @@ export interface LiveTargets {
 export function liveParameters(t: LiveTargets): Record<string, AppParameter> {
   const { settings, logger } = t;
   return {
+    appendonly: {
+      get: () => (t.aofSwitch.on ? 'yes' : 'no'),
+      set(text) {
+        const on = text === 'yes';
+        if (on && !t.aofSwitch.on) {
+          // What Redis's start of an AOF checks before its OK: a directory it can write in.
+          try {
+            mkdirSync(t.aofDir, { recursive: true });
+            accessSync(t.aofDir, constants.W_OK);
+          } catch (e) {
+            logger.warning(
+              `Can't open the append-only file in ${t.aofDir}: ${(e as Error).message}`,
+            );
+            return AOF_FAILED;
+          }
+        }
+        t.aofSwitch.set(on);
+        return undefined;
+      },
+    },
     appendfsync: {
       get: () => settings.appendfsync,
       set(text) {

@@ -18,7 +18,7 @@ export class PeriodicCommits {
     private readonly databases: Databases,
     private readonly intervalMs: number,
     /** The AOF is on (commit points then only bound its replay). */
-    private readonly aof: boolean,
+    private readonly aof: () => boolean,
   ) {}
 
   start(): void {
@@ -40,7 +40,7 @@ export class PeriodicCommits {
       if (store === undefined || this.databases.busy(i)) continue;
       // A collection changed in the object cache is a change the log does not
       // show yet (without the AOF, the commit point is what a crash keeps).
-      const dirty = this.aof ? 0 : (this.keyspace.collections(i)?.stats().dirty ?? 0);
+      const dirty = this.aof() ? 0 : (this.keyspace.collections(i)?.stats().dirty ?? 0);
       if (dirty === 0 && !this.databases.commitDue(i, store)) continue;
       due.push(this.databases.commit(i, store));
     }

@@ -1,7 +1,12 @@
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:net';
 import { join, resolve } from 'node:path';
-import { type AofError, type AofFileSystem, AppendOnlyFile } from '@strata/aof';
+import {
+  type AofError,
+  type AofFileSystem,
+  AppendOnlyFile,
+  type AppendOnlyFileOptions,
+} from '@strata/aof';
 import type { StoreCore } from '@strata/hlog';
 import type { DirLock } from '@strata/io';
 import {
@@ -15,6 +20,7 @@ import { aofCommandLog } from './aof-command-log.js';
 import { type AofLoaded, aofConfigValues, aofInfoLines } from './aof-info.js';
 import { aofRefusedCommands } from './aof-refused-commands.js';
 import { AofRewrite, bgrewriteaofCommand } from './aof-rewrite.js';
+import { AofSwitch } from './aof-switch.js';
 import { bindAddresses, hostPort, isExposed } from './bind-addresses.js';
 import { describeConfig, logMemoryFor, type ServerConfig } from './config.js';
 import { fileConfigRewrite } from './config-rewrite-file.js';
@@ -61,6 +67,13 @@ export class StrataServer {
   private shutdownRun: Promise<number> | null = null;
   private lock: DirLock | null = null;
   private aof: AppendOnlyFile | null = null;
+  /** CONFIG SET appendonly's switch of the AOF, live. */
+  private readonly aofSwitch: AofSwitch;
+  /** The command log into the AOF, in use while one is open (useAof). */
+  private readonly commandLog = aofCommandLog(
+    () => this.aof!,
+    () => this.resp.keyspace,
+  );
   /** What the AOF's replay at start applied, skipped, and where it resumed at a commit point. */
   private aofLoaded: AofLoaded | null = null;
   /** Listeners on the bind addresses after the one RespServer listens on. */
@@ -95,13 +108,13 @@ export class StrataServer {
       count: config.databases,
       logger,
       missingCheckpoint: config.aofMissingCheckpoint,
+      aofClock: this.clock.now,
       store: {
         memory: config.memory,
         pageSize: config.pageSize,
         segmentSize: config.segmentSize,
         indexBuckets: config.indexSize / 64,
         mutableFraction: config.mutableFraction,
-        ...(config.appendonly ? { clock: this.clock.now } : {}),
       },
     });
     this.resp = new RespServer({
@@ -115,7 +128,7 @@ export class StrataServer {
       infoSections: {
         persistence: () => [
           ...this.databases.saveStatus.infoLines(this.changesSinceSave()),
-          ...aofInfoLines(this.aof, this.aofRewrite, this.aofLoaded),
+          ...aofInfoLines(this.aof, this.aofRewrite, this.aofLoaded, this.aofSwitch.on),
           ...this.databases.recoveryInfoLines(),
         ],
       },
@@ -127,15 +140,11 @@ export class StrataServer {
       ...(loaded.configFile === null
         ? {}
         : { configRewrite: fileConfigRewrite(loaded.configFile) }),
-      ...(config.appendonly
-        ? {
-            commandLog: aofCommandLog(
-              () => this.aof!,
-              () => this.resp.keyspace,
-            ),
-            commands: [...aofRefusedCommands(), bgrewriteaofCommand(() => this.aofRewrite)],
-          }
-        : { commands: [bgrewriteaofCommand(() => this.aofRewrite)] }),
+      // The command log is the AOF's while one is open (useAof).
+      commands: [
+        ...aofRefusedCommands(() => this.aof !== null && this.aofSwitch.on),
+        bgrewriteaofCommand(() => this.aofRewrite),
+      ],
       // SHUTDOWN from a client: the same clean stop as SIGTERM, then exit
       // (NOSAVE: without the checkpoints).
       onShutdown: (mode) => {
@@ -164,7 +173,7 @@ export class StrataServer {
       this.resp.keyspace,
       this.databases,
       config.commitInterval,
-      config.appendonly,
+      () => this.aof !== null,
     );
     this.compaction = new LogCompaction(
       this.resp.keyspace,
@@ -172,6 +181,59 @@ export class StrataServer {
       config.compactionThreshold,
     );
     this.extraListeners = new ExtraListeners((socket) => this.resp.accept(socket));
+    this.aofSwitch = new AofSwitch(
+      {
+        logger,
+        rewrite: this.aofRewrite,
+        keyspace: () => this.resp.keyspace,
+        current: () => this.aof,
+        create: () => AppendOnlyFile.create(this.aofOptions()),
+        use: (aof) => this.useAof(aof),
+        stopLogging: () => this.resp.setCommandLog(null),
+        exclusive: (fn) => this.resp.exclusive(fn),
+        pauseBackground: () => this.pauseBackground(),
+      },
+      config.appendonly,
+    );
+  }
+
+  /** The AOF's options: in `dir`/`appenddirname`, write failures refusing writes (aofWriteStatus). */
+  private aofOptions(): AppendOnlyFileOptions {
+    const { config, logger } = this;
+    return {
+      dir: join(resolve(config.dir), config.appenddirname),
+      filename: config.appendfilename,
+      policy: this.settings.appendfsync,
+      logger: { warn: (m) => logger.warning(m) },
+      onWriteStatus: (e) => this.aofWriteStatus(e),
+      ...(this.aofFileSystem !== undefined ? { fs: this.aofFileSystem } : {}),
+    };
+  }
+
+  /** `aof` (null: none) is the one the databases opened from now on and the command log use. */
+  private useAof(aof: AppendOnlyFile | null): void {
+    this.aof = aof;
+    this.databases.useAof(aof);
+    this.resp.setCommandLog(aof === null ? null : this.commandLog);
+    if (aof === null) this.resp.setWriteError(null);
+  }
+
+  /**
+   * Stops the periodic checkpoints, commit points, compaction (once what
+   * runs has ended) and the automatic AOF rewrite's timer: a CONFIG SET
+   * appendonly switch runs as a rewrite, or after one. The returned
+   * function starts them again.
+   */
+  private async pauseBackground(): Promise<() => void> {
+    this.aofRewrite.pause();
+    await Promise.all([this.checkpoints.stop(), this.commits.stop(), this.compaction.stop()]);
+    return () => {
+      if (this.shutdownRun !== null) return;
+      this.checkpoints.start();
+      this.commits.start();
+      this.compaction.start();
+      this.aofRewrite.start();
+    };
   }
 
   /** CONFIG SET's way to what strata-server acts on (RespServerOptions.appParameters). */
@@ -185,6 +247,10 @@ export class StrataServer {
       },
       databases: this.databases,
       aof: () => this.aof,
+      get aofSwitch() {
+        return server.aofSwitch;
+      },
+      aofDir: join(resolve(this.config.dir), this.config.appenddirname),
       logMemory: (maxmemory) => logMemoryFor(maxmemory, this.config),
       openStores: () => this.openStores(),
       memoryChanged: () => this.resp.keyspace.updateCollectionBudgets(),
@@ -383,17 +449,8 @@ export class StrataServer {
    */
   private async loadAof(): Promise<void> {
     const { config, logger } = this;
-    const dir = join(resolve(config.dir), config.appenddirname);
-    const aof = await AppendOnlyFile.open({
-      dir,
-      filename: config.appendfilename,
-      policy: config.appendfsync,
-      logger: { warn: (m) => logger.warning(m) },
-      onWriteStatus: (e) => this.aofWriteStatus(e),
-      ...(this.aofFileSystem !== undefined ? { fs: this.aofFileSystem } : {}),
-    });
-    this.aof = aof;
-    this.databases.useAof(aof);
+    const aof = await AppendOnlyFile.open(this.aofOptions());
+    this.useAof(aof);
     await this.databases.checkAofCheckpoints();
     // A database with a commit point opens before the replay: whether its
     // log was read up to the point decides where its commands resume.
@@ -498,6 +555,8 @@ export class StrataServer {
   private async runShutdown(options: ShutdownOptions): Promise<number> {
     const { logger } = this;
     logger.notice('User requested shutdown...');
+    // A CONFIG SET appendonly switch ends first: the databases are reopened in it.
+    await this.aofSwitch.settled();
     await this.checkpoints.stop();
     await this.aofRewrite.stop();
     await this.commits.stop();
