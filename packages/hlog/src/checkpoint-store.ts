@@ -1,6 +1,7 @@
 import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
+import { decodeRecord, encodeSlot, newRecord, slotOffset } from './clean-close-record.js';
 import { HlogError } from './errors.js';
 import type { SkippedPages } from './log-scan.js';
 
@@ -120,6 +121,8 @@ const CLEAN_CLOSE = 'clean-close';
 /** Checkpoints as files: `checkpoint.<seq>.index`, then `checkpoint.<seq>.meta` by rename. */
 export class FileCheckpointStore implements CheckpointStore {
   readonly dir: string;
+  /** The clean-close file's newest sequence, once read or written (null: not known, or no file). */
+  private cleanCloseSeq: number | null = null;
 
   constructor(dir: string) {
     this.dir = dir;
@@ -168,6 +171,7 @@ export class FileCheckpointStore implements CheckpointStore {
     await rename(tmp, this.path(seq, 'meta'));
     await syncDir(this.dir);
     // The checkpoint is newer than any clean close.
+    this.cleanCloseSeq = null;
     await rm(join(this.dir, CLEAN_CLOSE), { force: true });
   }
 
@@ -211,16 +215,45 @@ export class FileCheckpointStore implements CheckpointStore {
   }
 
   async readCleanClose(): Promise<number | null> {
+    let bytes: Buffer;
     try {
-      const n = Number((await readFile(join(this.dir, CLEAN_CLOSE), 'utf8')).trim());
-      return Number.isSafeInteger(n) && n >= 0 ? n : null;
+      bytes = await readFile(join(this.dir, CLEAN_CLOSE));
     } catch {
+      this.cleanCloseSeq = null;
       return null;
     }
+    const slot = decodeRecord(bytes);
+    // An older store's text file is replaced whole by the next write.
+    this.cleanCloseSeq = slot === null || slot.seq === 0 ? null : slot.seq;
+    return slot?.point ?? null;
   }
 
+  /**
+   * The next slot of the clean-close file (clean-close-record.ts), synced:
+   * one fdatasync per commit point. A new file (none yet, or an older
+   * store's) is written whole and renamed into place, as a checkpoint's meta.
+   */
   async writeCleanClose(point: number): Promise<void> {
-    await this.writeNumber(CLEAN_CLOSE, point);
+    if (this.cleanCloseSeq === null) await this.readCleanClose();
+    const seq = this.cleanCloseSeq;
+    if (seq === null) {
+      await mkdir(this.dir, { recursive: true });
+      const tmp = join(this.dir, `${CLEAN_CLOSE}.tmp`);
+      await writeDurably(tmp, [newRecord(point)]);
+      await rename(tmp, join(this.dir, CLEAN_CLOSE));
+      await syncDir(this.dir);
+      this.cleanCloseSeq = 1;
+      return;
+    }
+    const fh = await open(join(this.dir, CLEAN_CLOSE), 'r+');
+    try {
+      const slot = encodeSlot(seq + 1, point);
+      await fh.write(slot, 0, slot.byteLength, slotOffset(seq + 1));
+      await fh.datasync();
+    } finally {
+      await fh.close();
+    }
+    this.cleanCloseSeq = seq + 1;
   }
 
   /** A small file replaced atomically and durably (write a temporary, sync, rename, sync the directory). */
