@@ -1,7 +1,8 @@
 /// <reference path="./fengari.d.ts" />
-import { type LuaState, lua } from 'fengari';
+import type { LuaState } from 'fengari';
 import { CommandError } from '../../errors.js';
 import { dumpLibraries, restoreLibraries } from './function-dump.js';
+import { lua } from './lua-module.js';
 import { raiseRedisError } from './lua-vm.js';
 import type { ScriptEngine } from './script-run.js';
 import { SCRIPT_FLAGS } from './shebang.js';

@@ -1,6 +1,5 @@
 /// <reference path="./fengari.d.ts" />
-import lobject from 'fengari/src/lobject.js';
-import lstring from 'fengari/src/lstring.js';
+import { lobject, lstring } from './lua-module.js';
 
 /**
  * Lua 5.1's numbers in fengari (Lua 5.3). Redis embeds Lua 5.1, where every

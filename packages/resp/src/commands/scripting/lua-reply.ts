@@ -1,6 +1,8 @@
 /// <reference path="./fengari.d.ts" />
 import { MalformedReplyError, type ReplyWriter } from '@strata/protocol';
-import { type LuaState, lua } from 'fengari';
+import type { LuaState } from 'fengari';
+import type { TString } from 'fengari/src/lstring.js';
+import { lua, whenLuaLoads } from './lua-module.js';
 import { luaConstant, pushBytes, pushConstant } from './lua-strings.js';
 
 /**
@@ -18,13 +20,23 @@ export function pushNumber(L: LuaState, n: number): void {
   lua.lua_pushnumber(L, n);
 }
 
-const OK = luaConstant('ok');
-const ERR = luaConstant('err');
-const OK_TEXT = luaConstant('OK');
-const DOUBLE = luaConstant('double');
-const BIG_NUMBER = luaConstant('big_number');
-const MAP = luaConstant('map');
-const SET = luaConstant('set');
+// Lua strings, made once fengari is loaded (lua-module.ts).
+let OK: TString;
+let ERR: TString;
+let OK_TEXT: TString;
+let DOUBLE: TString;
+let BIG_NUMBER: TString;
+let MAP: TString;
+let SET: TString;
+whenLuaLoads(() => {
+  OK = luaConstant('ok');
+  ERR = luaConstant('err');
+  OK_TEXT = luaConstant('OK');
+  DOUBLE = luaConstant('double');
+  BIG_NUMBER = luaConstant('big_number');
+  MAP = luaConstant('map');
+  SET = luaConstant('set');
+});
 
 /**
  * Pushes the reply at `p` in `b` (one whole reply, as the command wrote

@@ -1,7 +1,7 @@
 /// <reference path="./fengari.d.ts" />
 import type { LuaState } from 'fengari';
-import lobject from 'fengari/src/lobject.js';
-import lstring, { type TString } from 'fengari/src/lstring.js';
+import type { TString } from 'fengari/src/lstring.js';
+import { lobject, lstring } from './lua-module.js';
 
 /**
  * Strings between strata's commands (Buffers) and fengari's Lua strings

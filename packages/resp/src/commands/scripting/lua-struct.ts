@@ -1,5 +1,6 @@
 /// <reference path="./fengari.d.ts" />
-import { type LuaJsFunction, type LuaState, lauxlib, lua } from 'fengari';
+import type { LuaJsFunction, LuaState } from 'fengari';
+import { lauxlib, lua } from './lua-module.js';
 
 /**
  * Roberto Ierusalimschy's `struct` library as Redis 7.0 loads it

@@ -1,9 +1,11 @@
 /// <reference path="./fengari.d.ts" />
 import { createHash } from 'node:crypto';
-import { type LuaJsFunction, type LuaState, lauxlib, lua, lualib, to_luastring } from 'fengari';
+import type { LuaJsFunction, LuaState } from 'fengari';
+import type { TString } from 'fengari/src/lstring.js';
 import { openBit } from './lua-bit.js';
 import { openCjson } from './lua-cjson.js';
 import { openCmsgpack } from './lua-cmsgpack.js';
+import { lauxlib, loadLua, lua, lualib, to_luastring, whenLuaLoads } from './lua-module.js';
 import { formatNumber, useLua51Numbers } from './lua-numbers.js';
 import { bufferConstants, luaConstant, pushBuffer, pushConstant } from './lua-strings.js';
 import { openStruct } from './lua-struct.js';
@@ -58,6 +60,7 @@ export class LuaVm {
   private idle: ScriptThread | null = null;
 
   constructor(host: LuaHost) {
+    loadLua();
     useLua51Numbers();
     const L = lauxlib.luaL_newstate();
     this.L = L;
@@ -355,8 +358,12 @@ function pushList(L: LuaState, list: readonly Buffer[]): void {
   }
 }
 
-const KEYS = luaConstant('KEYS');
-const ARGV = luaConstant('ARGV');
+let KEYS: TString;
+let ARGV: TString;
+whenLuaLoads(() => {
+  KEYS = luaConstant('KEYS');
+  ARGV = luaConstant('ARGV');
+});
 
 /** Runs a chunk of the VM's own Lua code; throws when it fails (a bug here). */
 function run(L: LuaState, code: string): void {

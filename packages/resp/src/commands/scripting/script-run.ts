@@ -1,12 +1,13 @@
 /// <reference path="./fengari.d.ts" />
 import type { RespVersion } from '@strata/protocol';
-import { type LuaState, lauxlib, lua } from 'fengari';
+import type { LuaState } from 'fengari';
 import { CommandError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import { CommandFlag, type CommandResult, type CommandSpec } from '../../server/command-table.js';
 import type { ServerState } from '../../server/server-state.js';
 import { checkCommand } from '../acl/acl-check.js';
 import { scriptDeniedMessage } from '../acl/acl-users.js';
+import { lauxlib, lua } from './lua-module.js';
 import { pushReply, writeLuaValue } from './lua-reply.js';
 import { asBuffer } from './lua-strings.js';
 import {
