@@ -1,4 +1,4 @@
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import type { AofPosition, AppendOnlyFile, CommitEntry } from '@strata/aof';
 import {
   FileCheckpointStore,
@@ -379,12 +379,17 @@ export class Databases implements DatabaseProvider {
     if (device !== undefined && !device.closed) await device.close();
   }
 
-  async flush(index: number, store: StoreCore): Promise<StoreCore> {
+  async flush(
+    index: number,
+    store: StoreCore,
+    lazily?: (removed: Promise<void>) => void,
+  ): Promise<StoreCore> {
     await this.saving.get(index)?.catch(() => undefined);
     // Nothing of the old log is kept, so there is nothing to checkpoint.
     if (store instanceof Store) await store.abandon();
     await this.closeDevice(index);
-    await rm(await this.path(index), { recursive: true, force: true });
+    // FLUSHALL ASYNC: renamed aside, removed after the reply (DatabaseDirectories.empty).
+    await this.dirs.empty(index, lazily);
     this.options.logger.verbose(`DB ${index} flushed`);
     return this.openStore(index, true);
   }

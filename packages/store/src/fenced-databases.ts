@@ -22,7 +22,7 @@ export function fencedDatabases(
     },
     open: (index) => inner.open(index).then(fenced),
     close: (index, store) => inner.close(index, store),
-    ...(inner.flush && { flush: (i, s) => inner.flush!(i, s).then(fenced) }),
+    ...(inner.flush && { flush: (i, s, lazily) => inner.flush!(i, s, lazily).then(fenced) }),
     ...(inner.save && { save: (i, s) => inner.save!(i, s) }),
     ...(inner.reopen && { reopen: (i, s) => inner.reopen!(i, s).then(fenced) }),
     ...(inner.stored && { stored: () => inner.stored!() }),

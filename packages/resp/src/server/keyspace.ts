@@ -1,4 +1,4 @@
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   CollectionStore,
@@ -22,8 +22,17 @@ export interface DatabaseProvider {
   readonly count: number;
   /** Opens (creating or recovering) database `index`. */
   open(index: number): Promise<StoreCore>;
-  /** Drops every key of `index` and resolves to the (empty) store to use from now on. */
-  flush?(index: number, store: StoreCore): Promise<StoreCore>;
+  /**
+   * Drops every key of `index` and resolves to the (empty) store to use
+   * from now on. With `lazily` (FLUSHALL ASYNC), the old data is removed
+   * in the background: `lazily` gets that removal, and the new store comes
+   * without waiting for it.
+   */
+  flush?(
+    index: number,
+    store: StoreCore,
+    lazily?: (removed: Promise<void>) => void,
+  ): Promise<StoreCore>;
   /** Makes everything written so far durable (SAVE, BGSAVE). */
   save?(index: number, store: StoreCore): Promise<void>;
   /**
@@ -70,6 +79,9 @@ export interface StoreDatabasesOptions {
  * provider that keeps one directory per database (`storeDatabases`,
  * strata-server's), so a swap survives a restart whichever opens the data.
  */
+/** The mark of a directory a lazy flush renamed aside (DatabaseDirectories.empty). */
+const FLUSHED = '.flushed-';
+
 export class DatabaseDirectories {
   private readonly mapFile: string;
   // index -> directory name, for indexes that were swapped; loaded once.
@@ -80,6 +92,8 @@ export class DatabaseDirectories {
   }
 
   private load(): Promise<Map<number, string>> {
+    // First use: what lazy flushes left at the last stop goes, in the background.
+    if (this.names === null) void this.removeFlushed().catch(() => undefined);
     this.names ??= readFile(this.mapFile, 'utf8').then(
       (text) =>
         new Map(
@@ -96,6 +110,38 @@ export class DatabaseDirectories {
   /** The directory of database `index`. */
   async pathOf(index: number): Promise<string> {
     return join(this.dir, (await this.load()).get(index) ?? String(index));
+  }
+
+  /**
+   * Empties database `index`'s directory: removed before this resolves, or
+   * with `lazily` renamed aside (`<name>.flushed-<time>`) and removed in the
+   * background, `lazily` given that removal. A crash leaves the renamed
+   * directory, which the next `removeFlushed` deletes: it holds a flushed
+   * database, nothing any start reads.
+   */
+  async empty(index: number, lazily?: (removed: Promise<void>) => void): Promise<void> {
+    const path = await this.pathOf(index);
+    if (lazily === undefined) {
+      await rm(path, { recursive: true, force: true });
+      return;
+    }
+    const aside = `${path}${FLUSHED}${Date.now()}`;
+    const moved = await rename(path, aside).then(
+      () => true,
+      (e: NodeJS.ErrnoException) => {
+        if (e.code === 'ENOENT') return false;
+        throw e;
+      },
+    );
+    lazily(moved ? rm(aside, { recursive: true, force: true }) : Promise.resolve());
+  }
+
+  /** Removes what lazy flushes left when the process stopped (see `empty`). */
+  async removeFlushed(): Promise<void> {
+    const names = await readdir(this.dir).catch(() => [] as string[]);
+    for (const name of names) {
+      if (name.includes(FLUSHED)) await rm(join(this.dir, name), { recursive: true, force: true });
+    }
   }
 
   /** The databases among the first `count` whose directory exists. */
@@ -143,10 +189,10 @@ export function storeDatabases(options: StoreDatabasesOptions): DatabaseProvider
     count: options.count ?? 16,
     open,
     ...(collectionMemory !== undefined ? { collectionBudget: () => collectionMemory } : {}),
-    async flush(index, store) {
+    async flush(index, store, lazily) {
       // Nothing of the old log is kept, so there is nothing to checkpoint.
       if (store instanceof Store) await store.abandon();
-      await rm(await dirs.pathOf(index), { recursive: true, force: true });
+      await dirs.empty(index, lazily);
       return open(index);
     },
     swap: (a, b) => dirs.swap(a, b),
@@ -197,6 +243,12 @@ function defaultCollectionBudget(store: StoreCore): number {
  * back before the store is saved or closed and dropped with it on FLUSHDB.
  */
 export class Keyspace {
+  /**
+   * What was freed after its command's reply (INFO's lazyfree_pending_objects
+   * and lazyfreed_objects): keys of databases FLUSHALL ASYNC dropped, stream
+   * blocks a lazy DEL, UNLINK or overwrite let go (streams/stream-removal.ts).
+   */
+  readonly lazyfree = { pending: 0, freed: 0 };
   private readonly stores: (StoreCore | undefined)[];
   private readonly caches: (CollectionStore | undefined)[];
   private readonly collectionBudget: (store: StoreCore) => number;
@@ -365,8 +417,13 @@ export class Keyspace {
     return this.provider.flush !== undefined;
   }
 
-  /** Empties database `index` (a database never opened is empty already). */
-  async flush(index: number): Promise<void> {
+  /**
+   * Empties database `index` (a database never opened is empty already);
+   * `lazy` (FLUSHALL ASYNC): its old data is removed after this resolves,
+   * its keys counted in `lazyfree` meanwhile, as Redis counts a database
+   * its lazyfree thread frees.
+   */
+  async flush(index: number, lazy = false): Promise<void> {
     const flush = this.provider.flush;
     if (flush === undefined) throw new TypeError('the database provider cannot flush');
     await this.opening.get(index);
@@ -374,13 +431,25 @@ export class Keyspace {
     await this.saving.get(index);
     const store = this.stores[index];
     if (store === undefined) return;
+    const keys = lazy ? await store.exactCount() : 0;
+    const lazyfree = this.lazyfree;
+    const lazily = lazy
+      ? (removed: Promise<void>) => {
+          lazyfree.pending += keys;
+          const done = () => {
+            lazyfree.pending -= keys;
+            lazyfree.freed += keys;
+          };
+          removed.then(done, done);
+        }
+      : undefined;
     // Nothing cached survives a flush (and nothing of it is written back);
     // cleared while the store is still at its index, so its keys' loss is
     // heard in this database.
     this.caches[index]?.clear();
     this.caches[index] = undefined;
     this.stores[index] = undefined;
-    const opened = flush.call(this.provider, index, store);
+    const opened = flush.call(this.provider, index, store, lazily);
     this.opening.set(index, opened);
     try {
       this.install(index, await opened);

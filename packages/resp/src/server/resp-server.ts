@@ -484,7 +484,9 @@ function watchedStores(
     },
     open: (index) => p.open(index).then(watched),
     close: (index, store) => p.close(index, store),
-    ...(p.flush && { flush: (index, store) => p.flush!(index, store).then(watched) }),
+    ...(p.flush && {
+      flush: (index, store, lazily) => p.flush!(index, store, lazily).then(watched),
+    }),
     ...(p.save && { save: (index, store) => p.save!(index, store) }),
     ...(p.reopen && { reopen: (index, store) => p.reopen!(index, store).then(watched) }),
     ...(p.stored && { stored: () => p.stored!() }),

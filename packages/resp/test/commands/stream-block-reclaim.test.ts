@@ -6,11 +6,10 @@ import {
   streamBlockKey,
 } from '@strata/collections';
 import { RecordType, type Store, type StoreCore } from '@strata/hlog';
-import { Redis } from 'ioredis';
-import { afterEach, describe, expect, test } from 'vitest';
-import { RespServer } from '../../src/server/resp-server.js';
+import type { Redis } from 'ioredis';
+import { describe, expect, test } from 'vitest';
 import { useTempDir } from '../support/collection-helpers.js';
-import { SMALL_STORE } from '../support/test-server.js';
+import { type DirServer, SMALL_STORE, serversOnDirs } from '../support/test-server.js';
 
 /**
  * A stream's sealed blocks are records of their own: whatever removes or
@@ -29,35 +28,8 @@ import { SMALL_STORE } from '../support/test-server.js';
 const STORE = { ...SMALL_STORE, segmentSize: 64 * 1024 };
 const ENTRIES = 12_000; // 12 sealed blocks of 1000 entries
 
-interface Running {
-  server: RespServer;
-  redis: Redis;
-}
-
-let running: Running | null = null;
-afterEach(async () => {
-  running?.redis.disconnect();
-  await running?.server.close();
-  running = null;
-});
-
-async function open(dir: string): Promise<Running> {
-  const server = new RespServer({
-    databases: { dir, store: STORE, collectionMemory: 64 * 1024 },
-  });
-  const { port } = await server.listen(0);
-  const redis = new Redis({ port, host: '127.0.0.1', lazyConnect: true });
-  await redis.connect();
-  running = { server, redis };
-  return running;
-}
-
-async function restart(dir: string): Promise<Running> {
-  running!.redis.disconnect();
-  await running!.server.close();
-  running = null;
-  return open(dir);
-}
+type Running = DirServer;
+const { open, restart } = serversOnDirs({ store: STORE, collectionMemory: 64 * 1024 });
 
 async function fill(r: Redis, key: string, n: number): Promise<void> {
   for (let at = 0; at < n; at += 1000) {
@@ -128,6 +100,43 @@ describe('a stream removed takes its blocks with it', () => {
     expect(await t.redis.get('other')).toBe('v');
     expect(await t.redis.dbsize()).toBe(1);
   }, 120_000);
+
+  test('lazyfree: DEL answers once the blocks are gone (lazyfree-lazy-user-del no, the default), at once with yes and as UNLINK; INFO counts what went after the reply', async () => {
+    const lazyfreed = async (r: Redis) =>
+      Number(/lazyfreed_objects:(\d+)/.exec(await r.info('memory'))?.[1] ?? -1);
+    const pending = async (r: Redis) =>
+      Number(/lazyfree_pending_objects:(\d+)/.exec(await r.info('memory'))?.[1] ?? -1);
+    const cases: Array<[string, boolean, (r: Redis) => Promise<unknown>]> = [
+      ['del', false, (r) => r.del('s')],
+      ['del, lazyfree-lazy-user-del yes', true, (r) => r.del('s')],
+      ['unlink', true, (r) => r.unlink('s')],
+      ['set over a cached stream', false, (r) => r.xlen('s').then(() => r.set('s', 'x'))],
+      ['set, lazyfree-lazy-server-del yes', true, (r) => r.xlen('s').then(() => r.set('s', 'x'))],
+    ];
+    let t = await open(dir());
+    for (const [name, lazy, remove] of cases) {
+      await fill(t.redis, 's', ENTRIES);
+      const blocks = await blockKeysOf(t, 's');
+      t = await restart(dir());
+      if (name.includes('user-del yes'))
+        await t.redis.config('SET', 'lazyfree-lazy-user-del', 'yes');
+      if (name.includes('server-del yes')) {
+        await t.redis.config('SET', 'lazyfree-lazy-server-del', 'yes');
+      }
+      await remove(t.redis);
+      if (!lazy) {
+        // No wait for the reclaimer: the reply came after the blocks were deleted.
+        expect(await present(db(t).store, blocks), name).toBe(0);
+        expect(await pending(t.redis), name).toBe(0);
+        expect(await lazyfreed(t.redis), name).toBe(0);
+      } else {
+        await reclaimedBlocks(db(t).collections);
+        expect(await present(db(t).store, blocks), name).toBe(0);
+        expect(await lazyfreed(t.redis), name).toBe(blocks.length);
+      }
+      await t.redis.del('s');
+    }
+  }, 180_000);
 
   test('a clean close right after the DEL deletes the queued blocks first', async () => {
     let t = await open(dir());

@@ -113,10 +113,14 @@ const asked = PARAMETERS.filter((p) => !OWN_VALUES.has(p.name));
  * Parameters a test server can take any value of: those with no effect
  * here, the app's (a bare RespServer stores them), hz,
  * active-expire-effort and dynamic-hz (they only pace the expiry cycle),
+ * the lazyfree ones (they only move frees after replies),
  * acl-pubsub-default (it only changes users made later) and
  * rdbcompression (DUMP's form only).
  */
 const HARMLESS = new Set([
+  'lazyfree-lazy-server-del',
+  'lazyfree-lazy-user-del',
+  'lazyfree-lazy-user-flush',
   'hz',
   'active-expire-effort',
   'dynamic-hz',

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeCommand } from '@strata/protocol';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import type { StoreDatabasesOptions } from '../../src/server/keyspace.js';
 import { RespServer, type RespServerOptions } from '../../src/server/resp-server.js';
 
 /**
@@ -162,4 +163,44 @@ export class RawClient {
   close(): void {
     this.socket.destroy();
   }
+}
+
+/** A server on a directory of the test's and a client on it (`serversOnDirs`). */
+export interface DirServer {
+  readonly server: RespServer;
+  readonly redis: Redis;
+}
+
+/**
+ * Servers over directories a test names, one at a time, closed after each
+ * test: `open(dir)` starts one (with `databases` options besides `dir`),
+ * `restart(dir)` closes the current one and opens the directory again, as
+ * a process restart would.
+ */
+export function serversOnDirs(databases: Omit<StoreDatabasesOptions, 'dir'>): {
+  open(dir: string): Promise<DirServer>;
+  restart(dir: string): Promise<DirServer>;
+} {
+  let running: DirServer | null = null;
+  const close = async () => {
+    running?.redis.disconnect();
+    await running?.server.close();
+    running = null;
+  };
+  afterEach(close);
+  const open = async (dir: string): Promise<DirServer> => {
+    const server = new RespServer({ databases: { dir, ...databases } });
+    const { port } = await server.listen(0);
+    const redis = new Redis({ port, host: '127.0.0.1', lazyConnect: true });
+    await redis.connect();
+    running = { server, redis };
+    return running;
+  };
+  return {
+    open,
+    async restart(dir) {
+      await close();
+      return open(dir);
+    },
+  };
 }

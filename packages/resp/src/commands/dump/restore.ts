@@ -98,18 +98,18 @@ export function restore(c: Client, argv: Buffer[]): CommandResult {
     c.collections.invalidate(key);
     if (ttl !== 0 && ttl <= Date.now()) {
       // The restored stream was never visible: its blocks go at once.
-      if (stream !== null) dropBlocksAfter(undefined, stream, c.collections);
+      if (stream !== null) dropBlocksAfter(undefined, stream, c.collections, server, true);
       // Already expired: Redis deletes what REPLACE would have replaced, and answers OK.
       if (exists) {
         await settled(c.store.remove(key));
-        dropBlocksAfter(undefined, old, c.collections);
+        await dropBlocksAfter(undefined, old, c.collections, server, 'lazyfree-lazy-server-del');
         notifyKeyspaceEvent(server, NotifyClass.generic, 'del', key, c.db, c);
       }
       c.reply.simple('OK');
       return;
     }
     await settled(c.store.upsert(key, decoded.record, ttl, 0, decoded.type));
-    dropBlocksAfter(undefined, old, c.collections);
+    await dropBlocksAfter(undefined, old, c.collections, server, 'lazyfree-lazy-server-del');
     // A new value (even over a REPLACEd one): the access word is its own.
     c.store.setAccessWord(key, c.server.access.created(o.freq, o.idle));
     if (decoded.fieldExpiry !== undefined) await registerHash(c, key, decoded.fieldExpiry);

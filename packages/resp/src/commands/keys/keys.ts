@@ -10,6 +10,7 @@ import { eqi, parseInteger } from '../../args.js';
 import { CommandError, dbIndexError, invalidExpireError, syntaxError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
+import type { ServerState } from '../../server/server-state.js';
 import { signalDatabase, signalReady } from '../blocking/blocking-registry.js';
 import { NotifyClass, notify, notifyKeyspaceEvent } from '../pubsub/keyspace-events.js';
 import { genericGroup } from '../shared/command-groups.js';
@@ -19,6 +20,7 @@ import { readRecord, settled } from '../shared/read-record.js';
 import { whenNonZero } from '../shared/replay-rules.js';
 import {
   dropBlocksAfter,
+  type LazyFreeCase,
   loadStreamHead,
   streamHeadOf,
   streamWithBlocks,
@@ -97,21 +99,35 @@ function exists(store: StoreCore, key: Buffer): boolean | Promise<boolean> {
  * known; a head not cached is met by the delete itself, which leaves a
  * stream alone (`keep`) so its head is read first, then deleted.
  */
-function removeKey(c: Client): (store: StoreCore, key: Buffer) => boolean | Promise<boolean> {
+function removeKey(
+  c: Client,
+  lazy: LazyFreeCase | true,
+): (store: StoreCore, key: Buffer) => boolean | Promise<boolean> {
   const collections = c.collections;
+  const free: Freeing = { s: c.server, lazy };
   return (store, key) => {
     // A cached collection is newer than its record: what it holds decides.
     const cached = collections.invalidate(key);
-    if (cached !== undefined) return removeHead(collections, store, key, streamWithBlocks(cached));
+    if (cached !== undefined) {
+      return removeHead(collections, store, key, streamWithBlocks(cached), free);
+    }
     const v = store.remove(key, RecordType.STREAM);
     if (v.status === 'pending') {
       return v.pending.then((r) =>
-        r.status === 'wrongType' ? removeStream(collections, store, key) : r.status === 'deleted',
+        r.status === 'wrongType'
+          ? removeStream(collections, store, key, free)
+          : r.status === 'deleted',
       );
     }
-    if (v.status === 'wrongType') return removeStream(collections, store, key);
+    if (v.status === 'wrongType') return removeStream(collections, store, key, free);
     return v.status === 'deleted';
   };
+}
+
+/** How a removal frees a stream's blocks: before its reply, or after it (lazyfree). */
+interface Freeing {
+  readonly s: ServerState;
+  readonly lazy: LazyFreeCase | true;
 }
 
 /** A stream whose head is not cached (the delete kept it): read, then deleted with its blocks. */
@@ -119,10 +135,13 @@ function removeStream(
   collections: CollectionStore,
   store: StoreCore,
   key: Buffer,
+  free: Freeing,
 ): boolean | Promise<boolean> {
   const head = loadStreamHead(collections, key);
-  if (head instanceof Promise) return head.then((h) => removeRead(collections, store, key, h));
-  return removeRead(collections, store, key, head);
+  if (head instanceof Promise) {
+    return head.then((h) => removeRead(collections, store, key, h, free));
+  }
+  return removeRead(collections, store, key, head, free);
 }
 
 /** The head read to learn its blocks is cached now: it goes before the delete. */
@@ -131,9 +150,10 @@ function removeRead(
   store: StoreCore,
   key: Buffer,
   head: StreamValue | null,
+  free: Freeing,
 ): boolean | Promise<boolean> {
   collections.invalidate(key);
-  return removeHead(collections, store, key, head);
+  return removeHead(collections, store, key, head, free);
 }
 
 /** Deletes `key` (its cached collection already forgotten), then `head`'s blocks. */
@@ -142,15 +162,13 @@ function removeHead(
   store: StoreCore,
   key: Buffer,
   head: StreamValue | null,
+  free: Freeing,
 ): boolean | Promise<boolean> {
   const v = store.remove(key);
-  if (v.status === 'pending') {
-    const done = v.pending.then((r) => r.status === 'deleted');
-    dropBlocksAfter(done, head, collections);
-    return done;
-  }
-  dropBlocksAfter(undefined, head, collections);
-  return v.status === 'deleted';
+  const done =
+    v.status === 'pending' ? v.pending.then((r) => r.status === 'deleted') : v.status === 'deleted';
+  const wait = dropBlocksAfter(done, head, collections, free.s, free.lazy);
+  return wait === undefined ? done : wait.then(() => done);
 }
 
 /** A probe as a result: found with its expiry, or not found. */
@@ -422,13 +440,19 @@ function transfer(
     const replaced = refuses ? null : await streamHeadOf(toCollections, to, dst);
     toCollections.invalidate(dst);
     await settled(to.upsert(dst, value, r.expiresAt, 0, r.type));
-    dropBlocksAfter(undefined, replaced, toCollections);
+    await dropBlocksAfter(undefined, replaced, toCollections, server, 'lazyfree-lazy-server-del');
     const copied = mode === 'copy' || mode === 'copy-replace';
     to.setAccessWord(dst, copied ? access.fresh : srcWord);
     if (mode !== 'copy' && mode !== 'copy-replace') {
       fromCollections.invalidate(src);
       await settled(from.remove(src));
-      dropBlocksAfter(undefined, movedStream, fromCollections);
+      await dropBlocksAfter(
+        undefined,
+        movedStream,
+        fromCollections,
+        server,
+        'lazyfree-lazy-server-del',
+      );
     }
     // Redis's dbAdd of the destination says `new` (an overwritten one too:
     // it is deleted first), then the command its own events.
@@ -541,7 +565,7 @@ export const keyCommands: CommandDefinition[] = [
     since: '1.0.0',
     complexity: 'O(N) where N is the number of keys that will be removed.',
     summary: 'Deletes one or more keys.',
-    handler: (c, argv) => countKeys(c, argv, removeKey(c), delEvents),
+    handler: (c, argv) => countKeys(c, argv, removeKey(c, 'lazyfree-lazy-user-del'), delEvents),
     replay: whenNonZero,
   },
   {
@@ -554,7 +578,7 @@ export const keyCommands: CommandDefinition[] = [
     since: '4.0.0',
     complexity: 'O(1) for each key removed regardless of its size.',
     summary: 'Asynchronously deletes one or more keys.',
-    handler: (c, argv) => countKeys(c, argv, removeKey(c), delEvents),
+    handler: (c, argv) => countKeys(c, argv, removeKey(c, true), delEvents),
     replay: whenNonZero,
   },
   {

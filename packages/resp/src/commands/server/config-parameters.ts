@@ -53,7 +53,7 @@ export type ParameterType =
         readonly exclusive?: readonly [string, string, string];
       };
     }
-  | { readonly kind: 'string'; readonly check?: 'hostname' | 'proc-title-template' }
+  | { readonly kind: 'string'; readonly check?: 'hostname' | 'proc-title-template' | 'filename' }
   /** Own syntax, validated in config-validate.ts by name. */
   | { readonly kind: 'special'; readonly syntax: SpecialSyntax };
 
@@ -76,7 +76,7 @@ export interface ParameterSpec {
   readonly default: string;
   /** False: `can't set immutable config` (start-up only in Redis). */
   readonly mutable: boolean;
-  /** `can't set protected config` while enable-protected-configs is no (always, here). */
+  /** `can't set protected config` unless enable-protected-configs allows it (`yes`, or `local` from a loopback client). */
   readonly protected?: boolean;
   /** Answered by exact name only, never by a pattern (Redis's HIDDEN_CONFIG). */
   readonly hidden?: boolean;
@@ -194,9 +194,18 @@ export const PARAMETERS: readonly ParameterSpec[] = [
   }),
   bool('lazyfree-lazy-eviction', 'no'),
   bool('lazyfree-lazy-expire', 'no'),
-  bool('lazyfree-lazy-server-del', 'no'),
-  bool('lazyfree-lazy-user-del', 'no'),
-  bool('lazyfree-lazy-user-flush', 'no'),
+  bool('lazyfree-lazy-server-del', 'no', {
+    strata: true,
+    note: "yes: an overwritten stream's blocks are deleted after the reply (RENAME, COPY, MOVE, RESTORE, SET over a cached one)",
+  }),
+  bool('lazyfree-lazy-user-del', 'no', {
+    strata: true,
+    note: "yes: DEL deletes a stream's blocks after the reply, as UNLINK always does",
+  }),
+  bool('lazyfree-lazy-user-flush', 'no', {
+    strata: true,
+    note: 'FLUSHALL/FLUSHDB without SYNC or ASYNC: yes is ASYNC (the old data removed after the reply)',
+  }),
   bool('repl-disable-tcp-nodelay', 'no'),
   bool('repl-diskless-sync', 'yes'),
   bool('aof-rewrite-incremental-fsync', 'yes'),
@@ -261,7 +270,7 @@ export const PARAMETERS: readonly ParameterSpec[] = [
   str('cluster-config-file', 'nodes.conf', IMMUTABLE),
   spec('cluster-announce-hostname', { kind: 'string', check: 'hostname' }, ''),
   str('syslog-ident', 'redis', IMMUTABLE),
-  str('dbfilename', 'dump.rdb', { protected: true }),
+  spec('dbfilename', { kind: 'string', check: 'filename' }, 'dump.rdb', { protected: true }),
   str('appendfilename', 'appendonly.aof', {
     ...IMMUTABLE,
     app: true,
@@ -344,7 +353,11 @@ export const PARAMETERS: readonly ParameterSpec[] = [
     note: 'the channels new ACL users and selectors start with',
   }),
   oneOf('sanitize-dump-payload', ['no', 'yes', 'clients'], 'no'),
-  oneOf('enable-protected-configs', PROTECTED_ACTION, 'no', IMMUTABLE),
+  oneOf('enable-protected-configs', PROTECTED_ACTION, 'no', {
+    ...IMMUTABLE,
+    strata: true,
+    note: 'lets CONFIG SET change dir (the process chdirs, as Redis) and dbfilename: yes, or local from a loopback client',
+  }),
   oneOf('enable-debug-command', PROTECTED_ACTION, 'no', {
     ...IMMUTABLE,
     strata: true,

@@ -51,6 +51,10 @@ export function checkValue(spec: ParameterSpec, value: string): Checked {
     case 'string':
       if (t.check === 'hostname') return checkHostname(value);
       if (t.check === 'proc-title-template') return checkProcTitle(value);
+      // Redis's isValidDBfilename.
+      if (t.check === 'filename' && value.includes('/')) {
+        return fail(`${spec.name} can't be a path, just a filename`);
+      }
       return ok(value);
     case 'special':
       return checkSpecial(t.syntax, value);
@@ -243,7 +247,7 @@ function checkSpecial(syntax: SpecialSyntax, value: string): Checked {
       return parseNotifyFlags(value) === null
         ? fail("Invalid event class character. Use 'Ag$lshzxeKEtmdn'.")
         : ok(value);
-    // Protected and immutable: CONFIG SET refuses them before their values are read.
+    // dir's is a live check (config.ts's binding); replicaof is immutable.
     case 'dir':
     case 'replicaof':
       return ok(value);

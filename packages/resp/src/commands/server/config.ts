@@ -1,8 +1,10 @@
+import { statSync } from 'node:fs';
 import { type EncodingLimits, encodingLimits, setEncodingLimits } from '@strata/collections';
 import { compileGlob } from '@strata/scan';
 import { CommandError, syntaxError } from '../../errors.js';
 import type { Client } from '../../server/client.js';
 import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
+import { isLoopback } from '../../server/loopback.js';
 import type { ServerState } from '../../server/server-state.js';
 import { aclFileName, aclFileText } from '../acl/acl-file.js';
 import { serverSlot } from '../family.js';
@@ -28,6 +30,8 @@ interface Binding {
   get?(s: ServerState): string;
   set?(s: ServerState, text: string): void;
   fixed?: string;
+  /** CONFIG SET's check of what the value names now (a directory): a reason fails it before anything changes. */
+  refuses?(text: string): string | undefined;
 }
 
 /** Redis's reason when TLS cannot be configured (no certificates); strata has no TLS. */
@@ -213,7 +217,19 @@ const BINDINGS: Readonly<Record<string, Binding>> = {
   databases: { get: (s) => String(s.keyspace.count) },
   port: { get: (s) => String(s.port), fixed: 'Unable to listen on this port. Check server logs.' },
   bind: { get: (s) => s.host, fixed: 'Failed to bind to specified addresses.' },
-  dir: { get: () => process.cwd() },
+  // Reached only where enable-protected-configs allows it: Redis chdirs
+  // there, and fails with chdir's reason (strerror).
+  dir: {
+    get: () => process.cwd(),
+    refuses(v) {
+      const st = statSync(v, { throwIfNoEntry: false });
+      if (st === undefined) return 'No such file or directory';
+      return st.isDirectory() ? undefined : 'Not a directory';
+    },
+    set(_s, v) {
+      process.chdir(v);
+    },
+  },
   // Strata persists by checkpoints of its log, never by RDB; an app with an
   // AOF acts on appendonly itself (RespServerOptions.appParameters).
   appendonly: { get: () => 'no', fixed: 'Unable to turn on AOF. Check server logs.' },
@@ -353,13 +369,19 @@ function unknownOption(name: string): CommandError {
   );
 }
 
+/** enable-protected-configs: `yes`, or `local` for a loopback client (Redis's allowProtectedAction). */
+function protectedAllowed(c: Client): boolean {
+  const setting = readConfig(c.server, 'enable-protected-configs');
+  return setting === 'yes' || (setting === 'local' && isLoopback(c.socket.remoteAddress));
+}
+
 /**
  * Redis 7.0's CONFIG SET: all the name/value pairs or none. Its order of
  * checks: the names (unknown, immutable, protected, twice in one call;
  * the first one wrong is the error), then the values in order, then
  * whether each change can be applied; only then is anything changed.
- * Protected configs are always refused: enable-protected-configs is
- * immutable and no.
+ * Protected configs (dir, dbfilename) are refused unless
+ * enable-protected-configs allows them (immutable: set at start).
  */
 function configSet(c: Client, argv: Buffer[]): undefined {
   if (argv.length % 2 !== 0) throw syntaxError();
@@ -375,7 +397,9 @@ function configSet(c: Client, argv: Buffer[]): undefined {
     const p = PARAMETER_NAMES.get(typed.toLowerCase());
     if (p === undefined) throw unknownOption(typed);
     if (!p.spec.mutable) throw setFailed(typed, "can't set immutable config");
-    if (p.spec.protected === true) throw setFailed(typed, "can't set protected config");
+    if (p.spec.protected === true && !protectedAllowed(c)) {
+      throw setFailed(typed, "can't set protected config");
+    }
     if (seen.has(p.name)) throw setFailed(typed, 'duplicate parameter');
     seen.add(p.name);
     pairs.push({ p, value: argv[i + 1]!.toString('latin1') });
@@ -391,8 +415,11 @@ function configSet(c: Client, argv: Buffer[]): undefined {
     // An app's settings are read-only; Redis words a failure to apply with no reason so.
     if (appValue(s, p) !== undefined) throw setFailed(p.name);
     // Fixed here, unless the app acts on it (appendonly with strata-server's AOF).
-    const fixed = BINDINGS[p.spec.name]?.fixed;
-    if (fixed !== undefined && appParameter(s, p) === undefined) throw setFailed(p.name, fixed);
+    const binding = BINDINGS[p.spec.name];
+    if (binding !== undefined && appParameter(s, p) === undefined) {
+      const reason = binding.fixed ?? binding.refuses?.(text);
+      if (reason !== undefined) throw setFailed(p.name, reason);
+    }
   }
   // Applied in order; an app that cannot apply its value makes the ones
   // before it go back to what they were (Redis's restoreBackupConfig).
@@ -484,6 +511,7 @@ export const configCommand: CommandDefinition = {
         s.stats.netOutput = 0;
         s.stats.expiredKeys = 0;
         s.stats.errorReplies = 0;
+        s.keyspace.lazyfree.freed = 0;
         s.errorsByPrefix.clear();
         for (const spec of s.table) {
           for (const x of spec.subcommands === null ? [spec] : [spec, ...spec.subcommands]) {

@@ -1,4 +1,5 @@
 import { totalmem } from 'node:os';
+import { blocksToReclaim } from '@strata/collections';
 import { untouchedLogBytes, usedMemory } from '../../server/instantaneous-metrics.js';
 import { HISTOGRAM_BUCKETS_US } from '../../server/latency-histogram.js';
 import type { ServerState } from '../../server/server-state.js';
@@ -60,6 +61,10 @@ const SECTIONS: Record<string, Section> = {
       'maxmemory_policy:noeviction',
       `mem_fragmentation_ratio:${(rss / used).toFixed(2)}`,
       `mem_fragmentation_bytes:${rss - used}`,
+      // Stream blocks still to delete in the background, and those deleted
+      // after their command's reply (lazyfree: streams/stream-removal.ts).
+      `lazyfree_pending_objects:${s.keyspace.lazyfree.pending + pendingBlocks(s)}`,
+      `lazyfreed_objects:${s.keyspace.lazyfree.freed}`,
       `collections_cache_bytes:${cached}`,
       `collections_cache_budget:${budget}`,
     ];
@@ -310,4 +315,14 @@ export function infoText(
     parts.push(`# ${title}\r\n${lines.map((l) => `${l}\r\n`).join('')}`);
   }
   return parts.join('\r\n');
+}
+
+/** Stream blocks queued for deletion in every open database. */
+function pendingBlocks(s: ServerState): number {
+  let n = 0;
+  for (let i = 0; i < s.keyspace.count; i++) {
+    const cache = s.keyspace.collections(i);
+    if (cache !== undefined) n += blocksToReclaim(cache);
+  }
+  return n;
 }

@@ -5,20 +5,27 @@ import type { CommandDefinition, CommandResult } from '../../server/command-tabl
 import { keyspaceLines } from '../scan/scan.js';
 import { NO_KEYS } from '../shared/key-positions.js';
 import { invalidateAll } from '../tracking/invalidation.js';
-import { configCommand } from './config.js';
+import { configCommand, readConfig } from './config.js';
 import { infoSections, infoText } from './server-info.js';
 
-function flushMode(argv: Buffer[]): void {
+/**
+ * FLUSHDB/FLUSHALL's mode: ASYNC, SYNC, or lazyfree-lazy-user-flush's
+ * when neither is given (Redis's getFlushCommandFlags). Lazy: the old
+ * data is removed after the reply (Keyspace.flush).
+ */
+function flushLazily(c: Client, argv: Buffer[]): boolean {
   if (argv.length > 2 || (argv.length === 2 && !eqi(argv[1]!, 'async') && !eqi(argv[1]!, 'sync'))) {
     throw syntaxError();
   }
+  if (argv.length === 2) return eqi(argv[1]!, 'async');
+  return readConfig(c.server, 'lazyfree-lazy-user-flush') === 'yes';
 }
 
 /** FLUSHDB/FLUSHALL replace whole stores: no other command may be on them meanwhile. */
-function flush(c: Client, dbs: number[], touch: number): CommandResult {
+function flush(c: Client, dbs: number[], touch: number, lazy: boolean): CommandResult {
   const server = c.server;
   return server.runExclusive(c, async () => {
-    for (const db of dbs) await server.keyspace.flush(db);
+    for (const db of dbs) await server.keyspace.flush(db, lazy);
     server.touchAll(touch);
     c.reply.simple('OK');
     // Every tracking client drops its whole cache, as in Redis (FLUSHDB too).
@@ -149,8 +156,7 @@ export function serverCommands(canFlush: boolean, canSave = true): CommandDefini
         complexity: 'O(N) where N is the total number of keys in the selected database',
         summary: 'Removes all keys from the current database.',
         handler(c, argv) {
-          flushMode(argv);
-          return flush(c, [c.db], c.db);
+          return flush(c, [c.db], c.db, flushLazily(c, argv));
         },
       },
       {
@@ -164,9 +170,9 @@ export function serverCommands(canFlush: boolean, canSave = true): CommandDefini
         complexity: 'O(N) where N is the total number of keys in all databases',
         summary: 'Removes all keys from all databases.',
         handler(c, argv) {
-          flushMode(argv);
+          const lazy = flushLazily(c, argv);
           const all = Array.from({ length: c.server.keyspace.count }, (_, i) => i);
-          return flush(c, all, -1);
+          return flush(c, all, -1, lazy);
         },
       },
     );

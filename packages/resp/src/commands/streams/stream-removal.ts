@@ -6,6 +6,8 @@ import {
   StreamValue,
 } from '@strata/collections';
 import { RecordType, type StoreCore } from '@strata/hlog';
+import type { ServerState } from '../../server/server-state.js';
+import { readConfig } from '../server/config.js';
 
 /**
  * A stream's blocks are records of their own, so whatever removes or
@@ -71,21 +73,38 @@ export function streamWithBlocks(v: CollectionValue | null | undefined): StreamV
   return v instanceof StreamValue && v.refs.length > 0 ? v : null;
 }
 
+/** The lazyfree-lazy-* parameters that decide whether a removal's reply waits for its blocks. */
+export type LazyFreeCase = 'lazyfree-lazy-user-del' | 'lazyfree-lazy-server-del';
+
 /**
  * Deletes `head`'s blocks once `write` (the removal or overwrite of its
- * key) has settled; in the background, so the command does not wait.
+ * key) has settled, in slices in the background, and returns what the
+ * command waits for before its reply: the blocks gone when Redis would
+ * free them synchronously (`lazy`'s parameter `no`, the default), nothing
+ * when lazily (`yes`; `true`: always, as UNLINK). Either way no turn of
+ * the event loop deletes more than a slice. Blocks freed lazily count in
+ * INFO's lazyfreed_objects once gone.
  */
 export function dropBlocksAfter(
   write: Promise<unknown> | unknown,
   head: StreamValue | null,
   collections: CollectionStore,
-): void {
-  if (head === null) return;
-  if (write instanceof Promise) {
-    // A write that failed left the head in place: its blocks stay with it.
-    write.then(
-      () => dropStreamBlocks(head, collections),
-      () => undefined,
-    );
-  } else void dropStreamBlocks(head, collections);
+  s: ServerState,
+  lazy: LazyFreeCase | true,
+): Promise<void> | undefined {
+  if (head === null) return undefined;
+  const dropped =
+    write instanceof Promise
+      ? // A write that failed left the head in place: its blocks stay with it.
+        write.then(
+          () => dropStreamBlocks(head, collections),
+          () => undefined,
+        )
+      : dropStreamBlocks(head, collections);
+  if (lazy !== true && readConfig(s, lazy) !== 'yes') return dropped;
+  const blocks = head.refs.length;
+  void dropped.then(() => {
+    s.keyspace.lazyfree.freed += blocks;
+  });
+  return undefined;
 }

@@ -214,8 +214,29 @@ function upsertAndReply(
   const collections = c.collections;
   const head = (flags & (SetFlag.NX | SetFlag.GET)) === 0 ? invalidateHead(collections, key) : null;
   const v = c.store.upsert(key, value, expiresAt, flags);
-  dropBlocksAfter(v.status === 'pending' ? v.pending : v, head, collections);
   const get = (flags & SetFlag.GET) !== 0;
+  // A stream overwritten: with lazyfree-lazy-server-del no, the reply waits for its blocks.
+  const freed = dropBlocksAfter(
+    v.status === 'pending' ? v.pending : v,
+    head,
+    collections,
+    c.server,
+    'lazyfree-lazy-server-del',
+  );
+  if (freed !== undefined) {
+    // Without GET or NX (a head is only dropped then): the write replaced the key.
+    const done = v.status === 'pending' ? v.pending : Promise.resolve(v);
+    return Promise.all([done, freed]).then(([r]) => {
+      if (r.status === 'wrongType') throw wrongTypeError();
+      if (r.status !== 'ok') {
+        c.reply.null();
+        return;
+      }
+      collections.invalidate(key);
+      notifySet(c, key, expiresAt, flags, created, r.old === null);
+      c.reply.simple('OK');
+    });
+  }
   if (v.status === 'pending') {
     return v.pending.then((r) => {
       if (r.status === 'wrongType') throw wrongTypeError();
