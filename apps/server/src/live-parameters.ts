@@ -33,6 +33,8 @@ export class LiveSettings {
   shutdownTimeout = 10;
   /** A failed checkpoint refuses writes while save rules are set (Redis's stop-writes-on-bgsave-error). */
   stopWritesOnSaveError = true;
+  /** aof-load-truncated: a torn last AOF record is cut at start (yes), or refuses the start (no). */
+  aofLoadTruncated = true;
   /** The automatic AOF rewrite (aof-rewrite.ts): Redis's defaults, 100% growth over 64 MiB. */
   autoAofRewritePercentage = 100;
   autoAofRewriteMinSize = 64 * 1024 * 1024;
@@ -118,6 +120,13 @@ export function liveParameters(t: LiveTargets): Record<string, AppParameter> {
       set(text) {
         settings.stopWritesOnSaveError = text === 'yes';
         t.saveRulesChanged();
+        return undefined;
+      },
+    },
+    'aof-load-truncated': {
+      get: () => (settings.aofLoadTruncated ? 'yes' : 'no'),
+      set(text) {
+        settings.aofLoadTruncated = text === 'yes';
         return undefined;
       },
     },

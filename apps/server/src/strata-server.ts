@@ -102,6 +102,7 @@ export class StrataServer {
     const config = loaded.config;
     this.config = config;
     this.settings = new LiveSettings(config);
+    this.settings.aofLoadTruncated = givenValue(loaded, 'aof-load-truncated') !== 'no';
     this.oom = new OomScore(logger);
     this.databases = new Databases({
       dir: resolve(config.dir),
@@ -471,7 +472,7 @@ export class StrataServer {
           }
         });
       },
-      { resumeFrom },
+      { resumeFrom, loadTruncated: this.settings.aofLoadTruncated },
     );
     this.clock.live();
     this.aofLoaded = { applied: r.applied, skipped: r.skipped, resumed: [...resumeFrom.keys()] };

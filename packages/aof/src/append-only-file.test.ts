@@ -4,6 +4,7 @@ import { encodeCommand } from '@strata/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { args, FaultyFileSystem, openReplayed, type Replayed, tempDir } from '../test/support.js';
 import { AppendOnlyFile, type AppendOnlyFileOptions } from './append-only-file.js';
+import type { AofError } from './errors.js';
 import { decodeManifest, encodeManifest } from './manifest.js';
 
 let dir: string;
@@ -57,6 +58,28 @@ describe('AppendOnlyFile', () => {
     r.aof.append(0, args('SET', 'd', '4'));
     await r.aof.close();
     expect((await openAof()).replayed).toEqual(['0:SET a 1', '0:SET b 2', '0:SET d 4']);
+  });
+
+  it("with loadTruncated false (aof-load-truncated no) a torn last record refuses the replay in Redis's words, and the file is left as it was", async () => {
+    const { aof } = await openAof({ policy: 'no' });
+    aof.append(0, args('SET', 'a', '1'));
+    await aof.close();
+    const path = join(dir, 'appendonly.aof.1.incr.aof');
+    await appendFile(path, encodeCommand(['SET', 'c', '3']).subarray(0, 10));
+    const torn = (await stat(path)).size;
+    const refused = await openReplayed({ dir, policy: 'no' }, { loadTruncated: false }).then(
+      () => null,
+      (e: unknown) => e as AofError,
+    );
+    expect(refused?.code).toBe('ERR_AOF_TRUNCATED');
+    expect(refused?.message).toBe(
+      'Unexpected end of file reading the append only file appendonly.aof.1.incr.aof. You can: ' +
+        '1) Make a backup of your AOF file, then use ./redis-check-aof --fix <filename.manifest>. ' +
+        "2) Alternatively you can set the 'aof-load-truncated' configuration option to yes and restart the server.",
+    );
+    expect((await stat(path)).size).toBe(torn);
+    // The default cuts it, as before.
+    expect((await openAof({ policy: 'no' })).replayed).toEqual(['0:SET a 1']);
   });
 
   it('replays each database from its checkpoint position: marks tell which commands a checkpoint holds', async () => {

@@ -89,6 +89,13 @@ export interface ReplayOptions {
    * from its checkpoint's position.
    */
   resumeFrom?: ReadonlyMap<number, AofPosition>;
+  /**
+   * Redis's aof-load-truncated: a record torn at the end of the last file
+   * is cut off with a warning (true, the default), or refuses the replay
+   * with Redis's words (false). Zeros the writer left ahead of its data
+   * are cut either way: they are no record.
+   */
+  loadTruncated?: boolean;
 }
 
 /**
@@ -442,6 +449,16 @@ export class AppendOnlyFile {
             throw new AofError(
               'ERR_AOF_CORRUPT',
               `${path}: ${r.torn.reason} at offset ${r.torn.offset}, and it is not the last file`,
+              { address: r.torn.offset },
+            );
+          }
+          if (options.loadTruncated === false && r.torn.reason !== 'zero-filled tail') {
+            throw new AofError(
+              'ERR_AOF_TRUNCATED',
+              `Unexpected end of file reading the append only file ${fileName(this.base, file)}. ` +
+                'You can: 1) Make a backup of your AOF file, then use ./redis-check-aof --fix ' +
+                "<filename.manifest>. 2) Alternatively you can set the 'aof-load-truncated' " +
+                'configuration option to yes and restart the server.',
               { address: r.torn.offset },
             );
           }

@@ -4,6 +4,8 @@ import { StrataError, type StrataErrorDetails } from '@strata/io';
  * Codes of the append-only file:
  * - ERR_AOF_CORRUPT: a record that is not a valid command, before the end of a file
  *   (a torn record at the end of the last file is cut off instead)
+ * - ERR_AOF_TRUNCATED: the last file ends inside a record, and the replay
+ *   was told not to cut it off (Redis's aof-load-truncated no)
  * - ERR_AOF_MANIFEST: the manifest is unreadable or names a file that is missing
  * - ERR_AOF_WRITE: writing or syncing the file failed (the cause is the OS error)
  * - ERR_AOF_CLOSED: an append after close()
@@ -11,6 +13,7 @@ import { StrataError, type StrataErrorDetails } from '@strata/io';
  */
 export type AofErrorCode =
   | 'ERR_AOF_CORRUPT'
+  | 'ERR_AOF_TRUNCATED'
   | 'ERR_AOF_MANIFEST'
   | 'ERR_AOF_WRITE'
   | 'ERR_AOF_CLOSED'

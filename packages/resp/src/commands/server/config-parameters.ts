@@ -212,7 +212,10 @@ export const PARAMETERS: readonly ParameterSpec[] = [
   bool('no-appendfsync-on-rewrite', 'no'),
   bool('cluster-require-full-coverage', 'yes'),
   bool('rdb-save-incremental-fsync', 'yes'),
-  bool('aof-load-truncated', 'yes'),
+  bool('aof-load-truncated', 'yes', {
+    app: true,
+    note: "strata-server's AOF replay at start: no refuses a torn last record instead of cutting it",
+  }),
   bool('aof-use-rdb-preamble', 'yes'),
   bool('aof-timestamp-enabled', 'no'),
   bool('cluster-replica-no-failover', 'no', { alias: 'cluster-slave-no-failover' }),
