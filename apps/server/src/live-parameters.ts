@@ -9,6 +9,7 @@ import type { Logger } from './logger.js';
 import type { OomScore, OomScoreMode } from './oom-score.js';
 import type { PeriodicCheckpoints } from './periodic-checkpoints.js';
 import type { ProcTitle } from './proc-title.js';
+import type { Watchdog } from './watchdog.js';
 import {
   DEFAULT_SHUTDOWN,
   formatShutdownOptions,
@@ -56,6 +57,8 @@ export interface LiveTargets {
   /** CONFIG SET appendonly's switch, and the directory a new AOF goes in. */
   readonly aofSwitch: AofSwitch;
   readonly aofDir: string;
+  /** watchdog-period's stall reports. */
+  readonly watchdog: Watchdog;
   /** The log memory a database opens with for a maxmemory (0: the default). */
   logMemory(maxmemory: number): number;
   /** The databases open now (CONFIG SET maxmemory changes their log memory too). */
@@ -120,6 +123,13 @@ export function liveParameters(t: LiveTargets): Record<string, AppParameter> {
       set(text) {
         settings.stopWritesOnSaveError = text === 'yes';
         t.saveRulesChanged();
+        return undefined;
+      },
+    },
+    'watchdog-period': {
+      get: () => String(t.watchdog.period),
+      set(text) {
+        t.watchdog.setPeriod(Number(text));
         return undefined;
       },
     },

@@ -49,6 +49,7 @@ import { givenValue, startupConfigSets, startupConfigValues } from './redis-para
 import type { ShutdownOptions } from './shutdown-options.js';
 import { listenUnix, removeUnixSocket } from './unix-socket.js';
 import { VERSION } from './version.js';
+import { Watchdog } from './watchdog.js';
 import { aofFailureLine } from './write-error-log.js';
 
 /**
@@ -86,6 +87,8 @@ export class StrataServer {
   private readonly settings: LiveSettings;
   private readonly oom: OomScore;
   private readonly procTitle = new ProcTitle();
+  /** watchdog-period's stall reports (off until set). */
+  private readonly watchdog: Watchdog;
   /** The `unixsocket` listener, if any. */
   private unixServer: Server | null = null;
   /** tcp-backlog was compared with somaxconn (Redis warns once). */
@@ -102,6 +105,11 @@ export class StrataServer {
     const config = loaded.config;
     this.config = config;
     this.settings = new LiveSettings(config);
+    this.watchdog = new Watchdog(
+      { pid: process.pid, logfile: config.logfile === '' ? '' : resolve(config.logfile) },
+      (ms, period) =>
+        logger.warning(`WATCHDOG: the event loop was blocked for ${ms} ms (watchdog-period ${period})`),
+    );
     this.settings.aofLoadTruncated = givenValue(loaded, 'aof-load-truncated') !== 'no';
     this.oom = new OomScore(logger);
     this.databases = new Databases({
@@ -252,6 +260,7 @@ export class StrataServer {
         return server.aofSwitch;
       },
       aofDir: join(resolve(this.config.dir), this.config.appenddirname),
+      watchdog: this.watchdog,
       logMemory: (maxmemory) => logMemoryFor(maxmemory, this.config),
       openStores: () => this.openStores(),
       memoryChanged: () => this.resp.keyspace.updateCollectionBudgets(),
@@ -345,6 +354,7 @@ export class StrataServer {
     this.commits.start();
     this.compaction.start();
     this.oom.start();
+    this.watchdog.setPeriod(Number(givenValue(loaded, 'watchdog-period')));
     const unixsocket = givenValue(loaded, 'unixsocket');
     this.procTitle.start(
       {
@@ -562,6 +572,7 @@ export class StrataServer {
     await this.aofRewrite.stop();
     await this.commits.stop();
     await this.compaction.stop();
+    this.watchdog.stop();
     const inFlight = commandsInFlight(this.resp);
     if (inFlight > 0 && !options.now) {
       const wait = this.settings.shutdownTimeout;

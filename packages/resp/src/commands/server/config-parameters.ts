@@ -465,7 +465,11 @@ export const PARAMETERS: readonly ParameterSpec[] = [
   }),
   int('min-replicas-to-write', 0n, INT_MAX, '0', { alias: 'min-slaves-to-write' }),
   int('min-replicas-max-lag', 0n, INT_MAX, '10', { alias: 'min-slaves-max-lag' }),
-  int('watchdog-period', 0n, INT_MAX, '0', { hidden: true }),
+  int('watchdog-period', 0n, INT_MAX, '0', {
+    hidden: true,
+    app: true,
+    note: "strata-server's event-loop stall report (a worker thread writes Redis's WATCHDOG lines)",
+  }),
   int('shutdown-timeout', 0n, INT_MAX, '10', {
     app: true,
     note: 'seconds strata-server waits for commands in flight at shutdown (Redis: for replicas)',
