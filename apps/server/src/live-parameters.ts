@@ -9,13 +9,13 @@ import type { Logger } from './logger.js';
 import type { OomScore, OomScoreMode } from './oom-score.js';
 import type { PeriodicCheckpoints } from './periodic-checkpoints.js';
 import type { ProcTitle } from './proc-title.js';
-import type { Watchdog } from './watchdog.js';
 import {
   DEFAULT_SHUTDOWN,
   formatShutdownOptions,
   parseShutdownOptions,
   type ShutdownOptions,
 } from './shutdown-options.js';
+import type { Watchdog } from './watchdog.js';
 
 /** Redis's reason when the AOF cannot be started (config.c's updateAppendonly). */
 const AOF_FAILED = 'Unable to turn on AOF. Check server logs.';

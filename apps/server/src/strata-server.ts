@@ -108,7 +108,9 @@ export class StrataServer {
     this.watchdog = new Watchdog(
       { pid: process.pid, logfile: config.logfile === '' ? '' : resolve(config.logfile) },
       (ms, period) =>
-        logger.warning(`WATCHDOG: the event loop was blocked for ${ms} ms (watchdog-period ${period})`),
+        logger.warning(
+          `WATCHDOG: the event loop was blocked for ${ms} ms (watchdog-period ${period})`,
+        ),
     );
     this.settings.aofLoadTruncated = givenValue(loaded, 'aof-load-truncated') !== 'no';
     this.oom = new OomScore(logger);

@@ -68,7 +68,7 @@ export class Watchdog {
   /** Sets the period (0: off), as CONFIG SET watchdog-period does. */
   setPeriod(ms: number): void {
     const period = ms <= 0 ? 0 : Math.max(MIN_PERIOD_MS, ms);
-    this.periodMs = ms <= 0 ? 0 : ms;
+    this.periodMs = Math.max(0, ms);
     if (period === 0) {
       this.stop();
       return;
