@@ -81,6 +81,7 @@ export interface StoreDatabasesOptions {
  */
 /** The mark of a directory a lazy flush renamed aside (DatabaseDirectories.empty). */
 const FLUSHED = '.flushed-';
+const FLUSHED_NAME = /^\d+\.flushed-\d+$/;
 
 export class DatabaseDirectories {
   private readonly mapFile: string;
@@ -140,7 +141,8 @@ export class DatabaseDirectories {
   async removeFlushed(): Promise<void> {
     const names = await readdir(this.dir).catch(() => [] as string[]);
     for (const name of names) {
-      if (name.includes(FLUSHED)) await rm(join(this.dir, name), { recursive: true, force: true });
+      // Only what `empty` names so: a database's directory, the mark, a time.
+      if (FLUSHED_NAME.test(name)) await rm(join(this.dir, name), { recursive: true, force: true });
     }
   }
 

@@ -99,12 +99,15 @@ describe('FLUSHALL and FLUSHDB, lazily', () => {
     // What a crash between the rename and the removal leaves.
     await mkdir(join(base, '0.flushed-123'), { recursive: true });
     await writeFile(join(base, '0.flushed-123', 'log.0'), 'old');
+    // A name a lazy flush never makes is no one's to remove.
+    await writeFile(join(base, 'notes.flushed-1'), 'mine');
     t = await open(base);
     expect(await t.redis.dbsize()).toBe(10);
     for (let i = 0; i < 100 && (await readdir(base)).includes('0.flushed-123'); i++) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     expect(await readdir(base)).not.toContain('0.flushed-123');
+    expect(await readdir(base)).toContain('notes.flushed-1');
     expect(await t.redis.get('k:0:9')).toBe('x'.repeat(100));
   });
 });
