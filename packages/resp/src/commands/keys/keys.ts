@@ -130,30 +130,22 @@ interface Freeing {
   readonly lazy: LazyFreeCase | true;
 }
 
-/** A stream whose head is not cached (the delete kept it): read, then deleted with its blocks. */
+/**
+ * A stream whose head is not cached (the delete kept it): read, then
+ * deleted with its blocks. The head read is cached now: it goes first.
+ */
 function removeStream(
   collections: CollectionStore,
   store: StoreCore,
   key: Buffer,
   free: Freeing,
 ): boolean | Promise<boolean> {
+  const removeRead = (head: StreamValue | null) => {
+    collections.invalidate(key);
+    return removeHead(collections, store, key, head, free);
+  };
   const head = loadStreamHead(collections, key);
-  if (head instanceof Promise) {
-    return head.then((h) => removeRead(collections, store, key, h, free));
-  }
-  return removeRead(collections, store, key, head, free);
-}
-
-/** The head read to learn its blocks is cached now: it goes before the delete. */
-function removeRead(
-  collections: CollectionStore,
-  store: StoreCore,
-  key: Buffer,
-  head: StreamValue | null,
-  free: Freeing,
-): boolean | Promise<boolean> {
-  collections.invalidate(key);
-  return removeHead(collections, store, key, head, free);
+  return head instanceof Promise ? head.then(removeRead) : removeRead(head);
 }
 
 /** Deletes `key` (its cached collection already forgotten), then `head`'s blocks. */
