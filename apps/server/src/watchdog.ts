@@ -52,7 +52,9 @@ export class Watchdog {
   private worker: Worker | null = null;
   private timer: NodeJS.Timeout | null = null;
   private readonly beat = new BigInt64Array(new SharedArrayBuffer(8));
+  /** As set (CONFIG GET), and as watched (raised to MIN_PERIOD_MS). */
   private periodMs = 0;
+  private effectiveMs = 0;
   private last = 0;
 
   constructor(
@@ -69,6 +71,7 @@ export class Watchdog {
   setPeriod(ms: number): void {
     const period = ms <= 0 ? 0 : Math.max(MIN_PERIOD_MS, ms);
     this.periodMs = Math.max(0, ms);
+    this.effectiveMs = period;
     if (period === 0) {
       this.stop();
       return;
@@ -91,7 +94,7 @@ export class Watchdog {
     const gap = this.last === 0 ? 0 : now - this.last;
     this.last = now;
     Atomics.store(this.beat, 0, BigInt(now));
-    if (this.periodMs > 0 && gap > Math.max(MIN_PERIOD_MS, this.periodMs)) {
+    if (this.effectiveMs > 0 && gap > this.effectiveMs) {
       this.stalled(gap, this.periodMs);
     }
   }
