@@ -354,6 +354,7 @@ export abstract class Connection {
     // With an output buffer limit, a client that does not read is dropped
     // once over it, as Redis does; without one, it stops being read.
     const limit = this.outputLimit();
+    this.server.turnWrites.hold(this.socket);
     if (!this.socket.write(out) && limit.hard <= 0 && limit.soft <= 0) {
       this.pause(PAUSE_DRAIN);
     }

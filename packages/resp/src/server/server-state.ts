@@ -22,6 +22,7 @@ import { LatencyMonitor } from './latency-monitor.js';
 import { ParseAheadMatcher } from './parse-ahead.js';
 import { SlowLog } from './slowlog.js';
 import { SlotValues, type StateSlot } from './state-slot.js';
+import { TurnWrites } from './turn-writes.js';
 
 /**
  * One class of Redis's client-output-buffer-limit, in bytes of replies
@@ -321,11 +322,9 @@ export class ServerState {
   /** Clients with pushes written by others' commands (pub/sub messages), flushed once this tick ends. */
   private pushedClients: Client[] = [];
 
-  /**
-   * `c` got a push from another client's command: its output goes out once
-   * the current tick's commands ran, in one socket write per client however
-   * many messages a pipeline published to it.
-   */
+  /** Sockets written this event-loop turn: their writes leave together once it ends. */
+  readonly turnWrites = new TurnWrites();
+
   /**
    * The app's way to give memory back to the system at once
    * (RespServerOptions.releaseMemory), or null.
@@ -360,6 +359,11 @@ export class ServerState {
     this.releaseTimer.unref();
   }
 
+  /**
+   * `c` got a push from another client's command: its output goes out once
+   * the current tick's commands ran, in one socket write per client however
+   * many messages a pipeline published to it.
+   */
   flushSoon(c: Client): void {
     if (this.pushedClients.push(c) === 1) process.nextTick(this.flushPushed);
   }
