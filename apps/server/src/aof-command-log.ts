@@ -7,7 +7,8 @@ import type { CommandLog, Keyspace } from '@strata/resp';
  * log over at a page start, so the commands appended at a page below it are
  * in the checkpoint and those at or above it are not (see CheckpointMarks).
  * It also carries the store's clock (an AofClock): the time its expiry
- * checks saw, which replay runs it at.
+ * checks saw, which replay runs it at. Before a turn's replies leave, the
+ * AOF writes what they acknowledge (`beforeReplies`).
  */
 export function aofCommandLog(aof: () => AppendOnlyFile, keyspace: () => Keyspace): CommandLog {
   return {
@@ -16,6 +17,9 @@ export function aofCommandLog(aof: () => AppendOnlyFile, keyspace: () => Keyspac
       if (store === undefined) return aof().append(db, argv);
       const log = store.log;
       return aof().append(db, argv, Math.floor((log.tail - 1) / log.pageSize), store.clock());
+    },
+    beforeReplies() {
+      aof().writeNow();
     },
   };
 }

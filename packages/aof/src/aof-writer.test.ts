@@ -176,6 +176,28 @@ describe('AofWriter', () => {
     }
   });
 
+  it('writeNow writes the appended bytes in the same tick, once (everysec and no)', async () => {
+    for (const policy of ['everysec', 'no'] as const) {
+      fs = new FaultyFileSystem();
+      const { w, path } = await writer(policy);
+      w.append(0, args('SET', 'a', '1'));
+      w.append(0, args('SET', 'b', '2'));
+      expect(w.stats.writes).toBe(0);
+      w.writeNow();
+      // Written before anything else ran: a reply sent now follows the write(2).
+      expect(w.stats.writes).toBe(1);
+      expect(w.pendingBytes).toBe(0);
+      w.writeNow(); // nothing appended since: no second write
+      await new Promise((r) => setImmediate(r));
+      expect(w.stats.writes).toBe(1);
+      expect(w.stats.batches).toBe(1); // the scheduled write did not run as well
+      expect(await commandsIn(path)).toEqual(['0:SET a 1', '0:SET b 2']);
+      await w.close();
+      await cleanup();
+      ({ dir, cleanup } = await tempDir());
+    }
+  });
+
   it('setPolicy switches live: no -> always syncs what was written and holds each batch for its sync; -> no answers once written', async () => {
     const { w, path } = await writer('no');
     expect(w.append(0, args('SET', 'a', '1'))).toBeUndefined();

@@ -153,8 +153,10 @@ export class AofWriter {
   private slot: Deferred | null = null;
   /** Moves on every failed sync: a sync launched before a failure proves nothing. */
   private failures = 0;
+  private immediate: NodeJS.Immediate | null = null;
   private readonly runBound = () => {
     this.scheduled = false;
+    this.immediate = null;
     void this.run();
   };
   /** Write/sync counters for INFO and tests. */
@@ -334,7 +336,24 @@ export class AofWriter {
   private schedule(): void {
     if (this.scheduled || this.running || this.retryTimer !== null) return;
     this.scheduled = true;
-    setImmediate(this.runBound);
+    this.immediate = setImmediate(this.runBound);
+  }
+
+  /**
+   * Writes what was appended into the page cache now, instead of at the
+   * scheduled write: the server calls it before the replies of a turn
+   * leave, as Redis writes the AOF in `beforeSleep` before it writes to
+   * clients, so a process crash (kill -9) cannot take a write that was
+   * acknowledged with `everysec` or `no`; only a power loss can, within
+   * the policy's second. `always` needs nothing here (its replies wait for
+   * their sync). Nothing is done while a write runs or waits for a retry:
+   * that write carries these bytes when it loops.
+   */
+  writeNow(): void {
+    if (!this.scheduled || this.options.policy === 'always') return;
+    if (this.immediate !== null) clearImmediate(this.immediate);
+    // The write itself is run()'s synchronous first step.
+    this.runBound();
   }
 
   private async run(): Promise<void> {

@@ -556,6 +556,15 @@ export class AppendOnlyFile {
     return durable;
   }
 
+  /**
+   * Writes the commands appended so far into the page cache now (AofWriter's
+   * `writeNow`): called before replies leave, so that a process crash loses
+   * no acknowledged command under `everysec` or `no`.
+   */
+  writeNow(): void {
+    this.writer?.writeNow();
+  }
+
   /** Where the next command will start. */
   position(): AofPosition {
     return this.w.position();

@@ -18,6 +18,14 @@ export interface CommandLog {
    * undefined. Refusing writes before they run is `setWriteError`'s job.
    */
   append(db: number, argv: readonly Buffer[]): Promise<void> | undefined;
+
+  /**
+   * Called once the commands of an event-loop turn ran, before their
+   * replies leave (TurnWrites): what was appended should reach the OS now,
+   * as Redis writes its AOF buffer in `beforeSleep` before writing to
+   * clients, so a crash of this process loses no acknowledged write.
+   */
+  beforeReplies?(): void;
 }
 
 /**

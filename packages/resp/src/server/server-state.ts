@@ -323,7 +323,7 @@ export class ServerState {
   private pushedClients: Client[] = [];
 
   /** Sockets written this event-loop turn: their writes leave together once it ends. */
-  readonly turnWrites = new TurnWrites();
+  readonly turnWrites = new TurnWrites(() => this.commandLog?.beforeReplies?.());
 
   /**
    * The app's way to give memory back to the system at once

@@ -52,6 +52,19 @@ describe('TurnWrites', () => {
     expect(next.toString()).toBe('c');
   });
 
+  it('runs beforeRelease first, while the turn’s writes are still held', async () => {
+    const p = await pair();
+    open.push(p.close);
+    const seen: number[] = [];
+    const turn = new TurnWrites(() => seen.push(p.server.writableCorked));
+    turn.hold(p.server);
+    p.server.write('x');
+    expect(seen).toEqual([]);
+    await new Promise((r) => setImmediate(r));
+    expect(seen).toEqual([1]);
+    expect(p.server.writableCorked).toBe(0);
+  });
+
   it('sends every socket written in the turn, and leaves alone one that end() sent already', async () => {
     const a = await pair();
     const b = await pair();

@@ -16,13 +16,21 @@ export interface CorkableOutput {
  * with the burst). A socket written in a turn is corked until the turn's
  * check phase (`setImmediate`, right after the poll phase that ran the
  * reads); its writes keep their order, `writableLength` and `write()`'s
- * backpressure still count them, and `end()` sends them first.
+ * backpressure still count them, and `end()` sends them first. Before
+ * they leave, `beforeRelease` runs: the command log writes the commands
+ * these replies acknowledge (Redis's AOF write, also in `beforeSleep`).
  */
 export class TurnWrites {
   private held: CorkableOutput[] = [];
   private spare: CorkableOutput[] = [];
 
+  constructor(
+    /** Runs before a turn's writes leave: the command log writes what they acknowledge. */
+    private readonly beforeRelease: () => void = () => {},
+  ) {}
+
   private readonly release = (): void => {
+    this.beforeRelease();
     const held = this.held;
     this.held = this.spare;
     for (let i = 0; i < held.length; i++) {

@@ -264,6 +264,37 @@ describe('CommandLog', () => {
     expect(res![3]).toEqual([null, 'OK']);
   });
 
+  test('beforeReplies runs after a turn’s appends and before any of its replies leave (everysec: a crash takes nothing acknowledged)', async () => {
+    // What the log had been asked to write out when each reply arrived.
+    const written: string[] = [];
+    let appended: string[] = [];
+    const log: CommandLog = {
+      append(_db, argv) {
+        appended.push(argv.map((b) => b.toString()).join(' '));
+        return undefined;
+      },
+      beforeReplies() {
+        written.push(...appended);
+        appended = [];
+      },
+    };
+    const r = await start(log);
+    const reader = new Redis({ port: t!.port, host: '127.0.0.1', maxRetriesPerRequest: 0 });
+    try {
+      for (let round = 0; round < 20; round++) {
+        // A read on another connection in the same turns: its reply is held with the writes'.
+        const writes = Array.from({ length: 8 }, (_, i) =>
+          r.set(`k${i}`, String(round)).then(() => written.includes(`SET k${i} ${round}`)),
+        );
+        const read = reader.get('k0');
+        expect(await Promise.all(writes)).toEqual(writes.map(() => true));
+        await read;
+      }
+    } finally {
+      reader.disconnect();
+    }
+  });
+
   test('RespServer.execute replays without logging; errors reject with the Redis text', async () => {
     const log = new RecordingLog();
     const r = await start(log);
