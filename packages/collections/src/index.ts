@@ -61,6 +61,9 @@ export {
   streamIdBig,
   streamIdFromWords,
   streamIdMs,
+  streamIdMsAt,
+  streamIdSeq,
+  streamIdSeqAt,
   withSeq,
 } from './stream-id.js';
 export { blocksToReclaim, reclaimedBlocks } from './stream-reclaim.js';

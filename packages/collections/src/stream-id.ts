@@ -89,6 +89,23 @@ export function formatStreamIdAt(b: Uint8Array, at: number): string {
   return `${u64Text(wordAt(b, at), wordAt(b, at + 4))}-${u64Text(wordAt(b, at + 8), wordAt(b, at + 12))}`;
 }
 
+/** The ms half of the ID bytes at `b[at]`, or -1 past 2^53 (print it with formatStreamIdAt). */
+export function streamIdMsAt(b: Uint8Array, at: number): number {
+  const hi = wordAt(b, at);
+  return hi < 0x200000 ? hi * TWO32 + wordAt(b, at + 4) : -1;
+}
+
+/** The seq half of the ID bytes at `b[at]`, or -1 past 2^53. */
+export function streamIdSeqAt(b: Uint8Array, at: number): number {
+  return streamIdMsAt(b, at + 8);
+}
+
+/** The seq half of `id`, or -1 past 2^53. */
+export function streamIdSeq(id: StreamId): number {
+  const hi = word(id, 8);
+  return hi < 0x200000 ? hi * TWO32 + word(id, 12) : -1;
+}
+
 /** The ms half as a number (exact below 2^53; the clock's range). */
 export function streamIdMs(id: StreamId): number {
   return word(id, 0) * TWO32 + word(id, 4);

@@ -151,6 +151,35 @@ describe('ReplyWriter: byte-exact replies', () => {
     expect(w.flush()!.toString()).toBe('$-1\r\n_\r\n');
   });
 
+  it('bulkJoined writes two numbers and a separator as the bulk string of their text', () => {
+    const w = new ReplyWriter();
+    for (const [a, b] of [
+      [0, 0],
+      [9, 10],
+      [1733200000000, 42],
+      [Number.MAX_SAFE_INTEGER, 99],
+    ] as const) {
+      w.bulkJoined(a, 0x2d, b);
+      const text = `${a}-${b}`;
+      expect(w.flush()!.toString()).toBe(`$${text.length}\r\n${text}\r\n`);
+    }
+    // The digits of every size, at the 8-digit split and the 2^53 end, as integers too.
+    for (let v = 1; v <= Number.MAX_SAFE_INTEGER; v = v * 10 + 7) {
+      for (const n of [v - 1, v, 99_999_999, 100_000_000, 100_000_001, Number.MAX_SAFE_INTEGER]) {
+        w.bulkJoined(n, 0x2d, n);
+        w.integer(n);
+        w.integer(-n);
+        expect(w.flush()!.toString()).toBe(
+          `$${2 * String(n).length + 1}\r\n${n}-${n}\r\n:${n}\r\n:${-n}\r\n`.replace(':-0', ':0'),
+        );
+      }
+    }
+    expect(() => w.bulkJoined(2 ** 53, 0x2d, 0)).toThrow(ReplyEncodingError);
+    expect(() => w.bulkJoined(1, 0x2d, -1)).toThrow(ReplyEncodingError);
+    expect(() => w.bulkJoined(1.5, 0x2d, 0)).toThrow(ReplyEncodingError);
+    expect(w.pendingBytes).toBe(0);
+  });
+
   it('refuses what RESP cannot carry', () => {
     const w = new ReplyWriter();
     expect(() => w.integer(1.5)).toThrow(ReplyEncodingError);

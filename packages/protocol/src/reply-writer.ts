@@ -37,6 +37,41 @@ const COPY_LOOP_MAX = 32;
 /** Lines up to this long are written char by char when they are ASCII. */
 const SHORT_LINE = 64;
 
+const POW10 = Array.from({ length: 16 }, (_, i) => 10 ** i);
+
+/** Decimal digits of a non-negative safe integer. */
+function decimalDigits(v: number): number {
+  let digits = 1;
+  while (digits < 16 && v >= POW10[digits]!) digits++;
+  return digits;
+}
+
+/**
+ * Writes the digits of a non-negative safe integer so that they end just
+ * before `end`. In two int32 halves of 8 digits: `%` and `/` on a double
+ * past 2^31 (a stream ID's milliseconds) are far slower than on an int32.
+ */
+function writeDecimal(buf: Uint8Array, end: number, value: number): void {
+  let at = end;
+  let v = value;
+  if (v >= 1e8) {
+    const high = Math.floor(v / 1e8);
+    let low = (v - high * 1e8) | 0;
+    for (let i = 0; i < 8; i++) {
+      const q = (low / 10) | 0;
+      buf[--at] = 0x30 + low - q * 10;
+      low = q;
+    }
+    v = high;
+  }
+  let x = v | 0;
+  do {
+    const q = (x / 10) | 0;
+    buf[--at] = 0x30 + x - q * 10;
+    x = q;
+  } while (x > 0);
+}
+
 /**
  * Appends RESP2 or RESP3 replies for one connection into one output buffer,
  * and hands out everything written since the last flush as a single chunk,
@@ -214,6 +249,29 @@ export class ReplyWriter {
     return this;
   }
 
+  /**
+   * `$len\r\n<a><sep><b>\r\n`: two non-negative safe integers joined by one
+   * ASCII byte (a stream ID, `<ms>-<seq>`), written digit by digit with no
+   * string made. The caller falls back to `bulk` for numbers past 2^53.
+   */
+  bulkJoined(a: number, sep: number, b: number): this {
+    if (!Number.isSafeInteger(a) || !Number.isSafeInteger(b) || a < 0 || b < 0) {
+      throw new ReplyEncodingError(`not two safe non-negative integers: ${a}, ${b}`);
+    }
+    const da = decimalDigits(a);
+    const db = decimalDigits(b);
+    this.header(0x24, da + 1 + db);
+    this.reserve(da + 1 + db + 2);
+    const buf = this.buf;
+    writeDecimal(buf, this.pos + da, a);
+    buf[this.pos + da] = sep;
+    this.pos += da + 1 + db;
+    writeDecimal(buf, this.pos, b);
+    buf[this.pos++] = CR;
+    buf[this.pos++] = LF;
+    return this;
+  }
+
   /** The null reply: `$-1` in RESP2, `_` in RESP3. */
   null(): this {
     if (this.protocol === 3) this.ascii('_\r\n');
@@ -351,14 +409,8 @@ export class ReplyWriter {
       v = -v;
     }
     // Digits written backwards into their final place: no string made.
-    let digits = 1;
-    for (let t = v; t >= 10; t = Math.floor(t / 10)) digits++;
-    let at = this.pos + digits;
-    this.pos = at;
-    do {
-      buf[--at] = 0x30 + (v % 10);
-      v = Math.floor(v / 10);
-    } while (v > 0);
+    this.pos += decimalDigits(v);
+    writeDecimal(buf, this.pos, v);
     buf[this.pos++] = CR;
     buf[this.pos++] = LF;
   }

@@ -5,19 +5,34 @@ import {
   type StreamBlockValue,
   type StreamId,
   type StreamValue,
+  streamIdMs,
+  streamIdMsAt,
+  streamIdSeq,
+  streamIdSeqAt,
 } from '@strata/collections';
 import type { ReplyWriter } from '@strata/protocol';
 
 /** Reply shapes shared by the stream commands. */
 
+const DASH = 0x2d;
+
+/** `<ms>-<seq>` as a bulk string; digits written straight into the reply below 2^53. */
 export function writeId(w: ReplyWriter, id: StreamId): void {
-  w.bulk(formatStreamId(id));
+  const ms = streamIdMs(id);
+  const seq = streamIdSeq(id);
+  if (Number.isSafeInteger(ms) && seq >= 0) w.bulkJoined(ms, DASH, seq);
+  else w.bulk(formatStreamId(id));
 }
 
 /** `[id, [field, value, ...]]` of entry `i` of `b`, copied from its packed bytes. */
 export function writeEntry(w: ReplyWriter, b: StreamBlockValue, i: number): void {
   w.array(2);
-  w.bulk(formatStreamIdAt(b.packed, b.startOf(i)));
+  const packed = b.packed;
+  const at = b.startOf(i);
+  const ms = streamIdMsAt(packed, at);
+  const seq = streamIdSeqAt(packed, at);
+  if (ms >= 0 && seq >= 0) w.bulkJoined(ms, DASH, seq);
+  else w.bulk(formatStreamIdAt(packed, at));
   b.writeFields(i, w);
 }
 

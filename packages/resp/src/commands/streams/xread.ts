@@ -1,7 +1,6 @@
 import {
   type CachedStreamBlocks,
   type CollectionLookup,
-  formatStreamId,
   latin1,
   loadStreamBlocks,
   MAX_STREAM_ID,
@@ -26,7 +25,7 @@ import { type BlockNeed, streamChanged, withBlocksOf } from './stream-access.js'
 import { parseId, STRICT } from './stream-args.js';
 import { noGroupError } from './stream-errors.js';
 import { claimForm, logForms, setIdForm } from './stream-forms.js';
-import { writeEntry, writeRange } from './stream-replies.js';
+import { writeEntry, writeId, writeRange } from './stream-replies.js';
 
 /**
  * XREAD and XREADGROUP (Redis 7.0's xreadCommand): served at once from the
@@ -277,7 +276,7 @@ function serveHistory(
     const entry = s.entry(id, blocks);
     if (entry === null) {
       c.reply.array(2);
-      c.reply.bulk(formatStreamId(id));
+      writeId(c.reply, id);
       c.reply.nullArray();
     } else writeEntry(c.reply, entry.block, entry.index);
     const e = g.pending(id)!;
