@@ -136,8 +136,9 @@ export class ScriptEngine implements LuaHost {
       throw new CommandError('ERR_BUSY', 'ERR a script is already running');
     }
     const server = this.server;
-    // The declared keys' reads start together (a script's calls then often find them in memory).
-    if (call.keys.length > 0) server.keyspace.get(c.db)?.prefetch(call.keys, call.keys.length);
+    // The declared keys' reads start together (a script's calls then often
+    // find them in memory); one key has nothing to overlap with.
+    if (call.keys.length > 1) server.keyspace.get(c.db)?.prefetch(call.keys, call.keys.length);
     if (!server.othersIdle(c)) {
       // Other clients' commands are on the disk: the script starts once they end, as EXEC does.
       return server.runExclusive(c, () => this.start(c, call, true));
