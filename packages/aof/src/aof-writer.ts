@@ -138,7 +138,8 @@ const DIGITS = Array.from({ length: 16 }, (_, i) => Buffer.from(String(i)));
 export class AofWriter {
   private readonly targets: Target[] = [];
   private batch: Deferred | null = null;
-  private scheduled = false;
+  /** The scheduled write (setImmediate), if one is. */
+  private scheduled: NodeJS.Immediate | null = null;
   private running = false;
   private retryTimer: NodeJS.Timeout | null = null;
   private syncTimer: NodeJS.Timeout | null = null;
@@ -153,10 +154,8 @@ export class AofWriter {
   private slot: Deferred | null = null;
   /** Moves on every failed sync: a sync launched before a failure proves nothing. */
   private failures = 0;
-  private immediate: NodeJS.Immediate | null = null;
   private readonly runBound = () => {
-    this.scheduled = false;
-    this.immediate = null;
+    this.scheduled = null;
     void this.run();
   };
   /** Write/sync counters for INFO and tests. */
@@ -274,7 +273,7 @@ export class AofWriter {
   async drain(): Promise<void> {
     while (
       this.running ||
-      this.scheduled ||
+      this.scheduled !== null ||
       this.syncsInFlight > 0 ||
       this.pendingBytes > 0 ||
       this.targets.length > 1
@@ -334,9 +333,8 @@ export class AofWriter {
   }
 
   private schedule(): void {
-    if (this.scheduled || this.running || this.retryTimer !== null) return;
-    this.scheduled = true;
-    this.immediate = setImmediate(this.runBound);
+    if (this.scheduled !== null || this.running || this.retryTimer !== null) return;
+    this.scheduled = setImmediate(this.runBound);
   }
 
   /**
@@ -350,8 +348,8 @@ export class AofWriter {
    * that write carries these bytes when it loops.
    */
   writeNow(): void {
-    if (!this.scheduled || this.options.policy === 'always') return;
-    if (this.immediate !== null) clearImmediate(this.immediate);
+    if (this.scheduled === null || this.options.policy === 'always') return;
+    clearImmediate(this.scheduled);
     // The write itself is run()'s synchronous first step.
     this.runBound();
   }

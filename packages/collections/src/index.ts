@@ -55,15 +55,15 @@ export {
   nextStreamId,
   previousStreamId,
   type StreamId,
+  type StreamIdHalf,
   sameMs,
   seqIsMax,
   streamId,
   streamIdBig,
   streamIdFromWords,
+  streamIdHalf,
+  streamIdHalfAt,
   streamIdMs,
-  streamIdMsAt,
-  streamIdSeq,
-  streamIdSeqAt,
   withSeq,
 } from './stream-id.js';
 export { blocksToReclaim, reclaimedBlocks } from './stream-reclaim.js';

@@ -71,8 +71,8 @@ function word(id: string, at: number): number {
 }
 
 function u64Text(hi: number, lo: number): string {
-  if (hi < 0x200000) return String(hi * TWO32 + lo);
-  return ((BigInt(hi) << 32n) | BigInt(lo)).toString();
+  const n = safeU64(hi, lo);
+  return n >= 0 ? String(n) : ((BigInt(hi) << 32n) | BigInt(lo)).toString();
 }
 
 /** `<ms>-<seq>` in decimal, as Redis prints it. */
@@ -89,21 +89,22 @@ export function formatStreamIdAt(b: Uint8Array, at: number): string {
   return `${u64Text(wordAt(b, at), wordAt(b, at + 4))}-${u64Text(wordAt(b, at + 8), wordAt(b, at + 12))}`;
 }
 
-/** The ms half of the ID bytes at `b[at]`, or -1 past 2^53 (print it with formatStreamIdAt). */
-export function streamIdMsAt(b: Uint8Array, at: number): number {
-  const hi = wordAt(b, at);
-  return hi < 0x200000 ? hi * TWO32 + wordAt(b, at + 4) : -1;
+/** Which half of an ID: its ms (0) or its seq (8), by byte offset. */
+export type StreamIdHalf = 0 | 8;
+
+/** A 64-bit half as a number, or -1 past 2^53 (printed by formatStreamId then). */
+function safeU64(hi: number, lo: number): number {
+  return hi < 0x200000 ? hi * TWO32 + lo : -1;
 }
 
-/** The seq half of the ID bytes at `b[at]`, or -1 past 2^53. */
-export function streamIdSeqAt(b: Uint8Array, at: number): number {
-  return streamIdMsAt(b, at + 8);
+/** Half `half` of `id` as a number, or -1 past 2^53. */
+export function streamIdHalf(id: StreamId, half: StreamIdHalf): number {
+  return safeU64(word(id, half), word(id, half + 4));
 }
 
-/** The seq half of `id`, or -1 past 2^53. */
-export function streamIdSeq(id: StreamId): number {
-  const hi = word(id, 8);
-  return hi < 0x200000 ? hi * TWO32 + word(id, 12) : -1;
+/** Half `half` of the 16 ID bytes at `b[at]` (a packed entry's), or -1 past 2^53. */
+export function streamIdHalfAt(b: Uint8Array, at: number, half: StreamIdHalf): number {
+  return safeU64(wordAt(b, at + half), wordAt(b, at + half + 4));
 }
 
 /** The ms half as a number (exact below 2^53; the clock's range). */

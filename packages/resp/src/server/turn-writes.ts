@@ -21,8 +21,7 @@ export interface CorkableOutput {
  * these replies acknowledge (Redis's AOF write, also in `beforeSleep`).
  */
 export class TurnWrites {
-  private held: CorkableOutput[] = [];
-  private spare: CorkableOutput[] = [];
+  private readonly held: CorkableOutput[] = [];
 
   constructor(
     /** Runs before a turn's writes leave: the command log writes what they acknowledge. */
@@ -32,14 +31,13 @@ export class TurnWrites {
   private readonly release = (): void => {
     this.beforeRelease();
     const held = this.held;
-    this.held = this.spare;
+    // A socket held during the loop (none is: writes complete later) is released by it too.
     for (let i = 0; i < held.length; i++) {
       const out = held[i]!;
       // A socket ended (end() uncorks) or destroyed meanwhile has nothing held.
       if (out.writableCorked > 0) out.uncork();
     }
     held.length = 0;
-    this.spare = held;
   };
 
   /** Holds what is written to `out` until the end of this turn's poll phase. */

@@ -5,10 +5,8 @@ import {
   type StreamBlockValue,
   type StreamId,
   type StreamValue,
-  streamIdMs,
-  streamIdMsAt,
-  streamIdSeq,
-  streamIdSeqAt,
+  streamIdHalf,
+  streamIdHalfAt,
 } from '@strata/collections';
 import type { ReplyWriter } from '@strata/protocol';
 
@@ -16,12 +14,16 @@ import type { ReplyWriter } from '@strata/protocol';
 
 const DASH = 0x2d;
 
-/** `<ms>-<seq>` as a bulk string; digits written straight into the reply below 2^53. */
+/** `<ms>-<seq>` digit by digit, no string made; false (nothing written) past 2^53. */
+function writeHalves(w: ReplyWriter, ms: number, seq: number): boolean {
+  if (ms < 0 || seq < 0) return false;
+  w.bulkJoined(ms, DASH, seq);
+  return true;
+}
+
+/** `<ms>-<seq>` as a bulk string. */
 export function writeId(w: ReplyWriter, id: StreamId): void {
-  const ms = streamIdMs(id);
-  const seq = streamIdSeq(id);
-  if (Number.isSafeInteger(ms) && seq >= 0) w.bulkJoined(ms, DASH, seq);
-  else w.bulk(formatStreamId(id));
+  if (!writeHalves(w, streamIdHalf(id, 0), streamIdHalf(id, 8))) w.bulk(formatStreamId(id));
 }
 
 /** `[id, [field, value, ...]]` of entry `i` of `b`, copied from its packed bytes. */
@@ -29,10 +31,9 @@ export function writeEntry(w: ReplyWriter, b: StreamBlockValue, i: number): void
   w.array(2);
   const packed = b.packed;
   const at = b.startOf(i);
-  const ms = streamIdMsAt(packed, at);
-  const seq = streamIdSeqAt(packed, at);
-  if (ms >= 0 && seq >= 0) w.bulkJoined(ms, DASH, seq);
-  else w.bulk(formatStreamIdAt(packed, at));
+  if (!writeHalves(w, streamIdHalfAt(packed, at, 0), streamIdHalfAt(packed, at, 8))) {
+    w.bulk(formatStreamIdAt(packed, at));
+  }
   b.writeFields(i, w);
 }
 

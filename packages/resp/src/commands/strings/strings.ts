@@ -9,6 +9,7 @@ import {
   type RmwFunctions,
   SetFlag,
   type SetRangeContext,
+  type SetResult,
   type StoreCore,
   setRangeFunctions,
 } from '@strata/hlog';
@@ -224,34 +225,17 @@ function upsertAndReply(
     'lazyfree-lazy-server-del',
   );
   if (freed !== undefined) {
-    // Without GET or NX (a head is only dropped then): the write replaced the key.
-    const done = v.status === 'pending' ? v.pending : Promise.resolve(v);
-    return Promise.all([done, freed]).then(([r]) => {
-      if (r.status === 'wrongType') throw wrongTypeError();
-      if (r.status !== 'ok') {
-        c.reply.null();
-        return;
-      }
-      collections.invalidate(key);
-      notifySet(c, key, expiresAt, flags, created, r.old === null);
-      c.reply.simple('OK');
-    });
+    // Without GET or NX (a head is only dropped then): the old value is not read.
+    const written: Promise<SetResult> =
+      v.status === 'pending'
+        ? v.pending
+        : Promise.resolve(v.status === 'wrongType' ? v : { status: v.status, old: null });
+    return Promise.all([written, freed]).then(([r]) =>
+      setSettled(c, key, expiresAt, flags, created, r),
+    );
   }
   if (v.status === 'pending') {
-    return v.pending.then((r) => {
-      if (r.status === 'wrongType') throw wrongTypeError();
-      if (r.status === 'ok') collections.invalidate(key);
-      if (get) {
-        if (r.old === null) {
-          keyMiss(c, key);
-          c.reply.null();
-        } else c.reply.bulk(r.old);
-      }
-      if (r.status === 'ok') notifySet(c, key, expiresAt, flags, created, r.old === null);
-      if (get) return;
-      if (r.status === 'ok') c.reply.simple('OK');
-      else c.reply.null();
-    });
+    return v.pending.then((r) => setSettled(c, key, expiresAt, flags, created, r));
   }
   if (v.status === 'wrongType') throw wrongTypeError();
   if (v.status === 'ok') collections.invalidate(key);
@@ -269,6 +253,30 @@ function upsertAndReply(
   if (v.status === 'ok') c.reply.simple('OK');
   else c.reply.null();
   return undefined;
+}
+
+/** upsertAndReply's reply and events for a write that settled later (on the device, or after a stream's blocks). */
+function setSettled(
+  c: Client,
+  key: Buffer,
+  expiresAt: number,
+  flags: number,
+  created: boolean,
+  r: SetResult,
+): void {
+  if (r.status === 'wrongType') throw wrongTypeError();
+  const get = (flags & SetFlag.GET) !== 0;
+  if (r.status === 'ok') c.collections.invalidate(key);
+  if (get) {
+    if (r.old === null) {
+      keyMiss(c, key);
+      c.reply.null();
+    } else c.reply.bulk(r.old);
+  }
+  if (r.status === 'ok') notifySet(c, key, expiresAt, flags, created, r.old === null);
+  if (get) return;
+  if (r.status === 'ok') c.reply.simple('OK');
+  else c.reply.null();
 }
 
 /** SET's events once it wrote; with NX, XX or GET the write itself says whether the key was new. */
