@@ -1,19 +1,12 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { StrataProcess, tempDir } from './strata-process.js';
+import { expect, test } from 'vitest';
+import { dirForFile, StrataProcess } from './strata-process.js';
 
 // An aclfile named in redis.conf is loaded at start: its users AUTH and
 // are held to their rules, as with redis-server.
-let tmp: Awaited<ReturnType<typeof tempDir>>;
-beforeAll(async () => {
-  tmp = await tempDir('strata-aclfile-');
-});
-afterAll(async () => {
-  StrataProcess.killAll();
-  await tmp.remove();
-});
+const tmp = dirForFile('strata-aclfile-');
 
 test('users from the aclfile log in and are refused what their rules deny', async () => {
   const acl = join(tmp.path, 'users.acl');

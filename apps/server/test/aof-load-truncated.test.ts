@@ -1,8 +1,8 @@
 import { readdir, readFile, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { runCli, StrataProcess, tempDir } from './strata-process.js';
+import { expect, test } from 'vitest';
+import { dirForFile, runCli, StrataProcess } from './strata-process.js';
 
 /**
  * aof-load-truncated: a command torn at the end of the last AOF file (a
@@ -10,14 +10,7 @@ import { runCli, StrataProcess, tempDir } from './strata-process.js';
  * start with Redis's words with `no` (redis-server 7.0.15's line), the file
  * left as it was.
  */
-let tmp: Awaited<ReturnType<typeof tempDir>>;
-beforeAll(async () => {
-  tmp = await tempDir('strata-aof-truncated-');
-});
-afterAll(async () => {
-  StrataProcess.killAll();
-  await tmp.remove();
-});
+const tmp = dirForFile('strata-aof-truncated-');
 
 test('a torn last command: no refuses the start, yes (the default) cuts it and loads the rest', async () => {
   const dir = tmp.path;

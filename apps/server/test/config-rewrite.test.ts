@@ -2,8 +2,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { freePort, StrataProcess, tempDir } from './strata-process.js';
+import { describe, expect, test } from 'vitest';
+import { dirForFile, freePort, StrataProcess } from './strata-process.js';
 
 /**
  * CONFIG REWRITE against redis-server 7.0.15's: the same file, the same
@@ -14,14 +14,7 @@ import { freePort, StrataProcess, tempDir } from './strata-process.js';
  */
 const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
 
-let tmp: Awaited<ReturnType<typeof tempDir>>;
-beforeAll(async () => {
-  tmp = await tempDir('strata-config-rewrite-');
-});
-afterAll(async () => {
-  StrataProcess.killAll();
-  await tmp.remove();
-});
+const tmp = dirForFile('strata-config-rewrite-');
 
 const CONF = (port: number, dir: string) =>
   [

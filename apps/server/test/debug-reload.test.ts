@@ -1,20 +1,13 @@
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { StrataProcess, tempDir } from './strata-process.js';
+import { describe, expect, test } from 'vitest';
+import { dirForFile, StrataProcess } from './strata-process.js';
 
 // DEBUG RELOAD in strata-server: a checkpoint, then every open database
 // dropped from memory and reopened from disk; the data (every type, TTLs,
 // two databases) comes back, and with the AOF on a restart after it still
 // finds everything (the AOF's checkpoint records follow the reopened stores).
-let tmp: Awaited<ReturnType<typeof tempDir>>;
-beforeAll(async () => {
-  tmp = await tempDir('strata-debug-reload-');
-});
-afterAll(async () => {
-  StrataProcess.killAll();
-  await tmp.remove();
-});
+const tmp = dirForFile('strata-debug-reload-');
 
 async function fill(r: Redis): Promise<void> {
   await r.set('s', 'hello');

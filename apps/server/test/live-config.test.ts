@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { infoField } from './info-fields.js';
-import { StrataProcess, tempDir } from './strata-process.js';
+import { dirForFile, StrataProcess } from './strata-process.js';
 
 /**
  * The parameters strata-server acts on, changed by CONFIG SET on a running
@@ -12,14 +12,7 @@ import { StrataProcess, tempDir } from './strata-process.js';
  * where it acts: the AOF's fsyncs, the log, INFO storage, /proc, the
  * listening sockets.
  */
-let tmp: Awaited<ReturnType<typeof tempDir>>;
-beforeAll(async () => {
-  tmp = await tempDir('strata-live-config-');
-});
-afterAll(async () => {
-  StrataProcess.killAll();
-  await tmp.remove();
-});
+const tmp = dirForFile('strata-live-config-');
 
 async function client(port: number): Promise<Redis> {
   const c = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { infoField } from './info-fields.js';
-import { StrataProcess, tempDir } from './strata-process.js';
+import { dirForFile, StrataProcess } from './strata-process.js';
 
 /**
  * CONFIG SET maxmemory on a running strata-server changes the log memory of
@@ -13,14 +13,7 @@ import { StrataProcess, tempDir } from './strata-process.js';
  * used_memory counts only the part of the budget the log has reached
  * (issue 23.3: the budget is not resident from the start).
  */
-let tmp: Awaited<ReturnType<typeof tempDir>>;
-beforeAll(async () => {
-  tmp = await tempDir('strata-maxmemory-');
-});
-afterAll(async () => {
-  StrataProcess.killAll();
-  await tmp.remove();
-});
+const tmp = dirForFile('strata-maxmemory-');
 
 const MiB = 1024 ** 2;
 const KEYS = 40_000;

@@ -1,8 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { StrataProcess, tempDir } from './strata-process.js';
+import { expect, test } from 'vitest';
+import { dirForFile, StrataProcess } from './strata-process.js';
 
 /**
  * strata-server's dir and dbfilename under enable-protected-configs:
@@ -10,14 +10,7 @@ import { StrataProcess, tempDir } from './strata-process.js';
  * directory the databases are in (they cannot move while open), and
  * dbfilename is stored.
  */
-let tmp: Awaited<ReturnType<typeof tempDir>>;
-beforeAll(async () => {
-  tmp = await tempDir('strata-protected-');
-});
-afterAll(async () => {
-  StrataProcess.killAll();
-  await tmp.remove();
-});
+const tmp = dirForFile('strata-protected-');
 
 test.each([
   [

@@ -153,6 +153,28 @@ export async function tempDir(prefix = 'strata-server-'): Promise<{
 }
 
 /**
+ * A temporary directory for a whole test file: made before its tests,
+ * removed after them once every process they started is killed. Read
+ * `path` inside tests.
+ */
+export function dirForFile(prefix: string): { readonly path: string } {
+  let dir: { path: string; remove(): Promise<void> } | null = null;
+  beforeAll(async () => {
+    dir = await tempDir(prefix);
+  });
+  afterAll(async () => {
+    StrataProcess.killAll();
+    await dir?.remove();
+  });
+  return {
+    get path() {
+      if (dir === null) throw new Error('the directory is made in beforeAll');
+      return dir.path;
+    },
+  };
+}
+
+/**
  * A strata-server process for a whole test file, in a directory of its
  * own: started before the file's tests on a free port, killed (SIGKILL)
  * after them. Read `port` inside tests.

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { StrataProcess, tempDir } from './strata-process.js';
+import { describe, expect, test } from 'vitest';
+import { dirForFile, StrataProcess } from './strata-process.js';
 
 /**
  * DEL of a large stream on disk deletes its head, then its blocks in the
@@ -12,14 +12,7 @@ import { StrataProcess, tempDir } from './strata-process.js';
 const SMALL = ['--memory', '64kb', '--page-size', '16kb'];
 const ENTRIES = 80_000; // 80 sealed blocks: more than one slice of deletes
 
-let tmp: Awaited<ReturnType<typeof tempDir>>;
-beforeAll(async () => {
-  tmp = await tempDir('strata-stream-crash-');
-});
-afterAll(async () => {
-  StrataProcess.killAll();
-  await tmp.remove();
-});
+const tmp = dirForFile('strata-stream-crash-');
 
 async function client(port: number): Promise<Redis> {
   const r = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null });
