@@ -29,6 +29,11 @@ export function whenLuaLoads(init: () => void): void {
   else onLoad.push(init);
 }
 
+/** Whether fengari was loaded (a VM was made) in this process. */
+export function luaLoaded(): boolean {
+  return loaded;
+}
+
 /** Loads fengari, once; a LuaVm calls it before anything else. */
 export function loadLua(): void {
   if (loaded) return;

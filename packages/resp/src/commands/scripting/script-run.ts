@@ -105,28 +105,40 @@ const HOOK_COUNT = 10_000;
  * BUSY instead of waiting, and SCRIPT KILL may stop it unless it wrote.
  */
 export class ScriptEngine implements LuaHost {
-  /** EVAL's VM; functions have their own (as in Redis: SCRIPT FLUSH leaves them, FUNCTION FLUSH them alone). */
-  vm: LuaVm;
-  functionsVm: LuaVm;
+  /**
+   * EVAL's VM and the functions' (as in Redis: SCRIPT FLUSH leaves the
+   * functions, FUNCTION FLUSH the scripts), each made at its first use: a
+   * server that runs no script loads no Lua (fengari and a VM are ~12 MB
+   * and ~30 ms of a start).
+   */
+  private evalVm: LuaVm | null = null;
+  private libraryVm: LuaVm | null = null;
   running: Run | null = null;
   private readonly hookFn = (L: LuaState) => this.hook(L);
 
   constructor(
     private readonly server: ServerState,
     private readonly busyThresholdMs: () => number,
-  ) {
-    this.vm = new LuaVm(this);
-    this.functionsVm = new LuaVm(this);
+  ) {}
+
+  get vm(): LuaVm {
+    this.evalVm ??= new LuaVm(this);
+    return this.evalVm;
   }
 
-  /** SCRIPT FLUSH: a new VM; the old one's scripts and state are dropped with it. */
+  get functionsVm(): LuaVm {
+    this.libraryVm ??= new LuaVm(this);
+    return this.libraryVm;
+  }
+
+  /** SCRIPT FLUSH: the old VM's scripts and state are dropped with it; the next use makes a new one. */
   reset(): void {
-    this.vm = new LuaVm(this);
+    this.evalVm = null;
   }
 
   /** FUNCTION FLUSH (and a FUNCTION RESTORE FLUSH): the functions' VM anew. */
   resetFunctions(): void {
-    this.functionsVm = new LuaVm(this);
+    this.libraryVm = null;
   }
 
   /** Runs `call` for `c` and writes its reply to `c.reply`. */
