@@ -28,8 +28,8 @@ const layers = {
   'packages/scan': ['hlog', 'pagebuf', 'io'],
   'packages/collections': ['hlog', 'io'],
   'packages/resp': ['collections', 'hlog', 'scan', 'protocol', 'rdb', 'io'],
-  'packages/store': ['resp', 'hlog', 'protocol', 'io'],
-  'apps/server': ['aof', 'hlog', 'io', 'resp', 'protocol'],
+  'packages/store': ['resp', 'aof', 'hlog', 'protocol', 'io'],
+  'apps/server': ['store', 'aof', 'hlog', 'io', 'resp', 'protocol'],
   'apps/bench': [
     'aof',
     'collections',

@@ -1,15 +1,8 @@
 import type { AppendOnlyFile } from '@strata/aof';
 import type { RespServerOptions } from '@strata/resp';
+import type { AofLoaded } from '@strata/store';
 import type { AofRewrite } from './aof-rewrite.js';
 import type { ServerConfig } from './config.js';
-
-/** What the AOF's replay at start did (strata's aof_loaded_* fields). */
-export interface AofLoaded {
-  readonly applied: number;
-  readonly skipped: number;
-  /** Databases whose replay resumed at their commit point (the log held everything before it). */
-  readonly resumed: readonly number[];
-}
 
 /**
  * INFO persistence's aof_* fields, in Redis 7's names and order. The

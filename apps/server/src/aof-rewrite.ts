@@ -1,6 +1,6 @@
 import type { AppendOnlyFile } from '@strata/aof';
 import { type CommandDefinition, CommandError, type Keyspace } from '@strata/resp';
-import type { Databases } from './databases.js';
+import type { Databases } from '@strata/store';
 import type { Logger } from './logger.js';
 
 /** How often a scheduled rewrite and the automatic trigger are looked at (Redis's serverCron at hz 10). */

@@ -4,10 +4,9 @@ import { join } from 'node:path';
 import { type AofPosition, AppendOnlyFile, comparePositions } from '@strata/aof';
 import { Store } from '@strata/hlog';
 import { RespServer } from '@strata/resp';
+import { aofCommandLog, Databases } from '@strata/store';
 import { Redis } from 'ioredis';
 import { afterEach, expect, test } from 'vitest';
-import { aofCommandLog } from './aof-command-log.js';
-import { Databases } from './databases.js';
 import { Logger } from './logger.js';
 
 /**

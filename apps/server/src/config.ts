@@ -2,16 +2,11 @@ import { constants as bufferConstants } from 'node:buffer';
 import { FSYNC_POLICIES, type FsyncPolicy, isFsyncPolicy } from '@strata/aof';
 import { StrataError } from '@strata/io';
 import { formatNotifyFlags, formatSize, parseNotifyFlags, parseSize } from '@strata/resp';
+import type { MissingCheckpointPolicy, SaveRule } from '@strata/store';
 import type { ServerErrorCode } from './errors.js';
 
 export const LOG_LEVELS = ['debug', 'verbose', 'notice', 'warning', 'nothing'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
-
-/** Redis's `save <seconds> <changes>`: checkpoint once this many changes are this old. */
-export interface SaveRule {
-  readonly seconds: number;
-  readonly changes: number;
-}
 
 /** Everything strata-server can be told, after defaults, config file and flags. */
 export interface ServerConfig {
@@ -112,9 +107,6 @@ export const DEFAULT_CONFIG: Readonly<ServerConfig> = {
   importMerge: false,
   importServe: false,
 };
-
-/** What a database does when the AOF's checkpoint is missing under its log (see `aofMissingCheckpoint`). */
-export type MissingCheckpointPolicy = 'refuse' | 'rebuild';
 
 /** Where a daemonized server writes its pid when no pidfile is given (Redis: /var/run/redis.pid). */
 export const DEFAULT_DAEMON_PIDFILE = '/var/run/strata-server.pid';

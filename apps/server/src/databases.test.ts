@@ -1,10 +1,9 @@
 import type { Store } from '@strata/hlog';
 import { Keyspace } from '@strata/resp';
+import { Databases, PeriodicCheckpoints } from '@strata/store';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { tempDir } from '../test/strata-process.js';
-import { Databases } from './databases.js';
 import { Logger } from './logger.js';
-import { PeriodicCheckpoints } from './periodic-checkpoints.js';
 
 let tmp: Awaited<ReturnType<typeof tempDir>>;
 beforeAll(async () => {

@@ -7,10 +7,11 @@
  * - ERR_CONFIG_READ: a config file, or one it includes, that cannot be read (ConfigReadError)
  * - ERR_FATAL_CONFIG: a configuration the server cannot start with (FatalConfigError)
  * - ERR_LISTEN: an address or port the server cannot listen on (ListenError)
- * - ERR_DATA_UNACCOUNTED: a database directory with a log but without the checkpoint the AOF replays onto (UnaccountedDataError)
  * - ERR_IMPORT_REFUSED: --import-rdb into a directory that cannot take it (ImportRefused)
  *
- * Another live server on the same `--dir` is io's DirLockedError (ERR_LOCKED).
+ * Another live server on the same `--dir` is io's DirLockedError (ERR_LOCKED);
+ * a database directory with a log but without the checkpoint the AOF
+ * replays onto is @strata/store's UnaccountedDataError (ERR_DATA_UNACCOUNTED).
  */
 export type ServerErrorCode =
   | 'ERR_ARGUMENT'
@@ -19,5 +20,4 @@ export type ServerErrorCode =
   | 'ERR_CONFIG_READ'
   | 'ERR_FATAL_CONFIG'
   | 'ERR_LISTEN'
-  | 'ERR_DATA_UNACCOUNTED'
   | 'ERR_IMPORT_REFUSED';

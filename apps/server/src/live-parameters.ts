@@ -2,12 +2,11 @@ import { accessSync, constants, mkdirSync } from 'node:fs';
 import { type AppendOnlyFile, type FsyncPolicy, isFsyncPolicy } from '@strata/aof';
 import type { StoreCore } from '@strata/hlog';
 import type { AppParameter } from '@strata/resp';
+import type { Databases, PeriodicCheckpoints } from '@strata/store';
 import type { AofSwitch } from './aof-switch.js';
 import { formatSaveRules, type LogLevel, parseSaveRules } from './config.js';
-import type { Databases } from './databases.js';
 import type { Logger } from './logger.js';
 import type { OomScore, OomScoreMode } from './oom-score.js';
-import type { PeriodicCheckpoints } from './periodic-checkpoints.js';
 import type { ProcTitle } from './proc-title.js';
 import {
   DEFAULT_SHUTDOWN,

@@ -1,5 +1,5 @@
 import type { Keyspace } from '@strata/resp';
-import type { Databases } from './databases.js';
+import type { Databases } from '@strata/store';
 
 /** How often the log sizes are looked at. */
 const CHECK_MS = 250;

@@ -75,7 +75,5 @@ export class Logger {
   }
 }
 
-/** Seconds with Redis's three decimals: `0.012`. */
-export function seconds(ms: number): string {
-  return (ms / 1000).toFixed(3);
-}
+// Seconds with Redis's three decimals (`0.012`): one formatter for the server and the store's logs.
+export { seconds } from '@strata/store';

@@ -10,8 +10,8 @@ import {
   importRdb,
   type RdbImportSummary,
 } from '@strata/resp';
+import { type DatabaseStoreOptions, Databases } from '@strata/store';
 import type { ServerConfig } from './config.js';
-import { type DatabaseStoreOptions, Databases } from './databases.js';
 import { LOCK_FILE, lockServerDir } from './dir-lock.js';
 import type { ServerErrorCode } from './errors.js';
 import { type ProgressOutput, progressWriter } from './import-progress.js';

@@ -15,16 +15,24 @@ import {
   fileFunctionStore,
   RespServer,
 } from '@strata/resp';
-import { AofClock } from './aof-clock.js';
-import { aofCommandLog } from './aof-command-log.js';
-import { type AofLoaded, aofConfigValues, aofInfoLines } from './aof-info.js';
-import { aofRefusedCommands } from './aof-refused-commands.js';
+import {
+  AofClock,
+  type AofLoaded,
+  aofCommandLog,
+  aofFailureLine,
+  aofRefusedCommands,
+  Databases,
+  PeriodicCheckpoints,
+  PeriodicCommits,
+  replayAof,
+} from '@strata/store';
+import { aofConfigValues, aofInfoLines } from './aof-info.js';
+
 import { AofRewrite, bgrewriteaofCommand } from './aof-rewrite.js';
 import { AofSwitch } from './aof-switch.js';
 import { bindAddresses, hostPort, isExposed } from './bind-addresses.js';
 import { describeConfig, logMemoryFor, type ServerConfig } from './config.js';
 import { fileConfigRewrite } from './config-rewrite-file.js';
-import { Databases } from './databases.js';
 import { lockServerDir } from './dir-lock.js';
 import { fullCollection } from './full-collection.js';
 import { commandsInFlight, waitForCommands } from './in-flight.js';
@@ -38,10 +46,8 @@ import {
 import { LiveSettings, liveParameters } from './live-parameters.js';
 import type { LoadedConfig } from './load-config.js';
 import { LogCompaction } from './log-compaction.js';
-import { type Logger, seconds } from './logger.js';
+import type { Logger } from './logger.js';
 import { OomScore } from './oom-score.js';
-import { PeriodicCheckpoints } from './periodic-checkpoints.js';
-import { PeriodicCommits } from './periodic-commits.js';
 import { removePidFile, writePidFile } from './pid-file.js';
 import { ProcTitle } from './proc-title.js';
 import { FUNCTIONS_FILE } from './rdb-import-run.js';
@@ -50,7 +56,6 @@ import type { ShutdownOptions } from './shutdown-options.js';
 import { listenUnix, removeUnixSocket } from './unix-socket.js';
 import { VERSION } from './version.js';
 import { Watchdog } from './watchdog.js';
-import { aofFailureLine } from './write-error-log.js';
 
 /**
  * strata-server: a RespServer over one hlog Store per database, with
@@ -461,46 +466,15 @@ export class StrataServer {
    * writing works again.
    */
   private async loadAof(): Promise<void> {
-    const { config, logger } = this;
     const aof = await AppendOnlyFile.open(this.aofOptions());
     this.useAof(aof);
-    await this.databases.checkAofCheckpoints();
-    // A database with a commit point opens before the replay: whether its
-    // log was read up to the point decides where its commands resume.
-    for (let i = 0; i < config.databases; i++) {
-      if (aof.checkpointOf(i)?.commit !== undefined) await this.resp.keyspace.ensure(i);
-    }
-    const resumeFrom = this.databases.resumePositions();
-    let errors = 0;
-    const r = await aof.replay(
-      (db, argv, time) => {
-        this.clock.replayAt(time);
-        return this.resp.execute(db, argv).catch((e: unknown) => {
-          // Redis ignores a replayed command's error reply; say so, a few times.
-          if (++errors <= 5) {
-            logger.warning(
-              `AOF replay: '${argv[0]?.toString('latin1')}' failed: ${(e as Error).message}`,
-            );
-          }
-        });
-      },
-      { resumeFrom, loadTruncated: this.settings.aofLoadTruncated },
-    );
-    this.clock.live();
-    this.aofLoaded = { applied: r.applied, skipped: r.skipped, resumed: [...resumeFrom.keys()] };
-    const resumed =
-      resumeFrom.size === 0
-        ? ''
-        : ` (DB ${[...resumeFrom.keys()].join(', ')} from ${resumeFrom.size === 1 ? 'its commit point' : 'their commit points'})`;
-    logger.notice(
-      `DB loaded from append only file: ${r.applied} commands applied${resumed}, ${r.skipped} already in checkpoints or the log, ` +
-        `${r.files} file${r.files === 1 ? '' : 's'} (${r.bytes} bytes)` +
-        (r.skippedFiles > 0
-          ? ` read, ${r.skippedFiles} before the commit points not (${r.skippedBytes} bytes)`
-          : '') +
-        `, in ${seconds(r.ms)} seconds`,
-    );
-    if (errors > 0) logger.warning(`AOF replay: ${errors} commands answered an error`);
+    this.aofLoaded = await replayAof(aof, {
+      resp: this.resp,
+      databases: this.databases,
+      clock: this.clock,
+      logger: this.logger,
+      loadTruncated: this.settings.aofLoadTruncated,
+    });
   }
 
   /** The databases open now. */

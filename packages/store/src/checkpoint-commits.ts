@@ -1,11 +1,6 @@
 import type { CommandLog } from '@strata/resp';
+import type { Durability, SyncPolicy } from './durability.js';
 import type { TransactionFence } from './transaction-fence.js';
-
-/**
- * When a write is durable: `always`, before it is acknowledged; `everysec`,
- * within about a second; `no`, at the periodic checkpoints and close.
- */
-export type SyncPolicy = 'always' | 'everysec' | 'no';
 
 /** One group of waiters for the next durable step of a kind. */
 interface Group {
@@ -28,8 +23,8 @@ function group(): Group {
 }
 
 /**
- * The embedded database's command log: there is no append-only file; the
- * stores' own log is it. A write is durable once the log holding it is
+ * The embedded database's command log without the append-only file
+ * (append-only-mode.ts has the other): the stores' own log is it. A write is durable once the log holding it is
  * synced (`commitLog`: the tail page sealed, flushed and synced, no index
  * snapshot, then its point recorded; recovery replays the log after the
  * last checkpoint up to that point), or once a checkpoint holds it. With `always` each write's reply waits for a log
@@ -39,7 +34,7 @@ function group(): Group {
  * checkpoints and close's. The periodic checkpoints (`start(everyMs)`)
  * bound the log a crash replays.
  */
-export class CheckpointCommits implements CommandLog {
+export class CheckpointCommits implements CommandLog, Durability {
   /** The step the writes so far wait for (not started yet), by kind. */
   private readonly next: Record<Kind, Group | null> = { log: null, checkpoint: null };
   private running: Promise<void> | null = null;
@@ -53,7 +48,7 @@ export class CheckpointCommits implements CommandLog {
   constructor(
     private readonly policy: SyncPolicy,
     /** Checkpoints every open database. */
-    private readonly checkpoint: () => Promise<void>,
+    private readonly saveAll: () => Promise<void>,
     /** Syncs the log of every open database (their commitLog). */
     private readonly commitLog: () => Promise<void>,
     private readonly fence: TransactionFence,
@@ -64,6 +59,16 @@ export class CheckpointCommits implements CommandLog {
     this.dirty = true;
     this.unsaved = true;
     return this.policy === 'always' ? this.commit('log') : undefined;
+  }
+
+  /** A checkpoint that begins after this call (Database.checkpoint); resolves once it is on disk. */
+  checkpoint(): Promise<void> {
+    return this.commit('checkpoint');
+  }
+
+  /** After the databases closed: nothing (the stores' log is the only log). */
+  closed(): Promise<void> {
+    return Promise.resolve();
   }
 
   /** A step of `kind` that begins after this call; resolves once it is on disk. */
@@ -90,7 +95,7 @@ export class CheckpointCommits implements CommandLog {
     if (checkpoint !== null) {
       this.next.checkpoint = null;
       this.unsaved = false;
-      step = this.checkpoint();
+      step = this.saveAll();
     } else {
       step = this.commitLog();
     }

@@ -3,9 +3,12 @@ import { resolve } from 'node:path';
 import { checkpointPageSize, HlogError, RecordType, Store, type StoreCore } from '@strata/hlog';
 import { DirLock } from '@strata/io';
 import { DatabaseDirectories, type LocalClient, RespServer } from '@strata/resp';
-import { CheckpointCommits, type SyncPolicy } from './checkpoint-commits.js';
+import { hasAppendOnlyFile, openAppendOnly } from './append-only-mode.js';
+import { CheckpointCommits } from './checkpoint-commits.js';
 import { Commands, type Decoder, type KeyEncoding, type KeyOf } from './commands.js';
+import type { Durability, SyncPolicy } from './durability.js';
 import { fencedDatabases } from './fenced-databases.js';
+import type { PersistenceLogger } from './persistence/persistence-logger.js';
 import { decodeReply, type Reply } from './reply-value.js';
 import { StoreError } from './store-error.js';
 import { Transaction } from './transaction.js';
@@ -44,7 +47,30 @@ export interface OpenOptions<E extends ValueEncoding = 'utf8', K extends KeyEnco
    * both), never misread.
    */
   readonly pageSize?: number;
+  /**
+   * Writes go to an append-only file too (`<dir>/appendonlydir`, Redis 7's
+   * multi-part AOF), as strata-server with `--appendonly yes`: `sync` is
+   * its fsync policy, each database opens at the checkpoint the AOF names
+   * and the AOF replays what came after. Default: whether the directory
+   * holds one (so a strata-server directory with its AOF opens with the
+   * AOF's tail replayed). `false` over one ignores it, as strata-server
+   * with `appendonly no` does.
+   */
+  readonly appendOnly?: boolean;
+  /**
+   * Where the databases say what they did (opens, recoveries, checkpoints,
+   * failures). Default: warnings as process warnings, the rest dropped.
+   */
+  readonly logger?: PersistenceLogger;
 }
+
+/** The default logger: only warnings, as process warnings (stderr unless a listener takes them). */
+const WARNINGS_ONLY: PersistenceLogger = {
+  debug: () => undefined,
+  verbose: () => undefined,
+  notice: () => undefined,
+  warning: (m) => process.emitWarning(m, { type: 'StrataWarning' }),
+};
 
 /** The page size the databases in `root` were written with (their newest checkpoints), if any. */
 async function writtenPageSize(root: string): Promise<number | null> {
@@ -139,7 +165,7 @@ export class Database<V = string, K extends KeyEncoding = 'utf8'> extends Comman
   private constructor(
     /** The RESP server over these databases (not listening unless `serve`d). */
     readonly server: RespServer,
-    private readonly commits: CheckpointCommits,
+    private readonly durability: Durability,
     private readonly lock: DirLock,
     valueEncoding: ValueEncoding,
     keyEncoding: K,
@@ -177,6 +203,26 @@ export class Database<V = string, K extends KeyEncoding = 'utf8'> extends Comman
     // A second open, here or in another process, would write over this one's log.
     const lock = DirLock.acquire(root, LOCK);
     try {
+      const store = {
+        memory: options.memory ?? 64 << 20,
+        pageSize: options.pageSize ?? (await writtenPageSize(root)) ?? 1 << 16,
+      };
+      if (options.appendOnly ?? hasAppendOnlyFile(root)) {
+        const opened = await openAppendOnly(
+          root,
+          store,
+          sync,
+          every,
+          options.logger ?? WARNINGS_ONLY,
+        );
+        return new Database<ValueOf<E>, K>(
+          opened.server,
+          opened.durability,
+          lock,
+          valueEncoding,
+          keyEncoding,
+        );
+      }
       const fence = new TransactionFence();
       let server: RespServer | null = null;
       const commits = new CheckpointCommits(
@@ -190,8 +236,7 @@ export class Database<V = string, K extends KeyEncoding = 'utf8'> extends Comman
           {
             dir: root,
             store: {
-              memory: options.memory ?? 64 << 20,
-              pageSize: options.pageSize ?? (await writtenPageSize(root)) ?? 1 << 16,
+              ...store,
               // A crash comes back to the last commit or checkpoint, one
               // moment: never to log pages written after it (strings from a
               // later moment than collections not yet written back, half a
@@ -339,16 +384,20 @@ export class Database<V = string, K extends KeyEncoding = 'utf8'> extends Comman
 
   /** Takes a checkpoint now (SAVE); resolves once it is on disk. */
   checkpoint(): Promise<void> {
-    return this.commits.commit();
+    return this.durability.checkpoint();
   }
 
   /** Stops the timers, checkpoints and closes every database, releases the directory. */
   close(): Promise<void> {
     this.closing ??= (async () => {
       try {
-        await this.commits.stop();
+        await this.durability.stop();
         this.client.close();
-        await this.server.close();
+        try {
+          await this.server.close();
+        } finally {
+          await this.durability.closed();
+        }
       } finally {
         this.lock.release();
       }

@@ -13,6 +13,9 @@ import { StrataError, type StrataErrorDetails } from '@strata/io';
  * - ERR_DECODE: a stored value is not in the database's value encoding (json)
  * - ERR_CLOSED: a call after close()
  * - ERR_INVALID_ARGUMENT: an option out of range
+ * - ERR_DATA_UNACCOUNTED: a database directory holds a log but not the
+ *   checkpoint its append-only file replays onto (UnaccountedDataError):
+ *   nothing was opened
  * A second open of a directory throws io's DirLockedError (ERR_LOCKED).
  */
 export type StoreErrorCode =
@@ -23,7 +26,8 @@ export type StoreErrorCode =
   | 'ERR_TRANSACTION_ABORTED'
   | 'ERR_DECODE'
   | 'ERR_CLOSED'
-  | 'ERR_INVALID_ARGUMENT';
+  | 'ERR_INVALID_ARGUMENT'
+  | 'ERR_DATA_UNACCOUNTED';
 
 export class StoreError extends StrataError<StoreErrorCode> {
   constructor(code: StoreErrorCode, message: string, details?: StrataErrorDetails) {

@@ -30,6 +30,23 @@ if (mode === 'write' || mode === 'write-sync-no') {
   say('acked');
 }
 
+if (mode === 'aof-write') {
+  // With the append-only file (sync 'always': each write fsynced in the AOF
+  // before it resolves), a history across types, then killed within the
+  // first second: before any commit point, so the AOF replays all of it.
+  const db = await open(dir, { appendOnly: true, memory: 64 << 10, pageSize: 16 << 10 });
+  for (let i = 0; i < 200; i++) await db.set(`s${i}`, `v${i}`.repeat(30));
+  await db.hset('h', { f: '1', g: '2' });
+  await db.transaction((tx) => {
+    tx.incr('n');
+    tx.rpush('l', 'a', 'b');
+  });
+  await db.set('ttl', 'x', { ttlMs: 3_600_000 });
+  await db.del('s0');
+  await Promise.all(Array.from({ length: 50 }, (_, i) => db.set(`c${i}`, `v${i}`)));
+  say('acked');
+}
+
 if (mode === 'tx-checkpoint') {
   // A transaction whose commands read 200 hashes from the disk, one after
   // another, and a checkpoint asked for while it runs: the checkpoint must

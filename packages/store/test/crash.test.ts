@@ -1,51 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { open } from '../src/index.js';
-
-const child = fileURLToPath(new URL('./crash-child.mjs', import.meta.url));
-const dirs: string[] = [];
-const children: ChildProcess[] = [];
-afterEach(async () => {
-  for (const c of children.splice(0)) c.kill('SIGKILL');
-  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
-});
-
-/** Starts the child writer; resolves once it printed `line`, with the process. */
-function runUntil(mode: string, dir: string, line: string): Promise<ChildProcess> {
-  const p = spawn(process.execPath, [child, mode, dir], { stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(p);
-  let out = '';
-  let err = '';
-  return new Promise((resolve, reject) => {
-    p.stdout!.on('data', (b: Buffer) => {
-      out += b.toString();
-      if (out.split('\n').includes(line)) resolve(p);
-    });
-    p.stderr!.on('data', (b: Buffer) => {
-      err += b.toString();
-    });
-    p.once('exit', (code) =>
-      reject(new Error(`child exited ${code} before '${line}': ${out}${err}`)),
-    );
-  });
-}
-
-function killed(p: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    p.once('exit', () => resolve());
-    p.kill('SIGKILL');
-  });
-}
-
-async function tempDir(): Promise<string> {
-  const d = await mkdtemp(join(tmpdir(), 'strata-crash-'));
-  dirs.push(d);
-  return d;
-}
+import { killed, runUntil, tempDir } from './support/child-writer.js';
 
 describe('a crash (kill -9) recovers one moment', () => {
   it('strings and collections come back from the same moment (the last checkpoint), never a mix', async () => {

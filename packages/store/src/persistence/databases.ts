@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import type { AofPosition, AppendOnlyFile, CommitEntry } from '@strata/aof';
 import {
   FileCheckpointStore,
+  foldOverOnOwnTurn,
   type SkippedPages,
   Store,
   type StoreCore,
@@ -9,13 +10,11 @@ import {
 } from '@strata/hlog';
 import { DEFAULT_SEGMENT_SIZE, type Device, FileDevice } from '@strata/io';
 import { DatabaseDirectories, type DatabaseProvider, describeSize } from '@strata/resp';
-import { checkAofCheckpoints } from './aof-checkpoint-guard.js';
+import { checkAofCheckpoints, type MissingCheckpointPolicy } from './aof-checkpoint-guard.js';
 import { AofCheckpointStore } from './aof-checkpoint-store.js';
 import { ClippedDevice } from './clipped-device.js';
-import type { MissingCheckpointPolicy } from './config.js';
 import { logCorruptRecords } from './corrupt-record-log.js';
-import { foldOverOnOwnTurn } from './fold-over-turn.js';
-import { type Logger, seconds } from './logger.js';
+import { type PersistenceLogger, seconds } from './persistence-logger.js';
 import { ReadErrorLogDevice } from './read-error-device.js';
 import { SaveStatus } from './save-status.js';
 import { logWriteErrors } from './write-error-log.js';
@@ -30,7 +29,7 @@ export interface DatabasesOptions {
   readonly dir: string;
   readonly count: number;
   readonly store: DatabaseStoreOptions;
-  readonly logger: Logger;
+  readonly logger: PersistenceLogger;
   /** Bytes of decoded collections each database caches (default: half its log memory). */
   readonly collectionMemory?: number;
   /** With the AOF on, a database whose checkpoint is missing under its log (`aof-missing-checkpoint`). */

@@ -1,7 +1,12 @@
 import type { Keyspace } from '@strata/resp';
-import type { SaveRule } from './config.js';
 import type { Databases } from './databases.js';
-import type { Logger } from './logger.js';
+import type { PersistenceLogger } from './persistence-logger.js';
+
+/** Redis's `save <seconds> <changes>`: checkpoint once this many changes are this old. */
+export interface SaveRule {
+  readonly seconds: number;
+  readonly changes: number;
+}
 
 /** Wait before a failed checkpoint round is tried again (Redis's CONFIG_BGSAVE_RETRY_DELAY). */
 const RETRY_AFTER_FAILURE_MS = 5000;
@@ -29,7 +34,7 @@ export class PeriodicCheckpoints {
     private readonly keyspace: Keyspace,
     private readonly databases: Databases,
     private saveRules: readonly SaveRule[],
-    private readonly logger: Logger,
+    private readonly logger: PersistenceLogger,
   ) {}
 
   get rules(): readonly SaveRule[] {
@@ -48,7 +53,7 @@ export class PeriodicCheckpoints {
       clearInterval(this.timer);
       this.timer = null;
     } else if (rules.length > 0 && this.timer === null) {
-      this.timer = setInterval(() => this.tick(), 1000);
+      this.startTimer();
     }
   }
 
@@ -56,7 +61,13 @@ export class PeriodicCheckpoints {
     this.started = true;
     if (this.saveRules.length === 0 || this.timer !== null) return;
     this.since = performance.now();
+    this.startTimer();
+  }
+
+  /** Each second; it does not keep the process alive by itself (an embedded store's may end). */
+  private startTimer(): void {
     this.timer = setInterval(() => this.tick(), 1000);
+    this.timer.unref();
   }
 
   private tick(): void {

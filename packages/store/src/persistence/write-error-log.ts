@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { AofError } from '@strata/aof';
-import type { Logger } from './logger.js';
+import type { PersistenceLogger } from './persistence-logger.js';
 
 /** What a log line says of a failure: hlog's IoError carries the segment and the OS code. */
 export interface WriteFailure {
@@ -29,7 +29,7 @@ export function logWriteErrors<E extends WriteFailure>(
   store: WriteErrorSource<E>,
   name: string,
   dir: string,
-  logger: Logger,
+  logger: PersistenceLogger,
   pollMs = RECOVERY_POLL_MS,
 ): void {
   let failing = false;

@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { Logger } from './logger.js';
+import { recordingLogger } from '../../test/support/recording-logger.js';
 import { logWriteErrors, type WriteErrorSource, type WriteFailure } from './write-error-log.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -15,10 +15,7 @@ function failingStore(): WriteErrorSource<Failure> & { writeError: Failure | nul
 
 test('a failure episode is logged once with the directory, and its end once', async () => {
   const lines: string[] = [];
-  const logger = new Logger({
-    level: 'debug',
-    write: (l) => lines.push(l.replace(/^.*? [.*#-] /, '')),
-  });
+  const logger = recordingLogger(lines);
   const store = failingStore();
   const heard: string[] = [];
   store.log.onWriteError = (e) => heard.push(e.message);
@@ -50,10 +47,7 @@ test('a failure episode is logged once with the directory, and its end once', as
 
 test('the line names the segment file and the OS code when the device gives them', () => {
   const lines: string[] = [];
-  const logger = new Logger({
-    level: 'debug',
-    write: (l) => lines.push(l.replace(/^.*? [.*#-] /, '')),
-  });
+  const logger = recordingLogger(lines);
   const store: WriteErrorSource<WriteFailure> & { writeError: WriteFailure | null } = {
     writeError: null,
     log: { onWriteError: null },

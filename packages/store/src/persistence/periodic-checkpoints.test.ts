@@ -1,10 +1,17 @@
 import type { Keyspace } from '@strata/resp';
 import { afterEach, beforeEach, expect, test, vi } from 'vitest';
-import { parseSaveRules } from './config.js';
 import type { Databases } from './databases.js';
-import { Logger } from './logger.js';
-import { PeriodicCheckpoints } from './periodic-checkpoints.js';
+import { PeriodicCheckpoints, type SaveRule } from './periodic-checkpoints.js';
+import { SILENT_LOGGER } from './persistence-logger.js';
 import { SaveStatus } from './save-status.js';
+
+/** `save`'s pairs as Redis writes them (`3600 1 300 100`). */
+function rulesOf(pairs: string): SaveRule[] {
+  const n = pairs.split(' ').map(Number);
+  const rules: SaveRule[] = [];
+  for (let i = 0; i < n.length; i += 2) rules.push({ seconds: n[i]!, changes: n[i + 1]! });
+  return rules;
+}
 
 /**
  * Redis's save pairs, each a (seconds, changes) rule: a round checkpoints
@@ -40,8 +47,7 @@ function setup(rules: string): {
       changes = 0;
     },
   } as unknown as Databases;
-  const logger = new Logger({ level: 'warning', write: () => undefined });
-  const periodic = new PeriodicCheckpoints(keyspace, databases, parseSaveRules(rules), logger);
+  const periodic = new PeriodicCheckpoints(keyspace, databases, rulesOf(rules), SILENT_LOGGER);
   periodic.start();
   return { periodic, saved, set: (n) => (changes = n) };
 }

@@ -1,7 +1,7 @@
 import { DeviceClosedError, IoError, MemoryDevice } from '@strata/io';
 import { expect, test } from 'vitest';
+import { recordingLogger } from '../../test/support/recording-logger.js';
 import { ForwardingDevice } from './forwarding-device.js';
-import { Logger } from './logger.js';
 import { ReadErrorLogDevice } from './read-error-device.js';
 
 /** A memory device whose reads of segment 2 fail as a bad sector's do on a FileDevice. */
@@ -23,10 +23,7 @@ class BadSector extends ForwardingDevice {
 
 test('a failing read is logged once a minute with the segment file and the OS code; reads that work pass through', async () => {
   const lines: string[] = [];
-  const logger = new Logger({
-    level: 'debug',
-    write: (l) => lines.push(l.replace(/^.*? [.*#-] /, '')),
-  });
+  const logger = recordingLogger(lines);
   const inner = new BadSector(new MemoryDevice({ name: 'log', segmentSize: 1 << 16 }));
   await inner.write(0, new Uint8Array(4096).fill(9));
   let now = 1_000_000;

@@ -1,8 +1,14 @@
 import type { AppendOnlyFile } from '@strata/aof';
 import { FileCheckpointStore } from '@strata/hlog';
-import { StrataError, scanSegmentFiles } from '@strata/io';
-import type { MissingCheckpointPolicy } from './config.js';
-import type { ServerErrorCode } from './errors.js';
+import { scanSegmentFiles } from '@strata/io';
+import { StoreError } from '../store-error.js';
+
+/**
+ * What to do with a database the AOF cannot account for (strata-server's
+ * `aof-missing-checkpoint`): `refuse` to open, or `rebuild` its index from
+ * the log up to the checkpoint's end and replay the AOF on it.
+ */
+export type MissingCheckpointPolicy = 'refuse' | 'rebuild';
 
 /**
  * A database directory holds a log the AOF cannot account for: the
@@ -10,7 +16,7 @@ import type { ServerErrorCode } from './errors.js';
  * Starting would replay the AOF onto an empty database and overwrite the
  * log; Redis, too, refuses to start when its AOF base file is missing.
  */
-export class UnaccountedDataError extends StrataError<ServerErrorCode> {
+export class UnaccountedDataError extends StoreError {
   override name = 'UnaccountedDataError';
 
   constructor(message: string) {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { type Device, isStrataError } from '@strata/io';
 import { ForwardingDevice } from './forwarding-device.js';
-import type { Logger } from './logger.js';
+import type { PersistenceLogger } from './persistence-logger.js';
 
 /** A failure is logged again only after this long without it (per file and code). */
 const QUIET_MS = 60_000;
@@ -20,7 +20,7 @@ export class ReadErrorLogDevice extends ForwardingDevice {
     inner: Device,
     private readonly name_: string,
     private readonly dir: string,
-    private readonly logger: Logger,
+    private readonly logger: PersistenceLogger,
     private readonly now: () => number = Date.now,
   ) {
     super(inner);

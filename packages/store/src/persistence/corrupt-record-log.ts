@@ -1,6 +1,6 @@
 import type { DamageLog } from '@strata/hlog';
 import { printableKey } from '@strata/resp';
-import type { Logger } from './logger.js';
+import type { PersistenceLogger } from './persistence-logger.js';
 
 /** What the log of a damaged store needs of it (hlog's Store). */
 export interface DamageSource {
@@ -18,7 +18,7 @@ export function logCorruptRecords(
   store: DamageSource,
   name: string,
   dir: string,
-  logger: Logger,
+  logger: PersistenceLogger,
 ): void {
   const previous = store.damage.onCorrupt;
   store.damage.onCorrupt = (address, what, key) => {

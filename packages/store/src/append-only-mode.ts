@@ -1,0 +1,113 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { AppendOnlyFile, manifestName } from '@strata/aof';
+import { aofWriteErrorMessage, RespServer } from '@strata/resp';
+import type { Durability, SyncPolicy } from './durability.js';
+import { AofClock } from './persistence/aof-clock.js';
+import { aofCommandLog } from './persistence/aof-command-log.js';
+import { aofRefusedCommands } from './persistence/aof-refused-commands.js';
+import { replayAof } from './persistence/aof-replay.js';
+import { type DatabaseStoreOptions, Databases } from './persistence/databases.js';
+import { PeriodicCheckpoints } from './persistence/periodic-checkpoints.js';
+import { PeriodicCommits } from './persistence/periodic-commits.js';
+import type { PersistenceLogger } from './persistence/persistence-logger.js';
+import { aofFailureLine } from './persistence/write-error-log.js';
+
+/** strata-server's `appenddirname` and `appendfilename` defaults: one AOF for both. */
+export const AOF_DIR = 'appendonlydir';
+const AOF_FILE = 'appendonly.aof';
+
+/** How many databases strata-server has by default (SELECT 0-15): the AOF names them by index. */
+const DATABASES = 16;
+
+/** Commit points this often (strata-server's `commit-interval` default): they bound the AOF's replay. */
+const COMMIT_EVERY_MS = 1000;
+
+/** Whether `root` holds an append-only file (its manifest): strata-server's, or an earlier open's. */
+export function hasAppendOnlyFile(root: string): boolean {
+  return existsSync(join(root, AOF_DIR, manifestName(AOF_FILE)));
+}
+
+export interface AppendOnlyDatabases {
+  readonly server: RespServer;
+  readonly durability: Durability;
+}
+
+/**
+ * The databases with an append-only file, composed as strata-server
+ * composes them with `appendonly yes`: the same Databases (each opens at
+ * the checkpoint the AOF names, its log read up to a commit point), the
+ * AOF replayed before anything else runs, every write appended (synced as
+ * `sync` says: Redis's appendfsync), commit points each second, a
+ * checkpoint every `everyMs` that cuts the AOF, and the commands that
+ * would span two databases' AOF positions refused. So a directory strata-
+ * server wrote with its AOF opens here with the AOF's tail replayed, and
+ * one written here opens in strata-server with `--appendonly yes`.
+ */
+export async function openAppendOnly(
+  root: string,
+  store: DatabaseStoreOptions,
+  sync: SyncPolicy,
+  everyMs: number,
+  logger: PersistenceLogger,
+): Promise<AppendOnlyDatabases> {
+  const clock = new AofClock();
+  const databases = new Databases({
+    dir: root,
+    count: DATABASES,
+    store,
+    logger,
+    aofClock: clock.now,
+  });
+  let server: RespServer | null = null;
+  const aof = await AppendOnlyFile.open({
+    dir: join(root, AOF_DIR),
+    filename: AOF_FILE,
+    policy: sync,
+    logger: { warn: (m) => logger.warning(m) },
+    // Writes are refused (MISCONF) while the AOF cannot be written, as strata-server does.
+    onWriteStatus: (e) => {
+      if (e !== null) logger.warning(aofFailureLine(join(root, AOF_DIR), e));
+      server?.setWriteError(e === null ? null : aofWriteErrorMessage(e.message));
+    },
+  });
+  const resp: RespServer = new RespServer({
+    databases,
+    commandLog: aofCommandLog(
+      () => aof,
+      () => resp.keyspace,
+    ),
+    commands: aofRefusedCommands(() => true),
+  });
+  server = resp;
+  databases.useAof(aof);
+  try {
+    await replayAof(aof, { resp, databases, clock, logger });
+    await resp.start();
+  } catch (e) {
+    await resp.close().catch(() => undefined);
+    await aof.close().catch(() => undefined);
+    throw e;
+  }
+  const commits = new PeriodicCommits(resp.keyspace, databases, COMMIT_EVERY_MS, () => true);
+  // A checkpoint round each `everyMs` (whole seconds: the rounds tick each second) when anything changed.
+  const checkpoints = new PeriodicCheckpoints(
+    resp.keyspace,
+    databases,
+    everyMs > 0 ? [{ seconds: Math.max(1, Math.round(everyMs / 1000)), changes: 1 }] : [],
+    logger,
+  );
+  commits.start();
+  checkpoints.start();
+  return {
+    server: resp,
+    durability: {
+      checkpoint: () => checkpoints.run(true),
+      async stop() {
+        await checkpoints.stop();
+        await commits.stop();
+      },
+      closed: () => aof.close(),
+    },
+  };
+}

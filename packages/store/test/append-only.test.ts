@@ -1,0 +1,77 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { open, StoreError } from '../src/index.js';
+import { killed, runUntil, tempDir } from './support/child-writer.js';
+import { recordingLogger } from './support/recording-logger.js';
+
+/**
+ * `appendOnly`: the databases with strata-server's append-only file, as
+ * the server composes them (persistence/: the same Databases, replay and
+ * command log). A kill -9 of a writer loses nothing it was told was
+ * written; the next open finds the AOF by itself and replays it.
+ */
+describe('appendOnly', () => {
+  it('kill -9 after acknowledged writes: the next open replays the AOF and every write is there', async () => {
+    const dir = await tempDir('strata-aof-');
+    await killed(await runUntil('aof-write', dir, 'acked'));
+    expect(existsSync(join(dir, 'appendonlydir', 'appendonly.aof.manifest'))).toBe(true);
+    const lines: string[] = [];
+    // No appendOnly option: the directory's AOF is found and replayed.
+    const db = await open(dir, { logger: recordingLogger(lines) });
+    try {
+      const loaded = lines.find((l) => l.startsWith('DB loaded from append only file'));
+      const applied = Number(/: (\d+) commands applied/.exec(loaded ?? '')?.[1]);
+      expect(applied, lines.join('')).toBeGreaterThan(250);
+      expect(await db.get('s0')).toBeUndefined();
+      for (let i = 1; i < 200; i++) expect(await db.get(`s${i}`)).toBe(`v${i}`.repeat(30));
+      expect(await db.hgetall('h')).toEqual(
+        new Map([
+          ['f', '1'],
+          ['g', '2'],
+        ]),
+      );
+      expect(await db.get('n')).toBe('1');
+      expect(await db.lrange('l', 0, -1)).toEqual(['a', 'b']);
+      const ttl = await db.ttl('ttl');
+      expect(ttl).toBeGreaterThan(3_500_000);
+      for (let i = 0; i < 50; i++) expect(await db.get(`c${i}`)).toBe(`v${i}`);
+    } finally {
+      await db.close();
+    }
+  }, 60_000);
+
+  it('close checkpoints and cuts the AOF: the next open replays nothing', async () => {
+    const dir = await tempDir('strata-aof-');
+    const db = await open(dir, { appendOnly: true });
+    await db.set('k', 'v');
+    await db.rpush('l', 'x');
+    await db.close();
+    const lines: string[] = [];
+    const again = await open(dir, { logger: recordingLogger(lines) });
+    try {
+      expect(lines.join('')).toMatch(/DB loaded from append only file: 0 commands applied/);
+      expect(await again.get('k')).toBe('v');
+      expect(await again.lrange('l', 0, -1)).toEqual(['x']);
+    } finally {
+      await again.close();
+    }
+  });
+
+  it('refuses what would span two databases in the AOF (SWAPDB, MOVE), as strata-server does', async () => {
+    const dir = await tempDir('strata-aof-');
+    const db = await open(dir, { appendOnly: true });
+    try {
+      await db.set('k', 'v');
+      await expect(db.command('SWAPDB', '0', '1')).rejects.toThrow(
+        new StoreError('ERR_COMMAND', 'ERR SWAPDB is not supported while appendonly is yes'),
+      );
+      await expect(db.command('MOVE', 'k', '1')).rejects.toThrow(
+        /ERR MOVE is not supported while appendonly is yes/,
+      );
+      expect(await db.get('k')).toBe('v');
+    } finally {
+      await db.close();
+    }
+  });
+});
