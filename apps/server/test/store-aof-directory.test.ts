@@ -46,6 +46,7 @@ test('strata-server killed (-9) with its AOF: the store opens the directory and 
     lines.push(m);
   };
   const db = await open(dir.path, {
+    appendOnly: true,
     logger: { debug: keep, verbose: keep, notice: keep, warning: keep },
   });
   try {

@@ -20,9 +20,6 @@ const AOF_FILE = 'appendonly.aof';
 /** How many databases strata-server has by default (SELECT 0-15): the AOF names them by index. */
 const DATABASES = 16;
 
-/** Commit points this often (strata-server's `commit-interval` default): they bound the AOF's replay. */
-const COMMIT_EVERY_MS = 1000;
-
 /** Whether `root` holds an append-only file (its manifest): strata-server's, or an earlier open's. */
 export function hasAppendOnlyFile(root: string): boolean {
   return existsSync(join(root, AOF_DIR, manifestName(AOF_FILE)));
@@ -44,13 +41,22 @@ export interface AppendOnlyDatabases {
  * server wrote with its AOF opens here with the AOF's tail replayed, and
  * one written here opens in strata-server with `--appendonly yes`.
  */
+export interface AppendOnlyOptions {
+  /** The AOF's fsync policy. */
+  readonly sync: SyncPolicy;
+  /** A checkpoint round this often (whole seconds), for the databases that changed; 0: none. */
+  readonly checkpointEveryMs: number;
+  /** Commit points this often; 0: none. */
+  readonly commitEveryMs: number;
+  readonly logger: PersistenceLogger;
+}
+
 export async function openAppendOnly(
   root: string,
   store: DatabaseStoreOptions,
-  sync: SyncPolicy,
-  everyMs: number,
-  logger: PersistenceLogger,
+  options: AppendOnlyOptions,
 ): Promise<AppendOnlyDatabases> {
+  const { sync, checkpointEveryMs: everyMs, logger } = options;
   const clock = new AofClock();
   const databases = new Databases({
     dir: root,
@@ -85,11 +91,13 @@ export async function openAppendOnly(
     await replayAof(aof, { resp, databases, clock, logger });
     await resp.start();
   } catch (e) {
+    // A database replayed in part is not checkpointed on the way out: the AOF still has it all.
+    databases.checkpointOnClose = false;
     await resp.close().catch(() => undefined);
     await aof.close().catch(() => undefined);
     throw e;
   }
-  const commits = new PeriodicCommits(resp.keyspace, databases, COMMIT_EVERY_MS, () => true);
+  const commits = new PeriodicCommits(resp.keyspace, databases, options.commitEveryMs, () => true);
   // A checkpoint round each `everyMs` (whole seconds: the rounds tick each second) when anything changed.
   const checkpoints = new PeriodicCheckpoints(
     resp.keyspace,
@@ -102,7 +110,15 @@ export async function openAppendOnly(
   return {
     server: resp,
     durability: {
-      checkpoint: () => checkpoints.run(true),
+      // SAVE: every open database; a failure rejects (the periodic rounds only log theirs).
+      async checkpoint() {
+        const saves: Promise<void>[] = [];
+        for (let i = 0; i < resp.keyspace.count; i++) {
+          const s = resp.keyspace.get(i);
+          if (s !== undefined) saves.push(databases.save(i, s));
+        }
+        await Promise.all(saves);
+      },
       async stop() {
         await checkpoints.stop();
         await commits.stop();

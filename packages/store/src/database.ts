@@ -49,17 +49,26 @@ export interface OpenOptions<E extends ValueEncoding = 'utf8', K extends KeyEnco
   readonly pageSize?: number;
   /**
    * Writes go to an append-only file too (`<dir>/appendonlydir`, Redis 7's
-   * multi-part AOF), as strata-server with `--appendonly yes`: `sync` is
-   * its fsync policy, each database opens at the checkpoint the AOF names
-   * and the AOF replays what came after. Default: whether the directory
-   * holds one (so a strata-server directory with its AOF opens with the
-   * AOF's tail replayed). `false` over one ignores it, as strata-server
-   * with `appendonly no` does.
+   * multi-part AOF), as strata-server with `--appendonly yes` (the same
+   * code): `sync` is its fsync policy, each database opens at the
+   * checkpoint the AOF names and the AOF replays what came after. Default
+   * false; a directory that holds an AOF (strata-server's, or an earlier
+   * `appendOnly` open's) must say which: `true` replays it, `false` ignores
+   * it (as strata-server with `appendonly no`), and without either the open
+   * is refused (ERR_INVALID_ARGUMENT) rather than lose the AOF's tail.
    */
   readonly appendOnly?: boolean;
   /**
-   * Where the databases say what they did (opens, recoveries, checkpoints,
-   * failures). Default: warnings as process warnings, the rest dropped.
+   * With `appendOnly`: a commit point of each database that changed this
+   * often (ms; strata-server's `commit-interval`): the log up to it is read
+   * at recovery, so the AOF replays only what came after. Default 1000; 0:
+   * none (the AOF replays everything after the last checkpoint).
+   */
+  readonly commitEveryMs?: number;
+  /**
+   * With `appendOnly`: where the databases and the AOF say what they did
+   * (opens, recoveries, replays, checkpoints, failures), as strata-server
+   * logs it. Default: warnings as process warnings, the rest dropped.
    */
   readonly logger?: PersistenceLogger;
 }
@@ -207,14 +216,25 @@ export class Database<V = string, K extends KeyEncoding = 'utf8'> extends Comman
         memory: options.memory ?? 64 << 20,
         pageSize: options.pageSize ?? (await writtenPageSize(root)) ?? 1 << 16,
       };
-      if (options.appendOnly ?? hasAppendOnlyFile(root)) {
-        const opened = await openAppendOnly(
-          root,
-          store,
-          sync,
-          every,
-          options.logger ?? WARNINGS_ONLY,
+      if (options.appendOnly === undefined && hasAppendOnlyFile(root)) {
+        throw new StoreError(
+          'ERR_INVALID_ARGUMENT',
+          `${root} holds an append-only file (appendonlydir): open it with appendOnly: true ` +
+            'to replay it (what strata-server --appendonly yes wrote), or appendOnly: false to ' +
+            'ignore it; without the one the AOF names, writes after its checkpoint would be lost',
         );
+      }
+      if (options.appendOnly === true) {
+        const commitEvery = options.commitEveryMs ?? 1000;
+        if (!Number.isSafeInteger(commitEvery) || commitEvery < 0) {
+          throw new StoreError('ERR_INVALID_ARGUMENT', 'commitEveryMs must be a whole number >= 0');
+        }
+        const opened = await openAppendOnly(root, store, {
+          sync,
+          checkpointEveryMs: every,
+          commitEveryMs: commitEvery,
+          logger: options.logger ?? WARNINGS_ONLY,
+        });
         return new Database<ValueOf<E>, K>(
           opened.server,
           opened.durability,
@@ -329,7 +349,9 @@ export class Database<V = string, K extends KeyEncoding = 'utf8'> extends Comman
 
   /**
    * Runs `fn`'s commands as one transaction (MULTI .. EXEC on a client of its
-   * own): atomic in memory and on disk (no checkpoint holds part of it).
+   * own): atomic in memory and on disk (no checkpoint holds part of it;
+   * with `appendOnly` a checkpoint waits for its EXEC, up to the AOF's
+   * transaction wait, and the AOF replays it whole).
    * `fn` queues commands and must not await their results; the transaction
    * resolves to every command's result, in order (a command that failed as
    * it ran is a StoreError there; the others applied, as in Redis). A

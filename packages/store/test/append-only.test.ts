@@ -16,9 +16,13 @@ describe('appendOnly', () => {
     const dir = await tempDir('strata-aof-');
     await killed(await runUntil('aof-write', dir, 'acked'));
     expect(existsSync(join(dir, 'appendonlydir', 'appendonly.aof.manifest'))).toBe(true);
+    // Without appendOnly the directory's AOF is not ignored silently: the open is refused.
+    await expect(open(dir)).rejects.toMatchObject({
+      code: 'ERR_INVALID_ARGUMENT',
+      message: expect.stringContaining('holds an append-only file'),
+    });
     const lines: string[] = [];
-    // No appendOnly option: the directory's AOF is found and replayed.
-    const db = await open(dir, { logger: recordingLogger(lines) });
+    const db = await open(dir, { appendOnly: true, logger: recordingLogger(lines) });
     try {
       const loaded = lines.find((l) => l.startsWith('DB loaded from append only file'));
       const applied = Number(/: (\d+) commands applied/.exec(loaded ?? '')?.[1]);
@@ -41,14 +45,18 @@ describe('appendOnly', () => {
     }
   }, 60_000);
 
-  it('close checkpoints and cuts the AOF: the next open replays nothing', async () => {
+  it('checkpoint() and close checkpoint and cut the AOF: the next open replays nothing', async () => {
     const dir = await tempDir('strata-aof-');
-    const db = await open(dir, { appendOnly: true });
+    const said: string[] = [];
+    const db = await open(dir, { appendOnly: true, logger: recordingLogger(said) });
     await db.set('k', 'v');
+    await db.checkpoint();
+    expect(said.join('')).toMatch(/DB 0 saved on disk: checkpoint \d+/);
+    expect(said.join('')).toMatch(/AOF cut after DB 0's checkpoint/);
     await db.rpush('l', 'x');
     await db.close();
     const lines: string[] = [];
-    const again = await open(dir, { logger: recordingLogger(lines) });
+    const again = await open(dir, { appendOnly: true, logger: recordingLogger(lines) });
     try {
       expect(lines.join('')).toMatch(/DB loaded from append only file: 0 commands applied/);
       expect(await again.get('k')).toBe('v');

@@ -32,9 +32,14 @@ if (mode === 'write' || mode === 'write-sync-no') {
 
 if (mode === 'aof-write') {
   // With the append-only file (sync 'always': each write fsynced in the AOF
-  // before it resolves), a history across types, then killed within the
-  // first second: before any commit point, so the AOF replays all of it.
-  const db = await open(dir, { appendOnly: true, memory: 64 << 10, pageSize: 16 << 10 });
+  // before it resolves), a history across types, then killed. No commit
+  // point (commitEveryMs 0): the AOF replays all of it.
+  const db = await open(dir, {
+    appendOnly: true,
+    commitEveryMs: 0,
+    memory: 64 << 10,
+    pageSize: 16 << 10,
+  });
   for (let i = 0; i < 200; i++) await db.set(`s${i}`, `v${i}`.repeat(30));
   await db.hset('h', { f: '1', g: '2' });
   await db.transaction((tx) => {
