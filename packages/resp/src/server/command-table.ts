@@ -195,6 +195,13 @@ export interface CommandDefinition {
    * depends on (authentication, proto-max-bulk-len). GET: 2, SET: 3.
    */
   readonly parseAhead?: number;
+  /**
+   * One-time setup the command needs that Redis does at start (a script's
+   * Lua VM, made here at the first script): run before the command's clock
+   * starts, so SLOWLOG, LATENCY and INFO commandstats time the command as
+   * Redis does. True when it did work now.
+   */
+  readonly setup?: (c: Client) => boolean;
   /** Runs at once inside MULTI instead of being queued (Redis's EXEC, DISCARD, MULTI, WATCH, QUIT, RESET). */
   readonly runsInMulti?: boolean;
   /**
@@ -247,6 +254,8 @@ export class CommandSpec {
   /** From CommandDefinition.touch: 0 none, 1 unless NO-TOUCH, 2 always. */
   readonly touch: 0 | 1 | 2;
   readonly runsInMulti: boolean;
+  /** See CommandDefinition.setup. */
+  readonly setup: ((c: Client) => boolean) | null;
   readonly runsTransaction: boolean;
   readonly refusedOnWriteError: boolean;
   readonly allowedWhileSubscribed: boolean;
@@ -290,6 +299,7 @@ export class CommandSpec {
     this.argvFree = def.argvFree ?? false;
     this.touch = def.touch === 'none' ? 0 : def.touch === 'always' ? 2 : 1;
     this.runsInMulti = def.runsInMulti ?? false;
+    this.setup = def.setup ?? null;
     this.runsTransaction = def.runsTransaction ?? false;
     this.refusedOnWriteError = def.refusedOnWriteError ?? false;
     this.allowedWhileSubscribed = def.allowedWhileSubscribed ?? false;

@@ -333,6 +333,8 @@ export abstract class Dispatcher extends Connection {
       return this.holdPaused(argv);
     }
     if (this.multi !== null && !spec.runsInMulti) {
+      // Its one-time setup now, not in EXEC's time (nor the next command's).
+      if (spec.setup !== null && spec.setup(this.client)) this.clockMark = -1;
       this.multi.queue.push({ spec, argv });
       this.reply.simple('QUEUED');
       return undefined;
@@ -437,6 +439,8 @@ export abstract class Dispatcher extends Connection {
     // One clock read per command: back to back, a command starts where the one before ended
     // (its lookup and checks counted in it, as they are no other command's). Not the commands
     // this one calls (a script's, EXEC's): each of those starts when it starts.
+    // One-time setup that Redis does at start (the Lua VM) is not this command's time.
+    if (spec.setup !== null && spec.setup(this.client)) this.clockMark = -1;
     const started = this.clockMark >= 0 ? this.clockMark : performance.now();
     this.clockMark = -1;
     // Its lookups touch the keys' access clock as Redis's lookupKey decides;

@@ -3,7 +3,7 @@ import type { Client } from '../../server/client.js';
 import type { CommandDefinition, CommandResult } from '../../server/command-table.js';
 import { NO_KEYS } from '../shared/key-positions.js';
 import { splitNumkeys } from './numkeys.js';
-import { type CachedScript, scriptsSlot } from './script-cache.js';
+import { type CachedScript, evalVmSetup, scriptsSlot } from './script-cache.js';
 import { prepareRun } from './script-flags.js';
 import { parseShebang } from './shebang.js';
 
@@ -75,6 +75,7 @@ const evalMeta = {
   acl: ['scripting'],
   group: 'scripting',
   complexity: 'Depends on the script that is executed.',
+  setup: evalVmSetup,
 } as const;
 
 export const evalCommands: CommandDefinition[] = [

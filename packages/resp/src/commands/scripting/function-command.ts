@@ -7,7 +7,7 @@ import { helpReply } from '../shared/help-reply.js';
 import { NO_KEYS } from '../shared/key-positions.js';
 import type { FunctionLibraries, Library } from './function-libraries.js';
 import { killSubcommand } from './kill-subcommand.js';
-import { scriptsSlot } from './script-cache.js';
+import { functionsVmSetup, scriptsSlot } from './script-cache.js';
 
 const HELP = [
   'FUNCTION <subcommand> [<arg> [value] [opt] ...]. Subcommands are:',
@@ -109,6 +109,7 @@ export function functionCommand(libraries: ServerSlot<FunctionLibraries>): Comma
         tips: ['request_policy:all_shards', 'response_policy:all_succeeded'],
         complexity: 'O(1) (considering compilation time is redundant)',
         summary: 'Creates a library.',
+        setup: functionsVmSetup,
         handler(c, argv) {
           let replace = false;
           for (let i = 2; i < argv.length - 1; i++) {
@@ -213,6 +214,7 @@ export function functionCommand(libraries: ServerSlot<FunctionLibraries>): Comma
         tips: ['request_policy:all_shards', 'response_policy:all_succeeded'],
         complexity: 'O(N) where N is the number of functions on the payload',
         summary: 'Restores all libraries from a payload.',
+        setup: functionsVmSetup,
         handler(c, argv) {
           if (argv.length > 4) {
             throw syntax(

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { CommandError } from '../../errors.js';
+import type { Client } from '../../server/client.js';
 import type { ServerState } from '../../server/server-state.js';
 import { serverSlot } from '../family.js';
 import { readConfig } from '../server/config.js';
@@ -68,3 +69,15 @@ export const scriptsSlot = serverSlot('scripts', (server) => new Scripts(server)
 export function sha1(body: Uint8Array): string {
   return createHash('sha1').update(body).digest('hex');
 }
+
+/**
+ * The `setup` of the commands that need EVAL's VM (EVAL, EVALSHA, their
+ * _RO forms, SCRIPT LOAD): Redis makes its VM at start; here the first of
+ * them does, before its clock starts.
+ */
+export const evalVmSetup = (c: Client): boolean =>
+  c.server.state(scriptsSlot).engine.prepareEvalVm();
+
+/** The `setup` of FUNCTION LOAD and RESTORE: the functions' VM (see evalVmSetup). */
+export const functionsVmSetup = (c: Client): boolean =>
+  c.server.state(scriptsSlot).engine.prepareFunctionsVm();

@@ -3,7 +3,7 @@ import type { CommandDefinition } from '../../server/command-table.js';
 import { helpReply } from '../shared/help-reply.js';
 import { NO_KEYS } from '../shared/key-positions.js';
 import { killSubcommand } from './kill-subcommand.js';
-import { scriptsSlot } from './script-cache.js';
+import { evalVmSetup, scriptsSlot } from './script-cache.js';
 
 const HELP = [
   'SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:',
@@ -46,6 +46,7 @@ export const scriptCommand: CommandDefinition = {
       since: '2.6.0',
       complexity: 'O(N) with N being the length in bytes of the script body.',
       summary: 'Loads a server-side Lua script to the script cache.',
+      setup: evalVmSetup,
       handler(c, argv) {
         c.reply.bulk(c.server.state(scriptsSlot).load(argv[2]!).sha);
         return undefined;

@@ -131,6 +131,20 @@ export class ScriptEngine implements LuaHost {
     return this.libraryVm;
   }
 
+  /** Makes EVAL's VM now if there is none (a command's `setup`); true when it did. */
+  prepareEvalVm(): boolean {
+    if (this.evalVm !== null) return false;
+    this.evalVm = new LuaVm(this);
+    return true;
+  }
+
+  /** Makes the functions' VM now if there is none (a command's `setup`); true when it did. */
+  prepareFunctionsVm(): boolean {
+    if (this.libraryVm !== null) return false;
+    this.libraryVm = new LuaVm(this);
+    return true;
+  }
+
   /** SCRIPT FLUSH: the old VM's scripts and state are dropped with it; the next use makes a new one. */
   reset(): void {
     this.evalVm = null;
