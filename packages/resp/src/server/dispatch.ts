@@ -334,7 +334,7 @@ export abstract class Dispatcher extends Connection {
     }
     if (this.multi !== null && !spec.runsInMulti) {
       // Its one-time setup now, not in EXEC's time (nor the next command's).
-      if (spec.setup !== null && spec.setup(this.client)) this.clockMark = -1;
+      if (spec.setup?.(this.client)) this.clockMark = -1;
       this.multi.queue.push({ spec, argv });
       this.reply.simple('QUEUED');
       return undefined;
@@ -436,11 +436,11 @@ export abstract class Dispatcher extends Connection {
       this.feed(argv, performance.now());
     }
     this.errorMark = this.reply.errors;
+    // One-time setup that Redis does at start (the Lua VM) is not this command's time.
+    if (spec.setup?.(this.client)) this.clockMark = -1;
     // One clock read per command: back to back, a command starts where the one before ended
     // (its lookup and checks counted in it, as they are no other command's). Not the commands
     // this one calls (a script's, EXEC's): each of those starts when it starts.
-    // One-time setup that Redis does at start (the Lua VM) is not this command's time.
-    if (spec.setup !== null && spec.setup(this.client)) this.clockMark = -1;
     const started = this.clockMark >= 0 ? this.clockMark : performance.now();
     this.clockMark = -1;
     // Its lookups touch the keys' access clock as Redis's lookupKey decides;
