@@ -66,6 +66,23 @@ describe('appendOnly', () => {
     }
   });
 
+  it('appendOnly: false over a directory with an AOF ignores it, as strata-server with appendonly no', async () => {
+    const dir = await tempDir('strata-aof-');
+    const db = await open(dir, { appendOnly: true });
+    await db.set('k', 'with the AOF');
+    await db.close();
+    const plain = await open(dir, { appendOnly: false });
+    try {
+      expect(await plain.get('k')).toBe('with the AOF');
+      await plain.set('k', 'without it');
+      expect(await plain.command('SWAPDB', '0', '1')).toBe('OK');
+      expect(await plain.command('SWAPDB', '0', '1')).toBe('OK');
+      expect(await plain.get('k')).toBe('without it');
+    } finally {
+      await plain.close();
+    }
+  });
+
   it('refuses what would span two databases in the AOF (SWAPDB, MOVE), as strata-server does', async () => {
     const dir = await tempDir('strata-aof-');
     const db = await open(dir, { appendOnly: true });
