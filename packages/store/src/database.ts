@@ -81,6 +81,18 @@ const WARNINGS_ONLY: PersistenceLogger = {
   warning: (m) => process.emitWarning(m, { type: 'StrataWarning' }),
 };
 
+/** A timer's period in ms (0: none); at most what a Node timer takes (2^31 - 1). */
+function intervalOption(value: number | undefined, fallback: number, name: string): number {
+  const ms = value ?? fallback;
+  if (!Number.isSafeInteger(ms) || ms < 0 || ms > 0x7fffffff) {
+    throw new StoreError(
+      'ERR_INVALID_ARGUMENT',
+      `${name} must be a whole number from 0 to 2147483647`,
+    );
+  }
+  return ms;
+}
+
 /** The page size the databases in `root` were written with (their newest checkpoints), if any. */
 async function writtenPageSize(root: string): Promise<number | null> {
   const dirs = new DatabaseDirectories(root);
@@ -203,9 +215,11 @@ export class Database<V = string, K extends KeyEncoding = 'utf8'> extends Comman
     if (sync !== 'always' && sync !== 'everysec' && sync !== 'no') {
       throw new StoreError('ERR_INVALID_ARGUMENT', `sync must be 'always', 'everysec' or 'no'`);
     }
-    const every = options.checkpointEveryMs ?? 60_000;
-    if (!Number.isSafeInteger(every) || every < 0) {
-      throw new StoreError('ERR_INVALID_ARGUMENT', 'checkpointEveryMs must be a whole number >= 0');
+    const every = intervalOption(options.checkpointEveryMs, 60_000, 'checkpointEveryMs');
+    const commitEvery = intervalOption(options.commitEveryMs, 1000, 'commitEveryMs');
+    const appendOnly = options.appendOnly;
+    if (appendOnly !== undefined && typeof appendOnly !== 'boolean') {
+      throw new StoreError('ERR_INVALID_ARGUMENT', 'appendOnly must be true or false');
     }
     const root = resolve(dir);
     mkdirSync(root, { recursive: true });
@@ -216,7 +230,7 @@ export class Database<V = string, K extends KeyEncoding = 'utf8'> extends Comman
         memory: options.memory ?? 64 << 20,
         pageSize: options.pageSize ?? (await writtenPageSize(root)) ?? 1 << 16,
       };
-      if (options.appendOnly === undefined && hasAppendOnlyFile(root)) {
+      if (appendOnly === undefined && hasAppendOnlyFile(root)) {
         throw new StoreError(
           'ERR_INVALID_ARGUMENT',
           `${root} holds an append-only file (appendonlydir): open it with appendOnly: true ` +
@@ -224,11 +238,7 @@ export class Database<V = string, K extends KeyEncoding = 'utf8'> extends Comman
             'ignore it; without the one the AOF names, writes after its checkpoint would be lost',
         );
       }
-      if (options.appendOnly === true) {
-        const commitEvery = options.commitEveryMs ?? 1000;
-        if (!Number.isSafeInteger(commitEvery) || commitEvery < 0) {
-          throw new StoreError('ERR_INVALID_ARGUMENT', 'commitEveryMs must be a whole number >= 0');
-        }
+      if (appendOnly === true) {
         const opened = await openAppendOnly(root, store, {
           sync,
           checkpointEveryMs: every,

@@ -236,7 +236,14 @@ describe('durability and the directory', () => {
 
   it('options are checked', async () => {
     const dir = await tempDir();
-    for (const bad of [{ sync: 'sometimes' }, { checkpointEveryMs: -1 }, { keyEncoding: 'hex' }]) {
+    for (const bad of [
+      { sync: 'sometimes' },
+      { checkpointEveryMs: -1 },
+      { checkpointEveryMs: 2 ** 31 },
+      { commitEveryMs: 1.5 },
+      { appendOnly: 'yes' },
+      { keyEncoding: 'hex' },
+    ]) {
       await expect(open(dir, bad as OpenOptions)).rejects.toMatchObject({
         code: 'ERR_INVALID_ARGUMENT',
       });

@@ -333,8 +333,13 @@ export abstract class Dispatcher extends Connection {
       return this.holdPaused(argv);
     }
     if (this.multi !== null && !spec.runsInMulti) {
-      // Its one-time setup now, not in EXEC's time (nor the next command's).
-      if (spec.setup?.(this.client)) this.clockMark = -1;
+      // Its one-time setup now, not in EXEC's time (nor the next command's); a
+      // failure is left for the run under EXEC to meet and answer.
+      try {
+        if (spec.setup?.(this.client)) this.clockMark = -1;
+      } catch {
+        // (see above)
+      }
       this.multi.queue.push({ spec, argv });
       this.reply.simple('QUEUED');
       return undefined;
@@ -436,8 +441,16 @@ export abstract class Dispatcher extends Connection {
       this.feed(argv, performance.now());
     }
     this.errorMark = this.reply.errors;
-    // One-time setup that Redis does at start (the Lua VM) is not this command's time.
-    if (spec.setup?.(this.client)) this.clockMark = -1;
+    // One-time setup that Redis does at start (the Lua VM) is not this command's time;
+    // if it fails, the command answers that error as its handler's would be.
+    let setupError: unknown = null;
+    if (spec.setup !== null) {
+      try {
+        if (spec.setup(this.client)) this.clockMark = -1;
+      } catch (e) {
+        setupError = e;
+      }
+    }
     // One clock read per command: back to back, a command starts where the one before ended
     // (its lookup and checks counted in it, as they are no other command's). Not the commands
     // this one calls (a script's, EXEC's): each of those starts when it starts.
@@ -450,6 +463,7 @@ export abstract class Dispatcher extends Connection {
     access.command++;
     let result: CommandResult;
     try {
+      if (setupError !== null) throw setupError;
       result = spec.handler!(this.client, argv);
     } catch (e) {
       access.touching = false;

@@ -75,7 +75,6 @@ const evalMeta = {
   acl: ['scripting'],
   group: 'scripting',
   complexity: 'Depends on the script that is executed.',
-  setup: evalVmSetup,
 } as const;
 
 export const evalCommands: CommandDefinition[] = [
@@ -88,6 +87,8 @@ export const evalCommands: CommandDefinition[] = [
     since: '2.6.0',
     summary: 'Executes a server-side Lua script.',
     mayWriteWith: evalMayWrite,
+    // EVALSHA needs none: a cached script has its VM, an unknown one answers NOSCRIPT.
+    setup: evalVmSetup,
     handler: evalBody(false),
   },
   {
@@ -108,6 +109,7 @@ export const evalCommands: CommandDefinition[] = [
     keyFlags: ['RO', 'access'],
     since: '7.0.0',
     summary: 'Executes a read-only server-side Lua script.',
+    setup: evalVmSetup,
     handler: evalBody(true),
   },
   {

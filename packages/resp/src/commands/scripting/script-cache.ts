@@ -71,9 +71,9 @@ export function sha1(body: Uint8Array): string {
 }
 
 /**
- * The `setup` of the commands that need EVAL's VM (EVAL, EVALSHA, their
- * _RO forms, SCRIPT LOAD): Redis makes its VM at start; here the first of
- * them does, before its clock starts.
+ * The `setup` of the commands that make a script (EVAL, EVAL_RO, SCRIPT
+ * LOAD): Redis makes its VM at start; here the first of them does, before
+ * its clock starts.
  */
 export const evalVmSetup = (c: Client): boolean =>
   c.server.state(scriptsSlot).engine.prepareEvalVm();
