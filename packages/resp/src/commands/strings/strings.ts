@@ -12,6 +12,7 @@ import {
   type SetResult,
   type StoreCore,
   setRangeFunctions,
+  type ValueView,
 } from '@strata/hlog';
 import { INT64_MAX, INT64_MIN } from '@strata/io';
 import { multiGet } from '@strata/scan';
@@ -215,7 +216,6 @@ function upsertAndReply(
   const collections = c.collections;
   const head = (flags & (SetFlag.NX | SetFlag.GET)) === 0 ? invalidateHead(collections, key) : null;
   const v = c.store.upsert(key, value, expiresAt, flags);
-  const get = (flags & SetFlag.GET) !== 0;
   // A stream overwritten: with lazyfree-lazy-server-del no, the reply waits for its blocks.
   const freed = dropBlocksAfter(
     v.status === 'pending' ? v.pending : v,
@@ -225,57 +225,45 @@ function upsertAndReply(
     'lazyfree-lazy-server-del',
   );
   if (freed !== undefined) {
-    // Without GET or NX (a head is only dropped then): the old value is not read.
-    const written: Promise<SetResult> =
-      v.status === 'pending'
-        ? v.pending
-        : Promise.resolve(v.status === 'wrongType' ? v : { status: v.status, old: null });
-    return Promise.all([written, freed]).then(([r]) =>
-      setSettled(c, key, expiresAt, flags, created, r),
+    // Without GET or NX (a head is only dropped then): `old` is null, no view outlives this step.
+    return Promise.all([v.status === 'pending' ? v.pending : v, freed]).then(([r]) =>
+      setReply(c, key, expiresAt, flags, created, r.status, r.old),
     );
   }
   if (v.status === 'pending') {
-    return v.pending.then((r) => setSettled(c, key, expiresAt, flags, created, r));
+    return v.pending.then((r) => setReply(c, key, expiresAt, flags, created, r.status, r.old));
   }
-  if (v.status === 'wrongType') throw wrongTypeError();
-  if (v.status === 'ok') collections.invalidate(key);
-  // Read before an event: `old` is a view into the log.
-  const noOld = v.old === null;
-  if (get) {
-    const old = v.old;
-    if (old === null) {
-      keyMiss(c, key);
-      c.reply.null();
-    } else c.reply.bulkRange(old.bytes, old.offset, old.length);
-  }
-  if (v.status === 'ok') notifySet(c, key, expiresAt, flags, created, noOld);
-  if (get) return undefined;
-  if (v.status === 'ok') c.reply.simple('OK');
-  else c.reply.null();
+  setReply(c, key, expiresAt, flags, created, v.status, v.old);
   return undefined;
 }
 
-/** upsertAndReply's reply and events for a write that settled later (on the device, or after a stream's blocks). */
-function setSettled(
+/**
+ * upsertAndReply's reply and events, now or once the write settled (on the
+ * device, or after a stream's blocks): `old` (GET) is the previous value, a
+ * view into the log when the write ran now (written before any event).
+ */
+function setReply(
   c: Client,
   key: Buffer,
   expiresAt: number,
   flags: number,
   created: boolean,
-  r: SetResult,
+  status: SetResult['status'],
+  old: Buffer | ValueView | null,
 ): void {
-  if (r.status === 'wrongType') throw wrongTypeError();
+  if (status === 'wrongType') throw wrongTypeError();
   const get = (flags & SetFlag.GET) !== 0;
-  if (r.status === 'ok') c.collections.invalidate(key);
+  if (status === 'ok') c.collections.invalidate(key);
   if (get) {
-    if (r.old === null) {
+    if (old === null) {
       keyMiss(c, key);
       c.reply.null();
-    } else c.reply.bulk(r.old);
+    } else if (Buffer.isBuffer(old)) c.reply.bulk(old);
+    else c.reply.bulkRange(old.bytes, old.offset, old.length);
   }
-  if (r.status === 'ok') notifySet(c, key, expiresAt, flags, created, r.old === null);
+  if (status === 'ok') notifySet(c, key, expiresAt, flags, created, old === null);
   if (get) return;
-  if (r.status === 'ok') c.reply.simple('OK');
+  if (status === 'ok') c.reply.simple('OK');
   else c.reply.null();
 }
 
