@@ -10,7 +10,6 @@ import {
 import type { StoreCore } from '@strata/hlog';
 import type { DirLock } from '@strata/io';
 import {
-  aofWriteErrorMessage,
   BGSAVE_ERROR_MESSAGE,
   fileFunctionStore,
   RespServer,
@@ -19,12 +18,12 @@ import {
   AofClock,
   type AofLoaded,
   aofCommandLog,
-  aofFailureLine,
   aofRefusedCommands,
   Databases,
   PeriodicCheckpoints,
   PeriodicCommits,
   replayAof,
+  reportAofWriteStatus,
 } from '@strata/store';
 import { aofConfigValues, aofInfoLines } from './aof-info.js';
 
@@ -505,14 +504,9 @@ export class StrataServer {
    * before they run (MISCONF, Redis's wording without the path).
    */
   private aofWriteStatus(e: AofError | null): void {
-    const path = this.aof?.currentPath ?? 'appendonly.aof';
-    if (e === null) {
-      this.logger.warning(`AOF write error looks solved, Strata can write again (${path}).`);
-      this.resp.setWriteError(null);
-      return;
-    }
-    this.logger.warning(aofFailureLine(path, e));
-    this.resp.setWriteError(aofWriteErrorMessage(e.message));
+    reportAofWriteStatus(e, this.aof?.currentPath ?? 'appendonly.aof', this.logger, (m) =>
+      this.resp.setWriteError(m),
+    );
   }
 
   /**

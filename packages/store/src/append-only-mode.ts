@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppendOnlyFile, manifestName } from '@strata/aof';
-import { aofWriteErrorMessage, RespServer } from '@strata/resp';
+import { RespServer } from '@strata/resp';
 import type { Durability, SyncPolicy } from './durability.js';
 import { AofClock } from './persistence/aof-clock.js';
 import { aofCommandLog } from './persistence/aof-command-log.js';
@@ -11,7 +11,7 @@ import { type DatabaseStoreOptions, Databases } from './persistence/databases.js
 import { PeriodicCheckpoints } from './persistence/periodic-checkpoints.js';
 import { PeriodicCommits } from './persistence/periodic-commits.js';
 import type { PersistenceLogger } from './persistence/persistence-logger.js';
-import { aofFailureLine } from './persistence/write-error-log.js';
+import { reportAofWriteStatus } from './persistence/write-error-log.js';
 
 /** strata-server's `appenddirname` and `appendfilename` defaults: one AOF for both. */
 export const AOF_DIR = 'appendonlydir';
@@ -65,18 +65,6 @@ export async function openAppendOnly(
     logger,
     aofClock: clock.now,
   });
-  let server: RespServer | null = null;
-  const aof = await AppendOnlyFile.open({
-    dir: join(root, AOF_DIR),
-    filename: AOF_FILE,
-    policy: sync,
-    logger: { warn: (m) => logger.warning(m) },
-    // Writes are refused (MISCONF) while the AOF cannot be written, as strata-server does.
-    onWriteStatus: (e) => {
-      if (e !== null) logger.warning(aofFailureLine(join(root, AOF_DIR), e));
-      server?.setWriteError(e === null ? null : aofWriteErrorMessage(e.message));
-    },
-  });
   const resp: RespServer = new RespServer({
     databases,
     commandLog: aofCommandLog(
@@ -85,7 +73,15 @@ export async function openAppendOnly(
     ),
     commands: aofRefusedCommands(() => true),
   });
-  server = resp;
+  const aof = await AppendOnlyFile.open({
+    dir: join(root, AOF_DIR),
+    filename: AOF_FILE,
+    policy: sync,
+    logger: { warn: (m) => logger.warning(m) },
+    // Writes are refused (MISCONF) while the AOF cannot be written, as strata-server does.
+    onWriteStatus: (e) =>
+      reportAofWriteStatus(e, aof.currentPath, logger, (m) => resp.setWriteError(m)),
+  });
   databases.useAof(aof);
   try {
     await replayAof(aof, { resp, databases, clock, logger });

@@ -33,7 +33,7 @@ export {
   seconds,
 } from './persistence/persistence-logger.js';
 export { SaveStatus } from './persistence/save-status.js';
-export { aofFailureLine } from './persistence/write-error-log.js';
+export { reportAofWriteStatus } from './persistence/write-error-log.js';
 export { type Reply, ReplyMap } from './reply-value.js';
 export { type Served, type ServeOptions, serve } from './serve.js';
 export { StoreError, type StoreErrorCode } from './store-error.js';

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { AofError } from '@strata/aof';
+import { aofWriteErrorMessage } from '@strata/resp';
 import type { PersistenceLogger } from './persistence-logger.js';
 
 /** What a log line says of a failure: hlog's IoError carries the segment and the OS code. */
@@ -70,4 +71,25 @@ export function aofFailureLine(path: string, error: AofError): string {
     `${what}: ${error.message}${os}. ` +
     'Writes are refused (MISCONF) until it works again; retrying in the background.'
   );
+}
+
+/**
+ * An AOF's writes failed (`error`; once per episode: the writer reports
+ * changes of state, not each retry) or work again (null): logged, and
+ * meanwhile writes are refused before they run (MISCONF, Redis's wording
+ * without the path) through `setWriteError`.
+ */
+export function reportAofWriteStatus(
+  error: AofError | null,
+  path: string,
+  logger: PersistenceLogger,
+  setWriteError: (message: string | null) => void,
+): void {
+  if (error === null) {
+    logger.warning(`AOF write error looks solved, Strata can write again (${path}).`);
+    setWriteError(null);
+    return;
+  }
+  logger.warning(aofFailureLine(path, error));
+  setWriteError(aofWriteErrorMessage(error.message));
 }
