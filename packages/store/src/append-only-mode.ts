@@ -106,15 +106,8 @@ export async function openAppendOnly(
   return {
     server: resp,
     durability: {
-      // SAVE: every open database; a failure rejects (the periodic rounds only log theirs).
-      async checkpoint() {
-        const saves: Promise<void>[] = [];
-        for (let i = 0; i < resp.keyspace.count; i++) {
-          const s = resp.keyspace.get(i);
-          if (s !== undefined) saves.push(databases.save(i, s));
-        }
-        await Promise.all(saves);
-      },
+      // SAVE (Keyspace.saveAll, as the log-commit mode's): every open database; a failure rejects.
+      checkpoint: () => resp.keyspace.saveAll(),
       async stop() {
         await checkpoints.stop();
         await commits.stop();
