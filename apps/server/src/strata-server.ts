@@ -9,11 +9,7 @@ import {
 } from '@strata/aof';
 import type { StoreCore } from '@strata/hlog';
 import type { DirLock } from '@strata/io';
-import {
-  BGSAVE_ERROR_MESSAGE,
-  fileFunctionStore,
-  RespServer,
-} from '@strata/resp';
+import { BGSAVE_ERROR_MESSAGE, fileFunctionStore, RespServer } from '@strata/resp';
 import {
   AofClock,
   type AofLoaded,
