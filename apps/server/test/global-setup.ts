@@ -12,7 +12,8 @@ declare module 'vitest' {
 }
 
 /**
- * Builds src/cli.ts, with the @strata/* packages bundled from their
+ * Builds src/main.ts (the server; in dist/ cli.ts runs it with a code cache),
+ * with the @strata/* packages bundled from their
  * sources (the `@strata/source` condition), into a temporary directory:
  * the process tests run what the sources say now, with or without a
  * `pnpm build` before, and never touch dist/.
@@ -21,7 +22,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const root = resolve(import.meta.dirname, '..');
   const outDir = await mkdtemp(join(tmpdir(), 'strata-server-cli-'));
   await build({
-    entry: { cli: join(root, 'src/cli.ts') },
+    entry: { cli: join(root, 'src/main.ts') },
     outDir,
     format: ['esm'],
     target: 'node20',

@@ -122,8 +122,15 @@ export class ServerState {
   };
   /** Error replies by their first word (INFO errorstats: `errorstat_WRONGTYPE:count=3`). */
   readonly errorsByPrefix = new Map<string, number>();
-  /** INFO's run_id: 40 random hex characters, new for every server. */
-  readonly runId = randomBytes(20).toString('hex');
+  private runIdHex: string | null = null;
+  /**
+   * INFO's run_id: 40 random hex characters, new for every server (made at
+   * first use: the first randomBytes sets up crypto, ~2 ms of a start).
+   */
+  get runId(): string {
+    this.runIdHex ??= randomBytes(20).toString('hex');
+    return this.runIdHex;
+  }
   /** INFO's instantaneous rates and memory peak, sampled while the server listens. */
   readonly metrics = new InstantaneousMetrics(this.stats, () => untouchedLogBytes(this.keyspace));
   readonly idleClients = new IdleClients(this);
