@@ -13,6 +13,7 @@ import { DatabaseDirectories, type DatabaseProvider, describeSize } from '@strat
 import { checkAofCheckpoints, type MissingCheckpointPolicy } from './aof-checkpoint-guard.js';
 import { AofCheckpointStore } from './aof-checkpoint-store.js';
 import { ClippedDevice } from './clipped-device.js';
+import { commitDue, type Mark, markAfterCheckpoint, markOf } from './commit-marks.js';
 import { logCorruptRecords } from './corrupt-record-log.js';
 import { type PersistenceLogger, seconds } from './persistence-logger.js';
 import { ReadErrorLogDevice } from './read-error-device.js';
@@ -62,16 +63,6 @@ interface RecoveryDamage {
   unusableCheckpoints: number;
 }
 
-/** What a store has done, to tell whether it changed since its last checkpoint. */
-interface Mark {
-  /** The log's tail. */
-  tail: number;
-  /** Writes (upsert, delete, read-modify-write) so far. */
-  writes: number;
-  /** Every counter that moves when the log's content changes. */
-  counters: string;
-}
-
 /** An AOF file this large is rotated at a commit point (see Databases.commit). */
 const ROTATE_AT_COMMIT_BYTES = 64 * 1024 * 1024;
 
@@ -83,16 +74,6 @@ function swapEntries<V>(map: Map<number, V>, a: number, b: number): void {
   else map.set(a, vb);
   if (va === undefined) map.delete(b);
   else map.set(b, va);
-}
-
-function markOf(store: Store): Mark {
-  const s = store.stats();
-  const o = s.ops;
-  return {
-    tail: s.log.tail,
-    writes: o.writes ?? 0,
-    counters: `${o.writes}/${o.inPlace}/${o.copies}/${o.expired}`,
-  };
 }
 
 /**
@@ -464,10 +445,7 @@ export class Databases implements DatabaseProvider {
     const mark = markOf(store);
     const started = performance.now();
     const seq = await store.checkpoint();
-    // A checkpoint moves the tail itself (it seals the tail page): what it
-    // covers is the counters from before it and the tail after it. A write
-    // during the checkpoint moved the counters, so the next round sees it.
-    const after = { ...mark, tail: store.stats().log.tail };
+    const after = markAfterCheckpoint(mark, markOf(store));
     this.marks.set(index, after);
     this.commitMarks.set(index, after);
     logger.notice(
@@ -523,11 +501,12 @@ export class Databases implements DatabaseProvider {
    */
   commitDue(index: number, store: StoreCore): boolean {
     if (!(store instanceof Store)) return false;
-    const before = this.commitMarks.get(index);
-    const now = markOf(store);
-    if (before === undefined) return true;
-    if (this.aof !== null) return now.tail - before.tail >= store.log.pageSize / 4;
-    return before.tail !== now.tail || before.counters !== now.counters;
+    return commitDue(
+      this.commitMarks.get(index),
+      markOf(store),
+      this.aof !== null,
+      store.log.pageSize,
+    );
   }
 
   /**
