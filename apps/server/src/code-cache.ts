@@ -103,7 +103,11 @@ export interface CachedRun {
  * code cache in `cacheDir` (null: none).
  */
 export function runWithCodeCache(bundle: string, cacheDir: string | null): CachedRun {
-  const source = readFileSync(bundle, 'utf8');
+  // esbuild writes ASCII (it escapes every other character in strings,
+  // templates and names); the few other bytes are in comments, where
+  // reading them as Latin-1 changes nothing. Latin-1 is a copy; UTF-8 a
+  // decode (~3 ms of 1.8 MB).
+  const source = readFileSync(bundle, 'latin1');
   const file = cacheDir === null ? null : codeCacheFile(cacheDir, bundle, source);
   let cached: Buffer | null = null;
   let why: CompileReason = 'none';

@@ -27,6 +27,18 @@ export type {
   StoreStats,
 } from './store-options.js';
 
+/** A tail key whose state at the checkpoint is read from its chain (restoreCount). */
+interface ChainRead {
+  key: Buffer;
+  state: number;
+  firstPrevious: number;
+}
+
+/** Tail keys whose chain reads are sorted by address together (a bound on their copies: ~10 MB). */
+const CHAIN_READS_SORTED = 65536;
+/** Chain reads in flight at once (their batch reads: at most ~20 MB). */
+const CHAIN_READS_IN_FLIGHT = 4096;
+
 /**
  * The embedded store: StoreCore (sync core + async facade) plus opening with
  * recovery, checkpoints, close, the active expiry cycle and compaction.
@@ -178,6 +190,7 @@ export class Store extends StoreCore {
       return;
     }
     const begin = this.log.begin;
+    const reads: ChainRead[] = [];
     let cursor = 0;
     do {
       cursor = count.tail.forSome(cursor, 256, (key, state, firstPrevious) => {
@@ -187,17 +200,33 @@ export class Store extends StoreCore {
             ? K_ABSENT
             : K_UNRESOLVED;
         // A chain read keeps its key past this call: a copy of the view.
-        this.count.changed(
-          prev === K_UNRESOLVED ? Buffer.from(key) : key,
-          prev,
-          state,
-          firstPrevious,
-        );
+        if (prev === K_UNRESOLVED) reads.push({ key: Buffer.from(key), state, firstPrevious });
+        else this.count.changed(key, prev, state, firstPrevious);
       });
-      // A bounded number of chain reads in flight, however long the tail.
-      if (this.count.unresolved >= 256) await this.count.settle();
+      if (reads.length >= CHAIN_READS_SORTED) await this.readChains(reads);
     } while (cursor !== 0);
-    await this.count.settle();
+    await this.readChains(reads);
+  }
+
+  /**
+   * The chain reads of `reads` (emptied), in address order and a bounded
+   * number at a time. The tail's keys come in hash order, their old
+   * versions anywhere in the log: taken in that order each read was its
+   * own (105,000 overwritten keys: 105,000 reads, 1.3 s); sorted, the reads
+   * of one turn lie close together, and the count's batch reads each span
+   * of the log once for all of them (ResolutionBatch).
+   */
+  private async readChains(reads: ChainRead[]): Promise<void> {
+    reads.sort((a, b) => a.firstPrevious - b.firstPrevious);
+    for (let i = 0; i < reads.length; i += CHAIN_READS_IN_FLIGHT) {
+      const end = Math.min(reads.length, i + CHAIN_READS_IN_FLIGHT);
+      for (let j = i; j < end; j++) {
+        const r = reads[j]!;
+        this.count.changed(r.key, K_UNRESOLVED, r.state, r.firstPrevious);
+      }
+      await this.count.settle();
+    }
+    reads.length = 0;
   }
 
   /**

@@ -6,8 +6,20 @@ import type { RecordSpace } from './record-layout.js';
 import { expiresAtOf, flagsOf, RecordFlag } from './record-layout.js';
 import { K_EXPIRING, K_PLAIN, K_UNRESOLVED } from './step-codes.js';
 
-/** Finds the newest record of `key` on the chain from `start` on the device, or null. */
-export type ChainReader = (key: Buffer, start: number) => Promise<RecordSpace | null>;
+/**
+ * What the newest record of a key on a chain says of it: nothing there (no
+ * record, or a tombstone), a value without expiry, or one with an expiry.
+ */
+export type ChainState = 'absent' | 'plain' | 'expiring';
+
+/** The state of `key` at the newest of its records on the chain from `start` on the device. */
+export type ChainReader = (key: Buffer, start: number) => Promise<ChainState>;
+
+/** The state a record (or its absence) gives its key. */
+export function chainStateOf(space: RecordSpace | null, off: number): ChainState {
+  if (space === null || (flagsOf(space, off) & RecordFlag.TOMBSTONE) !== 0) return 'absent';
+  return expiresAtOf(space, off) === 0 ? 'plain' : 'expiring';
+}
 
 /** The live-key count as a checkpoint keeps it. */
 export interface KeyCountSnapshot {
@@ -146,11 +158,8 @@ export class KeyCount {
   private resolve(key: Uint8Array, start: number): void {
     const run: Promise<void> = this.readChain(Buffer.from(key), start)
       .then(
-        (space) => {
-          if (space === null) return;
-          if ((flagsOf(space, 0) & RecordFlag.TOMBSTONE) !== 0) return;
-          if (expiresAtOf(space, 0) !== 0) return;
-          this.addPlain(run, -1);
+        (state) => {
+          if (state === 'plain') this.addPlain(run, -1);
         },
         (e: unknown) => {
           // A damaged old version (reported by the read) counts as a key

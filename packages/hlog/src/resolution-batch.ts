@@ -1,9 +1,9 @@
 import type { CoreState } from './core-state.js';
+import { type ChainState, chainStateOf } from './key-count.js';
 import { readNewest } from './pending-driver.js';
 import { RecordCheck, verifyRecord } from './record-checksum.js';
 import {
   align8,
-  createRecordSpace,
   flagsOf,
   keyEquals,
   keyLengthOf,
@@ -22,7 +22,7 @@ const MAX_SPAN = 64 << 10;
 interface Wanted {
   key: Buffer;
   start: number;
-  resolve: (space: RecordSpace | null) => void;
+  resolve: (state: ChainState) => void;
   reject: (e: unknown) => void;
 }
 
@@ -32,8 +32,9 @@ interface Wanted {
  * page and address, and one device read covers every start within
  * `MAX_SPAN` of the group's first (all groups read at once, several in
  * flight). A record found whole in that read with the wanted key answers
- * at once; a chain that goes on (another key first) or a record that does
- * not fit the read continues with the ordinary per-key walk.
+ * at once, read where it lies (the count wants its state, not a copy); a
+ * chain that goes on (another key first) or a record that does not fit the
+ * read continues with the ordinary per-key walk.
  */
 export class ResolutionBatch {
   private wanted: Wanted[] = [];
@@ -41,7 +42,7 @@ export class ResolutionBatch {
 
   constructor(private readonly c: CoreState) {}
 
-  read(key: Buffer, start: number): Promise<RecordSpace | null> {
+  read(key: Buffer, start: number): Promise<ChainState> {
     return new Promise((resolve, reject) => {
       this.wanted.push({ key, start, resolve, reject });
       if (!this.scheduled) {
@@ -93,38 +94,33 @@ export class ResolutionBatch {
       return;
     }
     for (const w of group) {
-      const space = recordIn(buf, w.start - lo, n);
-      if (space === null) {
+      const off = w.start - lo;
+      if (!wholeIn(buf, off, n)) {
         this.walk(w, w.start);
       } else if (
-        (flagsOf(space, 0) & RecordFlag.INVALID) === 0 &&
-        keyEquals(space.bytes, keyOffsetOf(space, 0), keyLengthOf(space, 0), w.key)
+        (flagsOf(buf, off) & RecordFlag.INVALID) === 0 &&
+        keyEquals(buf.bytes, keyOffsetOf(buf, off), keyLengthOf(buf, off), w.key)
       ) {
-        w.resolve(space);
+        w.resolve(chainStateOf(buf, off));
       } else {
-        const prev = previousAddress(space, 0);
-        if (prev === 0 || prev < c.log.begin) w.resolve(null);
+        const prev = previousAddress(buf, off);
+        if (prev === 0 || prev < c.log.begin) w.resolve('absent');
         else this.walk(w, prev);
       }
     }
   }
 
   private walk(w: Wanted, from: number): void {
-    readNewest(this.c, w.key, from).then(w.resolve, w.reject);
+    readNewest(this.c, w.key, from).then((space) => w.resolve(chainStateOf(space, 0)), w.reject);
   }
 }
 
 /**
- * The record at `off` of `buf` (`n` bytes read) copied into a space of its
- * own, or null when it is not whole there or does not verify (its checksum;
- * one without is left to the per-key read too, which checks it through its
- * page and fails on a corrupt one, naming the key).
+ * Whether the record at `off` of `buf` (`n` bytes read) is whole there and
+ * verifies (its checksum; one without is left to the per-key read, which
+ * checks it through its page and fails on a corrupt one, naming the key).
  */
-function recordIn(buf: RecordSpace, off: number, n: number): RecordSpace | null {
-  if (verifyRecord(buf, off, n - off) !== RecordCheck.OK) return null;
-  const used = align8(usedSize(buf, off));
-  if (used > n - off) return null;
-  const space = createRecordSpace(used);
-  space.bytes.set(buf.bytes.subarray(off, off + used));
-  return space;
+function wholeIn(buf: RecordSpace, off: number, n: number): boolean {
+  if (verifyRecord(buf, off, n - off) !== RecordCheck.OK) return false;
+  return align8(usedSize(buf, off)) <= n - off;
 }
