@@ -2,7 +2,11 @@ import { writeFileSync } from 'node:fs';
 import { replyEnd, visitReply } from '@strata/protocol';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createCommandTable } from '../../src/commands/index.js';
-import type { DocValue, RecordedDocs } from '../../src/commands/server/redis-docs.js';
+import {
+  type DocValue,
+  encodeRecordedDocs,
+  type RecordedDocs,
+} from '../../src/commands/server/redis-docs.js';
 import { RawClient, startServer, type TestServer } from '../support/test-server.js';
 import { hasRedisServer, startRedis } from './compat-runner.js';
 
@@ -171,7 +175,7 @@ describe.skipIf(!hasRedisServer())('COMMAND DOCS is redis-server 7.0.15s', () =>
     const out: Record<string, [string, DocValue][]> = {};
     extrasOf(docs, out, new Set(strataNames()));
     const sorted = Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : 1)));
-    writeFileSync(DATA, `${JSON.stringify(sorted satisfies RecordedDocs)}\n`);
+    writeFileSync(DATA, `${JSON.stringify(encodeRecordedDocs(sorted satisfies RecordedDocs))}\n`);
   });
 
   for (const protocol of [2, 3] as const) {
