@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir, tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { Script } from 'node:vm';
 import { crc32 } from 'node:zlib';
 
@@ -39,7 +39,8 @@ const HEADER_BYTES = MAGIC.length + 8;
 export function codeCacheDir(env: NodeJS.ProcessEnv = process.env): string | null {
   const named = env.STRATA_CODE_CACHE;
   if (named === 'off') return null;
-  if (named !== undefined && named !== '') return named;
+  // Resolved now: a daemon changes its directory after the start.
+  if (named !== undefined && named !== '') return resolve(named);
   if (env.XDG_CACHE_HOME !== undefined && env.XDG_CACHE_HOME !== '') {
     return join(env.XDG_CACHE_HOME, 'strata');
   }
