@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { cliConfig } from '@strata/tsup-preset';
 import { defineConfig, type Options } from 'tsup';
 
@@ -25,7 +26,10 @@ export default defineConfig([
   {
     ...common,
     entry: {
-      'rebuild-worker': createRequire(import.meta.url).resolve('@strata/hlog/rebuild-worker'),
+      'rebuild-worker': join(
+        dirname(createRequire(import.meta.url).resolve('@strata/hlog/package.json')),
+        'dist/rebuild-worker.js',
+      ),
     },
     format: ['esm'],
     clean: ['rebuild-worker.js', 'rebuild-worker.js.map'],
