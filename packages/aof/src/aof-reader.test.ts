@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { encodeCommand } from '@strata/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../test/support.js';
@@ -167,5 +168,106 @@ describe('readAofFile', () => {
       offset: file.length,
       reason: 'unwritten blocks before the end',
     });
+  });
+});
+
+describe('readAofFile passOver', () => {
+  /** A file with `#CRC:` lines as the writer puts them, over SELECTs, a transaction and a FLUSHALL. */
+  function withChecksums(records: Buffer[]): Buffer {
+    const out: Buffer[] = [];
+    let crc = 0;
+    records.forEach((r, i) => {
+      out.push(r);
+      crc = crc32(r, crc);
+      // As the writer: never between a SELECT and its command.
+      if (i === 1 || i === 5 || i === 9) {
+        out.push(Buffer.from(`#CRC:${crc}\r\n`));
+        crc = 0;
+      }
+    });
+    return Buffer.concat(out);
+  }
+  const records = [
+    encodeCommand(['SET', 'a', '1']),
+    encodeCommand(['set', 'b', '2']),
+    encodeCommand(['SELECT', '1']),
+    encodeCommand(['SET', 'c', '3']),
+    encodeCommand(['MULTI']),
+    encodeCommand(['SET', 'd', '4']),
+    encodeCommand(['EXEC']),
+    encodeCommand(['SELECT', '0']),
+    encodeCommand(['flushall']),
+    encodeCommand(['SET', 'e', '5']),
+    encodeCommand(['SET', 'f', '6']),
+  ];
+  const bytes = withChecksums(records);
+
+  async function readPassing(
+    buf: Buffer,
+    before: (db: number, offset: number) => boolean,
+    slice: number,
+  ) {
+    const path = join(dir, `p${Math.random()}.aof`);
+    await writeFile(path, buf);
+    const h = await nodeFileSystem.open(path, 'never');
+    const seen: string[] = [];
+    const passed: string[] = [];
+    try {
+      const r = await readAofFile(h, {
+        sliceBytes: slice,
+        passOver: { before, onPassed: (db, offset) => passed.push(`${db}@${offset}`) },
+        onCommand: (db, argv, offset) => {
+          seen.push(`${db}@${offset}:${argv.map((a) => a.toString()).join(' ')}`);
+        },
+      });
+      return { r, seen, passed };
+    } finally {
+      await h.close();
+    }
+  }
+
+  it('passes over what the caller will not apply, never SELECT, MULTI .. EXEC or FLUSHALL, at the same offsets', async () => {
+    const all = await read(bytes);
+    for (const slice of [16, 64, 1 << 20]) {
+      const { r, seen, passed } = await readPassing(bytes, () => true, slice);
+      expect(r.commands).toBe(all.commands);
+      expect(r.checkedBytes).toBe(all.checkedBytes);
+      // Kept: the transaction's three and FLUSHALL; the rest passed over, at their offsets.
+      expect(seen.map((s) => s.split(':')[1])).toEqual(['MULTI', 'SET d 4', 'EXEC', 'flushall']);
+      const byOffset = (list: string[]) => list.map((s) => s.split(':')[0]).sort();
+      expect(byOffset([...seen, ...passed])).toEqual(byOffset(all.seen));
+      expect(passed).toHaveLength(5);
+    }
+    // Passing over only database 0's first two.
+    const { seen } = await readPassing(bytes, (db, offset) => db === 0 && offset < 40, 1 << 20);
+    expect(seen[0]).toMatch(/^1@\d+:SET c 3$/);
+  });
+
+  it('still checks the bytes of what it passes over: a changed byte there fails its #CRC line', async () => {
+    const damaged = Buffer.from(bytes);
+    // The value of `SET b 2` (passed over) changed, still a valid record.
+    const at = bytes.indexOf('$1\r\n2\r\n') + 4;
+    damaged[at] = '9'.charCodeAt(0);
+    await expect(readPassing(damaged, () => true, 1 << 20)).rejects.toMatchObject({
+      code: 'ERR_AOF_CORRUPT',
+    });
+  });
+});
+
+describe('readAofFile slices', () => {
+  it('a record longer than the room ahead of a slice, across several slices, reads whole', async () => {
+    const big = 'v'.repeat(300_000);
+    const bytes = Buffer.concat([
+      encodeCommand(['SET', 'a', '1']),
+      encodeCommand(['APPEND', 'big', big]),
+      encodeCommand(['SET', 'b', '2']),
+    ]);
+    for (const slice of [1000, 64 << 10, 100_000, 1 << 20]) {
+      const r = await read(bytes, slice);
+      expect(r.commands).toBe(3);
+      expect(r.torn).toBeNull();
+      expect(r.seen[1]).toBe(`0@${encodeCommand(['SET', 'a', '1']).length}:APPEND big ${big}`);
+      expect(r.seen[2]).toMatch(/:SET b 2$/);
+    }
   });
 });

@@ -1,5 +1,10 @@
 import { crc32 } from 'node:zlib';
-import { parseCommandRecord } from '@strata/protocol';
+import {
+  type CommandSpan,
+  commandRecordEnd,
+  parseCommandRecord,
+  RECORD_INCOMPLETE,
+} from '@strata/protocol';
 import { CRC_LABEL } from './aof-writer.js';
 import { AofError } from './errors.js';
 import type { AofFileHandle } from './file-system.js';
@@ -19,6 +24,18 @@ export interface ReadAofOptions {
   sliceBytes?: number;
   /** Database in effect at the start of the file. Default 0. */
   db?: number;
+  /**
+   * Commands the caller will not apply, passed over without making their
+   * arguments: `before` says whether the command of `db` at `offset` is one
+   * (a replay that resumes past it), `onPassed` hears each instead of
+   * `onCommand`. Their bytes are checksummed all the same. Never passed
+   * over: SELECT, MULTI, EXEC and FLUSHALL (their meaning reaches past
+   * their own record and database), nor anything inside MULTI .. EXEC.
+   */
+  passOver?: {
+    before(db: number, offset: number): boolean;
+    onPassed(db: number, offset: number): void;
+  };
 }
 
 export interface ReadAofResult {
@@ -35,6 +52,49 @@ export interface ReadAofResult {
 }
 
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Room ahead of each slice read for the end of the record the slice before ended inside. */
+const SLICE_ROOM = 64 << 10;
+
+interface Slice {
+  /** SLICE_ROOM bytes of room, then the bytes read. */
+  bytes: Buffer;
+  got: number;
+  want: number;
+}
+
+/**
+ * Reads up to `slice` bytes at `at` (fewer at the file's end) after
+ * SLICE_ROOM bytes of room. A read still in flight when the reader stops
+ * (a torn end, damage) is not awaited: its failure is not unhandled.
+ */
+function readSlice(
+  handle: AofFileHandle,
+  at: number,
+  slice: number,
+  fileBytes: number,
+): Promise<Slice> {
+  const p = readSliceNow(handle, at, slice, fileBytes);
+  p.catch(() => undefined);
+  return p;
+}
+
+async function readSliceNow(
+  handle: AofFileHandle,
+  at: number,
+  slice: number,
+  fileBytes: number,
+): Promise<Slice> {
+  const want = Math.min(slice, fileBytes - at);
+  const bytes = Buffer.allocUnsafe(SLICE_ROOM + want);
+  let got = 0;
+  while (got < want) {
+    const n = await handle.read(bytes.subarray(SLICE_ROOM + got), at + got);
+    if (n <= 0) break;
+    got += n;
+  }
+  return { bytes, got, want };
+}
 
 /**
  * Reads one AOF file in slices: each complete record goes to `onCommand`
@@ -62,22 +122,54 @@ export async function readAofFile(
   /** crc32 of the records since the last `#CRC:` line, and where they start. */
   let crc = 0;
   let checkedBytes = 0;
-  while (readAt < fileBytes) {
-    const want = Math.min(slice, fileBytes - readAt);
-    const chunk = Buffer.allocUnsafe(want);
-    let got = 0;
-    while (got < want) {
-      const n = await handle.read(chunk.subarray(got), readAt + got);
-      if (n <= 0) break;
-      got += n;
-    }
+  const passOver = options.passOver;
+  const span: CommandSpan = { argc: 0, nameStart: 0, nameEnd: 0 };
+  /** Between a MULTI and its EXEC (nothing there is passed over). */
+  let inTransaction = false;
+  // Each slice is read while the one before is parsed, into a buffer with
+  // room ahead of it for the record that slice ends inside (so the two join
+  // without copying the slice; a record longer than the room is joined by
+  // a copy).
+  let reading: Promise<Slice> | null =
+    readAt < fileBytes ? readSlice(handle, readAt, slice, fileBytes) : null;
+  while (reading !== null) {
+    const { bytes: chunk, got, want } = await reading;
     readAt += got;
-    const buf =
-      carry.length === 0 ? chunk.subarray(0, got) : Buffer.concat([carry, chunk.subarray(0, got)]);
+    reading =
+      got === want && readAt < fileBytes ? readSlice(handle, readAt, slice, fileBytes) : null;
+    let buf: Buffer;
+    if (carry.length === 0) buf = chunk.subarray(SLICE_ROOM, SLICE_ROOM + got);
+    else if (carry.length <= SLICE_ROOM) {
+      carry.copy(chunk, SLICE_ROOM - carry.length);
+      buf = chunk.subarray(SLICE_ROOM - carry.length, SLICE_ROOM + got);
+    } else buf = Buffer.concat([carry, chunk.subarray(SLICE_ROOM, SLICE_ROOM + got)]);
     let pos = 0;
     /** Start of the SELECT before the current command, so positions include it. */
     let recordStart = -1;
+    /** Start of the run of records passed over up to `pos`, not yet summed (-1: none). */
+    let passedFrom = -1;
+    const sumPassed = () => {
+      if (passedFrom < 0) return;
+      crc = crc32(buf.subarray(passedFrom, pos), crc);
+      passedFrom = -1;
+    };
     for (;;) {
+      if (passOver !== undefined && !inTransaction) {
+        const end = commandRecordEnd(buf, pos, span);
+        if (end === RECORD_INCOMPLETE) break;
+        if (end >= 0 && !keptName(buf, span)) {
+          const offset = base + (recordStart >= 0 ? recordStart : pos);
+          if (passOver.before(db, offset)) {
+            if (passedFrom < 0) passedFrom = recordStart >= 0 ? recordStart : pos;
+            passOver.onPassed(db, offset);
+            commands++;
+            recordStart = -1;
+            pos = end;
+            continue;
+          }
+        }
+      }
+      sumPassed();
       const r = parseCommandRecord(buf, pos);
       if (r.kind === 'incomplete') break;
       if (r.kind === 'invalid') {
@@ -150,6 +242,8 @@ export async function readAofFile(
         pos = r.end;
         continue;
       }
+      if (isNamed(argv, 'MULTI')) inTransaction = true;
+      else if (isNamed(argv, 'EXEC')) inTransaction = false;
       crc = crc32(buf.subarray(recordStart >= 0 ? recordStart : pos, r.end), crc);
       const p = options.onCommand(db, argv, base + (recordStart >= 0 ? recordStart : pos));
       if (p !== undefined) await p;
@@ -157,10 +251,15 @@ export async function readAofFile(
       recordStart = -1;
       pos = r.end;
     }
+    sumPassed();
     const keepFrom = recordStart >= 0 ? recordStart : pos;
     carry = buf.subarray(keepFrom);
     base += keepFrom;
-    if (got < want) break;
+    if (got < want) {
+      // The file ended early (cut while read): nothing more to read.
+      reading = null;
+      break;
+    }
     await yieldToLoop();
   }
   if (carry.length > 0) {
@@ -187,6 +286,26 @@ function checksumOf(text: Buffer): number | null {
   const n = Number(text.subarray(CRC_LABEL.length).toString('latin1'));
   // Not a number: the line was damaged; a sum no crc32 has fails the check.
   return Number.isInteger(n) ? n : -1;
+}
+
+/** Commands never passed over (see ReadAofOptions.passOver). */
+const KEPT = ['SELECT', 'MULTI', 'EXEC', 'FLUSHALL'].map((n) => Buffer.from(n));
+
+function keptName(buf: Buffer, span: CommandSpan): boolean {
+  const length = span.nameEnd - span.nameStart;
+  for (const name of KEPT) {
+    if (name.length !== length) continue;
+    let i = 0;
+    // ASCII letters: upper-cased by clearing bit 5.
+    while (i < length && (buf[span.nameStart + i]! & 0xdf) === name[i]) i++;
+    if (i === length) return true;
+  }
+  return false;
+}
+
+function isNamed(argv: Buffer[], upper: string): boolean {
+  const a = argv[0]!;
+  return a.length === upper.length && a.toString('latin1').toUpperCase() === upper;
 }
 
 function isSelect(argv: Buffer[]): boolean {

@@ -283,9 +283,11 @@ export class AppendOnlyFile {
     type At = { file: number; offset: number };
     /** The time stamp in effect (the last `#MS:` read, across files). */
     let time: number | undefined;
-    const before = (db: number, at: At) => {
+    const before = (db: number, at: At) => beforeStart(db, at.file, at.offset);
+    /** Whether the command of `db` at `offset` of `file` is before where `db` starts. */
+    const beforeStart = (db: number, file: number, offset: number) => {
       const from = starts.get(db);
-      return from !== undefined && comparePositions(at, from) < 0;
+      return from !== undefined && (file !== from.file ? file < from.file : offset < from.offset);
     };
     // FLUSHALL empties every database, but a database whose checkpoint
     // came after it already holds what was written since: it becomes a
@@ -371,6 +373,15 @@ export class AppendOnlyFile {
       }
       try {
         crcEnds = [0];
+        /** The last command of `db` read (cut() tells idle databases by it). */
+        const noteLast = (db: number, offset: number) => {
+          const lastCmd = this.lastCommand.get(db);
+          if (lastCmd === undefined) this.lastCommand.set(db, { file, offset });
+          else {
+            lastCmd.file = file;
+            lastCmd.offset = offset;
+          }
+        };
         const r = await readAofFile(h, {
           onChecked: (end) => {
             // Kept back to the open transaction's start: a revert cuts there.
@@ -382,13 +393,19 @@ export class AppendOnlyFile {
             const t = annotationTime(text);
             if (t !== undefined) time = t;
           },
+          // The commands before a database's start (its checkpoint's or
+          // commit point's position) are only counted: read without their
+          // arguments (a replay after a commit point passes over most of
+          // the file).
+          passOver: {
+            before: (db, offset) => tx === null && beforeStart(db, file, offset),
+            onPassed: (db, offset) => {
+              noteLast(db, offset);
+              result.skipped++;
+            },
+          },
           onCommand: (db, argv, offset) => {
-            const lastCmd = this.lastCommand.get(db);
-            if (lastCmd === undefined) this.lastCommand.set(db, { file, offset });
-            else {
-              lastCmd.file = file;
-              lastCmd.offset = offset;
-            }
+            noteLast(db, offset);
             const at = { file, offset };
             if (tx === null && isCommand(argv, 'MULTI')) {
               tx = [{ db, argv, at, time }];

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { parseCommandRecord } from './command-record.js';
+import {
+  type CommandSpan,
+  commandRecordEnd,
+  parseCommandRecord,
+  RECORD_INCOMPLETE,
+  RECORD_OTHER,
+} from './command-record.js';
 import { CommandEncoder, encodeCommand } from './encode-command.js';
 
 describe('CommandEncoder / parseCommandRecord', () => {
@@ -61,5 +67,54 @@ describe('CommandEncoder / parseCommandRecord', () => {
     expect(e.tail(n).toString()).toBe('*1\r\n$2\r\nBB\r\n');
     expect(e.tail(0).length).toBe(0);
     expect(e.take().toString()).toBe('*1\r\n$1\r\nA\r\n*1\r\n$2\r\nBB\r\n');
+  });
+});
+
+describe('commandRecordEnd', () => {
+  /** What parseCommandRecord says, in commandRecordEnd's terms. */
+  function expected(buf: Buffer, pos: number): { end: number; name?: string; argc?: number } {
+    // An annotation, whole or not, is for parseCommandRecord to read.
+    if (buf[pos] === 35 /* # */) return { end: RECORD_OTHER };
+    const r = parseCommandRecord(buf, pos);
+    if (r.kind === 'incomplete') return { end: RECORD_INCOMPLETE };
+    if (r.kind !== 'command') return { end: RECORD_OTHER };
+    return { end: r.end, name: r.argv[0]!.toString('latin1'), argc: r.argv.length };
+  }
+  function actual(buf: Buffer, pos: number): { end: number; name?: string; argc?: number } {
+    const span: CommandSpan = { argc: 0, nameStart: 0, nameEnd: 0 };
+    const end = commandRecordEnd(buf, pos, span);
+    if (end < 0) return { end };
+    return { end, name: buf.toString('latin1', span.nameStart, span.nameEnd), argc: span.argc };
+  }
+
+  it('agrees with parseCommandRecord on every prefix of records and annotations', () => {
+    const all = Buffer.concat([
+      encodeCommand(['SET', 'k', 'hello']),
+      Buffer.from('#MS:1700000000000\r\n'),
+      encodeCommand(['SELECT', '3']),
+      encodeCommand(['RPUSH', 'list', ...Array.from({ length: 12 }, (_, i) => `v${i}`)]),
+      encodeCommand(['DEL', '']),
+    ]);
+    for (let cut = 0; cut <= all.length; cut++) {
+      const buf = all.subarray(0, cut);
+      for (let pos = 0; pos <= cut; pos++)
+        expect(actual(buf, pos), `${cut}/${pos}`).toEqual(expected(buf, pos));
+    }
+  });
+
+  it('agrees with parseCommandRecord on damaged bytes (any byte of a record changed)', () => {
+    const record = encodeCommand(['HSET', 'hash', 'field', 'a value of some length']);
+    for (let at = 0; at < record.length; at++) {
+      for (const b of [0, 10, 13, 36, 42, 48, 57, 0x7f, 0xff]) {
+        const buf = Buffer.from(record);
+        buf[at] = b;
+        expect(actual(buf, 0), `byte ${at} = ${b}`).toEqual(expected(buf, 0));
+      }
+    }
+    // Lengths past the limits, and an empty command.
+    for (const text of ['*0\r\n', '*-1\r\n', '*9999999999999\r\n', '*1\r\n$999999999999\r\n']) {
+      const buf = Buffer.from(text);
+      expect(actual(buf, 0), text).toEqual(expected(buf, 0));
+    }
   });
 });

@@ -1,6 +1,13 @@
 // Public API of @strata/protocol: the one RESP2/RESP3 codec every Strata
 // package uses (the server, the AOF, the bench and the tests).
-export { type ParsedCommandRecord, parseCommandRecord } from './command-record.js';
+export {
+  type CommandSpan,
+  commandRecordEnd,
+  type ParsedCommandRecord,
+  parseCommandRecord,
+  RECORD_INCOMPLETE,
+  RECORD_OTHER,
+} from './command-record.js';
 export { CommandEncoder, encodeCommand } from './encode-command.js';
 export { formatDouble } from './format-double.js';
 export { splitInlineArgs } from './inline-args.js';
