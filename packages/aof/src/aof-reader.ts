@@ -8,6 +8,7 @@ import {
 import { CRC_LABEL } from './aof-writer.js';
 import { AofError } from './errors.js';
 import type { AofFileHandle } from './file-system.js';
+import { sameLetters, transactionVerb } from './transaction-span.js';
 
 export interface ReadAofOptions {
   /**
@@ -242,8 +243,8 @@ export async function readAofFile(
         pos = r.end;
         continue;
       }
-      if (isNamed(argv, 'MULTI')) inTransaction = true;
-      else if (isNamed(argv, 'EXEC')) inTransaction = false;
+      const verb = transactionVerb(argv);
+      if (verb !== null) inTransaction = verb === 'multi';
       crc = crc32(buf.subarray(recordStart >= 0 ? recordStart : pos, r.end), crc);
       const p = options.onCommand(db, argv, base + (recordStart >= 0 ? recordStart : pos));
       if (p !== undefined) await p;
@@ -293,19 +294,7 @@ const KEPT = ['SELECT', 'MULTI', 'EXEC', 'FLUSHALL'].map((n) => Buffer.from(n));
 
 function keptName(buf: Buffer, span: CommandSpan): boolean {
   const length = span.nameEnd - span.nameStart;
-  for (const name of KEPT) {
-    if (name.length !== length) continue;
-    let i = 0;
-    // ASCII letters: upper-cased by clearing bit 5.
-    while (i < length && (buf[span.nameStart + i]! & 0xdf) === name[i]) i++;
-    if (i === length) return true;
-  }
-  return false;
-}
-
-function isNamed(argv: Buffer[], upper: string): boolean {
-  const a = argv[0]!;
-  return a.length === upper.length && a.toString('latin1').toUpperCase() === upper;
+  return KEPT.some((name) => name.length === length && sameLetters(buf, name, span.nameStart));
 }
 
 function isSelect(argv: Buffer[]): boolean {

@@ -398,7 +398,8 @@ export class AppendOnlyFile {
           // arguments (a replay after a commit point passes over most of
           // the file).
           passOver: {
-            before: (db, offset) => tx === null && beforeStart(db, file, offset),
+            // (The reader passes over nothing between MULTI and EXEC.)
+            before: (db, offset) => beforeStart(db, file, offset),
             onPassed: (db, offset) => {
               noteLast(db, offset);
               result.skipped++;

@@ -43,7 +43,8 @@ export function transactionVerb(argv: readonly Uint8Array[]): 'multi' | 'exec' |
   return null;
 }
 
-function sameLetters(a: Uint8Array, upper: Buffer): boolean {
-  for (let i = 0; i < upper.length; i++) if ((a[i]! & 0xdf) !== upper[i]) return false;
+/** Whether `a` from `at` spells the letters of `upper` in any case (ASCII: bit 5 cleared). */
+export function sameLetters(a: Uint8Array, upper: Buffer, at = 0): boolean {
+  for (let i = 0; i < upper.length; i++) if ((a[at + i]! & 0xdf) !== upper[i]) return false;
   return true;
 }
