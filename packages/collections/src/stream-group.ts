@@ -27,11 +27,16 @@ export interface PendingEntry {
  * read (-1: not known, printed as nil), its consumers and its PEL, in ID
  * order (a sorted array beside a Map: deliveries append at the end as they
  * come in ID order; a claim of an older ID is a binary-search insert).
+ * An ack leaves its ID in the array, dead (no longer in the Map), and the
+ * array is compacted once half of it is dead: acks come mostly from the
+ * oldest end, where removing in place would move every later ID each time.
  */
 export class StreamGroup {
   readonly consumers = new Map<string, StreamConsumer>();
   private readonly pel = new Map<StreamId, PendingEntry>();
-  private readonly order: StreamId[] = [];
+  /** The PEL's IDs in order, and `dead` IDs acked since the last compaction. */
+  private order: StreamId[] = [];
+  private dead = 0;
 
   constructor(
     readonly name: string,
@@ -40,7 +45,7 @@ export class StreamGroup {
   ) {}
 
   get pendingCount(): number {
-    return this.order.length;
+    return this.pel.size;
   }
 
   /** The consumer `name`, created (seen now) when `create` and it does not exist. */
@@ -59,13 +64,10 @@ export class StreamGroup {
     if (c === undefined) return -1;
     const had = c.pending;
     if (had > 0) {
-      let w = 0;
-      for (let r = 0; r < this.order.length; r++) {
-        const id = this.order[r]!;
-        if (this.pel.get(id)!.consumer === c) this.pel.delete(id);
-        else this.order[w++] = id;
+      for (const id of this.order) {
+        if (this.pel.get(id)?.consumer === c) this.pel.delete(id);
       }
-      this.order.length = w;
+      this.compact();
     }
     this.consumers.delete(name);
     return had;
@@ -122,27 +124,40 @@ export class StreamGroup {
     if (e === undefined) return false;
     e.consumer.pending--;
     this.pel.delete(id);
-    const i = this.indexOf(id);
-    this.order.splice(i, 1);
+    const n = this.order.length;
+    if (this.order[n - 1] === id) this.order.pop();
+    else if (++this.dead > COMPACT_AT && this.dead * 2 > n) this.compact();
     return true;
   }
 
   /** The PEL entries with `start <= id <= end`, in ID order, while `visit` returns true. */
   forPending(start: StreamId, end: StreamId, visit: (e: PendingEntry) => boolean): void {
-    for (let i = this.indexOf(start); i < this.order.length; i++) {
-      const id = this.order[i]!;
+    const order = this.order;
+    for (let i = this.indexOf(start); i < order.length; i++) {
+      const id = order[i]!;
       if (id > end) return;
-      if (!visit(this.pel.get(id)!)) return;
+      const e = this.pel.get(id);
+      if (e !== undefined && !visit(e)) return;
     }
   }
 
   /** First and last pending IDs (undefined when nothing is pending). */
   firstPending(): StreamId | undefined {
-    return this.order[0];
+    for (const id of this.order) if (this.pel.has(id)) return id;
+    return undefined;
   }
 
   lastPending(): StreamId | undefined {
-    return this.order[this.order.length - 1];
+    for (let i = this.order.length - 1; i >= 0; i--) {
+      if (this.pel.has(this.order[i]!)) return this.order[i];
+    }
+    return undefined;
+  }
+
+  /** Drops the dead IDs from `order`. */
+  private compact(): void {
+    this.order = this.order.filter((id) => this.pel.has(id));
+    this.dead = 0;
   }
 
   /** The index of the first PEL ID >= `id`. */
@@ -159,7 +174,16 @@ export class StreamGroup {
 
   private insertOrdered(id: StreamId): void {
     const n = this.order.length;
-    if (n === 0 || this.order[n - 1]! < id) this.order.push(id);
-    else this.order.splice(this.indexOf(id), 0, id);
+    if (n === 0 || this.order[n - 1]! < id) {
+      this.order.push(id);
+      return;
+    }
+    const i = this.indexOf(id);
+    // An ID acked, then claimed again (XCLAIM FORCE) is still here, dead: alive again.
+    if (this.order[i] === id) this.dead--;
+    else this.order.splice(i, 0, id);
   }
 }
+
+/** Dead IDs `order` may hold whatever its length (so a small PEL is not compacted on every ack). */
+const COMPACT_AT = 32;

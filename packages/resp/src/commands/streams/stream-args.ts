@@ -55,6 +55,33 @@ function plainDigits(s: string): number {
   return v;
 }
 
+/**
+ * `<ms>-<seq>` in plain digits (at most 15 each, no leading zero), read
+ * from the bytes with no string made (XACK's and XCLAIM's many IDs); null
+ * for anything else, which idOrNull then reads as Redis does.
+ */
+function plainIdOf(arg: Uint8Array): StreamId | null {
+  const n = arg.length;
+  let i = 0;
+  let ms = 0;
+  for (; i < n && i < 16; i++) {
+    const d = arg[i]! - 0x30;
+    if (d < 0 || d > 9) break;
+    ms = ms * 10 + d;
+  }
+  if (i === 0 || i > 15 || i === n || arg[i] !== 0x2d || (i > 1 && arg[0] === 0x30)) return null;
+  const from = ++i;
+  let seq = 0;
+  for (; i < n; i++) {
+    const d = arg[i]! - 0x30;
+    if (d < 0 || d > 9) return null;
+    seq = seq * 10 + d;
+  }
+  const digits = n - from;
+  if (digits === 0 || digits > 15 || (digits > 1 && arg[from] === 0x30)) return null;
+  return streamId(ms, seq);
+}
+
 function parseU64Slow(s: string): bigint | null {
   if (/^(0|-?[1-9][0-9]*)$/.test(s)) {
     const v = BigInt(s);
@@ -98,6 +125,8 @@ function cText(arg: Uint8Array): string {
  * one (XADD's `<ms>-*` is parseXaddId's).
  */
 export function idOrNull(arg: Uint8Array, rules: IdRules): StreamId | null {
+  const fast = plainIdOf(arg);
+  if (fast !== null) return fast;
   if (arg.length > 127) return null;
   const s = cText(arg);
   if (s === '-') return rules.minusPlus ? MIN_STREAM_ID : null;
