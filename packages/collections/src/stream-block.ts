@@ -4,7 +4,7 @@ import { CollectionError } from './collection-error.js';
 import type { CollectionValue } from './collection-value.js';
 import type { Sliced } from './sliced.js';
 import { ByteReader, type ByteWriter, STREAM_BLOCK_FORMAT } from './stream-format.js';
-import type { StreamId } from './stream-id.js';
+import { type StreamId, streamIdAt } from './stream-id.js';
 
 /** Bytes of an entry's ID (ms then seq, big-endian: byte order is ID order). */
 const ID_BYTES = 16;
@@ -71,7 +71,7 @@ export class StreamBlockValue implements CollectionValue {
   /** Entry `i`'s ID. */
   idAt(i: number): StreamId {
     const at = this.starts[i]!;
-    return this.buf.toString('latin1', at, at + ID_BYTES) as StreamId;
+    return streamIdAt(this.buf, at);
   }
 
   /**
@@ -95,7 +95,8 @@ export class StreamBlockValue implements CollectionValue {
     const b = this.buf;
     let at = this.used;
     this.startAt(at);
-    b.write(id, at, ID_BYTES, 'latin1');
+    // By code unit: 16 of them cost less than a call into Buffer.write.
+    for (let k = 0; k < ID_BYTES; k++) b[at + k] = id.charCodeAt(k);
     at += ID_BYTES;
     b.writeUInt32LE(argv.length - from, at);
     at += 4;
@@ -260,7 +261,7 @@ export class StreamBlockValue implements CollectionValue {
     for (let i = 0; i < n; i++) {
       if (at + ID_BYTES + 4 > length) throw cutShort();
       starts[i] = at;
-      const id = bytes.toString('latin1', offset + at, offset + at + ID_BYTES);
+      const id = streamIdAt(bytes, offset + at);
       if (id <= previous) throw new CollectionError('ERR_CORRUPT', 'stream entries out of order');
       previous = id;
       at += ID_BYTES;

@@ -1,5 +1,5 @@
 import { CollectionError } from './collection-error.js';
-import type { StreamId } from './stream-id.js';
+import { type StreamId, streamIdAt } from './stream-id.js';
 
 /** The format byte of a stream head with its entries inline (read only: streams before blocks). */
 export const STREAM_FORMAT_INLINE = 1;
@@ -99,7 +99,7 @@ export class ByteReader {
 
   id(): StreamId {
     const at = this.need(16);
-    return this.buf.toString('latin1', at, at + 16) as StreamId;
+    return streamIdAt(this.buf, at);
   }
 
   /** `n` bytes, copied. */

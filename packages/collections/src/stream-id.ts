@@ -25,7 +25,51 @@ function putU64(at: number, hi: number, lo: number): void {
 }
 
 function fromChars(): StreamId {
-  return String.fromCharCode.apply(null, chars) as StreamId;
+  const c = chars;
+  return String.fromCharCode(
+    c[0]!,
+    c[1]!,
+    c[2]!,
+    c[3]!,
+    c[4]!,
+    c[5]!,
+    c[6]!,
+    c[7]!,
+    c[8]!,
+    c[9]!,
+    c[10]!,
+    c[11]!,
+    c[12]!,
+    c[13]!,
+    c[14]!,
+    c[15]!,
+  ) as StreamId;
+}
+
+/**
+ * The ID whose 16 bytes are at `b[at]` (a packed entry's, a record's):
+ * fromCharCode of 16 arguments makes it in about half the time
+ * `toString('latin1')` takes.
+ */
+export function streamIdAt(b: Uint8Array, at: number): StreamId {
+  return String.fromCharCode(
+    b[at]!,
+    b[at + 1]!,
+    b[at + 2]!,
+    b[at + 3]!,
+    b[at + 4]!,
+    b[at + 5]!,
+    b[at + 6]!,
+    b[at + 7]!,
+    b[at + 8]!,
+    b[at + 9]!,
+    b[at + 10]!,
+    b[at + 11]!,
+    b[at + 12]!,
+    b[at + 13]!,
+    b[at + 14]!,
+    b[at + 15]!,
+  ) as StreamId;
 }
 
 /** The ID from its halves as 32-bit words (each in [0, 2^32)). */
