@@ -22,11 +22,24 @@ import {
 
 /** The record key of block `no` of the stream `sid`. */
 export function streamBlockKey(sid: Uint8Array, no: number): Buffer {
+  // The same block again (short reads of one block: XRANGE COUNT 10): the same key.
+  if (sid === lastKey.sid && no === lastKey.no) return lastKey.key;
   const name = Buffer.allocUnsafe(sid.length + 4);
   name.set(sid, 0);
   name.writeUInt32BE(no, sid.length);
-  return internalKey(name);
+  const key = internalKey(name);
+  lastKey.sid = sid;
+  lastKey.no = no;
+  lastKey.key = key;
+  return key;
 }
+
+/** The key streamBlockKey made last (a stream's `sid` is never changed in place: identity says it). */
+const lastKey: { sid: Uint8Array | null; no: number; key: Buffer } = {
+  sid: null,
+  no: -1,
+  key: Buffer.alloc(0),
+};
 
 /**
  * The blocks one command of one stream works with, and where its changes

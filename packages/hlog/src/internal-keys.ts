@@ -24,5 +24,8 @@ export function isInternalKey(bytes: Uint8Array, off = 0, length = bytes.length 
 
 /** The internal key `prefix + name` (`name`: the owner's own naming, e.g. a stream id and block number). */
 export function internalKey(name: Uint8Array): Buffer {
-  return Buffer.concat([PREFIX, name]);
+  const key = Buffer.allocUnsafe(PREFIX.length + name.length);
+  PREFIX.copy(key, 0);
+  key.set(name, PREFIX.length);
+  return key;
 }

@@ -127,6 +127,11 @@ function cText(arg: Uint8Array): string {
 export function idOrNull(arg: Uint8Array, rules: IdRules): StreamId | null {
   const fast = plainIdOf(arg);
   if (fast !== null) return fast;
+  if (arg.length === 1 && (arg[0] === 0x2d || arg[0] === 0x2b)) {
+    // `-` and `+` (XRANGE's bounds) with no text made.
+    if (!rules.minusPlus) return null;
+    return arg[0] === 0x2d ? MIN_STREAM_ID : MAX_STREAM_ID;
+  }
   if (arg.length > 127) return null;
   const s = cText(arg);
   if (s === '-') return rules.minusPlus ? MIN_STREAM_ID : null;
