@@ -227,6 +227,34 @@ describe('ReplyWriter: one chunk per batch', () => {
     expect(w.flush()!.buffer).toBe(chunk.buffer);
   });
 
+  it('writes from its start again once told its chunks have left (reuse)', () => {
+    const w = new ReplyWriter({ initialCapacity: 64 });
+    w.simple('one');
+    const one = w.flush()!;
+    w.reuse();
+    w.simple('two');
+    const two = w.flush()!;
+    expect(two.buffer).toBe(one.buffer);
+    expect(two.byteOffset).toBe(one.byteOffset);
+    expect(two.toString()).toBe('+two\r\n');
+    expect(w.position).toBe(12);
+    // Not while a reply is pending: it stays where it is.
+    w.simple('p');
+    w.reuse();
+    const p = w.flush()!;
+    expect(p.toString()).toBe('+p\r\n');
+    expect(p.byteOffset).toBe(two.byteOffset + two.length);
+    // Not a buffer grown for a large reply: the next small one gets a first-size buffer.
+    w.bulk('x'.repeat(200));
+    const big = w.flush()!;
+    w.reuse();
+    w.bulk('x'.repeat(60));
+    const after = w.flush()!;
+    expect(big.buffer.byteLength).toBe(256);
+    expect(after.buffer).not.toBe(big.buffer);
+    expect(after.buffer.byteLength).toBe(64 * 2);
+  });
+
   it('discards what was not flushed', () => {
     const w = new ReplyWriter();
     w.simple('kept');

@@ -169,6 +169,19 @@ export class ReplyWriter {
     this.pos = this.start + from;
   }
 
+  /**
+   * Every chunk flush() handed out has left (a socket with nothing queued
+   * holds none of them): with nothing pending, the next replies are
+   * written from the buffer's start again, so a connection whose replies
+   * fill the buffer does not get a new one each time it is full. A buffer
+   * grown for a large reply is not kept: the next one is the first size.
+   */
+  reuse(): void {
+    if (this.pos !== this.start || this.buf.length !== this.initialCapacity) return;
+    this.start = 0;
+    this.pos = 0;
+  }
+
   /** Drop what was written since the last flush (the client is going away). */
   discard(): void {
     this.pos = this.start;

@@ -146,6 +146,8 @@ export abstract class Connection {
     if (this.closed) return;
     this.server.stats.netInput += chunk.length;
     this.lastInteraction = Date.now();
+    // Nothing queued on the socket: every reply flushed has left, its bytes may be written over.
+    if (this.socket.writableLength === 0) this.reply.reuse();
     this.parser.feed(chunk);
     if (this.paused === 0) this.run();
     const held = this.parser.bufferedBytes + this.aheadBytes;
