@@ -372,6 +372,16 @@ export class CollectionStore {
     this.evict(e);
   }
 
+  /**
+   * Calls `visit` with every cached value (entries being loaded are not
+   * cached yet; a value kept only for its write in flight is): what is
+   * decoded here and may not be in the log yet. Synchronous: nothing
+   * changes during it.
+   */
+  forEachCached(visit: (key: Buffer, value: CollectionValue) => void): void {
+    for (let e = this.head; e !== null; e = e.next) if (e.value !== null) visit(e.key, e.value);
+  }
+
   /** Deletes the key (a collection left empty): drops the entry and removes the record. */
   delete(key: Uint8Array): Promise<void> | undefined {
     this.onKeyGone?.(key);

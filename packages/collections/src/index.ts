@@ -43,8 +43,11 @@ export {
   copyStreamBlocks,
   dropStreamBlocks,
   loadStreamBlocks,
+  type StreamBlockKeyParts,
   streamBlockKey,
+  streamBlockKeyParts,
 } from './stream-blocks.js';
+export { beginStreamBuild, type StreamBuild, streamBuildsInFlight } from './stream-builds.js';
 export { decodeStreamSliced } from './stream-codec.js';
 export { type PendingEntry, StreamConsumer, StreamGroup } from './stream-group.js';
 export {
@@ -66,16 +69,18 @@ export {
   streamIdMs,
   withSeq,
 } from './stream-id.js';
-export { blocksToReclaim, reclaimedBlocks } from './stream-reclaim.js';
+export { blocksToReclaim, reclaimBlocks, reclaimedBlocks } from './stream-reclaim.js';
 export {
   STREAM_BLOCK_BYTES,
   STREAM_BLOCK_ENTRIES,
+  STREAM_SID_END,
   type StreamBlockRef,
   type StreamBlocks,
   type StreamEntry,
   type StreamTrim,
   StreamValue,
   type StreamVisitor,
+  streamSidOf,
 } from './stream-value.js';
 export { latin1 } from './value-format.js';
 export {

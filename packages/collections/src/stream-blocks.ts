@@ -1,4 +1,10 @@
-import { CorruptRecordError, internalKey, RecordType } from '@strata/hlog';
+import {
+  CorruptRecordError,
+  INTERNAL_KEY_PREFIX,
+  internalKey,
+  isInternalKey,
+  RecordType,
+} from '@strata/hlog';
 import { decoderFor } from './codecs.js';
 import { CollectionError } from './collection-error.js';
 import type { CollectionStore } from './collection-store.js';
@@ -33,6 +39,32 @@ export function streamBlockKey(sid: Uint8Array, no: number): Buffer {
   lastKey.key = key;
   return key;
 }
+
+/** The parts of a block's record key (streamBlockKey's): its stream ID (latin1 text) and number. */
+export interface StreamBlockKeyParts {
+  readonly sid: string;
+  readonly no: number;
+}
+
+/** streamBlockKey's parts from the key at `bytes[offset, offset + length)`, null for another key. */
+export function streamBlockKeyParts(
+  bytes: Uint8Array,
+  offset: number,
+  length: number,
+): StreamBlockKeyParts | null {
+  const at = offset + INTERNAL_KEY_PREFIX.length;
+  if (
+    length !== INTERNAL_KEY_PREFIX.length + SID_BYTES + 4 ||
+    !isInternalKey(bytes, offset, length)
+  ) {
+    return null;
+  }
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return { sid: b.toString('latin1', at, at + SID_BYTES), no: b.readUInt32BE(at + SID_BYTES) };
+}
+
+/** Bytes of a stream ID (newStreamId). */
+const SID_BYTES = 16;
 
 /** The key streamBlockKey made last (a stream's `sid` is never changed in place: identity says it). */
 const lastKey: { sid: Uint8Array | null; no: number; key: Buffer } = {

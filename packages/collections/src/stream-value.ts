@@ -3,7 +3,7 @@ import { RecordType } from '@strata/hlog';
 import type { CollectionValue } from './collection-value.js';
 import { runWhole, SLICE_ITEMS, type Sliced } from './sliced.js';
 import { StreamBlockValue } from './stream-block.js';
-import { ByteWriter, STREAM_FORMAT } from './stream-format.js';
+import { ByteWriter, STREAM_FORMAT, STREAM_FORMAT_INLINE } from './stream-format.js';
 import type { StreamConsumer, StreamGroup } from './stream-group.js';
 import { MAX_STREAM_ID, MIN_STREAM_ID, type StreamId } from './stream-id.js';
 
@@ -20,6 +20,30 @@ export const STREAM_BLOCK_BYTES = 64 * 1024;
 /** 16 random bytes: a stream's block keys start with them. */
 export function newStreamId(): Buffer {
   return randomBytes(16);
+}
+
+/** Bytes of a head's value up to the end of its stream ID: what streamSidOf reads. */
+export const STREAM_SID_END = 18;
+
+/**
+ * The stream ID (as latin1 text) that a head record's value starts with
+ * (encodeSliced's layout: format byte, a flag, the 16 bytes), read without
+ * decoding the head; null when the head has none (no block sealed yet, or
+ * a head from before blocks), undefined when the bytes are no head.
+ */
+export function streamSidOf(
+  bytes: Uint8Array,
+  offset: number,
+  length: number,
+): string | null | undefined {
+  if (length < 1) return undefined;
+  const format = bytes[offset];
+  if (format === STREAM_FORMAT_INLINE) return null;
+  if (format !== STREAM_FORMAT || length < 2) return undefined;
+  const flag = bytes[offset + 1];
+  if (flag === 0) return null;
+  if (flag !== 1 || length < STREAM_SID_END) return undefined;
+  return Buffer.from(bytes.buffer, bytes.byteOffset + offset + 2, 16).toString('latin1');
 }
 
 /** What the head knows of a sealed block without reading it. */

@@ -67,6 +67,7 @@ export {
 export { DamageLog } from './record-damage.js';
 export {
   align8,
+  blobAddressOf,
   bytesEqual,
   checksumOffsetOf,
   copyKey,

@@ -270,6 +270,11 @@ export function valueOffsetOf(s: RecordSpace, off: number): number {
   return keyOffsetOf(s, off) + keyLengthOf(s, off);
 }
 
+/** An OVERFLOW record's blob address (its inline value; unaligned, as the key's length leaves it). */
+export function blobAddressOf(s: RecordSpace, off: number): number {
+  return s.bytes.readDoubleLE(valueOffsetOf(s, off));
+}
+
 /** Bytes of the record in use (header, expiry, key, inline value, checksum trailer). */
 export function usedSize(s: RecordSpace, off: number): number {
   const flags = flagsOf(s, off);

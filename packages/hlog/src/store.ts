@@ -1,3 +1,4 @@
+import { readBlobRange } from './blob-read.js';
 import { HlogError } from './errors.js';
 import { RecordType } from './record-layout.js';
 import {
@@ -86,6 +87,28 @@ export class StoreCore extends SyncCore {
     }
     if (v.status === 'notFound') return { status: 'notFound' };
     return { status: 'wrongType', type: v.type, old: null };
+  }
+
+  /**
+   * Bytes `[from, to)` of the value of a large (OVERFLOW) record met by a
+   * log walk, live or superseded, from what the walk saw of it
+   * (`blobAddressOf`, `keyLengthOf`, `valueLengthOf`): only the blob's
+   * chunks covering the range are read, each verified (ERR_CORRUPT if not).
+   * For walkers that need a few bytes of a large value (the stream block GC
+   * reads a head's stream ID).
+   */
+  async readOverflowRange(
+    blobAddress: number,
+    keyLength: number,
+    valueLength: number,
+    from: number,
+    to: number,
+  ): Promise<Buffer> {
+    if (!(from >= 0 && from < to && to <= valueLength)) {
+      throw new HlogError('ERR_INVALID_ARGUMENT', `range [${from}, ${to}) of ${valueLength} bytes`);
+    }
+    const r = await readBlobRange(this, blobAddress, keyLength, valueLength, from, to);
+    return Buffer.from(r.bytes.subarray(r.offset, r.offset + to - from));
   }
 
   /** TYPE: the type of the key's live record, or null when it has none. */

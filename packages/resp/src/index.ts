@@ -20,6 +20,12 @@ export { PARAMETER_NAMES, type ParameterSpec } from './commands/server/config-pa
 export { type ConfigRewriteHook, rewriteConfigText } from './commands/server/config-rewrite.js';
 export { checkValue } from './commands/server/config-validate.js';
 export {
+  type BlockGcResult,
+  type BlockGcStats,
+  blockGcStats,
+  collectOrphanBlocks,
+} from './commands/streams/stream-block-gc.js';
+export {
   aofWriteErrorMessage,
   BGSAVE_ERROR_MESSAGE,
   CommandError,

@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { CollectionStore, HashValue, latin1 } from '@strata/collections';
+import { beginStreamBuild, CollectionStore, HashValue, latin1 } from '@strata/collections';
 import { isInternalKey, RecordType, type StoreCore } from '@strata/hlog';
 import { openRdbFile, RdbError, type RdbRecord, type RdbValueType } from '@strata/rdb';
 import { streamFromRdb } from '../commands/dump/stream-bridge.js';
@@ -148,10 +148,16 @@ export async function importRdb(options: RdbImportOptions): Promise<RdbImportSum
             r.offset,
           );
         }
-        const v =
-          r.value.type === 'stream' ? await streamRecord(r, cacheOf(r.db, store)) : convert(r);
-        const w = store.upsert(r.key, v.record, r.expireAtMs ?? 0, 0, v.type);
-        if (w.status === 'pending') await w.pending;
+        // A stream's blocks have no head until its record is written: the block GC waits.
+        const build = r.value.type === 'stream' ? beginStreamBuild(cacheOf(r.db, store)) : null;
+        let v: ValueRecord;
+        try {
+          v = r.value.type === 'stream' ? await streamRecord(r, cacheOf(r.db, store)) : convert(r);
+          const w = store.upsert(r.key, v.record, r.expireAtMs ?? 0, 0, v.type);
+          if (w.status === 'pending') await w.pending;
+        } finally {
+          build?.end();
+        }
         if (v.fieldExpiry !== undefined) {
           const reg = registries.get(r.db) ?? HashValue.empty();
           registries.set(r.db, reg);

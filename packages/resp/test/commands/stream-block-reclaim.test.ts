@@ -1,14 +1,9 @@
-import {
-  type CollectionStore,
-  decoderFor,
-  reclaimedBlocks,
-  type StreamValue,
-  streamBlockKey,
-} from '@strata/collections';
-import { RecordType, type Store, type StoreCore } from '@strata/hlog';
+import { reclaimedBlocks } from '@strata/collections';
+import type { Store } from '@strata/hlog';
 import type { Redis } from 'ioredis';
 import { describe, expect, test } from 'vitest';
 import { useTempDir } from '../support/collection-helpers.js';
+import { dbOf, fillStream, blockKeysOf as keysOf, present } from '../support/stream-blocks.js';
 import { type DirServer, SMALL_STORE, serversOnDirs } from '../support/test-server.js';
 
 /**
@@ -18,10 +13,10 @@ import { type DirServer, SMALL_STORE, serversOnDirs } from '../support/test-serv
  * REPLACE, a STORE command over a cached one, XTRIM, the expiry of a
  * cached one) deletes its
  * blocks too, in the background, so that compaction gets the log back to
- * what it was. (Not yet: a SET over a stream whose head is not cached,
- * and the expiry of one not cached, leave their blocks: a blind write
- * reads nothing, and the store's expiry says nothing; that needs a block
- * GC.) The stores are small (most blocks on disk, the cache under
+ * what it was. (A SET over a stream whose head is not cached, and the
+ * expiry of one not cached, leave their blocks: a blind write reads
+ * nothing, and the store's expiry says nothing; the block GC collects
+ * them, stream-block-gc.test.ts.) The stores are small (most blocks on disk, the cache under
  * one block) and the server restarts before each removal, so the heads
  * are on disk, not cached.
  */
@@ -31,39 +26,14 @@ const ENTRIES = 12_000; // 12 sealed blocks of 1000 entries
 type Running = DirServer;
 const { open, restart } = serversOnDirs({ store: STORE, collectionMemory: 64 * 1024 });
 
-async function fill(r: Redis, key: string, n: number): Promise<void> {
-  for (let at = 0; at < n; at += 1000) {
-    const p = r.pipeline();
-    for (let i = at; i < Math.min(n, at + 1000); i++) {
-      p.xadd(key, `${i + 1}-0`, 'field', `value-${i}-${'x'.repeat(40)}`);
-    }
-    await p.exec();
-  }
-}
+const fill = (r: Redis, key: string, n: number) => fillStream(r, key, n);
+const db = dbOf;
 
-const db = (t: Running, i = 0) => ({
-  store: t.server.keyspace.get(i) as StoreCore,
-  collections: t.server.keyspace.collections(i) as CollectionStore,
-});
-
-/** The head's block keys, read from its record (written back first). */
+/** The head's block keys (more than three: the cases need blocks on disk). */
 async function blockKeysOf(t: Running, key: string, i = 0): Promise<Buffer[]> {
-  const { store, collections } = db(t, i);
-  await collections.flush();
-  const r = await (store as Store).get(Buffer.from(key));
-  if (r.status !== 'found' || r.type !== RecordType.STREAM) throw new Error(`${key} is no stream`);
-  const head = decoderFor(RecordType.STREAM)!(r.value) as StreamValue;
-  expect(head.refs.length).toBeGreaterThan(3);
-  return head.refs.map((ref) => streamBlockKey(head.sid!, ref.no));
-}
-
-async function present(store: StoreCore, keys: readonly Buffer[]): Promise<number> {
-  let n = 0;
-  for (const k of keys) {
-    const p = store.probe(k);
-    if ((p.status === 'pending' ? await p.pending : p).status === 'found') n++;
-  }
-  return n;
+  const keys = await keysOf(t, key, i);
+  expect(keys.length).toBeGreaterThan(3);
+  return keys;
 }
 
 /** Compacts everything below the head and returns the bytes the log keeps on the device. */

@@ -1,4 +1,4 @@
-import type { StreamValue } from '@strata/collections';
+import { beginStreamBuild, type StreamValue } from '@strata/collections';
 import { RecordType } from '@strata/hlog';
 import { parseDumpPayload, RDB_MAX_READ_VERSION, RdbError, type RdbValue } from '@strata/rdb';
 import { eqi, parseInteger } from '../../args.js';
@@ -85,36 +85,43 @@ export function restore(c: Client, argv: Buffer[]): CommandResult {
     // Built before the TTL is looked at, as Redis loads the object first (a bad one is an error).
     let decoded: RestoredRecord;
     let stream: StreamValue | null = null;
-    if (value.type === 'stream') {
-      const built = await streamFromRdb(c.collections, value);
-      await built.written;
-      stream = built.head;
-      decoded = { type: RecordType.STREAM, record: stream.encode() };
-    } else decoded = fromRdbValue(value);
-    if (ttl !== 0 && !o.absTtl) ttl += Date.now();
-    const server = c.server;
-    // A stream replaced takes its blocks with it, once its head is overwritten.
-    const old = exists ? await streamHeadOf(c.collections, c.store, key) : null;
-    c.collections.invalidate(key);
-    if (ttl !== 0 && ttl <= Date.now()) {
-      // The restored stream was never visible: its blocks go at once.
-      if (stream !== null) dropBlocksAfter(undefined, stream, c.collections, server, true);
-      // Already expired: Redis deletes what REPLACE would have replaced, and answers OK.
-      if (exists) {
-        await settled(c.store.remove(key));
-        await dropBlocksAfter(undefined, old, c.collections, server, 'lazyfree-lazy-server-del');
-        notifyKeyspaceEvent(server, NotifyClass.generic, 'del', key, c.db, c);
+    // A stream's blocks have no head until its record is written: the block GC waits.
+    const build = value.type === 'stream' ? beginStreamBuild(c.collections) : null;
+    try {
+      if (value.type === 'stream') {
+        const built = await streamFromRdb(c.collections, value);
+        await built.written;
+        stream = built.head;
+        decoded = { type: RecordType.STREAM, record: stream.encode() };
+      } else decoded = fromRdbValue(value);
+      if (ttl !== 0 && !o.absTtl) ttl += Date.now();
+      const server = c.server;
+      // A stream replaced takes its blocks with it, once its head is overwritten.
+      const old = exists ? await streamHeadOf(c.collections, c.store, key) : null;
+      c.collections.invalidate(key);
+      if (ttl !== 0 && ttl <= Date.now()) {
+        // The restored stream was never visible: its blocks go at once.
+        if (stream !== null) dropBlocksAfter(undefined, stream, c.collections, server, true);
+        // Already expired: Redis deletes what REPLACE would have replaced, and answers OK.
+        if (exists) {
+          await settled(c.store.remove(key));
+          await dropBlocksAfter(undefined, old, c.collections, server, 'lazyfree-lazy-server-del');
+          notifyKeyspaceEvent(server, NotifyClass.generic, 'del', key, c.db, c);
+        }
+        c.reply.simple('OK');
+        return;
       }
+      await settled(c.store.upsert(key, decoded.record, ttl, 0, decoded.type));
+      build?.end();
+      await dropBlocksAfter(undefined, old, c.collections, server, 'lazyfree-lazy-server-del');
+      // A new value (even over a REPLACEd one): the access word is its own.
+      c.store.setAccessWord(key, c.server.access.created(o.freq, o.idle));
+      if (decoded.fieldExpiry !== undefined) await registerHash(c, key, decoded.fieldExpiry);
+      notifyKeyspaceEvent(server, NotifyClass.generic, 'restore', key, c.db, c);
+      await signalReady(c, c.db, key);
       c.reply.simple('OK');
-      return;
+    } finally {
+      build?.end();
     }
-    await settled(c.store.upsert(key, decoded.record, ttl, 0, decoded.type));
-    await dropBlocksAfter(undefined, old, c.collections, server, 'lazyfree-lazy-server-del');
-    // A new value (even over a REPLACEd one): the access word is its own.
-    c.store.setAccessWord(key, c.server.access.created(o.freq, o.idle));
-    if (decoded.fieldExpiry !== undefined) await registerHash(c, key, decoded.fieldExpiry);
-    notifyKeyspaceEvent(server, NotifyClass.generic, 'restore', key, c.db, c);
-    await signalReady(c, c.db, key);
-    c.reply.simple('OK');
   });
 }

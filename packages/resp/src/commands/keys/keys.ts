@@ -1,7 +1,9 @@
 import {
+  beginStreamBuild,
   type CollectionStore,
   copyStreamBlocks,
   decoderFor,
+  type StreamBuild,
   type StreamValue,
 } from '@strata/collections';
 import { type ReadResult, RecordType, type StoreCore } from '@strata/hlog';
@@ -420,18 +422,26 @@ function transfer(
     // not name the stream).
     let value = r.value;
     let movedStream: StreamValue | null = null;
-    if (r.type === RecordType.STREAM && mode !== 'rename' && mode !== 'renamenx') {
-      const head = decoderFor(RecordType.STREAM)!(r.value) as StreamValue;
-      if (head.refs.length > 0) {
-        value = (await copyStreamBlocks(head, fromCollections, toCollections)).encode();
-        if (mode === 'move') movedStream = head;
+    // Copied blocks have no head until the copy's is written: the block GC waits.
+    let build: StreamBuild | null = null;
+    let replaced: StreamValue | null = null;
+    try {
+      if (r.type === RecordType.STREAM && mode !== 'rename' && mode !== 'renamenx') {
+        const head = decoderFor(RecordType.STREAM)!(r.value) as StreamValue;
+        if (head.refs.length > 0) {
+          build = beginStreamBuild(toCollections);
+          value = (await copyStreamBlocks(head, fromCollections, toCollections)).encode();
+          if (mode === 'move') movedStream = head;
+        }
       }
+      // A stream the destination held takes its blocks with it, after it is
+      // overwritten (a mode that refuses one found none above: no second probe).
+      replaced = refuses ? null : await streamHeadOf(toCollections, to, dst);
+      toCollections.invalidate(dst);
+      await settled(to.upsert(dst, value, r.expiresAt, 0, r.type));
+    } finally {
+      build?.end();
     }
-    // A stream the destination held takes its blocks with it, after it is
-    // overwritten (a mode that refuses one found none above: no second probe).
-    const replaced = refuses ? null : await streamHeadOf(toCollections, to, dst);
-    toCollections.invalidate(dst);
-    await settled(to.upsert(dst, value, r.expiresAt, 0, r.type));
     await dropBlocksAfter(undefined, replaced, toCollections, server, 'lazyfree-lazy-server-del');
     const copied = mode === 'copy' || mode === 'copy-replace';
     to.setAccessWord(dst, copied ? access.fresh : srcWord);

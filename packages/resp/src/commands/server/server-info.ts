@@ -5,6 +5,7 @@ import { HISTOGRAM_BUCKETS_US } from '../../server/latency-histogram.js';
 import type { ServerState } from '../../server/server-state.js';
 import { blockedClients } from '../blocking/blocking-registry.js';
 import { pubsubCounts } from '../pubsub/subscriptions.js';
+import { blockGcStats } from '../streams/stream-block-gc.js';
 import { trackingCounts } from '../tracking/tracking-state.js';
 import { readConfig } from './config.js';
 
@@ -251,9 +252,11 @@ export function bytesToHuman(n: number): string {
 
 /** The collection cache of a database, for INFO storage. */
 function collectionStats(s: ServerState, db: number): string {
-  const c = s.keyspace.collections(db)?.stats();
-  if (c === undefined) return '';
-  return `,collections=${c.entries},collections_bytes=${c.bytes},collections_budget=${c.budgetBytes},collections_dirty=${c.dirty},collections_evictions=${c.evictions},collections_writebacks=${c.writeBacks}`;
+  const cache = s.keyspace.collections(db);
+  if (cache === undefined) return '';
+  const c = cache.stats();
+  const gc = blockGcStats(cache);
+  return `,collections=${c.entries},collections_bytes=${c.bytes},collections_budget=${c.budgetBytes},collections_dirty=${c.dirty},collections_evictions=${c.evictions},collections_writebacks=${c.writeBacks},stream_gc_passes=${gc.passes},stream_gc_skipped=${gc.skipped},stream_gc_orphans=${gc.orphans}`;
 }
 
 /** Redis 7's default sections, in its order. */
