@@ -43,7 +43,10 @@ export class LogCompaction {
         .compact(i, store)
         .then(() => {
           const cache = this.keyspace.collections(i);
-          return cache === undefined ? undefined : collectOrphanBlocks(cache);
+          // Tracked: a FLUSHDB, SWAPDB or DEBUG RELOAD waits for the pass to end.
+          return cache === undefined
+            ? undefined
+            : this.keyspace.track(i, collectOrphanBlocks(cache));
         })
         .then(
           () => undefined,

@@ -217,7 +217,12 @@ export async function copyStreamBlocks(
   to: CollectionStore,
 ): Promise<StreamValue> {
   const copy = decoderFor(RecordType.STREAM)!(head.encode()) as StreamValue;
-  if (head.refs.length === 0) return copy;
+  // No block yet: the copy's first seal makes its own stream ID (two heads
+  // with one ID would seal their blocks under the same keys).
+  if (head.refs.length === 0) {
+    copy.sid = null;
+    return copy;
+  }
   copy.sid = newStreamId();
   for (const ref of head.refs) {
     const b = (await loadStreamBlocks(from, head, [ref])).get(ref).compact();

@@ -169,6 +169,14 @@ export class SyncCore extends CoreState {
    * `type` is the record's type (whatever the key held before is replaced;
    * with SetFlag.GET an old value of another type ends in `wrongType`).
    */
+  /**
+   * Told of every upsert's type and value while set (one watcher at a
+   * time): a whole-log pass must see what is written during it, since a
+   * write may land in place at an address the pass already walked (the
+   * stream block GC marks the stream IDs of heads written meanwhile).
+   */
+  writeWatch: ((type: RecordType, value: Uint8Array) => void) | null = null;
+
   upsert(
     key: Uint8Array,
     value: Uint8Array,
@@ -177,6 +185,7 @@ export class SyncCore extends CoreState {
     type: RecordType = RecordType.STRING,
   ): UpsertView {
     this.checkKey(key);
+    if (this.writeWatch !== null) this.writeWatch(type, value);
     if (value.length > MAX_VALUE_LENGTH) {
       throw new HlogError('ERR_VALUE_TOO_LARGE', 'string exceeds maximum allowed size (512MB)');
     }

@@ -1,5 +1,12 @@
-import { beginStreamBuild, reclaimedBlocks } from '@strata/collections';
-import type { Store } from '@strata/hlog';
+import {
+  beginStreamBuild,
+  type CollectionStore,
+  reclaimedBlocks,
+  type StreamValue,
+} from '@strata/collections';
+import type { Store, StoreCore } from '@strata/hlog';
+import { type IterateOptions, LogIterator } from '@strata/scan';
+import type { Redis } from 'ioredis';
 import { describe, expect, test } from 'vitest';
 import { collectOrphanBlocks } from '../../src/commands/streams/stream-block-gc.js';
 import { useTempDir } from '../support/collection-helpers.js';
@@ -16,6 +23,11 @@ import { type DirServer, SMALL_STORE, serversOnDirs } from '../support/test-serv
  */
 const STORE = { ...SMALL_STORE, segmentSize: 64 * 1024 };
 const { open, restart } = serversOnDirs({ store: STORE, collectionMemory: 64 * 1024 });
+/** Pages large enough that a head is a record in a page (not a blob), written back in place. */
+const large = serversOnDirs({
+  store: { memory: 8 << 20, pageSize: 256 << 10, indexBuckets: 1024 },
+  collectionMemory: 16 << 20,
+});
 /** A cache large enough that a head stays in it, dirty, until the close writes it back. */
 const roomy = serversOnDirs({ store: STORE, collectionMemory: 16 * 1024 * 1024 });
 
@@ -131,4 +143,100 @@ describe('the stream block GC', () => {
     await t.redis.select(1);
     expect((await t.redis.xrange('moved', '-', '+')).length).toBe(5000);
   }, 180_000);
+});
+
+/**
+ * Runs `action` once during the next pass, after the walk's first page:
+ * a deterministic moment at which the pass has walked part of the log.
+ */
+function duringNextPass(action: () => Promise<void>): () => void {
+  const iterate = LogIterator.prototype.iterate;
+  let done = false;
+  LogIterator.prototype.iterate = function (this: LogIterator, o: IterateOptions) {
+    return iterate.call(this, {
+      ...o,
+      onPage: async (p) => {
+        await o.onPage?.(p);
+        if (done) return;
+        done = true;
+        await action();
+      },
+    });
+  };
+  return () => {
+    LogIterator.prototype.iterate = iterate;
+  };
+}
+
+describe('the block GC and writes in place during a pass', () => {
+  const dir = useTempDir('strata-stream-gc-inplace-');
+  let n = 0;
+  const start = async () => {
+    const t = await large.open(`${dir()}/${n++}`);
+    const cache = t.server.keyspace.collections(0) as CollectionStore;
+    cache.stopBackground();
+    return { r: t.redis, cache, store: t.server.keyspace.get(0) as StoreCore };
+  };
+  const adds = async (redis: Redis, key: string, from: number, n: number, tag = 'v') => {
+    const p = redis.pipeline();
+    for (let i = from; i < from + n; i++) p.xadd(key, `${i + 1}-0`, 'f', `${tag}${i}`);
+    await p.exec();
+  };
+
+  test('a head given its stream ID by its first seal, written back in place behind the walk and evicted, keeps its blocks', async () => {
+    const { r, cache } = await start();
+    await adds(r, 's', 0, 600);
+    await cache.flush(); // the head's record: 600 entries, no stream ID
+    await r.set('pad', 'x'.repeat(100));
+    await adds(r, 's', 600, 450); // block 0 seals: a stream ID, the head dirty in the cache
+    const head = cache.peek(Buffer.from('s')) as StreamValue;
+    expect(head.sid).not.toBeNull();
+    const undo = duringNextPass(async () => {
+      // Memory pressure: the head is written back (in place: sealing emptied its tail) and let go.
+      cache.setBudget(0);
+      await cache.flushPending();
+      cache.setBudget(16 << 20);
+    });
+    try {
+      expect(await collectOrphanBlocks(cache)).toMatchObject({ status: 'swept', orphans: 0 });
+    } finally {
+      undo();
+    }
+    expect(cache.peek(Buffer.from('s'))).toBeUndefined();
+    await reclaimedBlocks(cache);
+    expect((await r.xrange('s', '-', '+')).length).toBe(1050);
+  });
+
+  test('RENAME onto a key the walk has passed, its source deleted in place ahead of the walk, keeps the blocks', async () => {
+    const { r, cache, store } = await start();
+    await r.set('dst', 'y'.repeat(30000)); // a slot the head fits in, early in the log
+    await adds(r, 'src', 0, 2500); // two blocks sealed
+    for (let i = 0; store.log.tail < (256 << 10) + 1000; i++)
+      await r.set(`pad${i}`, 'x'.repeat(1000));
+    await cache.flush(); // the source's head, with its stream ID, on the second page
+    const undo = duringNextPass(async () => {
+      expect(await r.rename('src', 'dst')).toBe('OK');
+    });
+    try {
+      expect(await collectOrphanBlocks(cache)).toMatchObject({ status: 'swept', orphans: 0 });
+    } finally {
+      undo();
+    }
+    await reclaimedBlocks(cache);
+    expect((await r.xrange('dst', '-', '+')).length).toBe(2500);
+  });
+
+  test('COPY of a stream with a stream ID and no block left: the copy seals under its own', async () => {
+    const { r, cache } = await start();
+    await adds(r, 's', 0, 1000, 's'); // block 0 sealed: a stream ID
+    expect(await r.xtrim('s', 'MAXLEN', 0)).toBe(1000); // no block left, the ID kept
+    expect(await r.copy('s', 'c')).toBe(1);
+    await adds(r, 's', 1000, 1000, 's');
+    await adds(r, 'c', 1000, 1000, 'c');
+    expect((await r.xrange('s', '-', '+', 'COUNT', 1))[0]![1]).toEqual(['f', 's1000']);
+    expect((await r.xrange('c', '-', '+', 'COUNT', 1))[0]![1]).toEqual(['f', 'c1000']);
+    expect(await r.del('c')).toBe(1);
+    await reclaimedBlocks(cache);
+    expect((await r.xrange('s', '-', '+')).length).toBe(1000);
+  });
 });

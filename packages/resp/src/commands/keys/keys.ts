@@ -428,7 +428,7 @@ function transfer(
     try {
       if (r.type === RecordType.STREAM && mode !== 'rename' && mode !== 'renamenx') {
         const head = decoderFor(RecordType.STREAM)!(r.value) as StreamValue;
-        if (head.refs.length > 0) {
+        if (head.sid !== null) {
           build = beginStreamBuild(toCollections);
           value = (await copyStreamBlocks(head, fromCollections, toCollections)).encode();
           if (mode === 'move') movedStream = head;

@@ -31,18 +31,21 @@ import { LogIterator, wholeLogMode } from '@strata/scan';
  * One pass: walk the whole log, every record live or superseded, marking
  * the stream ID of every head (a large head's first bytes read from its
  * blob) and noting each block key's newest record (a tombstone unnotes
- * it); once the walk has reached the tail, in the same synchronous step,
- * mark the heads in the collection cache (decoded, maybe not written yet)
- * and queue for deletion (stream-reclaim.ts, in the background) the blocks
- * below the tail at the pass's start whose stream ID is unmarked. A block's
- * head exists in the log or the cache from the moment the block is sealed
- * (sealing happens on a cached head; eviction writes it back first),
- * except while a stream is built outside the cache (COPY, MOVE, RESTORE,
- * the RDB import: stream-builds.ts): a pass that meets one deletes
- * nothing. Marking superseded heads too needs no liveness check and no
- * barrier against writes during the pass (RENAME keeps the stream ID), at
- * the price that an orphan is collected only once compaction dropped the
- * last head naming it: the server runs a pass after each compaction.
+ * it); mark as well every head written while the pass runs (the store's
+ * `writeWatch`: a write may land in place, at an address the walk has
+ * passed, as a cached head's write-back over its old record or a RENAME
+ * over another key does); once the walk has reached the tail, in the same
+ * synchronous step, mark the heads in the collection cache (decoded, maybe
+ * not written yet) and queue for deletion (stream-reclaim.ts, in the
+ * background) the blocks below the tail at the pass's start whose stream
+ * ID is unmarked. A block's head is in the log or the cache from the
+ * moment the block is sealed (sealing happens on a cached head, and the
+ * cache keeps an entry until its write-back is in the log), except while
+ * a stream is built outside the cache (COPY, MOVE, RESTORE, the RDB
+ * import: stream-builds.ts): a pass that meets one deletes nothing.
+ * Marking superseded heads too needs no liveness check, at the price that
+ * an orphan is collected only once compaction dropped the last head naming
+ * it: the server runs a pass after each compaction.
  *
  * A pass gives up, deleting nothing, on a damaged page or a head it cannot
  * read: either could be the one naming a block.
@@ -114,6 +117,7 @@ export async function collectOrphanBlocks(cache: CollectionStore): Promise<Block
 async function pass(cache: CollectionStore): Promise<BlockGcResult> {
   if (streamBuildsInFlight(cache) > 0) return skipped('building');
   const store = cache.store;
+  if (store.writeWatch !== null) return skipped('busy');
   const log = store.log;
   const startTail = log.tail;
   const marked = new Set<string>();
@@ -148,13 +152,24 @@ async function pass(cache: CollectionStore): Promise<BlockGcResult> {
     const parts = streamBlockKeyParts(s.bytes, at, length);
     if (parts === null) return true;
     const key = s.bytes.toString('latin1', at, at + length);
-    // The log is in write order: the newest record of a key is the last one met.
+    // The newest record of a key is the last one met: a block is written
+    // anew or changed in place (XDEL), never moved below its newest record.
     if ((flags & RecordFlag.TOMBSTONE) !== 0 || type !== RecordType.STREAM_BLOCK)
       blocks.delete(key);
     else blocks.set(key, { sid: parts.sid, address });
     return true;
   };
 
+  // Heads written during the pass: a write may land in place, at an
+  // address the walk has passed (a cached head written back over its old
+  // record, RENAME over a key), so the walk alone could miss its stream ID.
+  const watch = (type: RecordType, value: Uint8Array): void => {
+    if (type !== RecordType.STREAM) return;
+    const sid = streamSidOf(value, 0, value.length);
+    if (sid === undefined) unreadable = true;
+    else if (sid !== null) marked.add(sid);
+  };
+  store.writeWatch = watch;
   const iterator = new LogIterator(log, {
     mode: wholeLogMode(log.pageSize),
     damage: store.damage,
@@ -216,6 +231,7 @@ async function pass(cache: CollectionStore): Promise<BlockGcResult> {
       break;
     }
   } finally {
+    if (store.writeWatch === watch) store.writeWatch = null;
     await iterator.close();
   }
   // No head names them, and none can come to (a new stream ID is random).
