@@ -163,13 +163,6 @@ export class SyncCore extends CoreState {
   }
 
   /**
-   * Writes `value` under `key`. `expiresAt` in ms since the epoch (0 = none);
-   * `flags` from SetFlag. The value is copied into the log (a large one is
-   * written from `value`, which must stay unchanged until the promise settles).
-   * `type` is the record's type (whatever the key held before is replaced;
-   * with SetFlag.GET an old value of another type ends in `wrongType`).
-   */
-  /**
    * Told of every upsert's type and value while set (one watcher at a
    * time): a whole-log pass must see what is written during it, since a
    * write may land in place at an address the pass already walked (the
@@ -177,6 +170,13 @@ export class SyncCore extends CoreState {
    */
   writeWatch: ((type: RecordType, value: Uint8Array) => void) | null = null;
 
+  /**
+   * Writes `value` under `key`. `expiresAt` in ms since the epoch (0 = none);
+   * `flags` from SetFlag. The value is copied into the log (a large one is
+   * written from `value`, which must stay unchanged until the promise settles).
+   * `type` is the record's type (whatever the key held before is replaced;
+   * with SetFlag.GET an old value of another type ends in `wrongType`).
+   */
   upsert(
     key: Uint8Array,
     value: Uint8Array,

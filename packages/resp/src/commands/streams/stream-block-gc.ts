@@ -169,11 +169,7 @@ async function pass(cache: CollectionStore): Promise<BlockGcResult> {
     if (sid === undefined) unreadable = true;
     else if (sid !== null) marked.add(sid);
   };
-  store.writeWatch = watch;
-  const iterator = new LogIterator(log, {
-    mode: wholeLogMode(log.pageSize),
-    damage: store.damage,
-  });
+  let iterator: LogIterator | null = null;
   let sliceStart = performance.now();
   const onPage = async (): Promise<void> => {
     // A large head's stream ID: the first bytes of its blob.
@@ -207,6 +203,8 @@ async function pass(cache: CollectionStore): Promise<BlockGcResult> {
   let records = 0;
   let orphans: Buffer[] = [];
   try {
+    store.writeWatch = watch;
+    iterator = new LogIterator(log, { mode: wholeLogMode(log.pageSize), damage: store.damage });
     let from = log.begin;
     for (let round = 0; ; round++) {
       if (round === MAX_ROUNDS) return skipped('busy');
@@ -232,7 +230,7 @@ async function pass(cache: CollectionStore): Promise<BlockGcResult> {
     }
   } finally {
     if (store.writeWatch === watch) store.writeWatch = null;
-    await iterator.close();
+    await iterator?.close();
   }
   // No head names them, and none can come to (a new stream ID is random).
   if (orphans.length > 0) void reclaimBlocks(cache, orphans);
