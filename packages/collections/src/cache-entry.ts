@@ -18,6 +18,12 @@ export class CacheEntry {
   evicting = false;
   /** A sliced write-back holds the key (lookups wait on it), or null. */
   hold: WriteBackHold | null = null;
+  /**
+   * The write-back in flight, cancelled when another write replaces the
+   * key (`invalidate`): a write-back that went pending on the device must
+   * not land over the newer record.
+   */
+  cancel: { cancelled: boolean } | null = null;
 
   constructor(
     readonly key: Buffer,

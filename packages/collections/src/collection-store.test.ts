@@ -186,6 +186,29 @@ describe('CollectionStore', () => {
     await store.close();
   });
 
+  it('a write-back pending on the device does not land over a write that replaced the key meanwhile', async () => {
+    const store = await open();
+    const cs = new CollectionStore(store, { budgetBytes: 1 << 20 });
+    const h = HashValue.empty();
+    h.set('f', 'old');
+    await cs.create(k('h'), h);
+    // The hash's record goes to the device: the log runs past its memory.
+    for (let i = 0; i < 200; i++) await store.set(k(`pad${i}`), Buffer.alloc(1000, 0x61));
+    h.set('f', 'changed');
+    cs.changed(k('h'), h);
+    // Over an existing record only, keeping its TTL: the record is looked for on the device.
+    const writeBack = cs.writeBack(k('h'));
+    expect(writeBack).toBeInstanceOf(Promise);
+    // SET: the store written, then the cache told (the order strings.ts has).
+    expect(store.upsert(k('h'), Buffer.from('a string')).status).toBe('ok');
+    cs.invalidate(k('h'));
+    await writeBack;
+    const back = await store.get(k('h'));
+    expect(back).toMatchObject({ status: 'found', type: RecordType.STRING });
+    expect(back.status === 'found' && back.value.toString()).toBe('a string');
+    await store.close();
+  });
+
   it('the background write-back writes idle dirty entries, and a busy one after 12 periods', async () => {
     const store = await open();
     const cs = new CollectionStore(store, { budgetBytes: 1 << 20 });

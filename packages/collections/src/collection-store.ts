@@ -444,6 +444,10 @@ export class CollectionStore {
     const e = this.table.find(key);
     if (e === undefined) return undefined;
     const value = e.value ?? undefined;
+    // Replaced by a write that did not go through the cache: a write-back
+    // still pending must not land over it, nor one queued behind it.
+    if (e.cancel !== null) e.cancel.cancelled = true;
+    e.dirty = false;
     this.drop(e);
     return value;
   }
@@ -655,20 +659,25 @@ export class CollectionStore {
     const access = this.store.access;
     const touching = access.touching;
     access.touching = false;
+    const cancel = { cancelled: false };
     const r = this.store.upsert(
       e.key,
       bytes,
       0,
       SetFlag.XX | SetFlag.KEEP_TTL,
       value.type as never,
+      cancel,
     );
     access.touching = touching;
     if (r.status === 'pending') {
+      e.cancel = cancel;
       return r.pending.then(
         (res) => {
+          if (e.cancel === cancel) e.cancel = null;
           if (res.status === 'notSet') this.lost(e);
         },
         (err: unknown) => {
+          if (e.cancel === cancel) e.cancel = null;
           e.dirty = true;
           throw err;
         },

@@ -126,6 +126,11 @@ export interface NotSetView {
 /** `wrongType` only with SetFlag.GET, when the old value has another type than the new one. */
 export type UpsertView = WrittenView | NotSetView | WrongTypeView | PendingView<SetResult>;
 
+/** Set `cancelled` to keep a pending upsert from landing (SyncCore.upsert's `cancel`). */
+export interface WriteCancel {
+  readonly cancelled: boolean;
+}
+
 export type SetResult = { status: 'ok' | 'notSet'; old: Buffer | null } | WrongTypeResult;
 
 export interface SetOptions {

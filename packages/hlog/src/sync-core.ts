@@ -35,6 +35,7 @@ import type {
   RmwView,
   SetResult,
   UpsertView,
+  WriteCancel,
 } from './store-types.js';
 import { deleteStep, upsertStep } from './upsert-path.js';
 
@@ -176,6 +177,10 @@ export class SyncCore extends CoreState {
    * written from `value`, which must stay unchanged until the promise settles).
    * `type` is the record's type (whatever the key held before is replaced;
    * with SetFlag.GET an old value of another type ends in `wrongType`).
+   * A write that goes pending (its key's record on the device) and whose
+   * `cancel` is set by the time it can land is not applied (`notSet`): a
+   * cache's write-back of a value that another write replaced meanwhile
+   * must not land over it.
    */
   upsert(
     key: Uint8Array,
@@ -183,6 +188,7 @@ export class SyncCore extends CoreState {
     expiresAt = 0,
     flags = 0,
     type: RecordType = RecordType.STRING,
+    cancel?: WriteCancel,
   ): UpsertView {
     this.checkKey(key);
     if (this.writeWatch !== null) this.writeWatch(type, value);
@@ -199,7 +205,10 @@ export class SyncCore extends CoreState {
       this,
       key,
       code,
-      (hint) => upsertStep(this, key, h, value, expiresAt, flags, type, hint),
+      (hint) =>
+        cancel?.cancelled === true
+          ? R_NOT_SET
+          : upsertStep(this, key, h, value, expiresAt, flags, type, hint),
       (c) => this.setResult(c),
     );
   }

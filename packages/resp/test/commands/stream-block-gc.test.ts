@@ -5,12 +5,17 @@ import {
   type StreamValue,
 } from '@strata/collections';
 import type { Store, StoreCore } from '@strata/hlog';
-import { type IterateOptions, LogIterator } from '@strata/scan';
 import type { Redis } from 'ioredis';
 import { describe, expect, test } from 'vitest';
 import { collectOrphanBlocks } from '../../src/commands/streams/stream-block-gc.js';
 import { useTempDir } from '../support/collection-helpers.js';
-import { blockKeysOf, dbOf, fillStream, present } from '../support/stream-blocks.js';
+import {
+  afterWalkedPages,
+  blockKeysOf,
+  dbOf,
+  fillStream,
+  present,
+} from '../support/stream-blocks.js';
 import { type DirServer, SMALL_STORE, serversOnDirs } from '../support/test-server.js';
 
 /**
@@ -150,22 +155,12 @@ describe('the stream block GC', () => {
  * a deterministic moment at which the pass has walked part of the log.
  */
 function duringNextPass(action: () => Promise<void>): () => void {
-  const iterate = LogIterator.prototype.iterate;
   let done = false;
-  LogIterator.prototype.iterate = function (this: LogIterator, o: IterateOptions) {
-    return iterate.call(this, {
-      ...o,
-      onPage: async (p) => {
-        await o.onPage?.(p);
-        if (done) return;
-        done = true;
-        await action();
-      },
-    });
-  };
-  return () => {
-    LogIterator.prototype.iterate = iterate;
-  };
+  return afterWalkedPages(async () => {
+    if (done) return;
+    done = true;
+    await action();
+  });
 }
 
 describe('the block GC and writes in place during a pass', () => {

@@ -5,6 +5,7 @@ import {
   streamBlockKey,
 } from '@strata/collections';
 import { RecordType, type Store, type StoreCore } from '@strata/hlog';
+import { type IterateOptions, LogIterator } from '@strata/scan';
 import type { Redis } from 'ioredis';
 import type { DirServer } from './test-server.js';
 
@@ -45,4 +46,26 @@ export async function present(store: StoreCore, keys: readonly Buffer[]): Promis
     if ((p.status === 'pending' ? await p.pending : p).status === 'found') n++;
   }
   return n;
+}
+
+/**
+ * Runs `onPage` after each page any log walk visits (its own `onPage`
+ * first) until the returned function is called: the GC tests act at known
+ * points of a pass (a write behind the walk, an eviction). Patches
+ * LogIterator for the test's process.
+ */
+export function afterWalkedPages(onPage: () => Promise<void>): () => void {
+  const iterate = LogIterator.prototype.iterate;
+  LogIterator.prototype.iterate = function (this: LogIterator, o: IterateOptions) {
+    return iterate.call(this, {
+      ...o,
+      onPage: async (p) => {
+        await o.onPage?.(p);
+        await onPage();
+      },
+    });
+  };
+  return () => {
+    LogIterator.prototype.iterate = iterate;
+  };
 }
