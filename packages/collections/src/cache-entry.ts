@@ -19,11 +19,12 @@ export class CacheEntry {
   /** A sliced write-back holds the key (lookups wait on it), or null. */
   hold: WriteBackHold | null = null;
   /**
-   * The write-back in flight, cancelled when another write replaces the
-   * key (`invalidate`): a write-back that went pending on the device must
-   * not land over the newer record.
+   * Set once another write replaced the key (`invalidate`): the cache's
+   * writes of this entry not applied yet never are (one that went pending
+   * on the device is cancelled in hlog, one queued is not issued), so an
+   * old value never lands over the newer record.
    */
-  cancel: { cancelled: boolean } | null = null;
+  readonly cancel = { cancelled: false };
 
   constructor(
     readonly key: Buffer,

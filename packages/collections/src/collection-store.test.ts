@@ -206,6 +206,24 @@ describe('CollectionStore', () => {
     const back = await store.get(k('h'));
     expect(back).toMatchObject({ status: 'found', type: RecordType.STRING });
     expect(back.status === 'found' && back.value.toString()).toBe('a string');
+
+    // A create queued behind a pending write-back, the key then replaced: neither lands.
+    const h2 = HashValue.empty();
+    h2.set('f', 'v');
+    await cs.create(k('h2'), h2);
+    for (let i = 0; i < 200; i++) await store.set(k(`more${i}`), Buffer.alloc(1000, 0x62));
+    h2.set('f', 'changed');
+    cs.changed(k('h2'), h2);
+    const pending = cs.writeBack(k('h2'));
+    expect(pending).toBeInstanceOf(Promise);
+    const h3 = HashValue.empty();
+    h3.set('g', 'queued');
+    const queued = cs.create(k('h2'), h3);
+    expect(store.upsert(k('h2'), Buffer.from('newest')).status).toBe('ok');
+    cs.invalidate(k('h2'));
+    await Promise.all([pending, queued]);
+    const last = await store.get(k('h2'));
+    expect(last.status === 'found' && last.value.toString()).toBe('newest');
     await store.close();
   });
 

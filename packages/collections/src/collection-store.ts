@@ -347,7 +347,14 @@ export class CollectionStore {
     const entry = e;
     const encoded = value.encode();
     const written = this.schedule(entry, () => {
-      const r = this.store.upsert(entry.key, encoded, expiresAt, 0, value.type as never);
+      const r = this.store.upsert(
+        entry.key,
+        encoded,
+        expiresAt,
+        0,
+        value.type as never,
+        entry.cancel,
+      );
       if (r.status === 'pending') return r.pending.then(() => undefined);
       return undefined;
     });
@@ -444,9 +451,9 @@ export class CollectionStore {
     const e = this.table.find(key);
     if (e === undefined) return undefined;
     const value = e.value ?? undefined;
-    // Replaced by a write that did not go through the cache: a write-back
-    // still pending must not land over it, nor one queued behind it.
-    if (e.cancel !== null) e.cancel.cancelled = true;
+    // Replaced by a write that did not go through the cache: none of this
+    // entry's writes still to land (pending, or queued) may land over it.
+    e.cancel.cancelled = true;
     e.dirty = false;
     this.drop(e);
     return value;
@@ -600,7 +607,12 @@ export class CollectionStore {
   // ---- writes ----------------------------------------------------------------------
 
   /** Runs `op` after the entry's previous write (if still in flight); tracks it as the entry's last write. */
-  private schedule(e: CacheEntry, op: () => Promise<void> | undefined): Promise<void> | undefined {
+  private schedule(
+    e: CacheEntry,
+    write: () => Promise<void> | undefined,
+  ): Promise<void> | undefined {
+    // A write queued behind another is not issued once the key was replaced (invalidate).
+    const op = () => (e.cancel.cancelled ? undefined : write());
     let p: Promise<void> | undefined;
     if (e.writing === null) {
       p = op();
@@ -659,25 +671,21 @@ export class CollectionStore {
     const access = this.store.access;
     const touching = access.touching;
     access.touching = false;
-    const cancel = { cancelled: false };
     const r = this.store.upsert(
       e.key,
       bytes,
       0,
       SetFlag.XX | SetFlag.KEEP_TTL,
       value.type as never,
-      cancel,
+      e.cancel,
     );
     access.touching = touching;
     if (r.status === 'pending') {
-      e.cancel = cancel;
       return r.pending.then(
         (res) => {
-          if (e.cancel === cancel) e.cancel = null;
           if (res.status === 'notSet') this.lost(e);
         },
         (err: unknown) => {
-          if (e.cancel === cancel) e.cancel = null;
           e.dirty = true;
           throw err;
         },
