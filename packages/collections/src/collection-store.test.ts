@@ -227,6 +227,54 @@ describe('CollectionStore', () => {
     await store.close();
   });
 
+  it("the cache's own delete pending on the device does not land over a write that replaced the key", async () => {
+    const store = await open();
+    const cs = new CollectionStore(store, { budgetBytes: 1 << 20 });
+    const h = HashValue.empty();
+    h.set('f', 'v');
+    await cs.create(k('h'), h);
+    for (let i = 0; i < 200; i++) await store.set(k(`pad${i}`), Buffer.alloc(1000, 0x61));
+    // As the field-expiry cycle deletes a hash whose last field expired.
+    const deleted = cs.delete(k('h'));
+    expect(deleted).toBeInstanceOf(Promise);
+    expect(store.upsert(k('h'), Buffer.from('a string')).status).toBe('ok');
+    cs.invalidate(k('h'));
+    await deleted;
+    const back = await store.get(k('h'));
+    expect(back.status === 'found' && back.value.toString()).toBe('a string');
+    await store.close();
+  });
+
+  it('an entry dropped as expired while its write-back is pending: the write-back does not land', async () => {
+    let now = 1_000_000;
+    const store = await Store.open({
+      dir,
+      memory: 16 * 4096,
+      pageSize: 4096,
+      indexBuckets: 64,
+      clock: () => now,
+    });
+    const cs = new CollectionStore(store, { budgetBytes: 1 << 20 });
+    const h = HashValue.empty();
+    h.set('f', 'old');
+    await cs.create(k('h'), h, now + 1000);
+    for (let i = 0; i < 200; i++) await store.set(k(`pad${i}`), Buffer.alloc(1000, 0x61));
+    h.set('f', 'changed');
+    cs.changed(k('h'), h);
+    const writeBack = cs.writeBack(k('h'));
+    expect(writeBack).toBeInstanceOf(Promise);
+    now += 2000; // the key expires while the write-back reads the device
+    const r = cs.get(k('h'), RecordType.HASH); // found expired: the entry goes
+    expect(r instanceof Promise ? 'pending' : r.status).not.toBe('found');
+    expect(store.upsert(k('h'), Buffer.from('a string')).status).toBe('ok');
+    cs.invalidate(k('h')); // no entry left to tell
+    await writeBack;
+    const back = await store.get(k('h'));
+    expect(back).toMatchObject({ status: 'found', type: RecordType.STRING });
+    expect(back.status === 'found' && back.value.toString()).toBe('a string');
+    await store.close();
+  });
+
   it('the background write-back writes idle dirty entries, and a busy one after 12 periods', async () => {
     const store = await open();
     const cs = new CollectionStore(store, { budgetBytes: 1 << 20 });

@@ -405,7 +405,7 @@ export class CollectionStore {
     e.dirty = false;
     this.charge(e);
     const written = this.schedule(e, () => {
-      const r = this.store.remove(e.key);
+      const r = this.store.remove(e.key, undefined, e.cancel);
       return r.status === 'pending' ? r.pending.then(() => undefined) : undefined;
     });
     if (replaced !== null) this.onReplaced?.(e.key, replaced, written);
@@ -833,6 +833,9 @@ export class CollectionStore {
   }
 
   private drop(e: CacheEntry): void {
+    // Whatever drops an entry (replaced, expired, lost, evicted once idle),
+    // its writes not applied yet must not land later over another value.
+    e.cancel.cancelled = true;
     this.staleHold(e);
     if (!this.table.remove(e)) return;
     this.unlink(e);

@@ -226,9 +226,11 @@ export class SyncCore extends CoreState {
   /**
    * Deletes `key` (a tombstone). `keep`: a record type not to delete: a
    * live record of that type is left as it is and answered `wrongType`
-   * (DEL of a stream, whose head must be read first for its blocks).
+   * (DEL of a stream, whose head must be read first for its blocks). A
+   * delete that went pending and whose `cancel` is set by the time it can
+   * land is not applied (`notFound`), as upsert's.
    */
-  remove(key: Uint8Array, keep?: RecordType): DeleteView {
+  remove(key: Uint8Array, keep?: RecordType, cancel?: WriteCancel): DeleteView {
     this.checkKey(key);
     const h = hashKey(key);
     this.counters.writes++;
@@ -246,7 +248,7 @@ export class SyncCore extends CoreState {
         this,
         key,
         code,
-        (hint) => deleteStep(this, key, h, hint, k),
+        (hint) => (cancel?.cancelled === true ? R_NOT_FOUND : deleteStep(this, key, h, hint, k)),
         (c): DeleteResult =>
           c === R_OK
             ? { status: 'deleted' }
