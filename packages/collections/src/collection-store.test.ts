@@ -28,6 +28,30 @@ async function hashAt(cs: CollectionStore, key: string): Promise<HashValue | nul
   return r.status === 'found' ? r.value : null;
 }
 
+/**
+ * A cached hash `key` ({f: v}) whose record has gone to the device (the
+ * log run past its memory): a write of it that must find the record
+ * (a write-back's XX, a delete) goes pending.
+ */
+async function hashOnDevice(
+  store: Store,
+  cs: CollectionStore,
+  key: string,
+  expiresAt = 0,
+): Promise<HashValue> {
+  const h = HashValue.empty();
+  h.set('f', 'v');
+  await cs.create(k(key), h, expiresAt);
+  for (let i = 0; i < 200; i++) await store.set(k(`pad:${key}:${i}`), Buffer.alloc(1000, 0x61));
+  return h;
+}
+
+/** The string `key` holds in the store. */
+async function stringAt(store: Store, key: string): Promise<string | null> {
+  const r = await store.get(k(key));
+  return r.status === 'found' && r.type === RecordType.STRING ? r.value.toString() : null;
+}
+
 describe('CollectionStore', () => {
   it('creates, changes, evicts to the log and reads back, within its budget', async () => {
     const store = await open();
@@ -189,11 +213,7 @@ describe('CollectionStore', () => {
   it('a write-back pending on the device does not land over a write that replaced the key meanwhile', async () => {
     const store = await open();
     const cs = new CollectionStore(store, { budgetBytes: 1 << 20 });
-    const h = HashValue.empty();
-    h.set('f', 'old');
-    await cs.create(k('h'), h);
-    // The hash's record goes to the device: the log runs past its memory.
-    for (let i = 0; i < 200; i++) await store.set(k(`pad${i}`), Buffer.alloc(1000, 0x61));
+    const h = await hashOnDevice(store, cs, 'h');
     h.set('f', 'changed');
     cs.changed(k('h'), h);
     // Over an existing record only, keeping its TTL: the record is looked for on the device.
@@ -203,45 +223,33 @@ describe('CollectionStore', () => {
     expect(store.upsert(k('h'), Buffer.from('a string')).status).toBe('ok');
     cs.invalidate(k('h'));
     await writeBack;
-    const back = await store.get(k('h'));
-    expect(back).toMatchObject({ status: 'found', type: RecordType.STRING });
-    expect(back.status === 'found' && back.value.toString()).toBe('a string');
+    expect(await stringAt(store, 'h')).toBe('a string');
 
     // A create queued behind a pending write-back, the key then replaced: neither lands.
-    const h2 = HashValue.empty();
-    h2.set('f', 'v');
-    await cs.create(k('h2'), h2);
-    for (let i = 0; i < 200; i++) await store.set(k(`more${i}`), Buffer.alloc(1000, 0x62));
+    const h2 = await hashOnDevice(store, cs, 'h2');
     h2.set('f', 'changed');
     cs.changed(k('h2'), h2);
     const pending = cs.writeBack(k('h2'));
     expect(pending).toBeInstanceOf(Promise);
-    const h3 = HashValue.empty();
-    h3.set('g', 'queued');
-    const queued = cs.create(k('h2'), h3);
+    const queued = cs.create(k('h2'), HashValue.empty());
     expect(store.upsert(k('h2'), Buffer.from('newest')).status).toBe('ok');
     cs.invalidate(k('h2'));
     await Promise.all([pending, queued]);
-    const last = await store.get(k('h2'));
-    expect(last.status === 'found' && last.value.toString()).toBe('newest');
+    expect(await stringAt(store, 'h2')).toBe('newest');
     await store.close();
   });
 
   it("the cache's own delete pending on the device does not land over a write that replaced the key", async () => {
     const store = await open();
     const cs = new CollectionStore(store, { budgetBytes: 1 << 20 });
-    const h = HashValue.empty();
-    h.set('f', 'v');
-    await cs.create(k('h'), h);
-    for (let i = 0; i < 200; i++) await store.set(k(`pad${i}`), Buffer.alloc(1000, 0x61));
+    await hashOnDevice(store, cs, 'h');
     // As the field-expiry cycle deletes a hash whose last field expired.
     const deleted = cs.delete(k('h'));
     expect(deleted).toBeInstanceOf(Promise);
     expect(store.upsert(k('h'), Buffer.from('a string')).status).toBe('ok');
     cs.invalidate(k('h'));
     await deleted;
-    const back = await store.get(k('h'));
-    expect(back.status === 'found' && back.value.toString()).toBe('a string');
+    expect(await stringAt(store, 'h')).toBe('a string');
     await store.close();
   });
 
@@ -255,10 +263,7 @@ describe('CollectionStore', () => {
       clock: () => now,
     });
     const cs = new CollectionStore(store, { budgetBytes: 1 << 20 });
-    const h = HashValue.empty();
-    h.set('f', 'old');
-    await cs.create(k('h'), h, now + 1000);
-    for (let i = 0; i < 200; i++) await store.set(k(`pad${i}`), Buffer.alloc(1000, 0x61));
+    const h = await hashOnDevice(store, cs, 'h', now + 1000);
     h.set('f', 'changed');
     cs.changed(k('h'), h);
     const writeBack = cs.writeBack(k('h'));
@@ -269,9 +274,7 @@ describe('CollectionStore', () => {
     expect(store.upsert(k('h'), Buffer.from('a string')).status).toBe('ok');
     cs.invalidate(k('h')); // no entry left to tell
     await writeBack;
-    const back = await store.get(k('h'));
-    expect(back).toMatchObject({ status: 'found', type: RecordType.STRING });
-    expect(back.status === 'found' && back.value.toString()).toBe('a string');
+    expect(await stringAt(store, 'h')).toBe('a string');
     await store.close();
   });
 
