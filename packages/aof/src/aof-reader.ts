@@ -294,7 +294,10 @@ const KEPT = ['SELECT', 'MULTI', 'EXEC', 'FLUSHALL'].map((n) => Buffer.from(n));
 
 function keptName(buf: Buffer, span: CommandSpan): boolean {
   const length = span.nameEnd - span.nameStart;
-  return KEPT.some((name) => name.length === length && sameLetters(buf, name, span.nameStart));
+  for (const name of KEPT) {
+    if (name.length === length && sameLetters(buf, name, span.nameStart)) return true;
+  }
+  return false;
 }
 
 function isSelect(argv: Buffer[]): boolean {

@@ -11,7 +11,12 @@ export interface AofPosition {
 }
 
 export function comparePositions(a: AofPosition, b: AofPosition): number {
-  return a.file !== b.file ? a.file - b.file : a.offset - b.offset;
+  return comparePositionTo(a.file, a.offset, b);
+}
+
+/** comparePositions of (`file`, `offset`) and `b`, with no position object made (per command read). */
+export function comparePositionTo(file: number, offset: number, b: AofPosition): number {
+  return file !== b.file ? file - b.file : offset - b.offset;
 }
 
 export interface AofWriterOptions {

@@ -1,7 +1,13 @@
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { readAofFile } from './aof-reader.js';
-import { type AofPosition, AofWriter, comparePositions, TIME_LABEL } from './aof-writer.js';
+import {
+  type AofPosition,
+  AofWriter,
+  comparePositions,
+  comparePositionTo,
+  TIME_LABEL,
+} from './aof-writer.js';
 import { CheckpointMarks } from './checkpoint-marks.js';
 import { AofError } from './errors.js';
 import { type AofFileHandle, type AofFileSystem, nodeFileSystem } from './file-system.js';
@@ -287,7 +293,7 @@ export class AppendOnlyFile {
     /** Whether the command of `db` at `offset` of `file` is before where `db` starts. */
     const beforeStart = (db: number, file: number, offset: number) => {
       const from = starts.get(db);
-      return from !== undefined && (file !== from.file ? file < from.file : offset < from.offset);
+      return from !== undefined && comparePositionTo(file, offset, from) < 0;
     };
     // FLUSHALL empties every database, but a database whose checkpoint
     // came after it already holds what was written since: it becomes a

@@ -46,6 +46,12 @@ async function hashOnDevice(
   return h;
 }
 
+/** A write that replaces `key` without the cache, then tells the cache (SET's order, strings.ts). */
+function replaceOutsideCache(store: Store, cs: CollectionStore, key: string, text: string): void {
+  expect(store.upsert(k(key), Buffer.from(text)).status).toBe('ok');
+  cs.invalidate(k(key));
+}
+
 /** The string `key` holds in the store. */
 async function stringAt(store: Store, key: string): Promise<string | null> {
   const r = await store.get(k(key));
@@ -219,9 +225,7 @@ describe('CollectionStore', () => {
     // Over an existing record only, keeping its TTL: the record is looked for on the device.
     const writeBack = cs.writeBack(k('h'));
     expect(writeBack).toBeInstanceOf(Promise);
-    // SET: the store written, then the cache told (the order strings.ts has).
-    expect(store.upsert(k('h'), Buffer.from('a string')).status).toBe('ok');
-    cs.invalidate(k('h'));
+    replaceOutsideCache(store, cs, 'h', 'a string');
     await writeBack;
     expect(await stringAt(store, 'h')).toBe('a string');
 
@@ -232,8 +236,7 @@ describe('CollectionStore', () => {
     const pending = cs.writeBack(k('h2'));
     expect(pending).toBeInstanceOf(Promise);
     const queued = cs.create(k('h2'), HashValue.empty());
-    expect(store.upsert(k('h2'), Buffer.from('newest')).status).toBe('ok');
-    cs.invalidate(k('h2'));
+    replaceOutsideCache(store, cs, 'h2', 'newest');
     await Promise.all([pending, queued]);
     expect(await stringAt(store, 'h2')).toBe('newest');
     await store.close();
@@ -246,8 +249,7 @@ describe('CollectionStore', () => {
     // As the field-expiry cycle deletes a hash whose last field expired.
     const deleted = cs.delete(k('h'));
     expect(deleted).toBeInstanceOf(Promise);
-    expect(store.upsert(k('h'), Buffer.from('a string')).status).toBe('ok');
-    cs.invalidate(k('h'));
+    replaceOutsideCache(store, cs, 'h', 'a string');
     await deleted;
     expect(await stringAt(store, 'h')).toBe('a string');
     await store.close();
@@ -271,8 +273,7 @@ describe('CollectionStore', () => {
     now += 2000; // the key expires while the write-back reads the device
     const r = cs.get(k('h'), RecordType.HASH); // found expired: the entry goes
     expect(r instanceof Promise ? 'pending' : r.status).not.toBe('found');
-    expect(store.upsert(k('h'), Buffer.from('a string')).status).toBe('ok');
-    cs.invalidate(k('h')); // no entry left to tell
+    replaceOutsideCache(store, cs, 'h', 'a string'); // no entry left to tell
     await writeBack;
     expect(await stringAt(store, 'h')).toBe('a string');
     await store.close();

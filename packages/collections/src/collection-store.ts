@@ -451,10 +451,8 @@ export class CollectionStore {
     const e = this.table.find(key);
     if (e === undefined) return undefined;
     const value = e.value ?? undefined;
-    // Replaced by a write that did not go through the cache: none of this
-    // entry's writes still to land (pending, or queued) may land over it.
-    e.cancel.cancelled = true;
-    e.dirty = false;
+    // Replaced by a write that did not go through the cache: the drop
+    // cancels this entry's writes still to land (pending, or queued).
     this.drop(e);
     return value;
   }

@@ -14,6 +14,7 @@ import './stream-codec.js';
 import { reclaimBlocks } from './stream-reclaim.js';
 import {
   newStreamId,
+  STREAM_SID_BYTES,
   type StreamBlockRef,
   type StreamBlocks,
   type StreamValue,
@@ -54,17 +55,17 @@ export function streamBlockKeyParts(
 ): StreamBlockKeyParts | null {
   const at = offset + INTERNAL_KEY_PREFIX.length;
   if (
-    length !== INTERNAL_KEY_PREFIX.length + SID_BYTES + 4 ||
+    length !== INTERNAL_KEY_PREFIX.length + STREAM_SID_BYTES + 4 ||
     !isInternalKey(bytes, offset, length)
   ) {
     return null;
   }
   const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return { sid: b.toString('latin1', at, at + SID_BYTES), no: b.readUInt32BE(at + SID_BYTES) };
+  return {
+    sid: b.toString('latin1', at, at + STREAM_SID_BYTES),
+    no: b.readUInt32BE(at + STREAM_SID_BYTES),
+  };
 }
-
-/** Bytes of a stream ID (newStreamId). */
-const SID_BYTES = 16;
 
 /** The key streamBlockKey made last (a stream's `sid` is never changed in place: identity says it). */
 const lastKey: { sid: Uint8Array | null; no: number; key: Buffer } = {

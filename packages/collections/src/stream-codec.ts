@@ -5,7 +5,7 @@ import { SLICE_ITEMS, type Sliced } from './sliced.js';
 import { ByteReader, STREAM_FORMAT, STREAM_FORMAT_INLINE } from './stream-format.js';
 import { type StreamConsumer, StreamGroup } from './stream-group.js';
 import type { StreamId } from './stream-id.js';
-import { StreamValue } from './stream-value.js';
+import { STREAM_SID_BYTES, StreamValue } from './stream-value.js';
 
 /**
  * A stream head from its serialized form (StreamValue.encodeSliced),
@@ -20,7 +20,7 @@ export function* decodeStreamSliced(bytes: Uint8Array): Sliced<StreamValue> {
     throw new CollectionError('ERR_CORRUPT', 'not a serialized stream (bad format byte)');
   }
   const s = new StreamValue();
-  if (format === STREAM_FORMAT && r.u8() === 1) s.sid = r.raw(16);
+  if (format === STREAM_FORMAT && r.u8() === 1) s.sid = r.raw(STREAM_SID_BYTES);
   s.lastId = r.id();
   s.maxDeletedId = r.id();
   s.entriesAdded = r.f64();

@@ -11,7 +11,8 @@ const TWO32 = 2 ** 32;
 export const MIN_STREAM_ID = '\0'.repeat(16) as StreamId;
 export const MAX_STREAM_ID = '\xff'.repeat(16) as StreamId;
 
-const chars: number[] = new Array(16).fill(0);
+/** The ID being made, byte by byte (putU64), then read as text by streamIdAt. */
+const chars = new Uint8Array(16);
 
 function putU64(at: number, hi: number, lo: number): void {
   chars[at] = hi >>> 24;
@@ -25,25 +26,7 @@ function putU64(at: number, hi: number, lo: number): void {
 }
 
 function fromChars(): StreamId {
-  const c = chars;
-  return String.fromCharCode(
-    c[0]!,
-    c[1]!,
-    c[2]!,
-    c[3]!,
-    c[4]!,
-    c[5]!,
-    c[6]!,
-    c[7]!,
-    c[8]!,
-    c[9]!,
-    c[10]!,
-    c[11]!,
-    c[12]!,
-    c[13]!,
-    c[14]!,
-    c[15]!,
-  ) as StreamId;
+  return streamIdAt(chars, 0);
 }
 
 /**

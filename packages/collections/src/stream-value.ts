@@ -17,13 +17,16 @@ import { MAX_STREAM_ID, MIN_STREAM_ID, type StreamId } from './stream-id.js';
 export const STREAM_BLOCK_ENTRIES = 1000;
 export const STREAM_BLOCK_BYTES = 64 * 1024;
 
-/** 16 random bytes: a stream's block keys start with them. */
+/** Bytes of a stream ID (a stream's block keys start with them). */
+export const STREAM_SID_BYTES = 16;
+
+/** A new stream ID: random bytes. */
 export function newStreamId(): Buffer {
-  return randomBytes(16);
+  return randomBytes(STREAM_SID_BYTES);
 }
 
-/** Bytes of a head's value up to the end of its stream ID: what streamSidOf reads. */
-export const STREAM_SID_END = 18;
+/** Bytes of a head's value up to the end of its stream ID (a format byte, a flag, the ID): what streamSidOf reads. */
+export const STREAM_SID_END = 2 + STREAM_SID_BYTES;
 
 /**
  * The stream ID (as latin1 text) that a head record's value starts with
@@ -43,7 +46,9 @@ export function streamSidOf(
   const flag = bytes[offset + 1];
   if (flag === 0) return null;
   if (flag !== 1 || length < STREAM_SID_END) return undefined;
-  return Buffer.from(bytes.buffer, bytes.byteOffset + offset + 2, 16).toString('latin1');
+  return Buffer.from(bytes.buffer, bytes.byteOffset + offset + 2, STREAM_SID_BYTES).toString(
+    'latin1',
+  );
 }
 
 /** What the head knows of a sealed block without reading it. */

@@ -56,30 +56,30 @@ function plainDigits(s: string): number {
 }
 
 /**
- * `<ms>-<seq>` in plain digits (at most 15 each, no leading zero), read
- * from the bytes with no string made (XACK's and XCLAIM's many IDs); null
- * for anything else, which idOrNull then reads as Redis does.
+ * `<ms>-<seq>` in plain digits (1 to 15 each, no leading zero) in
+ * `arg[0, end)`, read from the bytes with no string made (XACK's and
+ * XCLAIM's many IDs); null for anything else, which idOrNull then reads as
+ * Redis does.
  */
-function plainIdOf(arg: Uint8Array): StreamId | null {
-  const n = arg.length;
-  let i = 0;
-  let ms = 0;
-  for (; i < n && i < 16; i++) {
+function plainIdOf(arg: Uint8Array, end: number): StreamId | null {
+  const dash = arg.indexOf(0x2d);
+  if (dash <= 0 || dash >= end) return null;
+  const ms = plainDigitsAt(arg, 0, dash);
+  const seq = ms === -1 ? -1 : plainDigitsAt(arg, dash + 1, end);
+  return seq === -1 ? null : streamId(ms, seq);
+}
+
+/** plainDigits of the bytes `arg[from, to)`. */
+function plainDigitsAt(arg: Uint8Array, from: number, to: number): number {
+  const n = to - from;
+  if (n === 0 || n > 15 || (n > 1 && arg[from] === 0x30)) return -1;
+  let v = 0;
+  for (let i = from; i < to; i++) {
     const d = arg[i]! - 0x30;
-    if (d < 0 || d > 9) break;
-    ms = ms * 10 + d;
+    if (d < 0 || d > 9) return -1;
+    v = v * 10 + d;
   }
-  if (i === 0 || i > 15 || i === n || arg[i] !== 0x2d || (i > 1 && arg[0] === 0x30)) return null;
-  const from = ++i;
-  let seq = 0;
-  for (; i < n; i++) {
-    const d = arg[i]! - 0x30;
-    if (d < 0 || d > 9) return null;
-    seq = seq * 10 + d;
-  }
-  const digits = n - from;
-  if (digits === 0 || digits > 15 || (digits > 1 && arg[from] === 0x30)) return null;
-  return streamId(ms, seq);
+  return v;
 }
 
 function parseU64Slow(s: string): bigint | null {
@@ -125,24 +125,19 @@ function cText(arg: Uint8Array): string {
  * one (XADD's `<ms>-*` is parseXaddId's).
  */
 export function idOrNull(arg: Uint8Array, rules: IdRules): StreamId | null {
-  const fast = plainIdOf(arg);
+  if (arg.length > 127) return null;
+  // As C reads it: up to a NUL.
+  const nul = arg.indexOf(0);
+  const end = nul === -1 ? arg.length : nul;
+  // The common cases with no text made: plain digits, XRANGE's `-` and `+`.
+  const fast = plainIdOf(arg, end);
   if (fast !== null) return fast;
-  if (arg.length === 1 && (arg[0] === 0x2d || arg[0] === 0x2b)) {
-    // `-` and `+` (XRANGE's bounds) with no text made.
+  if (end === 1 && (arg[0] === 0x2d || arg[0] === 0x2b)) {
     if (!rules.minusPlus) return null;
     return arg[0] === 0x2d ? MIN_STREAM_ID : MAX_STREAM_ID;
   }
-  if (arg.length > 127) return null;
   const s = cText(arg);
-  if (s === '-') return rules.minusPlus ? MIN_STREAM_ID : null;
-  if (s === '+') return rules.minusPlus ? MAX_STREAM_ID : null;
   const dash = s.indexOf('-');
-  if (dash !== -1) {
-    // `<ms>-<seq>` in plain digits: numbers all the way, no BigInt.
-    const msFast = plainDigits(s.slice(0, dash));
-    const seqFast = msFast === -1 ? -1 : plainDigits(s.slice(dash + 1));
-    if (seqFast !== -1) return streamId(msFast, seqFast);
-  }
   const ms = parseU64(dash === -1 ? s : s.slice(0, dash));
   if (ms === null) return null;
   if (dash === -1) return streamIdBig(ms, rules.missingSeq === 'min' ? 0n : U64_MAX);

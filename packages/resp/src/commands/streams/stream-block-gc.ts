@@ -126,6 +126,11 @@ async function pass(cache: CollectionStore): Promise<BlockGcResult> {
   const blobHeads: BlobHead[] = [];
   let heads = 0;
   let unreadable = false;
+  /** A head's stream ID as streamSidOf read it: marked, none, or not a head (the pass gives up). */
+  const mark = (sid: string | null | undefined): void => {
+    if (sid === undefined) unreadable = true;
+    else if (sid !== null) marked.add(sid);
+  };
 
   const onRecord = (s: RecordSpace, off: number, address: number): boolean => {
     const flags = flagsOf(s, off);
@@ -141,9 +146,7 @@ async function pass(cache: CollectionStore): Promise<BlockGcResult> {
         });
         return true;
       }
-      const sid = streamSidOf(s.bytes, valueOffsetOf(s, off), valueLengthOf(s, off));
-      if (sid === undefined) unreadable = true;
-      else if (sid !== null) marked.add(sid);
+      mark(streamSidOf(s.bytes, valueOffsetOf(s, off), valueLengthOf(s, off)));
       return true;
     }
     if (type !== RecordType.STREAM_BLOCK && (flags & RecordFlag.TOMBSTONE) === 0) return true;
@@ -164,10 +167,7 @@ async function pass(cache: CollectionStore): Promise<BlockGcResult> {
   // address the walk has passed (a cached head written back over its old
   // record, RENAME over a key), so the walk alone could miss its stream ID.
   const watch = (type: RecordType, value: Uint8Array): void => {
-    if (type !== RecordType.STREAM) return;
-    const sid = streamSidOf(value, 0, value.length);
-    if (sid === undefined) unreadable = true;
-    else if (sid !== null) marked.add(sid);
+    if (type === RecordType.STREAM) mark(streamSidOf(value, 0, value.length));
   };
   let iterator: LogIterator | null = null;
   let sliceStart = performance.now();
@@ -191,8 +191,7 @@ async function pass(cache: CollectionStore): Promise<BlockGcResult> {
       } catch {
         sid = b.blobAddress < log.begin ? null : undefined;
       }
-      if (sid === undefined) unreadable = true;
-      else if (sid !== null) marked.add(sid);
+      mark(sid);
     }
     if (performance.now() - sliceStart >= SLICE_MS) {
       await new Promise<void>((resolve) => setImmediate(resolve));
@@ -219,7 +218,7 @@ async function pass(cache: CollectionStore): Promise<BlockGcResult> {
       cache.forEachCached((_key, value) => {
         if (!(value instanceof StreamValue)) return;
         heads++;
-        if (value.sid !== null) marked.add(value.sid.toString('latin1'));
+        mark(value.sid?.toString('latin1') ?? null);
       });
       if (streamBuildsInFlight(cache) > 0) return skipped('building');
       orphans = [];
