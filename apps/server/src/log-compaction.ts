@@ -48,10 +48,7 @@ export class LogCompaction {
             ? undefined
             : this.keyspace.track(i, collectOrphanBlocks(cache));
         })
-        .then(
-          () => undefined,
-          () => undefined,
-        )
+        .catch(() => undefined)
         .finally(() => {
           this.busy.delete(i);
           this.running.delete(run);
