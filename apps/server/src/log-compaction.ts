@@ -41,12 +41,10 @@ export class LogCompaction {
       // Databases.compact logs a failure; the next tick tries again. A GC pass that fails deletes nothing.
       const run: Promise<void> = this.databases
         .compact(i, store)
-        .then(() => {
+        .then(async () => {
           const cache = this.keyspace.collections(i);
           // Tracked: a FLUSHDB, SWAPDB or DEBUG RELOAD waits for the pass to end.
-          return cache === undefined
-            ? undefined
-            : this.keyspace.track(i, collectOrphanBlocks(cache));
+          if (cache !== undefined) await this.keyspace.track(i, collectOrphanBlocks(cache));
         })
         .catch(() => undefined)
         .finally(() => {
