@@ -1,4 +1,5 @@
 import type { CollectionValue } from './collection-value.js';
+import type { CollectionLookup } from './lookup.js';
 
 /** One cached collection: its key (an owned copy), structure and bookkeeping. */
 export class CacheEntry {
@@ -25,15 +26,37 @@ export class CacheEntry {
    * old value never lands over the newer record.
    */
   readonly cancel = { cancelled: false };
+  private current: CollectionValue | null;
+  private foundAs: CollectionLookup | null = null;
 
   constructor(
     readonly key: Buffer,
     readonly hash: number,
-    /** null: the key's deletion is in flight (reads say missing until it lands). */
-    public value: CollectionValue | null,
+    value: CollectionValue | null,
     /** ms since the epoch, 0 = none: the record's expiry, as the keys commands set it. */
     public expiresAt: number,
-  ) {}
+  ) {
+    this.current = value;
+  }
+
+  /** null: the key's deletion is in flight (reads say missing until it lands). */
+  get value(): CollectionValue | null {
+    return this.current;
+  }
+
+  set value(v: CollectionValue | null) {
+    this.current = v;
+    this.foundAs = null;
+  }
+
+  /**
+   * A lookup's answer for the value (not null): one object per value, not
+   * per lookup (it is immutable, and a new value gets a new one).
+   */
+  found(): CollectionLookup {
+    if (this.foundAs === null) this.foundAs = { status: 'found', value: this.current! };
+    return this.foundAs;
+  }
 }
 
 /**

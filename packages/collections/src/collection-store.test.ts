@@ -140,6 +140,28 @@ describe('CollectionStore', () => {
     await store.close();
   });
 
+  it('a hit answers one object per value, and the new value once the key holds another', async () => {
+    const store = await open();
+    const cs = new CollectionStore(store, { budgetBytes: 64 * 1024 });
+    const get = () => cs.get<HashValue>(k('h'), RecordType.HASH) as CollectionLookup<HashValue>;
+    const a = HashValue.empty();
+    a.set('f', 'a');
+    await cs.create(k('h'), a);
+    const first = get();
+    expect(first).toEqual({ status: 'found', value: a });
+    expect(get()).toBe(first);
+    const b = HashValue.empty();
+    b.set('f', 'b');
+    await cs.create(k('h'), b);
+    expect(get()).toEqual({ status: 'found', value: b });
+    expect(first).toEqual({ status: 'found', value: a });
+    await cs.delete(k('h'));
+    expect(get()).toEqual({ status: 'missing' });
+    await cs.create(k('h'), a);
+    expect(get()).toEqual({ status: 'found', value: a });
+    await store.close();
+  });
+
   it("exists: any type, the cache's creations and deletions included, nothing decoded", async () => {
     const store = await open();
     const cs = new CollectionStore(store, { budgetBytes: 1 << 20 });

@@ -516,7 +516,7 @@ export class CollectionStore {
     if (e.evicting) this.unmarkEvicting(e);
     this.touch(e);
     this.counters.hits++;
-    return { status: 'found', value: e.value };
+    return e.found();
   }
 
   private load(

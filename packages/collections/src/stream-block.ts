@@ -8,6 +8,8 @@ import { type StreamId, streamIdAt } from './stream-id.js';
 
 /** Bytes of an entry's ID (ms then seq, big-endian: byte order is ID order). */
 const ID_BYTES = 16;
+/** Strings up to this long are copied into a block byte by byte. */
+const SHORT_COPY = 32;
 // Memory estimate: the object, its two buffers' headers.
 const BLOCK_BYTES = 200;
 
@@ -98,14 +100,17 @@ export class StreamBlockValue implements CollectionValue {
     // By code unit: 16 of them cost less than a call into Buffer.write.
     for (let k = 0; k < ID_BYTES; k++) b[at + k] = id.charCodeAt(k);
     at += ID_BYTES;
-    b.writeUInt32LE(argv.length - from, at);
+    putU32(b, at, argv.length - from);
     at += 4;
     for (let i = from; i < argv.length; i++) {
       const f = argv[i]!;
-      b.writeUInt32LE(f.length, at);
+      const n = f.length;
+      putU32(b, at, n);
       at += 4;
-      b.set(f, at);
-      at += f.length;
+      // A short string byte by byte: TypedArray#set costs more than the copy.
+      if (n <= SHORT_COPY) for (let k = 0; k < n; k++) b[at + k] = f[k]!;
+      else b.set(f, at);
+      at += n;
     }
     this.used = at;
   }
@@ -297,6 +302,14 @@ export class StreamBlockValue implements CollectionValue {
     this.buf.copy(next, 0, 0, this.used);
     this.buf = next;
   }
+}
+
+/** A u32, little-endian, at `b[at]` (writeUInt32LE without its checks: `at` is reserved). */
+function putU32(b: Uint8Array, at: number, v: number): void {
+  b[at] = v;
+  b[at + 1] = v >>> 8;
+  b[at + 2] = v >>> 16;
+  b[at + 3] = v >>> 24;
 }
 
 function cutShort(): CollectionError {

@@ -174,6 +174,18 @@ describe('ReplyWriter: byte-exact replies', () => {
         );
       }
     }
+    // The first number again, then shorter, then longer (its digits are kept between calls).
+    for (const [a, b] of [
+      [1733200000000, 1],
+      [1733200000000, 2],
+      [5, 3],
+      [1733200000000, 4],
+      [1733200000001, 5],
+      [0, 6],
+    ] as const) {
+      w.bulkJoined(a, 0x2d, b);
+      expect(w.flush()!.toString()).toBe(`$${`${a}-${b}`.length}\r\n${a}-${b}\r\n`);
+    }
     expect(() => w.bulkJoined(2 ** 53, 0x2d, 0)).toThrow(ReplyEncodingError);
     expect(() => w.bulkJoined(1, 0x2d, -1)).toThrow(ReplyEncodingError);
     expect(() => w.bulkJoined(1.5, 0x2d, 0)).toThrow(ReplyEncodingError);

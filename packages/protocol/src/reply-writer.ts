@@ -100,6 +100,10 @@ export class ReplyWriter {
   private pos = 0;
   /** Bytes handed out by flush() so far: positions count from the first reply. */
   private flushedBytes = 0;
+  /** bulkJoined's last first number and its decimal digits. */
+  private joinedA = -1;
+  private joinedLength = 0;
+  private readonly joinedDigits = new Uint8Array(16);
 
   constructor(options: ReplyWriterOptions = {}) {
     this.protocol = options.protocol ?? 2;
@@ -271,12 +275,20 @@ export class ReplyWriter {
     if (!Number.isSafeInteger(a) || !Number.isSafeInteger(b) || a < 0 || b < 0) {
       throw new ReplyEncodingError(`not two safe non-negative integers: ${a}, ${b}`);
     }
-    const da = decimalDigits(a);
+    // `a` again (a stream's IDs in one millisecond): its digits as they were last written.
+    const digits = this.joinedDigits;
+    if (a !== this.joinedA) {
+      this.joinedLength = decimalDigits(a);
+      writeDecimal(digits, this.joinedLength, a);
+      this.joinedA = a;
+    }
+    const da = this.joinedLength;
     const db = decimalDigits(b);
     this.header(0x24, da + 1 + db);
     this.reserve(da + 1 + db + 2);
     const buf = this.buf;
-    writeDecimal(buf, this.pos + da, a);
+    const at = this.pos;
+    for (let i = 0; i < da; i++) buf[at + i] = digits[i]!;
     buf[this.pos + da] = sep;
     this.pos += da + 1 + db;
     writeDecimal(buf, this.pos, b);

@@ -147,6 +147,33 @@ describe('RequestParser: commands', () => {
     expect(inStream).toBe(false);
   });
 
+  it('hands out one shared Buffer per byte value for one-byte arguments, never mixing bytes up', () => {
+    const bytes = Array.from({ length: 256 }, (_, i) => i);
+    const stream = Buffer.concat([
+      ...bytes.map((b) => encodeCommand(['XADD', 'key', Buffer.of(b), 'ab'])),
+      ...bytes.map((b) => encodeCommand(['XADD', 'key', Buffer.of(b), 'ab'])),
+    ]);
+    const parser = new RequestParser();
+    parser.feed(stream);
+    const got: Buffer[][] = [];
+    for (;;) {
+      const argv = parser.take();
+      if (argv === null) break;
+      got.push([...argv]);
+    }
+    expect(parser.error).toBeNull();
+    expect(got).toHaveLength(512);
+    for (let i = 0; i < 512; i++) {
+      const argv = got[i]!;
+      expect([...argv[2]!]).toEqual([i % 256]);
+      expect(argv[1]!.toString()).toBe('key');
+      expect(argv[3]!.toString()).toBe('ab');
+      // The same byte again: the same Buffer; a longer argument stays a view of the chunk.
+      expect(argv[2]).toBe(got[i % 256]![2]);
+      expect(argv[3]!.buffer).toBe(stream.buffer);
+    }
+  });
+
   it('parses into a recycled arguments array of the same length, a new one otherwise', () => {
     const parser = new RequestParser();
     parser.feed(

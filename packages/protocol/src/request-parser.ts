@@ -121,6 +121,24 @@ export const MAX_ARGUMENTS = 64 * 1024 * 1024;
 const EMPTY = Buffer.alloc(0);
 
 /**
+ * One-byte arguments (`*`, `~`, `$`, `0`, a field `f`) are handed out from
+ * a table, one shared Buffer per byte value, instead of a view of the chunk
+ * each: a view costs a Buffer object, a third of a short command's garbage.
+ * Arguments are read-only to commands (they copy what they keep), so the
+ * same Buffer serves every command with that byte.
+ */
+const ONE_BYTE_ARGS: (Buffer | undefined)[] = new Array(256).fill(undefined);
+
+function oneByteArg(byte: number): Buffer {
+  let b = ONE_BYTE_ARGS[byte];
+  if (b === undefined) {
+    b = Buffer.of(byte);
+    ONE_BYTE_ARGS[byte] = b;
+  }
+  return b;
+}
+
+/**
  * A streaming parser for client requests, RESP2/RESP3 multibulk and inline,
  * that works straight on socket chunks. A command may be split anywhere and a
  * chunk may hold many commands (pipelining). It follows Redis's
@@ -386,7 +404,9 @@ export class RequestParser {
       argv[k] =
         k === 0 && length <= NAME_CACHE_MAX_LENGTH
           ? this.commandName(chunk, p, length)
-          : chunk.subarray(p, p + length);
+          : length === 1
+            ? oneByteArg(chunk[p]!)
+            : chunk.subarray(p, p + length);
       p += length + 2;
     }
     return p;

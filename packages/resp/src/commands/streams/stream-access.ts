@@ -74,14 +74,16 @@ function carryTo(c: Client, blocks: readonly CachedStreamBlocks[]): void {
  * cache has them all, else once they are read (all at once), by running
  * the whole command again (`again`), so that what it decides and changes
  * happens in one synchronous step with what it read. Nothing may change
- * before this call; the blocks read are carried to the next run.
+ * before this call; the blocks read are carried to the next run. (`again`
+ * and its `argv` apart, not a closure: no allocation when nothing is read.)
  */
 export function withBlocks(
   c: Client,
   s: StreamValue,
   refs: readonly StreamBlockRef[],
   run: (blocks: CachedStreamBlocks) => CommandResult,
-  again: () => CommandResult,
+  again: (c: Client, argv: Buffer[]) => CommandResult,
+  argv: Buffer[],
   key?: Uint8Array,
 ): CommandResult {
   const carry = refs.length === 0 ? undefined : takeCarried(c)?.find((b) => b.current(s));
@@ -89,7 +91,7 @@ export function withBlocks(
   if (!(b instanceof Promise)) return run(b);
   return b.then((loaded) => {
     carryTo(c, [loaded]);
-    return again();
+    return again(c, argv);
   });
 }
 

@@ -1,6 +1,13 @@
 import { MAX_STREAM_ID, MIN_STREAM_ID, streamId, streamIdBig } from '@strata/collections';
 import { describe, expect, test } from 'vitest';
-import { idOrNull, RANGE_START, STRICT } from './stream-args.js';
+import {
+  finishTrim,
+  idOrNull,
+  parseTrimOption,
+  RANGE_START,
+  STRICT,
+  trimParse,
+} from './stream-args.js';
 
 const id = (text: string, rules = STRICT) => idOrNull(Buffer.from(text, 'latin1'), rules);
 
@@ -33,5 +40,34 @@ describe('stream ID arguments', () => {
     for (const bad of ['18446744073709551616-0', '1-2-3', '1-', '-1', '1-+', 'a-1', '1-a', '']) {
       expect(id(bad), bad).toBeNull();
     }
+  });
+});
+
+describe('trim options', () => {
+  const args = (...a: string[]) => a.map((s) => Buffer.from(s));
+
+  test("each parse starts cleared: one command's options never reach the next", () => {
+    const t = trimParse();
+    const argv = args('XADD', 'k', 'MAXLEN', '~', '10', 'LIMIT', '5', '*', 'f', 'v');
+    expect(parseTrimOption(argv, 2, t)).toBe(5);
+    expect(parseTrimOption(argv, 5, t)).toBe(7);
+    expect(finishTrim(t)).toEqual({ strategy: 'maxlen', maxLen: 10, approx: true, limit: 5 });
+    const next = trimParse();
+    expect(next).toEqual({
+      strategy: 'none',
+      approx: false,
+      threshold: null,
+      limit: -1,
+      limitGiven: false,
+    });
+    expect(finishTrim(next)).toEqual({ strategy: 'none' });
+    const exact = trimParse();
+    expect(parseTrimOption(args('XTRIM', 'k', 'MINID', '5-1'), 2, exact)).toBe(4);
+    expect(finishTrim(exact)).toEqual({
+      strategy: 'minid',
+      minId: streamId(5, 1),
+      approx: false,
+      limit: 0,
+    });
   });
 });

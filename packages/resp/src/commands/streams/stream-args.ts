@@ -158,8 +158,11 @@ export type XaddId =
   | { readonly kind: 'ms'; readonly ms: StreamId }
   | { readonly kind: 'explicit'; readonly id: StreamId };
 
+/** XADD's `*`. */
+export const AUTO_ID: XaddId = Object.freeze({ kind: 'auto' });
+
 export function parseXaddId(arg: Uint8Array): XaddId {
-  if (arg.length === 1 && arg[0] === 0x2a) return { kind: 'auto' };
+  if (arg.length === 1 && arg[0] === 0x2a) return AUTO_ID;
   const s = cText(arg);
   if (s.endsWith('-*') && s.indexOf('-') === s.length - 2 && arg.length <= 127) {
     const ms = parseU64(s.slice(0, -2));
@@ -211,8 +214,23 @@ export interface TrimParse {
   limitGiven: boolean;
 }
 
-export function newTrimParse(): TrimParse {
-  return { strategy: 'none', approx: false, threshold: null, limit: -1, limitGiven: false };
+const trimScratch: TrimParse = {
+  strategy: 'none',
+  approx: false,
+  threshold: null,
+  limit: -1,
+  limitGiven: false,
+};
+
+/** The trim options' parse state, cleared: one for every command (parsing is synchronous, finishTrim copies it). */
+export function trimParse(): TrimParse {
+  const t = trimScratch;
+  t.strategy = 'none';
+  t.approx = false;
+  t.threshold = null;
+  t.limit = -1;
+  t.limitGiven = false;
+  return t;
 }
 
 export function parseTrimOption(argv: readonly Buffer[], i: number, t: TrimParse): number {

@@ -26,13 +26,14 @@ import {
   withStream,
 } from './stream-access.js';
 import {
+  AUTO_ID,
   finishTrim,
-  newTrimParse,
   parseId,
   parseTrimOption,
   parseXaddId,
   STRICT,
   type Trim,
+  trimParse,
   type XaddId,
 } from './stream-args.js';
 import { noSuchKeyError, streamError } from './stream-errors.js';
@@ -58,9 +59,13 @@ function newId(s: StreamValue, given: XaddId): StreamId {
   const last = s.lastId;
   let id: StreamId | null;
   if (given.kind === 'auto') {
+    // Above the last by construction (null only past the largest ID).
     const now = Date.now();
     id = streamIdMs(last) < now ? streamId(now, 0) : nextStreamId(last);
-  } else if (given.kind === 'ms') {
+    if (id === null) throw tooSmallError();
+    return id;
+  }
+  if (given.kind === 'ms') {
     if (sameMs(given.ms, last)) {
       if (seqIsMax(last)) throw tooSmallError();
       id = nextStreamId(last);
@@ -80,9 +85,18 @@ function trimForm(key: Buffer, s: StreamValue): Buffer[] {
 
 // ---- XADD ------------------------------------------------------------------------------
 
+/** An append's reply and events, once its writes are in (no closure when they already are). */
+function added(c: Client, key: Buffer, id: StreamId, created: boolean, trimmed: number): void {
+  writeId(c.reply, id);
+  if (created) notify(c, NotifyClass.new, 'new', key);
+  notify(c, NotifyClass.stream, 'xadd', key);
+  if (trimmed > 0) notify(c, NotifyClass.stream, 'xtrim', key);
+  signalStream(c, key, null);
+}
+
 function xadd(c: Client, argv: Buffer[]): CommandResult {
   const key = argv[1]!;
-  const t = newTrimParse();
+  const t = trimParse();
   let noMkStream = false;
   let i = 2;
   let given: XaddId | null = null;
@@ -101,7 +115,7 @@ function xadd(c: Client, argv: Buffer[]): CommandResult {
     given = parseXaddId(a);
     break;
   }
-  given ??= { kind: 'auto' };
+  given ??= AUTO_ID;
   const trim = finishTrim(t);
   const fieldsAt = i + 1;
   const nFields = argv.length - fieldsAt;
@@ -134,15 +148,16 @@ function xadd(c: Client, argv: Buffer[]): CommandResult {
           c.propagate(...form);
           if (trimmed > 0) c.propagate(...trimForm(key, s));
         }
-        return whenWritten(bothWritten(head, blocks.written()), () => {
-          writeId(c.reply, id);
-          if (found === null) notify(c, NotifyClass.new, 'new', key);
-          notify(c, NotifyClass.stream, 'xadd', key);
-          if (trimmed > 0) notify(c, NotifyClass.stream, 'xtrim', key);
-          signalStream(c, key, null);
-        });
+        const created = found === null;
+        const written = bothWritten(head, blocks.written());
+        if (written === undefined) {
+          added(c, key, id, created, trimmed);
+          return undefined;
+        }
+        return written.then(() => added(c, key, id, created, trimmed));
       },
-      () => xadd(c, argv),
+      xadd,
+      argv,
       key,
     );
   });
@@ -152,7 +167,7 @@ function xadd(c: Client, argv: Buffer[]): CommandResult {
 
 function xtrim(c: Client, argv: Buffer[]): CommandResult {
   const key = argv[1]!;
-  const t = newTrimParse();
+  const t = trimParse();
   for (let i = 2; i < argv.length; ) {
     const next = parseTrimOption(argv, i, t);
     if (next === -1) throw syntaxError();
@@ -182,7 +197,8 @@ function xtrim(c: Client, argv: Buffer[]): CommandResult {
           if (n > 0) notify(c, NotifyClass.stream, 'xtrim', key);
         });
       },
-      () => xtrim(c, argv),
+      xtrim,
+      argv,
       key,
     );
   });
@@ -215,7 +231,8 @@ function xdel(c: Client, argv: Buffer[]): CommandResult {
           if (n > 0) notify(c, NotifyClass.stream, 'xdel', key);
         });
       },
-      () => xdel(c, argv),
+      xdel,
+      argv,
       key,
     );
   });

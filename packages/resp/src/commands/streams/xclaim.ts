@@ -144,7 +144,7 @@ export function xclaim(c: Client, argv: Buffer[]): CommandResult {
       for (const id of claimed) writeClaimed(c, s, blocks, id, justId);
       return undefined;
     };
-    return withBlocks(c, s, s.refsOf(ids), run, () => xclaim(c, argv), key);
+    return withBlocks(c, s, s.refsOf(ids), run, xclaim, argv, key);
   });
 }
 
@@ -221,6 +221,6 @@ export function xautoclaim(c: Client, argv: Buffer[]): CommandResult {
       for (const id of deleted) writeId(w, id);
       return undefined;
     };
-    return withBlocks(c, s, s.refsOf(candidates), run, () => xautoclaim(c, argv), key);
+    return withBlocks(c, s, s.refsOf(candidates), run, xautoclaim, argv, key);
   });
 }

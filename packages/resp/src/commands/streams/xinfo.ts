@@ -81,14 +81,7 @@ export function xinfoStream(c: Client, argv: Buffer[]): CommandResult {
           ...s.refsFor(MIN_STREAM_ID, MAX_STREAM_ID, false, 1),
           ...s.refsFor(MIN_STREAM_ID, MAX_STREAM_ID, true, 1),
         ];
-    return withBlocks(
-      c,
-      s,
-      refs,
-      (b) => info(c, s, b, full, count),
-      () => xinfoStream(c, argv),
-      argv[2]!,
-    );
+    return withBlocks(c, s, refs, (b) => info(c, s, b, full, count), xinfoStream, argv, argv[2]!);
   });
 }
 

@@ -30,7 +30,8 @@ function range(c: Client, argv: Buffer[], reverse: boolean): CommandResult {
           writeRange(c.reply, s, blocks, start, end, n, reverse);
           return undefined;
         },
-        () => range(c, argv, reverse),
+        reverse ? xrevrange : xrange,
+        argv,
         argv[1]!,
       );
     }
