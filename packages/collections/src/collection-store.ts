@@ -511,7 +511,7 @@ export class CollectionStore {
     }
     // Served without reading the record: the key's access word is touched
     // here (Redis's lookupKey touches before it checks the type).
-    this.store.touchKey(e.key);
+    this.store.touchHash(e.hash);
     if (e.value.type !== type) return { status: 'wrongType', type: e.value.type };
     if (e.evicting) this.unmarkEvicting(e);
     this.touch(e);

@@ -1,4 +1,4 @@
-import { hashBytes } from '@strata/hlog';
+import { hashKey } from '@strata/hlog';
 import type { CacheEntry } from './cache-entry.js';
 
 /**
@@ -25,8 +25,9 @@ export class KeyTable {
     return this.count;
   }
 
+  /** The store's own hash of the key (so an entry's hash serves the store's index too: touchHash). */
   static hash(key: Uint8Array): number {
-    return hashBytes(key, 0, key.length);
+    return hashKey(key);
   }
 
   find(key: Uint8Array, hash = KeyTable.hash(key)): CacheEntry | undefined {

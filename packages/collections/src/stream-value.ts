@@ -153,7 +153,10 @@ export class StreamValue implements CollectionValue {
 
   memoryBytes(): number {
     let pel = 0;
-    for (const g of this.groups.values()) pel += GROUP_BYTES + g.pendingCount * 64;
+    // No iterator made for a stream without groups (this runs on every change).
+    if (this.groups.size > 0) {
+      for (const g of this.groups.values()) pel += GROUP_BYTES + g.pendingCount * 64;
+    }
     return BASE_BYTES + this.refs.length * REF_BYTES + this.tail.memoryBytes() + pel;
   }
 

@@ -95,8 +95,13 @@ export class SyncCore extends CoreState {
    * collection, a batch read from the device).
    */
   touchKey(key: Uint8Array, touching = this.access.touching): void {
+    if (touching) this.touchHash(hashKey(key), true);
+  }
+
+  /** touchKey by the key's hash (hashKey's) when the caller has it already. */
+  touchHash(hash: number, touching = this.access.touching): void {
     if (!touching) return;
-    if (this.index.find(hashKey(key)) !== 0) this.index.touchLast();
+    if (this.index.find(hash) !== 0) this.index.touchLast();
   }
 
   private readWith(key: Uint8Array, wantValue: boolean): ReadView {

@@ -90,6 +90,8 @@ export abstract class Dispatcher extends Connection {
   private execLog: ExecLog | null = null;
   /** This command's time, read once from its store's clock (-1: not read yet). */
   private commandTime = -1;
+  /** When the running command started (performance.now(), as its timing counts it). */
+  private commandStarted = 0;
   /** In MONITOR mode: shown every command of every client; it may not touch the keyspace. */
   monitoring = false;
   /** Held by CLIENT PAUSE until it ends (CLIENT LIST flag `b`). */
@@ -153,6 +155,15 @@ export abstract class Dispatcher extends Connection {
       this.commandTime = store === undefined ? Date.now() : store.clock();
     }
     return this.commandTime;
+  }
+
+  /**
+   * The wall time (ms since the epoch) when the running command started,
+   * from the clock reading its timing took (no clock read of its own):
+   * Redis 7.2's commandTimeSnapshot, for XADD's `*` IDs.
+   */
+  startedAt(): number {
+    return this.server.accessTicker.wall.at(this.commandStarted);
   }
 
   /** The collections (hashes, sets, sorted sets, lists) of the selected database, cached over its store. */
@@ -456,6 +467,7 @@ export abstract class Dispatcher extends Connection {
     // this one calls (a script's, EXEC's): each of those starts when it starts.
     const started = this.clockMark >= 0 ? this.clockMark : performance.now();
     this.clockMark = -1;
+    this.commandStarted = started;
     // Its lookups touch the keys' access clock as Redis's lookupKey decides;
     // an operation that waits for the disk keeps what it started with.
     const access = this.server.access;

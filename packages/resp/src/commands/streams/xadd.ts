@@ -55,12 +55,12 @@ function trimNeeds(s: StreamValue, trim: Trim, extra: number): StreamBlockRef[] 
 const NO_REFS: StreamBlockRef[] = [];
 
 /** The ID an append gets (streamAppendItem), or an error for one not above the last. */
-function newId(s: StreamValue, given: XaddId): StreamId {
+function newId(c: Client, s: StreamValue, given: XaddId): StreamId {
   const last = s.lastId;
   let id: StreamId | null;
   if (given.kind === 'auto') {
     // Above the last by construction (null only past the largest ID).
-    const now = Date.now();
+    const now = c.startedAt();
     id = streamIdMs(last) < now ? streamId(now, 0) : nextStreamId(last);
     if (id === null) throw tooSmallError();
     return id;
@@ -132,7 +132,7 @@ function xadd(c: Client, argv: Buffer[]): CommandResult {
     if (s.lastId === MAX_STREAM_ID) {
       throw streamError('The stream has exhausted the last possible ID, unable to add more items');
     }
-    const id = newId(s, given);
+    const id = newId(c, s, given);
     return withBlocks(
       c,
       s,
