@@ -55,6 +55,7 @@ export {
   formatStreamIdAt,
   MAX_STREAM_ID,
   MIN_STREAM_ID,
+  nextAutoStreamId,
   nextStreamId,
   previousStreamId,
   type StreamId,

@@ -67,14 +67,40 @@ export function streamIdFromWords(
   return fromChars();
 }
 
+/**
+ * The last ID `streamId` made, with its halves: XADD makes an ID, answers
+ * it, and makes the next one from it; reading the halves back from the
+ * string's code units each time costs as much as making the ID.
+ */
+const made = { id: MIN_STREAM_ID, ms: 0, seq: 0 };
+
 /** The ID `<ms>-<seq>` of two safe non-negative integers. */
 export function streamId(ms: number, seq: number): StreamId {
-  return streamIdFromWords(
+  const id = streamIdFromWords(
     Math.floor(ms / TWO32),
     ms % TWO32,
     Math.floor(seq / TWO32),
     seq % TWO32,
   );
+  made.id = id;
+  made.ms = ms;
+  made.seq = seq;
+  return id;
+}
+
+/**
+ * The ID XADD `*` gives after `last` at wall time `now` (ms; Redis's
+ * streamNextID): `<now>-0` when the clock is past the last ID's ms, else
+ * the last ID's next sequence; null past the largest ID.
+ */
+export function nextAutoStreamId(last: StreamId, now: number): StreamId | null {
+  const ms = streamIdHalf(last, 0);
+  const seq = streamIdHalf(last, 8);
+  if (ms >= 0 && seq >= 0) {
+    if (ms < now) return streamId(now, 0);
+    if (seq < Number.MAX_SAFE_INTEGER) return streamId(ms, seq + 1);
+  }
+  return streamIdMs(last) < now ? streamId(now, 0) : nextStreamId(last);
 }
 
 /** The ID of two unsigned 64-bit halves. */
@@ -126,6 +152,8 @@ function safeU64(hi: number, lo: number): number {
 
 /** Half `half` of `id` as a number, or -1 past 2^53. */
 export function streamIdHalf(id: StreamId, half: StreamIdHalf): number {
+  // The ID just made (an XADD's reply, the next XADD): no code unit read.
+  if (id === made.id) return half === 0 ? made.ms : made.seq;
   return safeU64(word(id, half), word(id, half + 4));
 }
 

@@ -2,14 +2,13 @@ import {
   formatStreamId as formatId,
   MAX_STREAM_ID,
   MIN_STREAM_ID,
+  nextAutoStreamId,
   nextStreamId,
   type StreamBlockRef,
   type StreamId,
   StreamValue,
   sameMs,
   seqIsMax,
-  streamId,
-  streamIdMs,
 } from '@strata/collections';
 import { eqi, parseInteger } from '../../args.js';
 import { syntaxError, wrongArityError } from '../../errors.js';
@@ -60,8 +59,7 @@ function newId(c: Client, s: StreamValue, given: XaddId): StreamId {
   let id: StreamId | null;
   if (given.kind === 'auto') {
     // Above the last by construction (null only past the largest ID).
-    const now = c.startedAt();
-    id = streamIdMs(last) < now ? streamId(now, 0) : nextStreamId(last);
+    id = nextAutoStreamId(last, c.startedAt());
     if (id === null) throw tooSmallError();
     return id;
   }
