@@ -1,5 +1,4 @@
 import { AccessClock } from '@strata/hlog';
-import { WallClock } from './wall-clock.js';
 
 /** How often the keys' access clock is re-read (Redis's serverCron at hz 10 caches its LRU clock so). */
 const TICK_MS = 100;
@@ -8,11 +7,10 @@ const TICK_MS = 100;
  * The server's one access clock, shared by every open database's store
  * (Keyspace installs it): commands touch keys with its cached time, never
  * reading the time per operation, and a timer re-reads it while the server
- * listens. The same tick keeps the wall clock's offset (`wall`) fresh.
+ * listens.
  */
 export class AccessTicker {
   readonly clock: AccessClock;
-  readonly wall = new WallClock();
   private timer: NodeJS.Timeout | null = null;
 
   /** `now`: ms since the epoch (tests move it). */
@@ -24,10 +22,7 @@ export class AccessTicker {
 
   start(): void {
     if (this.timer !== null) return;
-    this.timer = setInterval(() => {
-      this.clock.tick();
-      this.wall.refresh();
-    }, TICK_MS);
+    this.timer = setInterval(() => this.clock.tick(), TICK_MS);
     this.timer.unref();
   }
 

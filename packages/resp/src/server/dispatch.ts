@@ -163,7 +163,7 @@ export abstract class Dispatcher extends Connection {
    * Redis 7.2's commandTimeSnapshot, for XADD's `*` IDs.
    */
   startedAt(): number {
-    return this.server.accessTicker.wall.at(this.commandStarted);
+    return this.server.wall.at(this.commandStarted);
   }
 
   /** The collections (hashes, sets, sorted sets, lists) of the selected database, cached over its store. */

@@ -23,6 +23,7 @@ import { ParseAheadMatcher } from './parse-ahead.js';
 import { SlowLog } from './slowlog.js';
 import { SlotValues, type StateSlot } from './state-slot.js';
 import { TurnWrites } from './turn-writes.js';
+import { WallClock } from './wall-clock.js';
 
 /**
  * One class of Redis's client-output-buffer-limit, in bytes of replies
@@ -136,6 +137,8 @@ export class ServerState {
   readonly idleClients = new IdleClients(this);
   /** The keys' access clock (OBJECT IDLETIME/FREQ), shared by the databases' stores. */
   readonly accessTicker: AccessTicker;
+  /** Wall time from the dispatcher's clock readings (XADD's `*`). */
+  readonly wall = new WallClock();
 
   get access(): AccessClock {
     return this.accessTicker.clock;

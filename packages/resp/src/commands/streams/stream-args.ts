@@ -289,8 +289,11 @@ export function finishTrim(t: TrimParse): Trim {
   }
   if (t.strategy === 'none') return NO_TRIM;
   const limit = t.approx ? (t.limitGiven ? t.limit : APPROX_LIMIT) : 0;
+  // The scratch lets go of the argument (and the socket chunk under it).
+  const threshold = t.threshold!;
+  t.threshold = null;
   if (t.strategy === 'maxlen') {
-    return { strategy: 'maxlen', maxLen: integerOrNaN(t.threshold!), approx: t.approx, limit };
+    return { strategy: 'maxlen', maxLen: integerOrNaN(threshold), approx: t.approx, limit };
   }
-  return { strategy: 'minid', minId: parseId(t.threshold!, STRICT), approx: t.approx, limit };
+  return { strategy: 'minid', minId: parseId(threshold, STRICT), approx: t.approx, limit };
 }
