@@ -33,15 +33,32 @@ export function withCollection<V extends CollectionValue>(
   type: number,
   f: (value: Found<V>) => CommandResult,
 ): CommandResult {
+  return withCollectionArg<V, (value: Found<V>) => CommandResult>(c, key, type, callWith, f);
+}
+
+const callWith = <V>(value: V, f: (value: V) => CommandResult): CommandResult => f(value);
+
+/**
+ * withCollection for a hot command: `f` takes `arg` (what the command
+ * parsed) instead of closing over it, so a lookup that finds the value in
+ * the cache allocates nothing here.
+ */
+export function withCollectionArg<V extends CollectionValue, A>(
+  c: Client,
+  key: Buffer,
+  type: number,
+  f: (value: Found<V>, arg: A) => CommandResult,
+  arg: A,
+): CommandResult {
   const r = c.collections.get<V>(key, type);
-  if (!(r instanceof Promise)) return f(lookupValue(r));
+  if (!(r instanceof Promise)) return f(lookupValue(r), arg);
   // Looked up again once the disk read is in: another command may have
   // created or loaded the key meanwhile, and the decision (create or change)
   // must be taken in the same step as the change.
   return r.then(() => {
     const again = c.collections.get<V>(key, type);
-    if (again instanceof Promise) return again.then((x) => f(lookupValue(x)));
-    return f(lookupValue(again));
+    if (again instanceof Promise) return again.then((x) => f(lookupValue(x), arg));
+    return f(lookupValue(again), arg);
   });
 }
 

@@ -9,7 +9,12 @@ import type { Client } from '../../server/client.js';
 import type { CommandResult } from '../../server/command-table.js';
 import { clientSlot } from '../family.js';
 import { keyMiss } from '../pubsub/keyspace-events.js';
-import { type Found, type Written, withCollection } from '../shared/collection-access.js';
+import {
+  type Found,
+  type Written,
+  withCollection,
+  withCollectionArg,
+} from '../shared/collection-access.js';
 
 /**
  * How the stream commands reach a stream: through the collection cache as
@@ -24,6 +29,16 @@ export function withStream(
   f: (s: Found<StreamValue>) => CommandResult,
 ): CommandResult {
   return withCollection<StreamValue>(c, key, RecordType.STREAM, f);
+}
+
+/** withStream with an argument for `f` instead of a closure (withCollectionArg: XADD). */
+export function withStreamArg<A>(
+  c: Client,
+  key: Buffer,
+  f: (s: Found<StreamValue>, arg: A) => CommandResult,
+  arg: A,
+): CommandResult {
+  return withCollectionArg<StreamValue, A>(c, key, RecordType.STREAM, f, arg);
 }
 
 /** withStream for a read: a missing key is a key miss. */
@@ -86,9 +101,26 @@ export function withBlocks(
   argv: Buffer[],
   key?: Uint8Array,
 ): CommandResult {
+  return withBlocksArg(c, s, refs, callWith, run, again, argv, key);
+}
+
+const callWith = <T>(blocks: CachedStreamBlocks, f: (blocks: CachedStreamBlocks) => T): T =>
+  f(blocks);
+
+/** withBlocks with an argument for `run` instead of a closure (XADD: nothing allocated for it). */
+export function withBlocksArg<A>(
+  c: Client,
+  s: StreamValue,
+  refs: readonly StreamBlockRef[],
+  run: (blocks: CachedStreamBlocks, arg: A) => CommandResult,
+  arg: A,
+  again: (c: Client, argv: Buffer[]) => CommandResult,
+  argv: Buffer[],
+  key?: Uint8Array,
+): CommandResult {
   const carry = refs.length === 0 ? undefined : takeCarried(c)?.find((b) => b.current(s));
   const b = loadStreamBlocks(c.collections, s, refs, carry, key);
-  if (!(b instanceof Promise)) return run(b);
+  if (!(b instanceof Promise)) return run(b, arg);
   return b.then((loaded) => {
     carryTo(c, [loaded]);
     return again(c, argv);

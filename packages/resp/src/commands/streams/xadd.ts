@@ -1,4 +1,5 @@
 import {
+  type CachedStreamBlocks,
   formatStreamId as formatId,
   MAX_STREAM_ID,
   MIN_STREAM_ID,
@@ -22,7 +23,9 @@ import {
   readStream,
   streamChanged,
   withBlocks,
+  withBlocksArg,
   withStream,
+  withStreamArg,
 } from './stream-access.js';
 import {
   AUTO_ID,
@@ -121,44 +124,76 @@ function xadd(c: Client, argv: Buffer[]): CommandResult {
   if (given.kind === 'explicit' && given.id === MIN_STREAM_ID) {
     throw streamError('The ID specified in XADD must be greater than 0-0');
   }
-  return withStream(c, key, (found) => {
-    if (found === null && noMkStream) {
-      c.reply.null();
-      return undefined;
-    }
-    const s = found ?? new StreamValue();
-    if (s.lastId === MAX_STREAM_ID) {
-      throw streamError('The stream has exhausted the last possible ID, unable to add more items');
-    }
-    const id = newId(c, s, given);
-    return withBlocks(
-      c,
-      s,
-      trimNeeds(s, trim, 1),
-      (blocks) => {
-        s.append(id, argv, fieldsAt);
-        const trimmed = trim.strategy === 'none' ? 0 : s.trim(trim, blocks);
-        s.sealIfFull(blocks);
-        const head = found === null ? createStream(c, key, s) : streamChanged(c, key, s);
-        if (c.server.commandLog !== null && !c.replay) {
-          const form = [XADD, key, ...(noMkStream ? [Buffer.from('NOMKSTREAM')] : [])];
-          form.push(Buffer.from(formatId(id)), ...argv.slice(fieldsAt));
-          c.propagate(...form);
-          if (trimmed > 0) c.propagate(...trimForm(key, s));
-        }
-        const created = found === null;
-        const written = bothWritten(head, blocks.written());
-        if (written === undefined) {
-          added(c, key, id, created, trimmed);
-          return undefined;
-        }
-        return written.then(() => added(c, key, id, created, trimmed));
-      },
-      xadd,
-      argv,
-      key,
-    );
-  });
+  const a: Append = {
+    c,
+    argv,
+    key,
+    fieldsAt,
+    given,
+    trim,
+    noMkStream,
+    found: null,
+    stream: null,
+    id: MIN_STREAM_ID,
+  };
+  return withStreamArg(c, key, appendTo, a);
+}
+
+/**
+ * One XADD as parsed, then as decided (its stream and ID): what its steps
+ * take as their argument, one object where closures would be several.
+ */
+interface Append {
+  readonly c: Client;
+  readonly argv: Buffer[];
+  readonly key: Buffer;
+  readonly fieldsAt: number;
+  readonly given: XaddId;
+  readonly trim: Trim;
+  readonly noMkStream: boolean;
+  found: StreamValue | null;
+  stream: StreamValue | null;
+  id: StreamId;
+}
+
+/** XADD with its stream looked up: the ID decided, then the blocks a trim needs. */
+function appendTo(found: StreamValue | null, a: Append): CommandResult {
+  const c = a.c;
+  if (found === null && a.noMkStream) {
+    c.reply.null();
+    return undefined;
+  }
+  const s = found ?? new StreamValue();
+  if (s.lastId === MAX_STREAM_ID) {
+    throw streamError('The stream has exhausted the last possible ID, unable to add more items');
+  }
+  a.found = found;
+  a.stream = s;
+  a.id = newId(c, s, a.given);
+  return withBlocksArg(c, s, trimNeeds(s, a.trim, 1), appendWith, a, xadd, a.argv, a.key);
+}
+
+/** XADD's change, in one step with the blocks it needed: append, trim, seal, log, reply. */
+function appendWith(blocks: CachedStreamBlocks, a: Append): CommandResult {
+  const { c, key, argv, fieldsAt, trim, id, found } = a;
+  const s = a.stream!;
+  s.append(id, argv, fieldsAt);
+  const trimmed = trim.strategy === 'none' ? 0 : s.trim(trim, blocks);
+  s.sealIfFull(blocks);
+  const head = found === null ? createStream(c, key, s) : streamChanged(c, key, s);
+  if (c.server.commandLog !== null && !c.replay) {
+    const form = [XADD, key, ...(a.noMkStream ? [Buffer.from('NOMKSTREAM')] : [])];
+    form.push(Buffer.from(formatId(id)), ...argv.slice(fieldsAt));
+    c.propagate(...form);
+    if (trimmed > 0) c.propagate(...trimForm(key, s));
+  }
+  const created = found === null;
+  const written = bothWritten(head, blocks.written());
+  if (written === undefined) {
+    added(c, key, id, created, trimmed);
+    return undefined;
+  }
+  return written.then(() => added(c, key, id, created, trimmed));
 }
 
 // ---- XTRIM -----------------------------------------------------------------------------
