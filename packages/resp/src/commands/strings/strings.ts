@@ -233,14 +233,17 @@ function upsertAndReply(
   if (v.status === 'pending') {
     return v.pending.then((r) => setReply(c, key, expiresAt, flags, created, r.status, r.old));
   }
-  setReply(c, key, expiresAt, flags, created, v.status, v.old);
+  // The write ran now: nothing ran between it and the invalidation before it (if any).
+  const invalidated = (flags & (SetFlag.NX | SetFlag.GET)) === 0;
+  setReply(c, key, expiresAt, flags, created, v.status, v.old, invalidated);
   return undefined;
 }
 
 /**
  * upsertAndReply's reply and events, now or once the write settled (on the
  * device, or after a stream's blocks): `old` (GET) is the previous value, a
- * view into the log when the write ran now (written before any event).
+ * view into the log when the write ran now (written before any event);
+ * `invalidated`: the cache let the key go in this same step already.
  */
 function setReply(
   c: Client,
@@ -250,10 +253,12 @@ function setReply(
   created: boolean,
   status: SetResult['status'],
   old: Buffer | ValueView | null,
+  invalidated = false,
 ): void {
   if (status === 'wrongType') throw wrongTypeError();
   const get = (flags & SetFlag.GET) !== 0;
-  if (status === 'ok') c.collections.invalidate(key);
+  // Once more after a write that waited: a command may have cached the key meanwhile.
+  if (status === 'ok' && !invalidated) c.collections.invalidate(key);
   if (get) {
     if (old === null) {
       keyMiss(c, key);
