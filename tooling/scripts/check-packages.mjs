@@ -71,8 +71,26 @@ for (const pkg of manifests) {
 }
 
 rmSync(scratch, { recursive: true, force: true });
+
+// Changesets: one naming an ignored package (an app) beside a published one
+// stops `changeset version` ("Mixed changesets ... are not allowed").
+const changesetConfig = JSON.parse(readFileSync(join(root, '.changeset/config.json'), 'utf8'));
+const ignored = new Set(changesetConfig.ignore ?? []);
+for (const file of readdirSync(join(root, '.changeset'))) {
+  if (!file.endsWith('.md') || file === 'README.md') continue;
+  const text = readFileSync(join(root, '.changeset', file), 'utf8');
+  const front = /^---\n([\s\S]*?)\n---/.exec(text)?.[1] ?? '';
+  const names = [...front.matchAll(/^["']([^"']+)["']\s*:/gm)].map((m) => m[1]);
+  const some = names.filter((n) => ignored.has(n));
+  if (some.length > 0 && some.length < names.length) {
+    failures.push(
+      `.changeset/${file}: names the ignored ${some.join(', ')} beside published packages`,
+    );
+  }
+}
+
 if (failures.length > 0) {
   console.error(failures.join('\n\n'));
   process.exit(1);
 }
-console.log(`package shape ok: ${manifests.length} packages`);
+console.log(`package shape ok: ${manifests.length} packages; changesets ok`);
