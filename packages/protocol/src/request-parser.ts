@@ -127,16 +127,7 @@ const EMPTY = Buffer.alloc(0);
  * Arguments are read-only to commands (they copy what they keep), so the
  * same Buffer serves every command with that byte.
  */
-const ONE_BYTE_ARGS: (Buffer | undefined)[] = new Array(256).fill(undefined);
-
-function oneByteArg(byte: number): Buffer {
-  let b = ONE_BYTE_ARGS[byte];
-  if (b === undefined) {
-    b = Buffer.of(byte);
-    ONE_BYTE_ARGS[byte] = b;
-  }
-  return b;
-}
+const ONE_BYTE_ARGS: readonly Buffer[] = Array.from({ length: 256 }, (_, byte) => Buffer.of(byte));
 
 /**
  * A streaming parser for client requests, RESP2/RESP3 multibulk and inline,
@@ -405,7 +396,7 @@ export class RequestParser {
         k === 0 && length <= NAME_CACHE_MAX_LENGTH
           ? this.commandName(chunk, p, length)
           : length === 1
-            ? oneByteArg(chunk[p]!)
+            ? ONE_BYTE_ARGS[chunk[p]!]!
             : chunk.subarray(p, p + length);
       p += length + 2;
     }

@@ -28,49 +28,22 @@ function isSpace(c: number): boolean {
 }
 
 /**
- * string2ull: a strict long long first (no sign but '-', no leading
- * zeros; a negative one refused), else strtoull over the whole string
- * (leading blanks and a sign allowed, a negative value wrapping modulo
- * 2^64), or null.
+ * string2ull of the bytes `arg[from, to)`: a strict long long first (no
+ * sign but '-', no leading zeros; a negative one refused), else strtoull
+ * over the whole text (leading blanks and a sign allowed, a negative value
+ * wrapping modulo 2^64), or null. Plain digits (the hot path: XADD, XACK,
+ * XRANGE IDs) are read from the bytes with no text made.
  */
-function parseU64(s: string): bigint | null {
-  const fast = plainDigits(s);
+function parseU64(arg: Uint8Array, from: number, to: number): bigint | null {
+  const fast = plainDigits(arg, from, to);
   if (fast !== -1) return BigInt(fast);
-  return parseU64Slow(s);
+  return parseU64Slow(
+    Buffer.from(arg.buffer, arg.byteOffset, arg.length).toString('latin1', from, to),
+  );
 }
 
-/**
- * The common case on the hot path (XADD, XACK, XRANGE IDs): 1 to 15 digits,
- * no leading zero, as a number; -1 otherwise (string2ull's other forms).
- */
-function plainDigits(s: string): number {
-  const n = s.length;
-  if (n === 0 || n > 15 || (n > 1 && s.charCodeAt(0) === 0x30)) return -1;
-  let v = 0;
-  for (let i = 0; i < n; i++) {
-    const d = s.charCodeAt(i) - 0x30;
-    if (d < 0 || d > 9) return -1;
-    v = v * 10 + d;
-  }
-  return v;
-}
-
-/**
- * `<ms>-<seq>` in plain digits (1 to 15 each, no leading zero) in
- * `arg[0, end)`, read from the bytes with no string made (XACK's and
- * XCLAIM's many IDs); null for anything else, which idOrNull then reads as
- * Redis does.
- */
-function plainIdOf(arg: Uint8Array, end: number): StreamId | null {
-  const dash = arg.indexOf(0x2d);
-  if (dash <= 0 || dash >= end) return null;
-  const ms = plainDigitsAt(arg, 0, dash);
-  const seq = ms === -1 ? -1 : plainDigitsAt(arg, dash + 1, end);
-  return seq === -1 ? null : streamId(ms, seq);
-}
-
-/** plainDigits of the bytes `arg[from, to)`. */
-function plainDigitsAt(arg: Uint8Array, from: number, to: number): number {
+/** 1 to 15 digits, no leading zero, in `arg[from, to)`, as a number; -1 otherwise. */
+function plainDigits(arg: Uint8Array, from: number, to: number): number {
   const n = to - from;
   if (n === 0 || n > 15 || (n > 1 && arg[from] === 0x30)) return -1;
   let v = 0;
@@ -113,35 +86,37 @@ export const STRICT: IdRules = { minusPlus: false, missingSeq: 'min' };
 export const RANGE_START: IdRules = { minusPlus: true, missingSeq: 'min' };
 export const RANGE_END: IdRules = { minusPlus: true, missingSeq: 'max' };
 
-/** The text of an argument as Redis's C string sees it (up to a NUL). */
-function cText(arg: Uint8Array): string {
-  const s = Buffer.from(arg.buffer, arg.byteOffset, arg.length).toString('latin1');
-  const nul = s.indexOf('\0');
-  return nul === -1 ? s : s.slice(0, nul);
+/** Where an argument ends as Redis's C string sees it: at its first NUL. */
+function cEnd(arg: Uint8Array): number {
+  const nul = arg.indexOf(0);
+  return nul === -1 ? arg.length : nul;
 }
 
 /**
  * An ID argument (streamGenericParseIDOrReply), or null where it is not
- * one (XADD's `<ms>-*` is parseXaddId's).
+ * one (XADD's `<ms>-*` is parseXaddId's). Read from the bytes: text is made
+ * only for what plain digits do not cover.
  */
 export function idOrNull(arg: Uint8Array, rules: IdRules): StreamId | null {
   if (arg.length > 127) return null;
-  // As C reads it: up to a NUL.
-  const nul = arg.indexOf(0);
-  const end = nul === -1 ? arg.length : nul;
-  // The common cases with no text made: plain digits, XRANGE's `-` and `+`.
-  const fast = plainIdOf(arg, end);
-  if (fast !== null) return fast;
+  const end = cEnd(arg);
   if (end === 1 && (arg[0] === 0x2d || arg[0] === 0x2b)) {
+    // XRANGE's `-` and `+`.
     if (!rules.minusPlus) return null;
     return arg[0] === 0x2d ? MIN_STREAM_ID : MAX_STREAM_ID;
   }
-  const s = cText(arg);
-  const dash = s.indexOf('-');
-  const ms = parseU64(dash === -1 ? s : s.slice(0, dash));
+  const found = arg.indexOf(0x2d);
+  const dash = found >= end ? -1 : found;
+  if (dash !== -1) {
+    // `<ms>-<seq>` in plain digits: numbers all the way, no BigInt.
+    const ms = plainDigits(arg, 0, dash);
+    const seq = ms === -1 ? -1 : plainDigits(arg, dash + 1, end);
+    if (seq !== -1) return streamId(ms, seq);
+  }
+  const ms = parseU64(arg, 0, dash === -1 ? end : dash);
   if (ms === null) return null;
   if (dash === -1) return streamIdBig(ms, rules.missingSeq === 'min' ? 0n : U64_MAX);
-  const seq = parseU64(s.slice(dash + 1));
+  const seq = parseU64(arg, dash + 1, end);
   return seq === null ? null : streamIdBig(ms, seq);
 }
 
@@ -163,9 +138,10 @@ export const AUTO_ID: XaddId = Object.freeze({ kind: 'auto' });
 
 export function parseXaddId(arg: Uint8Array): XaddId {
   if (arg.length === 1 && arg[0] === 0x2a) return AUTO_ID;
-  const s = cText(arg);
-  if (s.endsWith('-*') && s.indexOf('-') === s.length - 2 && arg.length <= 127) {
-    const ms = parseU64(s.slice(0, -2));
+  const end = cEnd(arg);
+  // `<ms>-*`: the only dash is the one before the `*` that ends it.
+  if (arg.length <= 127 && end >= 2 && arg[end - 1] === 0x2a && arg.indexOf(0x2d) === end - 2) {
+    const ms = parseU64(arg, 0, end - 2);
     if (ms === null) throw invalidIdError();
     return { kind: 'ms', ms: streamIdBig(ms, 0n) };
   }
