@@ -35,6 +35,34 @@ describe('KeyTable', () => {
     }
   });
 
+  it('the entry found last answers its key again only while it is in the table', () => {
+    const rng = new Prng(11);
+    const t = new KeyTable(4);
+    const model = new Map<string, CacheEntry>();
+    for (let i = 0; i < 20_000; i++) {
+      const k = `k${Math.floor(rng.next() * 50)}`;
+      const key = Buffer.from(k);
+      // Found, then changed by a removal, a new entry or a clear, then found again.
+      expect(t.find(key)).toBe(model.get(k));
+      const have = model.get(k);
+      const r = rng.next();
+      if (have !== undefined && r < 0.4) {
+        t.remove(have);
+        model.delete(k);
+      } else if (have === undefined && r < 0.8) {
+        const e = entry(k);
+        t.insert(e);
+        model.set(k, e);
+      } else if (r > 0.999) {
+        t.clear();
+        model.clear();
+      }
+      expect(t.find(key)).toBe(model.get(k));
+      const other = `k${Math.floor(rng.next() * 50)}`;
+      expect(t.find(Buffer.from(other))).toBe(model.get(other));
+    }
+  });
+
   it('keeps colliding hashes apart by bytes and survives removals in the middle of a run', () => {
     const t = new KeyTable(4);
     const es = ['a', 'b', 'c', 'd', 'e'].map((k) => entry(k, 5)); // all in one probe run

@@ -12,6 +12,8 @@ export class KeyTable {
   private hashes: Float64Array;
   private mask: number;
   private count = 0;
+  /** The entry `find` answered last, while it is in the table. */
+  private last: CacheEntry | undefined = undefined;
 
   constructor(initialCapacity = 64) {
     let cap = 16;
@@ -30,7 +32,21 @@ export class KeyTable {
     return hashKey(key);
   }
 
-  find(key: Uint8Array, hash = KeyTable.hash(key)): CacheEntry | undefined {
+  /**
+   * The entry of `key`. The one found last is kept (still in the table:
+   * remove and clear forget it): a command looks its key up, then tells the
+   * cache it changed it, and the second find compares the bytes once
+   * instead of hashing the key again.
+   */
+  find(key: Uint8Array, hash?: number): CacheEntry | undefined {
+    const last = this.last;
+    if (last !== undefined && sameBytes(last.key, key)) return last;
+    const e = this.probe(key, hash ?? KeyTable.hash(key));
+    if (e !== undefined) this.last = e;
+    return e;
+  }
+
+  private probe(key: Uint8Array, hash: number): CacheEntry | undefined {
     const { slots, hashes, mask } = this;
     for (let i = hash & mask; ; i = (i + 1) & mask) {
       const e = slots[i];
@@ -48,6 +64,7 @@ export class KeyTable {
 
   /** Removes `entry` (by identity); false when it is not in the table. */
   remove(entry: CacheEntry): boolean {
+    if (this.last === entry) this.last = undefined;
     const { slots, mask } = this;
     let i = entry.hash & mask;
     for (;;) {
@@ -80,6 +97,7 @@ export class KeyTable {
   }
 
   clear(): void {
+    this.last = undefined;
     this.slots.fill(undefined);
     this.hashes.fill(0);
     this.count = 0;

@@ -94,8 +94,9 @@ export function streamId(ms: number, seq: number): StreamId {
  * the last ID's next sequence; null past the largest ID.
  */
 export function nextAutoStreamId(last: StreamId, now: number): StreamId | null {
-  const ms = streamIdHalf(last, 0);
-  const seq = streamIdHalf(last, 8);
+  const known = last === made.id;
+  const ms = known ? made.ms : streamIdHalf(last, 0);
+  const seq = known ? made.seq : streamIdHalf(last, 8);
   if (ms >= 0 && seq >= 0) {
     if (ms < now) return streamId(now, 0);
     if (seq < Number.MAX_SAFE_INTEGER) return streamId(ms, seq + 1);
