@@ -24,7 +24,7 @@ export interface DiagnosticsCase extends CompatCase {
 
 const config = (name: string, value: string) => ['config', 'set', name, value];
 /** About 10 ms in Redis's Lua, longer in strata's: a "command" latency event at 5 ms. */
-const BUSY = ['eval', 'local i = 0 while i < 1000000 do i = i + 1 end return i', '0'];
+const BUSY = ['eval', 'local i = 0 while i < 3000000 do i = i + 1 end return i', '0'];
 
 export const DIAGNOSTICS_COMPAT_CASES: readonly DiagnosticsCase[] = [
   {
